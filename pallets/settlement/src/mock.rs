@@ -1,0 +1,276 @@
+//! A mock runtime for the pallet's unit tests: System, Balances and Cacheon, a small catalog
+//! (three singleton slots and one atomic target), one CPU arena and three validators.
+
+use crate as pallet_cacheon;
+use crate::*;
+use frame::testing_prelude::*;
+use polkadot_sdk::pallet_balances;
+
+type Block = frame_system::mocking::MockBlock<Test>;
+pub type AccountId = u64;
+pub type Balance = u128;
+
+#[frame_construct_runtime]
+mod runtime {
+    #[runtime::runtime]
+    #[runtime::derive(
+        RuntimeCall,
+        RuntimeEvent,
+        RuntimeError,
+        RuntimeOrigin,
+        RuntimeFreezeReason,
+        RuntimeHoldReason,
+        RuntimeSlashReason,
+        RuntimeLockId,
+        RuntimeTask,
+        RuntimeViewFunction
+    )]
+    pub struct Test;
+
+    #[runtime::pallet_index(0)]
+    pub type System = frame_system;
+    #[runtime::pallet_index(1)]
+    pub type Balances = pallet_balances;
+    #[runtime::pallet_index(2)]
+    pub type Cacheon = pallet_cacheon;
+}
+
+#[derive_impl(frame_system::config_preludes::TestDefaultConfig)]
+impl frame_system::Config for Test {
+    type Block = Block;
+    type AccountData = pallet_balances::AccountData<Balance>;
+}
+
+#[derive_impl(pallet_balances::config_preludes::TestDefaultConfig)]
+impl pallet_balances::Config for Test {
+    type Balance = Balance;
+    type AccountStore = System;
+    type RuntimeHoldReason = RuntimeHoldReason;
+}
+
+pub const COMMIT_DEPOSIT: Balance = 100;
+pub const BYTE_DEPOSIT: Balance = 1;
+pub const EVAL_FEE: Balance = 50;
+pub const REVEAL_DELAY: u64 = 2;
+pub const REVEAL_WINDOW: u64 = 20;
+pub const MAX_QUEUE: u32 = 8;
+
+parameter_types! {
+    pub const CacheonPalletId: PalletId = PalletId(*b"cacheon!");
+    pub const CommitDeposit: Balance = COMMIT_DEPOSIT;
+    pub const BundleByteDeposit: Balance = BYTE_DEPOSIT;
+    pub const EvalFee: Balance = EVAL_FEE;
+    pub const RevealDelay: u64 = REVEAL_DELAY;
+    pub const RevealWindow: u64 = REVEAL_WINDOW;
+    pub static MaxRevealsPerEpoch: u32 = 16;
+}
+
+impl pallet_cacheon::Config for Test {
+    type Currency = Balances;
+    type RuntimeHoldReason = RuntimeHoldReason;
+    type PalletId = CacheonPalletId;
+    type CommitDeposit = CommitDeposit;
+    type BundleByteDeposit = BundleByteDeposit;
+    type EvalFee = EvalFee;
+    type RevealDelay = RevealDelay;
+    type RevealWindow = RevealWindow;
+    type MaxPendingCommits = ConstU32<4>;
+    type MaxRevealsPerEpoch = MaxRevealsPerEpoch;
+    type MaxQueueLen = ConstU32<MAX_QUEUE>;
+    type MaxBundleBytes = ConstU32<{ 16 * 1024 }>;
+    type MaxTargets = ConstU32<16>;
+    type MaxValidators = ConstU32<4>;
+    type MaxArenas = ConstU32<4>;
+    type MaxClaims = ConstU32<64>;
+    type MaxLeasesPerBlock = ConstU32<4>;
+    type WeightInfo = ();
+}
+
+// Accounts.
+pub const ALICE: AccountId = 1; // miner
+pub const BOB: AccountId = 2; // miner
+pub const CAROL: AccountId = 3; // miner
+pub const V1: AccountId = 11; // validator
+pub const V2: AccountId = 12; // validator
+pub const V3: AccountId = 13; // validator
+pub const OUTSIDER: AccountId = 20; // funded, not a validator
+pub const BOOTSTRAP: AccountId = 99;
+pub const INITIAL_BALANCE: Balance = 1_000_000;
+pub const POT_FUNDS: Balance = 1_000_000;
+
+pub const ARENA: &[u8] = b"cpu-tiny";
+pub const SILU: &[u8] = b"activation.silu_and_mul";
+pub const ROPE: &[u8] = b"position.rope";
+pub const DECODE: &[u8] = b"attention.decode";
+pub const ROPE_DECODE: &[u8] = b"attention.rope_decode.v1";
+
+pub const EPOCH_BLOCKS: u64 = 10;
+pub const HALF_LIFE: u64 = 100;
+pub const MARGIN_PPM: u32 = 10_000;
+pub const LEASE_BLOCKS: u64 = 5;
+pub const MAX_ATTEMPTS: u32 = 3;
+
+pub fn id(s: &[u8]) -> Id {
+    Id::try_from(s.to_vec()).expect("test id fits")
+}
+
+pub fn slot_target(s: &[u8]) -> TargetSpec {
+    TargetSpec {
+        id: id(s),
+        kind: TargetKind::Slot,
+        members: BoundedVec::truncate_from(vec![id(s)]),
+        displaces: BoundedVec::new(),
+        allowed_features: BoundedVec::new(),
+        status: Status::Active,
+    }
+}
+
+pub fn atomic_target() -> TargetSpec {
+    TargetSpec {
+        id: id(ROPE_DECODE),
+        kind: TargetKind::Atomic,
+        members: BoundedVec::truncate_from(vec![id(ROPE), id(DECODE)]),
+        displaces: BoundedVec::truncate_from(vec![id(ROPE), id(DECODE)]),
+        allowed_features: BoundedVec::new(),
+        status: Status::Active,
+    }
+}
+
+pub fn arena_config(required_distinct_validators: u32) -> ArenaConfigOf<Test> {
+    ArenaConfig {
+        id: id(ARENA),
+        backend: Backend::Cpu,
+        hardware: id(b"x86-64-v3"),
+        model_digest: [1; 32],
+        workload_digest: [2; 32],
+        stock_digest: [3; 32],
+        targets: BoundedVec::truncate_from(vec![id(SILU), id(ROPE), id(DECODE), id(ROPE_DECODE)]),
+        policy: ArenaPolicy {
+            min_margin_ppm: MARGIN_PPM,
+            max_noise_ppm: 20_000,
+            noise_multiplier: 3,
+            lease_blocks: LEASE_BLOCKS,
+            max_attempts: MAX_ATTEMPTS,
+            required_distinct_validators,
+        },
+        status: Status::Active,
+    }
+}
+
+pub fn emissions(emission_per_epoch: Balance) -> EmissionsPolicyOf<Test> {
+    EmissionsPolicy { half_life_blocks: HALF_LIFE, epoch_blocks: EPOCH_BLOCKS, emission_per_epoch, bootstrap_account: BOOTSTRAP }
+}
+
+/// Test state builder: the catalog, one arena needing two validators, V1..V3 registered.
+pub struct ExtBuilder {
+    required_distinct_validators: u32,
+    emission: Balance,
+}
+
+impl Default for ExtBuilder {
+    fn default() -> Self {
+        Self { required_distinct_validators: 2, emission: 0 }
+    }
+}
+
+impl ExtBuilder {
+    pub fn single_validator(mut self) -> Self {
+        self.required_distinct_validators = 1;
+        self
+    }
+    pub fn emission(mut self, e: Balance) -> Self {
+        self.emission = e;
+        self
+    }
+    pub fn build(self) -> TestState {
+        let pot: AccountId = Cacheon::pot_account();
+        let mut balances: Vec<(AccountId, Balance)> =
+            [ALICE, BOB, CAROL, V1, V2, V3, OUTSIDER].iter().map(|a| (*a, INITIAL_BALANCE)).collect();
+        balances.push((pot, POT_FUNDS));
+        let storage = RuntimeGenesisConfig {
+            system: Default::default(),
+            balances: pallet_balances::GenesisConfig { balances, ..Default::default() },
+            cacheon: pallet_cacheon::GenesisConfig {
+                targets: vec![slot_target(SILU), slot_target(ROPE), slot_target(DECODE), atomic_target()],
+                arenas: vec![arena_config(self.required_distinct_validators)],
+                validators: vec![(id(ARENA), V1), (id(ARENA), V2), (id(ARENA), V3)],
+                emissions: Some(emissions(self.emission)),
+            },
+        }
+        .build_storage()
+        .expect("mock genesis builds");
+        let mut ext = TestState::new(storage);
+        ext.execute_with(|| System::set_block_number(1));
+        ext
+    }
+
+    /// Builds the state, runs `test`, then checks every `try_state` invariant.
+    pub fn build_and_execute(self, test: impl FnOnce()) {
+        self.build().execute_with(|| {
+            test();
+            Cacheon::do_try_state().expect("try_state invariants hold after the test");
+        })
+    }
+}
+
+/// Advances to block `n`, running the pallet's `on_initialize` for every block on the way.
+pub fn run_to_block(n: u64) {
+    System::run_to_block::<AllPalletsWithSystem>(n);
+}
+
+/// A small canonical C bundle whose contents depend on `tag`.
+pub fn bundle(tag: &str) -> BoundedVec<u8, ConstU32<{ 16 * 1024 }>> {
+    use cacheon_primitives::{canonical_bytes, BundleFile, BundleLimits};
+    let files = vec![
+        BundleFile { path: b"kernels/k.c".to_vec(), data: format!("/* {tag} */ void k(void) {{}}\n").into_bytes() },
+        BundleFile { path: b"manifest.toml".to_vec(), data: b"abi = \"cacheon-slot-abi-v1\"\n".to_vec() },
+    ];
+    BoundedVec::try_from(canonical_bytes(files, &BundleLimits::DEFAULT).unwrap()).unwrap()
+}
+
+pub const SALT: [u8; 32] = [42; 32];
+
+/// The commitment `miner` must publish to reveal `bytes` for `target`.
+pub fn commitment_for(miner: AccountId, target: &[u8], bytes: &[u8]) -> Commitment {
+    cacheon_primitives::commitment(&miner, ARENA, target, &cacheon_primitives::content_hash(bytes), &SALT)
+}
+
+/// Commits, waits `RevealDelay` blocks, reveals; returns the new proposal id.
+pub fn submit(miner: AccountId, target: &[u8], tag: &str) -> ProposalId {
+    let bytes = bundle(tag);
+    assert_ok!(Cacheon::commit(RuntimeOrigin::signed(miner), commitment_for(miner, target, &bytes)));
+    run_to_block(System::block_number() + REVEAL_DELAY);
+    let next = NextProposalId::<Test>::get();
+    assert_ok!(Cacheon::reveal(RuntimeOrigin::signed(miner), id(ARENA), id(target), SALT, bytes));
+    next
+}
+
+/// An attestation at the arena's current generation with digests derived from `seed`.
+pub fn attestation(verdict: Verdict, seed: u8) -> Attestation {
+    let generation = Arenas::<Test>::get(id(ARENA)).unwrap().generation;
+    Attestation { verdict, incumbent_generation: generation, evidence_digest: [seed; 32], attempt_digest: [seed.wrapping_add(100); 32] }
+}
+
+pub fn pass(speedup_ppm: u32, seed: u8) -> Attestation {
+    attestation(Verdict::Pass { speedup_ppm }, seed)
+}
+
+/// Runs the primary and reproduction PASSes (V1 then V2) so that `proposal` is crowned.
+pub fn crown_with(proposal: ProposalId, speedup_ppm: u32) {
+    assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V1), proposal));
+    assert_ok!(Cacheon::attest(RuntimeOrigin::signed(V1), proposal, pass(speedup_ppm, 1)));
+    assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V2), proposal));
+    assert_ok!(Cacheon::attest(RuntimeOrigin::signed(V2), proposal, pass(speedup_ppm, 2)));
+}
+
+pub fn status(proposal: ProposalId) -> StatusOf<Test> {
+    Proposals::<Test>::get(proposal).expect("proposal exists").status
+}
+
+/// The pallet's events so far, newest last.
+pub fn cacheon_events() -> Vec<pallet_cacheon::Event<Test>> {
+    System::events()
+        .into_iter()
+        .filter_map(|r| if let RuntimeEvent::Cacheon(e) = r.event { Some(e) } else { None })
+        .collect()
+}

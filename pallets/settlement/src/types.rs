@@ -1,0 +1,206 @@
+//! The pallet's stored and dispatched types.
+
+use crate::*;
+use serde::{Deserialize, Serialize};
+
+/// An arena, target or slot id: short ASCII (see [`cacheon_primitives::is_valid_id`]).
+pub type Id = BoundedVec<u8, ConstU32<{ cacheon_primitives::MAX_ID_LEN }>>;
+pub type ArenaId = Id;
+pub type TargetId = Id;
+pub type SlotId = Id;
+
+/// Most members, displaced targets or features of one target.
+pub const MAX_MEMBERS: u32 = 8;
+/// Most targets one arena allows.
+pub const MAX_ARENA_TARGETS: u32 = 32;
+pub type MaxMembers = ConstU32<MAX_MEMBERS>;
+pub type MaxArenaTargets = ConstU32<MAX_ARENA_TARGETS>;
+
+/// Whether a catalog entry or arena accepts new proposals.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+pub enum Status {
+    Active,
+    Paused,
+}
+
+/// One catalog entry (DESIGN 4.1). A singleton's id equals its only member slot; an atomic
+/// target names at least two member slots and displaces each member's singleton.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+pub struct TargetSpec {
+    pub id: TargetId,
+    pub kind: TargetKind,
+    pub members: BoundedVec<SlotId, MaxMembers>,
+    /// Targets whose incumbent entries a crown of this target removes.
+    pub displaces: BoundedVec<TargetId, MaxMembers>,
+    /// Bundle features this target allows (for example `tensor-cores`); checked off chain.
+    pub allowed_features: BoundedVec<Id, MaxMembers>,
+    pub status: Status,
+}
+
+/// How an arena decides (DESIGN 4.1).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+pub struct ArenaPolicy<BlockNumber> {
+    /// A PASS needs `speedup_ppm >= 1_000_000 + min_margin_ppm`.
+    pub min_margin_ppm: u32,
+    /// Baseline drift beyond this is NoDecision.
+    pub max_noise_ppm: u32,
+    /// Width of the noise band in units of measured noise (off-chain use).
+    pub noise_multiplier: u32,
+    /// How long a lease lasts.
+    pub lease_blocks: BlockNumber,
+    /// NoDecisions and lease expiries a proposal may take before it expires.
+    pub max_attempts: u32,
+    /// 1 (a single PASS crowns: development only) or 2 (a reproduction by another validator).
+    pub required_distinct_validators: u32,
+}
+
+/// An arena as governance configures it.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+pub struct ArenaConfig<BlockNumber> {
+    pub id: ArenaId,
+    pub backend: Backend,
+    /// Hardware class, for example `sm90` or `x86-64-v3`.
+    pub hardware: Id,
+    pub model_digest: [u8; 32],
+    pub workload_digest: [u8; 32],
+    /// Digest of the validator-owned stock bundles that form the genesis incumbent stack.
+    pub stock_digest: [u8; 32],
+    /// The targets miners may propose in this arena.
+    pub targets: BoundedVec<TargetId, MaxArenaTargets>,
+    pub policy: ArenaPolicy<BlockNumber>,
+    pub status: Status,
+}
+
+/// An arena with the state the chain keeps for it.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct ArenaInfo<BlockNumber> {
+    pub config: ArenaConfig<BlockNumber>,
+    /// Goes up by one with every crown; attestations name the generation they measured.
+    pub generation: u32,
+    /// Registered validators.
+    pub validators: u32,
+}
+
+/// Emissions (DESIGN 4.1, 4.4).
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+pub struct EmissionsPolicy<AccountId, BlockNumber, Balance> {
+    pub half_life_blocks: BlockNumber,
+    pub epoch_blocks: BlockNumber,
+    pub emission_per_epoch: Balance,
+    /// Receives the whole weight vector while nothing is crowned.
+    pub bootstrap_account: AccountId,
+}
+
+/// A validator's time-limited right to attest one phase of one proposal.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct Lease<AccountId, BlockNumber> {
+    pub validator: AccountId,
+    /// The arena generation the validator measures against.
+    pub generation: u32,
+    /// The first block at which the lease is no longer valid.
+    pub expires_at: BlockNumber,
+}
+
+/// A primary PASS waiting for its reproduction.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct RecordedPass<AccountId> {
+    pub validator: AccountId,
+    pub speedup_ppm: u32,
+    pub generation: u32,
+    pub evidence_digest: EvidenceDigest,
+    pub attempt_digest: [u8; 32],
+}
+
+/// Where a proposal is in DESIGN 4.3's state machine.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub enum ProposalStatus<AccountId, BlockNumber> {
+    Queued,
+    Primary { lease: Lease<AccountId, BlockNumber> },
+    ReproductionQueued { primary: RecordedPass<AccountId> },
+    Reproduction { primary: RecordedPass<AccountId>, lease: Lease<AccountId, BlockNumber> },
+    Crowned { at: BlockNumber, speedup_ppm: u32 },
+    /// Superseded or displaced after a crown.
+    Retired { at: BlockNumber },
+    Failed { reason: FailReason },
+    /// `max_attempts` NoDecisions or lease expiries.
+    Expired,
+    /// Withdrawn by its miner while queued.
+    Withdrawn,
+}
+
+impl<A, B> ProposalStatus<A, B> {
+    /// Still waiting for a decision: in the arena's queue, bundle kept.
+    pub fn is_pending(&self) -> bool {
+        matches!(
+            self,
+            Self::Queued | Self::Primary { .. } | Self::ReproductionQueued { .. } | Self::Reproduction { .. }
+        )
+    }
+}
+
+/// A revealed proposal.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct Proposal<AccountId, BlockNumber, Balance> {
+    pub miner: AccountId,
+    pub arena: ArenaId,
+    pub target: TargetId,
+    pub content_hash: ContentHash,
+    pub commit_block: BlockNumber,
+    pub reveal_block: BlockNumber,
+    /// NoDecisions and lease expiries so far.
+    pub attempts: u32,
+    /// Per-byte bundle deposit held from the miner for this proposal.
+    pub bundle_deposit: Balance,
+    pub status: ProposalStatus<AccountId, BlockNumber>,
+}
+
+/// A stored bundle and how many pending proposals and incumbent entries use it.
+#[derive(CloneNoBound, PartialEqNoBound, EqNoBound, DebugNoBound, Encode, Decode, MaxEncodedLen, TypeInfo)]
+#[scale_info(skip_type_params(MaxBytes))]
+pub struct StoredBundle<MaxBytes: Get<u32>> {
+    pub bytes: BoundedVec<u8, MaxBytes>,
+    pub refs: u32,
+}
+
+/// The crowned proposal for one target of an arena's incumbent stack.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct IncumbentEntry {
+    pub proposal: ProposalId,
+    pub content_hash: ContentHash,
+}
+
+/// What a crown earns until it is retired (DESIGN 4.3).
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct RewardClaim<AccountId, BlockNumber> {
+    pub miner: AccountId,
+    pub arena: ArenaId,
+    pub target: TargetId,
+    pub speedup_ppm: u32,
+    /// Decay counts from the reveal block.
+    pub since: BlockNumber,
+}
+
+/// A validator's signed statement about one leased attempt.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
+pub struct Attestation {
+    pub verdict: Verdict,
+    pub incumbent_generation: u32,
+    pub evidence_digest: EvidenceDigest,
+    pub attempt_digest: [u8; 32],
+}
+
+/// Which phase a lease is for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
+pub enum Phase {
+    Primary,
+    Reproduction,
+}
+
+/// Why an incumbent entry left the stack.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
+pub enum RetireCause {
+    /// A newer crown of the same target.
+    Superseded { by: ProposalId },
+    /// A crown of an atomic target that displaces this one.
+    Displaced { by: ProposalId },
+}
