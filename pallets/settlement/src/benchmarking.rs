@@ -1,1 +1,380 @@
+//! Benchmarks (frame-benchmarking v2) for every call and the `on_initialize` work. Each sets up
+//! the call's worst path; `impl_benchmark_test_suite!` also runs them as unit tests.
+
 #![cfg(feature = "runtime-benchmarks")]
+
+use crate::*;
+use alloc::{format, vec, vec::Vec};
+use cacheon_primitives::{canonical_bytes, BundleFile, BundleLimits};
+use frame::benchmarking::prelude::*;
+
+const ARENA: &[u8] = b"bench-arena";
+
+fn bid(s: &[u8]) -> Id {
+    Id::try_from(s.to_vec()).expect("benchmark ids are short")
+}
+
+fn slot(name: &[u8]) -> TargetSpec {
+    TargetSpec {
+        id: bid(name),
+        kind: TargetKind::Slot,
+        members: BoundedVec::truncate_from(vec![bid(name)]),
+        displaces: BoundedVec::new(),
+        allowed_features: BoundedVec::new(),
+        status: Status::Active,
+    }
+}
+
+fn slot_names(m: u32) -> Vec<Vec<u8>> {
+    (0..m).map(|i| format!("bench.slot{i}").into_bytes()).collect()
+}
+
+/// Registers `m` singleton slots and an atomic target over them.
+fn catalog<T: Config>(m: u32) -> TargetId {
+    let names = slot_names(m);
+    for n in &names {
+        Pallet::<T>::do_set_target(slot(n)).expect("slot target is valid");
+    }
+    let members: Vec<Id> = names.iter().map(|n| bid(n)).collect();
+    let atomic = TargetSpec {
+        id: bid(b"bench.atomic"),
+        kind: TargetKind::Atomic,
+        members: BoundedVec::truncate_from(members.clone()),
+        displaces: BoundedVec::truncate_from(members),
+        allowed_features: BoundedVec::new(),
+        status: Status::Active,
+    };
+    Pallet::<T>::do_set_target(atomic).expect("atomic target is valid");
+    bid(b"bench.atomic")
+}
+
+fn arena_config<T: Config>(targets: Vec<Id>, required: u32) -> ArenaConfigOf<T> {
+    ArenaConfig {
+        id: bid(ARENA),
+        backend: Backend::Cpu,
+        hardware: bid(b"x86-64-v3"),
+        model_digest: [1; 32],
+        workload_digest: [2; 32],
+        stock_digest: [3; 32],
+        targets: BoundedVec::truncate_from(targets),
+        policy: ArenaPolicy {
+            min_margin_ppm: 10_000,
+            max_noise_ppm: 20_000,
+            noise_multiplier: 3,
+            lease_blocks: 100u32.into(),
+            max_attempts: 3,
+            required_distinct_validators: required,
+        },
+        status: Status::Active,
+    }
+}
+
+/// A catalog of `m` slots plus their atomic target, an arena allowing them, two validators.
+fn arena<T: Config>(m: u32) -> (T::AccountId, T::AccountId) {
+    let atomic = catalog::<T>(m);
+    let mut targets: Vec<Id> = slot_names(m).iter().map(|n| bid(n)).collect();
+    targets.push(atomic);
+    Pallet::<T>::do_set_arena(arena_config::<T>(targets, 2)).expect("arena is valid");
+    let v1: T::AccountId = account("validator", 1, 0);
+    let v2: T::AccountId = account("validator", 2, 0);
+    Pallet::<T>::do_add_validator(bid(ARENA), v1.clone()).expect("new validator");
+    Pallet::<T>::do_add_validator(bid(ARENA), v2.clone()).expect("new validator");
+    (v1, v2)
+}
+
+fn funded<T: Config>(name: &'static str, index: u32) -> T::AccountId {
+    let who: T::AccountId = account(name, index, 0);
+    let bytes: BalanceOf<T> = T::MaxBundleBytes::get().into();
+    let need = T::EvalFee::get()
+        .saturating_add(T::CommitDeposit::get().saturating_mul(T::MaxPendingCommits::get().into()))
+        .saturating_add(T::BundleByteDeposit::get().saturating_mul(bytes))
+        .saturating_add(T::Currency::minimum_balance());
+    T::Currency::set_balance(&who, need.saturating_mul(4u32.into()));
+    who
+}
+
+/// A canonical bundle of at most `b` bytes (and at least ~100).
+fn bundle_bytes<T: Config>(b: u32, tag: u32) -> BoundedVec<u8, T::MaxBundleBytes> {
+    let header = format!("/* {tag} */\n").into_bytes();
+    let make = |fill: usize| {
+        let mut data = header.clone();
+        data.resize(header.len() + fill, b'x');
+        let files = vec![
+            BundleFile { path: b"kernels/k.c".to_vec(), data },
+            BundleFile { path: b"manifest.toml".to_vec(), data: b"abi = \"cacheon-slot-abi-v1\"\n".to_vec() },
+        ];
+        canonical_bytes(files, &BundleLimits { max_bytes: T::MaxBundleBytes::get(), ..BundleLimits::DEFAULT })
+            .expect("benchmark bundle is canonical")
+    };
+    let overhead = make(0).len() as u32;
+    let bytes = make(b.saturating_sub(overhead + 8) as usize);
+    BoundedVec::try_from(bytes).expect("fits MaxBundleBytes")
+}
+
+/// Commits and reveals a bundle for `target`; returns the proposal id.
+fn reveal_one<T: Config>(miner: &T::AccountId, target: &[u8], b: u32, tag: u32) -> ProposalId {
+    let bytes = bundle_bytes::<T>(b, tag);
+    let salt = [7u8; 32];
+    let c = cacheon_primitives::commitment(miner, ARENA, target, &cacheon_primitives::content_hash(&bytes), &salt);
+    Pallet::<T>::commit(RawOrigin::Signed(miner.clone()).into(), c).expect("commit works");
+    let now = frame_system::Pallet::<T>::block_number();
+    frame_system::Pallet::<T>::set_block_number(now.saturating_add(T::RevealDelay::get()));
+    let id = NextProposalId::<T>::get();
+    Pallet::<T>::reveal(RawOrigin::Signed(miner.clone()).into(), bid(ARENA), bid(target), salt, bytes)
+        .expect("reveal works");
+    id
+}
+
+/// Crowns `id` directly in storage (entry, claim, status), as a finished crown would.
+fn crown_directly<T: Config>(id: ProposalId) {
+    let mut p = Proposals::<T>::get(id).expect("proposal exists");
+    Queue::<T>::mutate(&p.arena, |q| q.retain(|x| *x != id));
+    Incumbents::<T>::insert(&p.arena, &p.target, IncumbentEntry { proposal: id, content_hash: p.content_hash });
+    Claims::<T>::insert(
+        id,
+        RewardClaim { miner: p.miner.clone(), arena: p.arena.clone(), target: p.target.clone(), speedup_ppm: 1_100_000, since: p.reveal_block },
+    );
+    p.status = ProposalStatus::Crowned { at: p.reveal_block, speedup_ppm: 1_100_000 };
+    Proposals::<T>::insert(id, p);
+}
+
+fn pass_attestation(generation: u32, seed: u8) -> Attestation {
+    Attestation {
+        verdict: Verdict::Pass { speedup_ppm: 1_100_000 },
+        incumbent_generation: generation,
+        evidence_digest: [seed; 32],
+        attempt_digest: [seed.wrapping_add(1); 32],
+    }
+}
+
+#[benchmarks]
+mod benchmarks {
+    use super::*;
+
+    #[benchmark]
+    fn commit() {
+        let miner = funded::<T>("miner", 0);
+        #[extrinsic_call]
+        _(RawOrigin::Signed(miner.clone()), [9u8; 32]);
+        assert!(Commits::<T>::contains_key(&miner, [9u8; 32]));
+    }
+
+    #[benchmark]
+    fn reveal(b: Linear<256, { T::MaxBundleBytes::get() }>) {
+        arena::<T>(2);
+        let miner = funded::<T>("miner", 0);
+        let bytes = bundle_bytes::<T>(b, 0);
+        let salt = [7u8; 32];
+        let target = b"bench.slot0";
+        let c = cacheon_primitives::commitment(&miner, ARENA, target, &cacheon_primitives::content_hash(&bytes), &salt);
+        Pallet::<T>::commit(RawOrigin::Signed(miner.clone()).into(), c).expect("commit works");
+        frame_system::Pallet::<T>::set_block_number(
+            frame_system::Pallet::<T>::block_number().saturating_add(T::RevealDelay::get()),
+        );
+        // A queue one short of full: its encoding is read and written.
+        let filler: Vec<ProposalId> = (1_000_000..1_000_000 + T::MaxQueueLen::get() as u64 - 1).collect();
+        Queue::<T>::insert(bid(ARENA), BoundedVec::truncate_from(filler));
+        #[extrinsic_call]
+        _(RawOrigin::Signed(miner), bid(ARENA), bid(target), salt, bytes);
+        assert_eq!(NextProposalId::<T>::get(), 1);
+    }
+
+    #[benchmark]
+    fn withdraw() {
+        arena::<T>(2);
+        let miner = funded::<T>("miner", 0);
+        let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
+        #[extrinsic_call]
+        _(RawOrigin::Signed(miner), p);
+        assert!(matches!(Proposals::<T>::get(p).unwrap().status, ProposalStatus::Withdrawn));
+    }
+
+    #[benchmark]
+    fn cancel_commit() {
+        let miner = funded::<T>("miner", 0);
+        Pallet::<T>::commit(RawOrigin::Signed(miner.clone()).into(), [9u8; 32]).expect("commit works");
+        #[extrinsic_call]
+        _(RawOrigin::Signed(miner.clone()), [9u8; 32]);
+        assert!(!Commits::<T>::contains_key(&miner, [9u8; 32]));
+    }
+
+    #[benchmark]
+    fn claim(q: Linear<0, { T::MaxQueueLen::get() - 1 }>) {
+        let (v1, _) = arena::<T>(2);
+        let miner = funded::<T>("miner", 0);
+        // `q` proposals ahead in the queue that v1 may not take: reproductions of its own PASS.
+        let target = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
+        let mut queue: Vec<ProposalId> = Vec::new();
+        for i in 0..q {
+            let mut p = Proposals::<T>::get(target).unwrap();
+            p.status = ProposalStatus::ReproductionQueued {
+                primary: RecordedPass {
+                    validator: v1.clone(),
+                    speedup_ppm: 1_100_000,
+                    generation: 0,
+                    evidence_digest: [1; 32],
+                    attempt_digest: [2; 32],
+                },
+            };
+            let pid = 10_000 + i as u64;
+            Proposals::<T>::insert(pid, p);
+            queue.push(pid);
+        }
+        queue.push(target);
+        Queue::<T>::insert(bid(ARENA), BoundedVec::truncate_from(queue));
+        #[extrinsic_call]
+        _(RawOrigin::Signed(v1), target);
+        assert!(matches!(Proposals::<T>::get(target).unwrap().status, ProposalStatus::Primary { .. }));
+    }
+
+    /// The reproduction PASS that crowns an atomic target displacing `m` crowned members, with
+    /// `q` other proposals' primary PASSes dropped as stale.
+    #[benchmark]
+    fn attest_crown(q: Linear<0, { T::MaxQueueLen::get() - 1 }>, m: Linear<2, { MAX_MEMBERS }>) {
+        let (v1, v2) = arena::<T>(m);
+        let miner = funded::<T>("miner", 0);
+        for (i, name) in slot_names(m).iter().enumerate() {
+            let p = reveal_one::<T>(&miner, name, 256, 100 + i as u32);
+            crown_directly::<T>(p);
+        }
+        let p = reveal_one::<T>(&miner, b"bench.atomic", T::MaxBundleBytes::get(), 0);
+        let others: Vec<ProposalId> = (0..q).map(|i| reveal_one::<T>(&funded::<T>("other", i), b"bench.slot0", 256, 1_000 + i)).collect();
+        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
+        Pallet::<T>::do_attest(v1.clone(), p, pass_attestation(0, 1)).expect("primary pass");
+        for o in &others {
+            let mut prop = Proposals::<T>::get(o).unwrap();
+            prop.status = ProposalStatus::ReproductionQueued {
+                primary: RecordedPass {
+                    validator: v1.clone(),
+                    speedup_ppm: 1_100_000,
+                    generation: 0,
+                    evidence_digest: [1; 32],
+                    attempt_digest: [2; 32],
+                },
+            };
+            Proposals::<T>::insert(o, prop);
+        }
+        Pallet::<T>::do_claim(v2.clone(), p).expect("reproduction claim");
+        #[extrinsic_call]
+        attest(RawOrigin::Signed(v2), p, pass_attestation(0, 2));
+        assert!(matches!(Proposals::<T>::get(p).unwrap().status, ProposalStatus::Crowned { .. }));
+    }
+
+    /// Updates the head of a displacement chain of `t` targets: the cycle check walks it.
+    #[benchmark]
+    fn set_target(t: Linear<2, { T::MaxTargets::get() }>) {
+        // Genesis may already hold targets; the chain uses the room that is left.
+        let t = t.min(T::MaxTargets::get().saturating_sub(Targets::<T>::count())).max(2);
+        let name = |i: u32| format!("bench.chain{i}").into_bytes();
+        for i in (0..t).rev() {
+            let mut spec = slot(&name(i));
+            if i + 1 < t {
+                spec.displaces = BoundedVec::truncate_from(vec![bid(&name(i + 1))]);
+            }
+            Pallet::<T>::do_set_target(spec).expect("chain target is valid");
+        }
+        let mut head = slot(&name(0));
+        head.displaces = BoundedVec::truncate_from(vec![bid(&name(1))]);
+        head.status = Status::Paused;
+        #[extrinsic_call]
+        _(RawOrigin::Root, head);
+        assert_eq!(Targets::<T>::get(bid(&name(0))).unwrap().status, Status::Paused);
+    }
+
+    #[benchmark]
+    fn set_arena() {
+        let room = T::MaxTargets::get().saturating_sub(Targets::<T>::count());
+        let names: Vec<Vec<u8>> = (0..MAX_ARENA_TARGETS.min(room))
+            .map(|i| format!("bench.t{i}").into_bytes())
+            .collect();
+        for n in &names {
+            Pallet::<T>::do_set_target(slot(n)).expect("target is valid");
+        }
+        let config = arena_config::<T>(names.iter().map(|n| bid(n)).collect(), 2);
+        #[extrinsic_call]
+        _(RawOrigin::Root, config);
+        assert!(Arenas::<T>::contains_key(bid(ARENA)));
+    }
+
+    #[benchmark]
+    fn add_validator() {
+        arena::<T>(2);
+        let v: T::AccountId = account("validator", 9, 0);
+        #[extrinsic_call]
+        _(RawOrigin::Root, bid(ARENA), v.clone());
+        assert!(Validators::<T>::contains_key(bid(ARENA), &v));
+    }
+
+    #[benchmark]
+    fn remove_validator() {
+        let (v1, _) = arena::<T>(2);
+        #[extrinsic_call]
+        _(RawOrigin::Root, bid(ARENA), v1.clone());
+        assert!(!Validators::<T>::contains_key(bid(ARENA), &v1));
+    }
+
+    #[benchmark]
+    fn set_emissions() {
+        let policy = EmissionsPolicy {
+            half_life_blocks: 1_000u32.into(),
+            epoch_blocks: 100u32.into(),
+            emission_per_epoch: T::Currency::minimum_balance(),
+            bootstrap_account: account("bootstrap", 0, 0),
+        };
+        #[extrinsic_call]
+        _(RawOrigin::Root, policy.clone());
+        assert_eq!(Emissions::<T>::get(), Some(policy));
+    }
+
+    #[benchmark]
+    fn expire_leases(n: Linear<0, { T::MaxLeasesPerBlock::get() }>) {
+        let (v1, _) = arena::<T>(2);
+        let mut ids = Vec::new();
+        for i in 0..n {
+            let p = reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i);
+            ids.push(p);
+        }
+        let now = frame_system::Pallet::<T>::block_number();
+        for p in &ids {
+            frame_system::Pallet::<T>::set_block_number(now);
+            Pallet::<T>::do_claim(v1.clone(), *p).expect("claim works");
+        }
+        let deadline = now.saturating_add(100u32.into());
+        #[block]
+        {
+            Pallet::<T>::expire_leases(deadline);
+        }
+        for p in &ids {
+            assert!(matches!(Proposals::<T>::get(p).unwrap().status, ProposalStatus::Queued));
+        }
+    }
+
+    #[benchmark]
+    fn close_epoch(c: Linear<0, { T::MaxClaims::get() }>) {
+        for i in 0..c {
+            let miner: T::AccountId = account("miner", i, 0);
+            Claims::<T>::insert(
+                i as u64,
+                RewardClaim { miner, arena: bid(ARENA), target: bid(b"bench.slot0"), speedup_ppm: 1_000_000 + 1_000 * (i + 1), since: Zero::zero() },
+            );
+        }
+        let pot = Pallet::<T>::pot_account();
+        let emission = T::Currency::minimum_balance().saturating_mul(1_000_000u32.into());
+        T::Currency::set_balance(&pot, emission.saturating_mul(2u32.into()));
+        let policy = EmissionsPolicy {
+            half_life_blocks: 1_000u32.into(),
+            epoch_blocks: 100u32.into(),
+            emission_per_epoch: emission,
+            bootstrap_account: account("bootstrap", 0, 0),
+        };
+        let now: BlockNumberFor<T> = 1_000u32.into();
+        #[block]
+        {
+            Pallet::<T>::close_epoch(now, &policy);
+        }
+        let sum: u64 = Weights::<T>::get().iter().map(|(_, w)| *w as u64).sum();
+        assert_eq!(sum, 1_000_000);
+    }
+
+    impl_benchmark_test_suite!(Pallet, crate::mock::ExtBuilder::default().build(), crate::mock::Test);
+}

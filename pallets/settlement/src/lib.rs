@@ -20,7 +20,7 @@ extern crate alloc;
 pub use pallet::*;
 
 mod epoch;
-#[cfg(any(feature = "try-runtime", test))]
+#[cfg(any(feature = "try-runtime", feature = "std", test))]
 mod invariants;
 mod settle;
 pub mod types;
