@@ -1,0 +1,120 @@
+//! Seeded verification inputs for every slot: values that give O(1) outputs, rows of
+//! varied scale, ragged sequence lengths, and KV cache tails (past `seq_lens`) filled with
+//! large values so reading them is visible. The special-value sets (zeros, large
+//! magnitudes, denormals) belong to the qualification step and build on these.
+
+use crate::args::{Buffer, SlotArgs};
+use crate::rng::Rng;
+use crate::slots::SlotId;
+
+/// Value written past each sequence's length in the KV caches.
+pub const CACHE_TAIL_VALUE: f32 = 1.0e4;
+
+/// Inputs for one call of `slot` at `shape` (values per shape symbol, ABI order).
+pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
+    let mut rng = Rng::derive(seed, slot.as_str());
+    let s: Vec<usize> = shape.iter().map(|&v| v as usize).collect();
+    let (inputs, scalars) = match slot {
+        SlotId::SiluAndMul => {
+            let (tokens, d) = (s[0], s[1]);
+            let mut x = Vec::with_capacity(tokens * 2 * d);
+            for _ in 0..tokens {
+                x.extend(rng.fill_uniform(d, 6.0));
+                x.extend(rng.fill_uniform(d, 2.0));
+            }
+            (vec![Buffer::F32(x)], vec![])
+        }
+        SlotId::RmsNorm | SlotId::FusedAddRmsNorm => {
+            let (tokens, hidden) = (s[0], s[1]);
+            let rows = |rng: &mut Rng| -> Vec<f32> {
+                // Row t has scale 2^(t mod 7 - 3): per-row work cannot be copied.
+                (0..tokens)
+                    .flat_map(|t| {
+                        let scale = 2f32.powi((t % 7) as i32 - 3);
+                        rng.fill_uniform(hidden, 2.0)
+                            .into_iter()
+                            .map(move |v| v * scale)
+                    })
+                    .collect()
+            };
+            let x = rows(&mut rng);
+            let w: Vec<f32> = (0..hidden).map(|_| rng.uniform(0.25, 1.75)).collect();
+            let eps = 1e-6;
+            if slot == SlotId::RmsNorm {
+                (vec![Buffer::F32(x), Buffer::F32(w)], vec![eps])
+            } else {
+                let r = rows(&mut rng);
+                (
+                    vec![Buffer::F32(x), Buffer::F32(r), Buffer::F32(w)],
+                    vec![eps],
+                )
+            }
+        }
+        SlotId::Rope => {
+            let (tokens, q_heads, kv_heads, head_dim) = (s[0], s[1], s[2], s[3]);
+            let q = rng.fill_uniform(tokens * q_heads * head_dim, 2.0);
+            let k = rng.fill_uniform(tokens * kv_heads * head_dim, 2.0);
+            let positions: Vec<i32> = (0..tokens).map(|_| rng.below(8192) as i32).collect();
+            let theta = if rng.below(2) == 0 {
+                10_000.0
+            } else {
+                500_000.0
+            };
+            let inputs = vec![Buffer::F32(q), Buffer::F32(k), Buffer::I32(positions)];
+            (inputs, vec![theta])
+        }
+        SlotId::AttentionDecode => {
+            let (batch, q_heads, kv_heads, head_dim, max_seq) = (s[0], s[1], s[2], s[3], s[4]);
+            let q = rng.fill_uniform(batch * q_heads * head_dim, 3.0);
+            let seq_lens: Vec<i32> = (0..batch)
+                .map(|b| {
+                    if b == 0 {
+                        max_seq
+                    } else {
+                        1 + rng.below(max_seq as u64) as usize
+                    }
+                })
+                .map(|n| n as i32)
+                .collect();
+            let row = kv_heads * head_dim;
+            let cache = |rng: &mut Rng| -> Vec<f32> {
+                let mut c = rng.fill_uniform(batch * max_seq * row, 2.0);
+                for (b, &len) in seq_lens.iter().enumerate() {
+                    let tail = (b * max_seq + len as usize) * row..(b + 1) * max_seq * row;
+                    c[tail].fill(CACHE_TAIL_VALUE);
+                }
+                c
+            };
+            let (k, v) = (cache(&mut rng), cache(&mut rng));
+            let scale = 1.0 / (head_dim as f32).sqrt();
+            let inputs = vec![
+                Buffer::F32(q),
+                Buffer::F32(k),
+                Buffer::F32(v),
+                Buffer::I32(seq_lens),
+            ];
+            (inputs, vec![scale])
+        }
+    };
+    SlotArgs::new(slot, shape.to_vec(), inputs, scalars).expect("generated inputs fit the ABI")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_verification_shape_generates_valid_args() {
+        for slot in SlotId::ALL {
+            for shape in slot.spec().verification_shapes {
+                let a = generate(slot, shape, 1);
+                let b = generate(slot, shape, 1);
+                assert_eq!(a.inputs, b.inputs, "{slot} not deterministic");
+                assert!(a.outputs.iter().all(|o| o.iter().all(|v| v.is_nan())));
+            }
+        }
+        let a = generate(SlotId::Rope, &[3, 2, 1, 8], 1);
+        let b = generate(SlotId::Rope, &[3, 2, 1, 8], 2);
+        assert_ne!(a.inputs, b.inputs);
+    }
+}

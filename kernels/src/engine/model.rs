@@ -1,0 +1,372 @@
+//! The Llama-family decoder on CPU, f32. Reads top to bottom: embed, then per layer
+//! norm → q/k/v → RoPE → KV cache → attention → o → norm (+ residual) → gate/up → SwiGLU
+//! → down, then the final norm and the LM head. Every slot-shaped step goes through the
+//! [`SlotTable`]; the GEMMs are the engine's own.
+//!
+//! Residual stream: the first layer's attention norm is `norm.rmsnorm` on the embeddings;
+//! every later norm is `norm.fused_add_rmsnorm`, which adds the previous sub-block's output
+//! to the residual and normalizes the sum in one call.
+
+use super::config::ModelConfig;
+use super::matmul::matmul;
+use super::sampler::Sampler;
+use super::slot_table::SlotTable;
+use super::weights::Weights;
+use super::EngineError;
+
+/// Which logits a prefill returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logits {
+    /// Only the last token's: `[vocab]`.
+    Last,
+    /// Every token's: `[tokens, vocab]` (teacher forcing).
+    All,
+}
+
+/// Keys and values of every layer, laid out as the `attention.decode` ABI wants them:
+/// `[batch, max_seq, kv_heads, head_dim]` per layer.
+#[derive(Clone, Debug)]
+struct KvCache {
+    max_seq: usize,
+    k: Vec<Vec<f32>>,
+    v: Vec<Vec<f32>>,
+    /// Positions filled per sequence.
+    lens: Vec<usize>,
+}
+
+/// How the rows of one forward pass attend.
+#[derive(Clone, Copy)]
+enum Attend {
+    /// Consecutive tokens of one sequence: one `attention.decode` call per token, each
+    /// seeing the positions up to its own (causal by `seq_lens`).
+    Prefill { seq: usize },
+    /// One token per sequence of the batch: a single `attention.decode` call.
+    Decode,
+}
+
+/// A model, its slot table and its KV cache for `batch` sequences of up to `max_seq`.
+#[derive(Debug)]
+pub struct Engine {
+    config: ModelConfig,
+    weights: Weights,
+    slots: SlotTable,
+    cache: KvCache,
+}
+
+impl Engine {
+    pub fn new(
+        config: ModelConfig,
+        weights: Weights,
+        slots: SlotTable,
+        batch: usize,
+        max_seq: usize,
+    ) -> Result<Engine, EngineError> {
+        config.validate()?;
+        weights
+            .check_shapes(&config)
+            .map_err(EngineError::Weights)?;
+        if batch == 0 || max_seq == 0 || max_seq > config.max_position_embeddings {
+            let msg = "batch and max_seq must be positive, max_seq at most max_position_embeddings";
+            return Err(EngineError::Config(msg.into()));
+        }
+        let per_layer = batch * max_seq * config.kv_dim();
+        let layers = config.num_hidden_layers;
+        let cache = KvCache {
+            max_seq,
+            k: vec![vec![0f32; per_layer]; layers],
+            v: vec![vec![0f32; per_layer]; layers],
+            lens: vec![0; batch],
+        };
+        Ok(Engine {
+            config,
+            weights,
+            slots,
+            cache,
+        })
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    pub fn weights(&self) -> &Weights {
+        &self.weights
+    }
+
+    pub fn slots(&self) -> &SlotTable {
+        &self.slots
+    }
+
+    /// For swapping kernels (`install`) or setting the observer.
+    pub fn slots_mut(&mut self) -> &mut SlotTable {
+        &mut self.slots
+    }
+
+    pub fn batch(&self) -> usize {
+        self.cache.lens.len()
+    }
+
+    pub fn max_seq(&self) -> usize {
+        self.cache.max_seq
+    }
+
+    /// Positions already in the cache for a sequence.
+    pub fn seq_len(&self, seq: usize) -> usize {
+        self.cache.lens[seq]
+    }
+
+    /// Empties every sequence (the cache contents are simply overwritten later).
+    pub fn reset(&mut self) {
+        self.cache.lens.fill(0);
+    }
+
+    /// Runs `tokens` of one sequence from its current length on, filling the cache.
+    pub fn prefill(
+        &mut self,
+        seq: usize,
+        tokens: &[u32],
+        logits: Logits,
+    ) -> Result<Vec<f32>, EngineError> {
+        let batch = self.batch();
+        if seq >= batch {
+            return Err(EngineError::NoSuchSequence { seq, batch });
+        }
+        let start = self.cache.lens[seq];
+        let rows: Vec<(usize, usize)> = (start..start + tokens.len()).map(|p| (seq, p)).collect();
+        let normed = self.forward(tokens, &rows, Attend::Prefill { seq })?;
+        self.cache.lens[seq] += tokens.len();
+        let h = self.config.hidden_size;
+        Ok(match logits {
+            Logits::All => self.lm_head(&normed, tokens.len()),
+            Logits::Last => self.lm_head(&normed[(tokens.len() - 1) * h..], 1),
+        })
+    }
+
+    /// One decode step for every sequence of the batch: `tokens[b]` is appended to
+    /// sequence `b`. Returns logits `[batch, vocab]`.
+    pub fn decode(&mut self, tokens: &[u32]) -> Result<Vec<f32>, EngineError> {
+        let batch = self.batch();
+        if tokens.len() != batch {
+            return Err(EngineError::BatchMismatch {
+                batch,
+                got: tokens.len(),
+            });
+        }
+        let rows: Vec<(usize, usize)> = self
+            .cache
+            .lens
+            .iter()
+            .enumerate()
+            .map(|(b, &p)| (b, p))
+            .collect();
+        let normed = self.forward(tokens, &rows, Attend::Decode)?;
+        self.cache.lens.iter_mut().for_each(|l| *l += 1);
+        Ok(self.lm_head(&normed, batch))
+    }
+
+    /// Prefills `prompt` into sequence `seq`, then samples `max_new` tokens one at a time.
+    pub fn generate(
+        &mut self,
+        seq: usize,
+        prompt: &[u32],
+        max_new: usize,
+        sampler: &mut Sampler,
+    ) -> Result<Vec<u32>, EngineError> {
+        let mut out = Vec::with_capacity(max_new);
+        if max_new == 0 {
+            return Ok(out);
+        }
+        let mut logits = self.prefill(seq, prompt, Logits::Last)?;
+        loop {
+            let next = sampler.sample(&logits);
+            out.push(next);
+            if out.len() == max_new {
+                return Ok(out);
+            }
+            logits = self.prefill(seq, &[next], Logits::Last)?;
+        }
+    }
+
+    fn lm_head(&self, normed: &[f32], rows: usize) -> Vec<f32> {
+        let (h, v) = (self.config.hidden_size, self.config.vocab_size);
+        let mut logits = vec![0f32; rows * v];
+        matmul(
+            &mut logits,
+            v,
+            &normed[..rows * h],
+            &self.weights.lm_head,
+            rows,
+            h,
+            v,
+        );
+        logits
+    }
+
+    /// One pass over every layer for `tokens`, where row `r` is sequence `rows[r].0` at
+    /// position `rows[r].1`. Returns the final-normed hidden states `[tokens, hidden]`.
+    fn forward(
+        &mut self,
+        tokens: &[u32],
+        rows: &[(usize, usize)],
+        attend: Attend,
+    ) -> Result<Vec<f32>, EngineError> {
+        let Engine {
+            config: c,
+            weights: w,
+            slots,
+            cache,
+        } = self;
+        let n = tokens.len();
+        if n == 0 {
+            return Err(EngineError::Empty);
+        }
+        for &(seq, pos) in rows {
+            if pos >= cache.max_seq {
+                return Err(EngineError::SequenceFull {
+                    seq,
+                    len: pos + 1,
+                    max_seq: cache.max_seq,
+                });
+            }
+        }
+        let (h, inter, eps) = (c.hidden_size, c.intermediate_size, c.rms_norm_eps);
+        let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
+        let (q_dim, kv_dim, max_seq) = (c.q_dim(), c.kv_dim(), cache.max_seq);
+        let scale = 1.0 / (hd as f32).sqrt();
+
+        // Embedding.
+        let mut hidden = vec![0f32; n * h];
+        for (r, &t) in tokens.iter().enumerate() {
+            if t as usize >= c.vocab_size {
+                return Err(EngineError::TokenOutOfRange {
+                    token: t,
+                    vocab: c.vocab_size,
+                });
+            }
+            hidden[r * h..(r + 1) * h].copy_from_slice(&w.embed_tokens[t as usize * h..][..h]);
+        }
+        let positions: Vec<i32> = rows.iter().map(|&(_, p)| p as i32).collect();
+
+        let mut normed = vec![0f32; n * h];
+        let mut residual = vec![0f32; n * h];
+        let mut residual_next = vec![0f32; n * h];
+        let mut block_out = vec![0f32; n * h];
+        let (mut q, mut k, mut v) = (
+            vec![0f32; n * q_dim],
+            vec![0f32; n * kv_dim],
+            vec![0f32; n * kv_dim],
+        );
+        let (mut q_rot, mut k_rot) = (vec![0f32; n * q_dim], vec![0f32; n * kv_dim]);
+        let mut attn = vec![0f32; n * q_dim];
+        let mut gate_up = vec![0f32; n * 2 * inter];
+        let mut act = vec![0f32; n * inter];
+
+        for (l, lw) in w.layers.iter().enumerate() {
+            // Attention norm; from layer 1 on it also adds the previous MLP output.
+            if l == 0 {
+                slots.rmsnorm(&mut normed, &hidden, &lw.input_layernorm, eps, n, h);
+                residual.copy_from_slice(&hidden);
+            } else {
+                slots.fused_add_rmsnorm(
+                    &mut normed,
+                    &mut residual_next,
+                    &block_out,
+                    &residual,
+                    &lw.input_layernorm,
+                    eps,
+                    n,
+                    h,
+                );
+                std::mem::swap(&mut residual, &mut residual_next);
+            }
+
+            // Projections and RoPE.
+            matmul(&mut q, q_dim, &normed, &lw.q_proj, n, h, q_dim);
+            matmul(&mut k, kv_dim, &normed, &lw.k_proj, n, h, kv_dim);
+            matmul(&mut v, kv_dim, &normed, &lw.v_proj, n, h, kv_dim);
+            slots.rope(
+                &mut q_rot,
+                &mut k_rot,
+                &q,
+                &k,
+                &positions,
+                c.rope_theta,
+                n,
+                q_heads,
+                kv_heads,
+                hd,
+            );
+
+            // KV cache write: row r goes to [seq, pos].
+            for (r, &(seq, pos)) in rows.iter().enumerate() {
+                let at = (seq * max_seq + pos) * kv_dim;
+                cache.k[l][at..at + kv_dim].copy_from_slice(&k_rot[r * kv_dim..(r + 1) * kv_dim]);
+                cache.v[l][at..at + kv_dim].copy_from_slice(&v[r * kv_dim..(r + 1) * kv_dim]);
+            }
+
+            // Attention.
+            let (kc, vc) = (&cache.k[l], &cache.v[l]);
+            match attend {
+                Attend::Prefill { seq } => {
+                    let span = seq * max_seq * kv_dim..(seq + 1) * max_seq * kv_dim;
+                    let (kc, vc) = (&kc[span.clone()], &vc[span]);
+                    for (r, &(_, pos)) in rows.iter().enumerate() {
+                        let (o, qr) = (
+                            &mut attn[r * q_dim..(r + 1) * q_dim],
+                            &q_rot[r * q_dim..(r + 1) * q_dim],
+                        );
+                        let len = [pos as i32 + 1];
+                        slots.attention_decode(
+                            o, qr, kc, vc, &len, scale, 1, q_heads, kv_heads, hd, max_seq,
+                        );
+                    }
+                }
+                Attend::Decode => {
+                    let lens: Vec<i32> = rows.iter().map(|&(_, p)| p as i32 + 1).collect();
+                    slots.attention_decode(
+                        &mut attn, &q_rot, kc, vc, &lens, scale, n, q_heads, kv_heads, hd, max_seq,
+                    );
+                }
+            }
+            matmul(&mut block_out, h, &attn, &lw.o_proj, n, q_dim, h);
+
+            // MLP norm with the attention residual add, then SwiGLU.
+            slots.fused_add_rmsnorm(
+                &mut normed,
+                &mut residual_next,
+                &block_out,
+                &residual,
+                &lw.post_attention_layernorm,
+                eps,
+                n,
+                h,
+            );
+            std::mem::swap(&mut residual, &mut residual_next);
+            matmul(&mut gate_up, 2 * inter, &normed, &lw.gate_proj, n, h, inter);
+            matmul(
+                &mut gate_up[inter..],
+                2 * inter,
+                &normed,
+                &lw.up_proj,
+                n,
+                h,
+                inter,
+            );
+            slots.silu_and_mul(&mut act, &gate_up, n, inter);
+            matmul(&mut block_out, h, &act, &lw.down_proj, n, inter, h);
+        }
+
+        // Final norm with the last residual add.
+        slots.fused_add_rmsnorm(
+            &mut normed,
+            &mut residual_next,
+            &block_out,
+            &residual,
+            &w.norm,
+            eps,
+            n,
+            h,
+        );
+        Ok(normed)
+    }
+}

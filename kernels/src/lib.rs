@@ -1,0 +1,27 @@
+//! Cacheon kernels: the slot ABIs and registry, trusted references, stock kernels, bundle
+//! manifests, the CPU build-and-load path, and the engine (a Llama-family decoder) the
+//! kernels plug into.
+//!
+//! Backend-neutral pieces: [`slots`], [`reference`], [`compare`], [`args`], [`cases`],
+//! [`bundle`], [`manifest`], [`launch_expr`], [`stock`]. CPU backend: [`cpu_build`],
+//! [`cpu_kernel`], and the CPU engine in [`engine`]. A CUDA backend goes beside them.
+
+pub mod args;
+pub mod bundle;
+pub mod cases;
+pub mod compare;
+pub mod cpu_build;
+pub mod cpu_kernel;
+pub mod engine;
+pub mod launch_expr;
+pub mod manifest;
+pub mod reference;
+pub mod rng;
+pub mod slots;
+pub mod stock;
+
+pub use bundle::BundleFile;
+pub use cpu_build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
+pub use cpu_kernel::CpuKernel;
+pub use manifest::{Manifest, ManifestError};
+pub use slots::{SlotId, ABI_VERSION};

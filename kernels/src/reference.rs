@@ -1,0 +1,299 @@
+//! Trusted references for every slot: f32 in and out, f64 inside.
+//!
+//! These are the ground truth that stock and candidate kernels are compared with
+//! (DESIGN 7 step 5 and the audit in step 8). They are written for clarity, not speed.
+//! Each function takes exactly the slot's ABI parameters, as slices.
+
+use crate::args::SlotArgs;
+use crate::slots::SlotId;
+
+pub use crate::compare::{allclose, check, matched_ratio, CompareReport};
+
+fn silu(g: f64) -> f64 {
+    g / (1.0 + (-g).exp())
+}
+
+/// `activation.silu_and_mul`: `out[t, i] = silu(x[t, i]) * x[t, d + i]`.
+pub fn silu_and_mul(out: &mut [f32], x: &[f32], tokens: usize, d: usize) {
+    assert_eq!(out.len(), tokens * d);
+    assert_eq!(x.len(), tokens * 2 * d);
+    for t in 0..tokens {
+        let row = &x[t * 2 * d..(t + 1) * 2 * d];
+        for i in 0..d {
+            out[t * d + i] = (silu(row[i] as f64) * row[d + i] as f64) as f32;
+        }
+    }
+}
+
+fn rms_scale(row: &[f32], eps: f32) -> f64 {
+    let ss: f64 = row.iter().map(|&v| v as f64 * v as f64).sum();
+    1.0 / (ss / row.len() as f64 + eps as f64).sqrt()
+}
+
+/// `norm.rmsnorm`: `out = x * rsqrt(mean(x^2) + eps) * w`, row by row.
+pub fn rmsnorm(out: &mut [f32], x: &[f32], w: &[f32], eps: f32, tokens: usize, hidden: usize) {
+    assert_eq!(out.len(), tokens * hidden);
+    assert_eq!(x.len(), tokens * hidden);
+    assert_eq!(w.len(), hidden);
+    for t in 0..tokens {
+        let row = &x[t * hidden..(t + 1) * hidden];
+        let r = rms_scale(row, eps);
+        for i in 0..hidden {
+            out[t * hidden + i] = (row[i] as f64 * r * w[i] as f64) as f32;
+        }
+    }
+}
+
+/// `norm.fused_add_rmsnorm`: `s = x + residual` (rounded to f32), `out_residual = s`,
+/// `out_norm = rmsnorm(s) * w`.
+#[allow(clippy::too_many_arguments)]
+pub fn fused_add_rmsnorm(
+    out_norm: &mut [f32],
+    out_residual: &mut [f32],
+    x: &[f32],
+    residual: &[f32],
+    w: &[f32],
+    eps: f32,
+    tokens: usize,
+    hidden: usize,
+) {
+    assert_eq!(out_residual.len(), tokens * hidden);
+    assert_eq!(residual.len(), tokens * hidden);
+    assert_eq!(x.len(), tokens * hidden);
+    for i in 0..tokens * hidden {
+        out_residual[i] = x[i] + residual[i];
+    }
+    rmsnorm(out_norm, out_residual, w, eps, tokens, hidden);
+}
+
+/// Rotate-half RoPE of one head vector: pairs `(i, i + D/2)`,
+/// `inv_freq = theta^(-2i/D)`, `angle = pos * inv_freq`.
+fn rope_head(out: &mut [f32], x: &[f32], pos: i32, theta: f32) {
+    let dim = x.len();
+    let half = dim / 2;
+    for i in 0..half {
+        let inv_freq = (theta as f64).powf(-2.0 * i as f64 / dim as f64);
+        let angle = pos as f64 * inv_freq;
+        let (sin, cos) = angle.sin_cos();
+        let x1 = x[i] as f64;
+        let x2 = x[i + half] as f64;
+        out[i] = (x1 * cos - x2 * sin) as f32;
+        out[i + half] = (x2 * cos + x1 * sin) as f32;
+    }
+}
+
+/// `position.rope`: rotate-half RoPE applied to every head of `q` and `k`.
+#[allow(clippy::too_many_arguments)]
+pub fn rope(
+    q_out: &mut [f32],
+    k_out: &mut [f32],
+    q: &[f32],
+    k: &[f32],
+    positions: &[i32],
+    theta: f32,
+    tokens: usize,
+    q_heads: usize,
+    kv_heads: usize,
+    head_dim: usize,
+) {
+    assert_eq!(head_dim % 2, 0, "rotate-half RoPE needs an even head_dim");
+    assert_eq!(q.len(), tokens * q_heads * head_dim);
+    assert_eq!(k.len(), tokens * kv_heads * head_dim);
+    assert_eq!(q_out.len(), q.len());
+    assert_eq!(k_out.len(), k.len());
+    assert_eq!(positions.len(), tokens);
+    for (src, dst, heads) in [(q, q_out, q_heads), (k, k_out, kv_heads)] {
+        for (t, &pos) in positions.iter().enumerate() {
+            for h in 0..heads {
+                let at = (t * heads + h) * head_dim;
+                let span = at..at + head_dim;
+                rope_head(&mut dst[span.clone()], &src[span], pos, theta);
+            }
+        }
+    }
+}
+
+/// `attention.decode`: one query per sequence against its KV cache.
+/// Cache layout `[batch, max_seq, kv_heads, head_dim]`; query head `h` reads KV head
+/// `h / (q_heads / kv_heads)`; softmax over the first `seq_lens[b]` positions (clamped to
+/// `[0, max_seq]`; an empty sequence gives zeros).
+#[allow(clippy::too_many_arguments)]
+pub fn attention_decode(
+    out: &mut [f32],
+    q: &[f32],
+    k_cache: &[f32],
+    v_cache: &[f32],
+    seq_lens: &[i32],
+    scale: f32,
+    batch: usize,
+    q_heads: usize,
+    kv_heads: usize,
+    head_dim: usize,
+    max_seq: usize,
+) {
+    assert!(
+        kv_heads > 0 && q_heads.is_multiple_of(kv_heads),
+        "GQA needs q_heads.is_multiple_of(kv_heads)"
+    );
+    assert_eq!(out.len(), batch * q_heads * head_dim);
+    assert_eq!(q.len(), out.len());
+    assert_eq!(k_cache.len(), batch * max_seq * kv_heads * head_dim);
+    assert_eq!(v_cache.len(), k_cache.len());
+    assert_eq!(seq_lens.len(), batch);
+    let group = q_heads / kv_heads;
+    let mut scores = vec![0f64; max_seq];
+    let mut acc = vec![0f64; head_dim];
+    for b in 0..batch {
+        let len = (seq_lens[b].max(0) as usize).min(max_seq);
+        for h in 0..q_heads {
+            let kvh = h / group;
+            let qv = &q[(b * q_heads + h) * head_dim..][..head_dim];
+            let at = |s: usize| ((b * max_seq + s) * kv_heads + kvh) * head_dim;
+            for (s, score) in scores.iter_mut().enumerate().take(len) {
+                let kv = &k_cache[at(s)..][..head_dim];
+                let dot: f64 = qv.iter().zip(kv).map(|(&a, &c)| a as f64 * c as f64).sum();
+                *score = dot * scale as f64;
+            }
+            let max = scores[..len]
+                .iter()
+                .cloned()
+                .fold(f64::NEG_INFINITY, f64::max);
+            acc.fill(0.0);
+            let mut denom = 0.0;
+            for (s, &score) in scores.iter().enumerate().take(len) {
+                let p = (score - max).exp();
+                denom += p;
+                let vv = &v_cache[at(s)..][..head_dim];
+                for (a, &v) in acc.iter_mut().zip(vv) {
+                    *a += p * v as f64;
+                }
+            }
+            let o = &mut out[(b * q_heads + h) * head_dim..][..head_dim];
+            for (o, &a) in o.iter_mut().zip(&acc) {
+                *o = if len == 0 { 0.0 } else { (a / denom) as f32 };
+            }
+        }
+    }
+}
+
+/// Runs the reference for a whole argument set and returns the expected outputs, one
+/// vector per output parameter in ABI order. `args`' own output buffers are not touched,
+/// so a kernel's outputs never see the reference's.
+pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
+    let s = |name: &str| args.shape_value(name) as usize;
+    let mut outs: Vec<Vec<f32>> = args
+        .output_lens()
+        .into_iter()
+        .map(|n| vec![0f32; n])
+        .collect();
+    match args.slot {
+        SlotId::SiluAndMul => {
+            silu_and_mul(&mut outs[0], args.input_f32(0), s("tokens"), s("d"));
+        }
+        SlotId::RmsNorm => {
+            let (x, w) = (args.input_f32(0), args.input_f32(1));
+            rmsnorm(
+                &mut outs[0],
+                x,
+                w,
+                args.scalars[0],
+                s("tokens"),
+                s("hidden"),
+            );
+        }
+        SlotId::FusedAddRmsNorm => {
+            let (a, b) = outs.split_at_mut(1);
+            let (x, r, w) = (args.input_f32(0), args.input_f32(1), args.input_f32(2));
+            let eps = args.scalars[0];
+            fused_add_rmsnorm(&mut a[0], &mut b[0], x, r, w, eps, s("tokens"), s("hidden"));
+        }
+        SlotId::Rope => {
+            let (a, b) = outs.split_at_mut(1);
+            let (q, k, pos) = (args.input_f32(0), args.input_f32(1), args.input_i32(2));
+            rope(
+                &mut a[0],
+                &mut b[0],
+                q,
+                k,
+                pos,
+                args.scalars[0],
+                s("tokens"),
+                s("q_heads"),
+                s("kv_heads"),
+                s("head_dim"),
+            );
+        }
+        SlotId::AttentionDecode => {
+            let (q, kc, vc) = (args.input_f32(0), args.input_f32(1), args.input_f32(2));
+            attention_decode(
+                &mut outs[0],
+                q,
+                kc,
+                vc,
+                args.input_i32(3),
+                args.scalars[0],
+                s("batch"),
+                s("q_heads"),
+                s("kv_heads"),
+                s("head_dim"),
+                s("max_seq"),
+            );
+        }
+    }
+    outs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn silu_and_mul_known_values() {
+        let x = [0.0, 1.0, 2.0, 3.0];
+        let mut out = [0f32; 2];
+        silu_and_mul(&mut out, &x, 1, 2);
+        assert_eq!(out[0], 0.0);
+        let silu1 = 1.0 / (1.0 + (-1f64).exp());
+        assert!((out[1] as f64 - silu1 * 3.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn rmsnorm_unit_rows() {
+        let x = [3.0, 4.0];
+        let mut out = [0f32; 2];
+        rmsnorm(&mut out, &x, &[1.0, 2.0], 0.0, 1, 2);
+        let r = (12.5f64).sqrt();
+        assert!((out[0] as f64 - 3.0 / r).abs() < 1e-6);
+        assert!((out[1] as f64 - 8.0 / r).abs() < 1e-6);
+    }
+
+    #[test]
+    fn rope_at_position_zero_is_identity_and_preserves_norm() {
+        let q: Vec<f32> = (0..8).map(|i| i as f32 - 3.5).collect();
+        let k = q.clone();
+        let (mut qo, mut ko) = (vec![0f32; 8], vec![0f32; 8]);
+        rope(&mut qo, &mut ko, &q, &k, &[0], 10000.0, 1, 1, 1, 8);
+        assert_eq!(qo, q);
+        rope(&mut qo, &mut ko, &q, &k, &[37], 10000.0, 1, 1, 1, 8);
+        let n = |v: &[f32]| v.iter().map(|&a| a as f64 * a as f64).sum::<f64>();
+        assert!((n(&qo) - n(&q)).abs() < 1e-4);
+        // Pair (0, 4) rotates by 37 rad exactly.
+        let (s, c) = 37f64.sin_cos();
+        assert!((qo[0] as f64 - (-3.5 * c - 0.5 * s)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn attention_single_position_returns_value_and_respects_gqa() {
+        // batch 1, q_heads 2, kv_heads 1, head_dim 2, max_seq 2, seq_len 1.
+        let q = [1.0, 0.0, 0.0, 1.0];
+        let k = [0.5, 0.5, 9.0, 9.0];
+        let v = [2.0, -1.0, 100.0, 100.0];
+        let mut out = [0f32; 4];
+        attention_decode(&mut out, &q, &k, &v, &[1], 1.0, 1, 2, 1, 2, 2);
+        assert_eq!(out, [2.0, -1.0, 2.0, -1.0]);
+        // Two equal scores average the values.
+        let k = [1.0, 1.0, 1.0, 1.0];
+        attention_decode(&mut out, &q, &k, &v, &[2], 1.0, 1, 2, 1, 2, 2);
+        assert_eq!(out, [51.0, 49.5, 51.0, 49.5]);
+    }
+}

@@ -1,0 +1,556 @@
+//! The slot registry (DESIGN 5 and 5.1): every slot's id, its ABI parameter list, shape
+//! symbols, correctness check and fixed verification shapes, plus the atomic targets.
+//!
+//! Everything here is backend-neutral: the same table drives the CPU arena (`T = float`)
+//! and the CUDA arena (`T = __nv_bfloat16`).
+
+use std::fmt;
+
+/// The ABI version string every bundle manifest must carry.
+pub const ABI_VERSION: &str = "cacheon-slot-abi-v1";
+
+/// One of the engine's typed kernel boundaries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SlotId {
+    SiluAndMul,
+    RmsNorm,
+    FusedAddRmsNorm,
+    Rope,
+    AttentionDecode,
+}
+
+impl SlotId {
+    /// All slots, in registry order (`index()` is the position here).
+    pub const ALL: [SlotId; 5] = [
+        SlotId::SiluAndMul,
+        SlotId::RmsNorm,
+        SlotId::FusedAddRmsNorm,
+        SlotId::Rope,
+        SlotId::AttentionDecode,
+    ];
+
+    /// The catalog id, e.g. `activation.silu_and_mul`.
+    pub fn as_str(self) -> &'static str {
+        self.spec().id
+    }
+
+    /// Parses a catalog id; `None` for anything not in the registry.
+    pub fn parse(id: &str) -> Option<SlotId> {
+        SlotId::ALL.into_iter().find(|s| s.as_str() == id)
+    }
+
+    /// Position in [`SlotId::ALL`]; handy for per-slot arrays.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The slot's full specification.
+    pub fn spec(self) -> &'static SlotSpec {
+        &SLOTS[self.index()]
+    }
+}
+
+impl fmt::Display for SlotId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which side of the call a parameter is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A tensor the kernel writes (allocated by the validator).
+    Output,
+    /// A tensor the kernel reads and must not change.
+    Input,
+    /// A `float` scalar.
+    ScalarF32,
+    /// An `int64_t` shape symbol.
+    Shape,
+}
+
+/// Element type of a tensor parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    /// The arena's element type (`float` on CPU, `__nv_bfloat16` on CUDA).
+    T,
+    /// `int32_t`.
+    I32,
+}
+
+/// One dimension of a tensor parameter: `factor * symbol`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim {
+    pub factor: i64,
+    pub symbol: &'static str,
+}
+
+const fn d(symbol: &'static str) -> Dim {
+    Dim { factor: 1, symbol }
+}
+
+/// One ABI parameter, in ABI order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    /// Element type for tensors; `None` for scalars and shape symbols.
+    pub elem: Option<Elem>,
+    /// Tensor dimensions (row-major, contiguous); empty for scalars and shape symbols.
+    pub dims: &'static [Dim],
+}
+
+const fn out(name: &'static str, dims: &'static [Dim]) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Output,
+        elem: Some(Elem::T),
+        dims,
+    }
+}
+const fn inp(name: &'static str, dims: &'static [Dim]) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Input,
+        elem: Some(Elem::T),
+        dims,
+    }
+}
+const fn inp_i32(name: &'static str, dims: &'static [Dim]) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Input,
+        elem: Some(Elem::I32),
+        dims,
+    }
+}
+const fn scalar(name: &'static str) -> Param {
+    Param {
+        name,
+        kind: ParamKind::ScalarF32,
+        elem: None,
+        dims: &[],
+    }
+}
+const fn shape(name: &'static str) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Shape,
+        elem: None,
+        dims: &[],
+    }
+}
+
+/// Element types a slot can be instantiated with (`bf16`, `f16`, `f32` in manifests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    Bf16,
+    F16,
+    F32,
+}
+
+impl Dtype {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dtype::Bf16 => "bf16",
+            Dtype::F16 => "f16",
+            Dtype::F32 => "f32",
+        }
+    }
+
+    /// The slot tolerance for this element type (DESIGN 5).
+    pub fn tolerance(self) -> Tolerance {
+        match self {
+            Dtype::Bf16 => Tolerance {
+                atol: 2e-2,
+                rtol: 2e-2,
+            },
+            Dtype::F16 => Tolerance {
+                atol: 1e-2,
+                rtol: 1e-2,
+            },
+            Dtype::F32 => Tolerance {
+                atol: 1e-5,
+                rtol: 1e-5,
+            },
+        }
+    }
+}
+
+/// `|actual - expected| <= atol + rtol * |expected|`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    pub atol: f64,
+    pub rtol: f64,
+}
+
+/// How a slot's outputs are judged against the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Every element within tolerance.
+    AllClose,
+    /// At least `min_ppm` parts per million of the elements within tolerance.
+    MatchedRatio { min_ppm: u32 },
+}
+
+/// Everything the registry knows about one slot.
+#[derive(Debug)]
+pub struct SlotSpec {
+    pub slot: SlotId,
+    /// Catalog id, e.g. `norm.rmsnorm`.
+    pub id: &'static str,
+    /// Function name used when rendering prototypes and by the stock kernels.
+    pub c_name: &'static str,
+    /// ABI parameters: outputs, inputs, scalars, shape symbols (DESIGN 5.1).
+    pub params: &'static [Param],
+    pub check: Check,
+    /// Fixed verification shapes; each row gives a value per shape symbol, in ABI order.
+    pub verification_shapes: &'static [&'static [i64]],
+}
+
+impl SlotSpec {
+    /// The shape symbols, in ABI order.
+    pub fn shape_symbols(&self) -> Vec<&'static str> {
+        self.params_of(ParamKind::Shape).map(|p| p.name).collect()
+    }
+
+    /// Parameters of one kind, in ABI order.
+    pub fn params_of(&self, kind: ParamKind) -> impl Iterator<Item = &'static Param> {
+        self.params.iter().filter(move |p| p.kind == kind)
+    }
+
+    /// Element count of a tensor parameter under a shape (values in shape-symbol order).
+    pub fn tensor_len(&self, param: &Param, shape: &[i64]) -> usize {
+        let symbols = self.shape_symbols();
+        param
+            .dims
+            .iter()
+            .map(|dim| {
+                let at = symbols
+                    .iter()
+                    .position(|s| *s == dim.symbol)
+                    .expect("registry dims use the slot's own symbols");
+                (dim.factor * shape[at]).max(0) as usize
+            })
+            .product()
+    }
+}
+
+static SLOTS: [SlotSpec; 5] = [
+    SlotSpec {
+        slot: SlotId::SiluAndMul,
+        id: "activation.silu_and_mul",
+        c_name: "silu_and_mul",
+        params: &[
+            out("out", &[d("tokens"), d("d")]),
+            inp(
+                "x",
+                &[
+                    d("tokens"),
+                    Dim {
+                        factor: 2,
+                        symbol: "d",
+                    },
+                ],
+            ),
+            shape("tokens"),
+            shape("d"),
+        ],
+        check: Check::AllClose,
+        // tokens, d
+        verification_shapes: &[&[1, 8], &[1, 4096], &[7, 1001], &[33, 2048], &[128, 14336]],
+    },
+    SlotSpec {
+        slot: SlotId::RmsNorm,
+        id: "norm.rmsnorm",
+        c_name: "rmsnorm",
+        params: &[
+            out("out", &[d("tokens"), d("hidden")]),
+            inp("x", &[d("tokens"), d("hidden")]),
+            inp("w", &[d("hidden")]),
+            scalar("eps"),
+            shape("tokens"),
+            shape("hidden"),
+        ],
+        check: Check::AllClose,
+        // tokens, hidden
+        verification_shapes: &[&[1, 4096], &[5, 1000], &[3, 7], &[17, 256], &[256, 4096]],
+    },
+    SlotSpec {
+        slot: SlotId::FusedAddRmsNorm,
+        id: "norm.fused_add_rmsnorm",
+        c_name: "fused_add_rmsnorm",
+        params: &[
+            out("out_norm", &[d("tokens"), d("hidden")]),
+            out("out_residual", &[d("tokens"), d("hidden")]),
+            inp("x", &[d("tokens"), d("hidden")]),
+            inp("residual", &[d("tokens"), d("hidden")]),
+            inp("w", &[d("hidden")]),
+            scalar("eps"),
+            shape("tokens"),
+            shape("hidden"),
+        ],
+        check: Check::AllClose,
+        // tokens, hidden
+        verification_shapes: &[&[1, 4096], &[5, 1000], &[3, 7], &[17, 256], &[256, 4096]],
+    },
+    SlotSpec {
+        slot: SlotId::Rope,
+        id: "position.rope",
+        c_name: "rope",
+        params: &[
+            out("q_out", &[d("tokens"), d("q_heads"), d("head_dim")]),
+            out("k_out", &[d("tokens"), d("kv_heads"), d("head_dim")]),
+            inp("q", &[d("tokens"), d("q_heads"), d("head_dim")]),
+            inp("k", &[d("tokens"), d("kv_heads"), d("head_dim")]),
+            inp_i32("positions", &[d("tokens")]),
+            scalar("theta"),
+            shape("tokens"),
+            shape("q_heads"),
+            shape("kv_heads"),
+            shape("head_dim"),
+        ],
+        check: Check::AllClose,
+        // tokens, q_heads, kv_heads, head_dim (head_dim is always even: rotate-half)
+        verification_shapes: &[
+            &[1, 32, 8, 128],
+            &[13, 4, 2, 64],
+            &[5, 3, 1, 10],
+            &[9, 6, 3, 38],
+            &[256, 32, 8, 128],
+        ],
+    },
+    SlotSpec {
+        slot: SlotId::AttentionDecode,
+        id: "attention.decode",
+        c_name: "attention_decode",
+        params: &[
+            out("out", &[d("batch"), d("q_heads"), d("head_dim")]),
+            inp("q", &[d("batch"), d("q_heads"), d("head_dim")]),
+            inp(
+                "k_cache",
+                &[d("batch"), d("max_seq"), d("kv_heads"), d("head_dim")],
+            ),
+            inp(
+                "v_cache",
+                &[d("batch"), d("max_seq"), d("kv_heads"), d("head_dim")],
+            ),
+            inp_i32("seq_lens", &[d("batch")]),
+            scalar("scale"),
+            shape("batch"),
+            shape("q_heads"),
+            shape("kv_heads"),
+            shape("head_dim"),
+            shape("max_seq"),
+        ],
+        check: Check::MatchedRatio { min_ppm: 990_000 },
+        // batch, q_heads, kv_heads, head_dim, max_seq
+        verification_shapes: &[
+            &[1, 4, 2, 64, 1],
+            &[1, 32, 8, 128, 300],
+            &[3, 6, 3, 40, 77],
+            &[5, 4, 1, 13, 19],
+            &[4, 32, 8, 128, 1024],
+        ],
+    },
+];
+
+/// Whether a catalog target is one slot or an atomic group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    Slot,
+    Atomic,
+}
+
+/// A catalog target (DESIGN 4.1): a singleton slot or an atomic group of slots.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TargetSpec {
+    pub id: &'static str,
+    pub kind: TargetKind,
+    pub members: &'static [SlotId],
+    /// Targets whose incumbents this target replaces when crowned.
+    pub displaces: &'static [&'static str],
+}
+
+static TARGETS: [TargetSpec; 6] = [
+    singleton(SlotId::SiluAndMul, "activation.silu_and_mul"),
+    singleton(SlotId::RmsNorm, "norm.rmsnorm"),
+    singleton(SlotId::FusedAddRmsNorm, "norm.fused_add_rmsnorm"),
+    singleton(SlotId::Rope, "position.rope"),
+    singleton(SlotId::AttentionDecode, "attention.decode"),
+    TargetSpec {
+        id: "attention.rope_decode.v1",
+        kind: TargetKind::Atomic,
+        members: &[SlotId::Rope, SlotId::AttentionDecode],
+        displaces: &["position.rope", "attention.decode"],
+    },
+];
+
+const fn singleton(slot: SlotId, id: &'static str) -> TargetSpec {
+    let members: &'static [SlotId] = match slot {
+        SlotId::SiluAndMul => &[SlotId::SiluAndMul],
+        SlotId::RmsNorm => &[SlotId::RmsNorm],
+        SlotId::FusedAddRmsNorm => &[SlotId::FusedAddRmsNorm],
+        SlotId::Rope => &[SlotId::Rope],
+        SlotId::AttentionDecode => &[SlotId::AttentionDecode],
+    };
+    TargetSpec {
+        id,
+        kind: TargetKind::Slot,
+        members,
+        displaces: &[],
+    }
+}
+
+/// Every registered target: the five singletons, then the atomic groups.
+pub fn targets() -> &'static [TargetSpec] {
+    &TARGETS
+}
+
+/// Looks up a target by id.
+pub fn target(id: &str) -> Option<&'static TargetSpec> {
+    TARGETS.iter().find(|t| t.id == id)
+}
+
+/// Renders the C prototype of a slot for the CPU arena (`T = float`), e.g.
+/// `void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d)`.
+/// `name` overrides the function name (a bundle's entry).
+pub fn c_prototype(slot: SlotId, name: Option<&str>) -> String {
+    let spec = slot.spec();
+    let name = name.unwrap_or(spec.c_name);
+    format!("void {name}({})", render_params(spec, "float"))
+}
+
+/// Renders the CUDA prototype of a slot for the CUDA arena (`T = __nv_bfloat16`).
+pub fn cuda_prototype(slot: SlotId, name: Option<&str>) -> String {
+    let spec = slot.spec();
+    let name = name.unwrap_or(spec.c_name);
+    format!(
+        "extern \"C\" __global__ void {name}({})",
+        render_params(spec, "__nv_bfloat16")
+    )
+}
+
+fn render_params(spec: &SlotSpec, t: &str) -> String {
+    let rendered: Vec<String> = spec
+        .params
+        .iter()
+        .map(|p| {
+            let elem = match p.elem {
+                Some(Elem::T) => t,
+                Some(Elem::I32) => "int32_t",
+                None => "",
+            };
+            match p.kind {
+                ParamKind::Output => format!("{elem}* {}", p.name),
+                ParamKind::Input => format!("const {elem}* {}", p.name),
+                ParamKind::ScalarF32 => format!("float {}", p.name),
+                ParamKind::Shape => format!("int64_t {}", p.name),
+            }
+        })
+        .collect();
+    rendered.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_index_matches_order() {
+        for (i, slot) in SlotId::ALL.into_iter().enumerate() {
+            assert_eq!(slot.index(), i);
+            assert_eq!(slot.spec().slot, slot);
+            assert_eq!(SlotId::parse(slot.as_str()), Some(slot));
+            assert!(target(slot.as_str()).is_some());
+        }
+        assert_eq!(SlotId::parse("activation.gelu"), None);
+    }
+
+    #[test]
+    fn abi_order_is_outputs_inputs_scalars_shapes() {
+        for slot in SlotId::ALL {
+            let ranks: Vec<u8> = slot
+                .spec()
+                .params
+                .iter()
+                .map(|p| match p.kind {
+                    ParamKind::Output => 0,
+                    ParamKind::Input => 1,
+                    ParamKind::ScalarF32 => 2,
+                    ParamKind::Shape => 3,
+                })
+                .collect();
+            assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{slot}");
+        }
+    }
+
+    #[test]
+    fn prototypes_match_design_5_1() {
+        assert_eq!(
+            c_prototype(SlotId::SiluAndMul, None),
+            "void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d)"
+        );
+        assert_eq!(
+            c_prototype(SlotId::FusedAddRmsNorm, Some("f")),
+            "void f(float* out_norm, float* out_residual, const float* x, \
+             const float* residual, const float* w, float eps, int64_t tokens, int64_t hidden)"
+        );
+        assert_eq!(
+            c_prototype(SlotId::Rope, None),
+            "void rope(float* q_out, float* k_out, const float* q, const float* k, \
+             const int32_t* positions, float theta, int64_t tokens, int64_t q_heads, \
+             int64_t kv_heads, int64_t head_dim)"
+        );
+        assert_eq!(
+            cuda_prototype(SlotId::AttentionDecode, None),
+            "extern \"C\" __global__ void attention_decode(__nv_bfloat16* out, \
+             const __nv_bfloat16* q, const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache, \
+             const int32_t* seq_lens, float scale, int64_t batch, int64_t q_heads, \
+             int64_t kv_heads, int64_t head_dim, int64_t max_seq)"
+        );
+    }
+
+    #[test]
+    fn verification_shapes_have_ragged_single_and_large() {
+        for slot in SlotId::ALL {
+            let spec = slot.spec();
+            let n = spec.shape_symbols().len();
+            let shapes = spec.verification_shapes;
+            assert!(shapes.iter().all(|s| s.len() == n), "{slot}");
+            // T = 1: the leading (token/batch) symbol is 1 in some shape.
+            assert!(shapes.iter().any(|s| s[0] == 1), "{slot} lacks T=1");
+            // ragged: some symbol is not a multiple of 8.
+            assert!(
+                shapes.iter().any(|s| s.iter().any(|v| v % 8 != 0)),
+                "{slot}"
+            );
+            // large: some tensor has at least 2^20 elements.
+            let large = shapes.iter().any(|s| {
+                spec.params
+                    .iter()
+                    .filter(|p| !p.dims.is_empty())
+                    .any(|p| spec.tensor_len(p, s) >= 1 << 20)
+            });
+            assert!(large, "{slot} lacks a large shape");
+        }
+    }
+
+    #[test]
+    fn atomic_target_displaces_its_members() {
+        let t = target("attention.rope_decode.v1").unwrap();
+        assert_eq!(t.kind, TargetKind::Atomic);
+        assert_eq!(t.members, &[SlotId::Rope, SlotId::AttentionDecode]);
+        for m in t.members {
+            assert!(t.displaces.contains(&m.as_str()));
+        }
+    }
+
+    #[test]
+    fn tolerances() {
+        assert_eq!(Dtype::Bf16.tolerance().atol, 2e-2);
+        assert_eq!(Dtype::F16.tolerance().rtol, 1e-2);
+        assert_eq!(Dtype::F32.tolerance().atol, 1e-5);
+    }
+}

@@ -1,0 +1,101 @@
+//! The stock kernels, embedded in the binary: the genesis incumbent of every arena is a
+//! set of these validator-owned bundles, built and loaded by the same code that builds a
+//! miner's bundle. The files live under `kernels/stock/<backend>/<name>/`.
+
+use crate::bundle::BundleFile;
+use crate::slots::SlotId;
+
+/// One embedded stock bundle.
+#[derive(Clone, Copy, Debug)]
+pub struct StockBundle {
+    /// Folder name under `stock/<backend>/`.
+    pub name: &'static str,
+    pub slot: SlotId,
+    /// `(relative path, contents)` of every file.
+    pub files: &'static [(&'static str, &'static str)],
+}
+
+impl StockBundle {
+    /// The bundle as in-memory files, ready for the build path.
+    pub fn files(&self) -> Vec<BundleFile> {
+        self.files
+            .iter()
+            .map(|(p, d)| BundleFile::new(*p, d.as_bytes()))
+            .collect()
+    }
+}
+
+macro_rules! cpu_bundle {
+    ($name:literal, $slot:expr) => {
+        StockBundle {
+            name: $name,
+            slot: $slot,
+            files: &[
+                (
+                    "manifest.toml",
+                    include_str!(concat!("../stock/cpu/", $name, "/manifest.toml")),
+                ),
+                (
+                    concat!("kernels/", $name, ".c"),
+                    include_str!(concat!("../stock/cpu/", $name, "/kernels/", $name, ".c")),
+                ),
+            ],
+        }
+    };
+}
+
+static CPU: [StockBundle; 5] = [
+    cpu_bundle!("silu_and_mul", SlotId::SiluAndMul),
+    cpu_bundle!("rmsnorm", SlotId::RmsNorm),
+    cpu_bundle!("fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
+    cpu_bundle!("rope", SlotId::Rope),
+    cpu_bundle!("attention_decode", SlotId::AttentionDecode),
+];
+
+/// The CPU arena's stock bundles, one per slot, in registry order.
+pub fn cpu_bundles() -> &'static [StockBundle] {
+    &CPU
+}
+
+/// The CPU stock bundle for one slot.
+pub fn cpu_bundle(slot: SlotId) -> &'static StockBundle {
+    &CPU[slot.index()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{Backend, Manifest};
+
+    #[test]
+    fn every_slot_has_a_valid_cpu_stock_bundle() {
+        for slot in SlotId::ALL {
+            let b = cpu_bundle(slot);
+            assert_eq!(b.slot, slot);
+            let m = Manifest::from_bundle(&b.files()).unwrap();
+            assert_eq!(m.backend, Backend::Cpu);
+            assert_eq!(m.target.id, slot.as_str());
+            assert_eq!(m.ops.len(), 1);
+            assert_eq!(m.ops[0].entry, slot.spec().c_name);
+        }
+    }
+
+    #[test]
+    fn embedded_files_match_the_stock_folder() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("stock/cpu");
+        let mut dirs: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        dirs.sort();
+        let mut names: Vec<&str> = CPU.iter().map(|b| b.name).collect();
+        names.sort();
+        assert_eq!(dirs, names);
+        for b in &CPU {
+            let on_disk = crate::bundle::read_dir(&root.join(b.name)).unwrap();
+            let mut embedded = b.files();
+            embedded.sort();
+            assert_eq!(on_disk, embedded, "{}", b.name);
+        }
+    }
+}

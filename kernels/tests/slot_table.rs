@@ -1,0 +1,218 @@
+//! The slot table: swapping one slot's kernel changes only that slot (its kernel and its
+//! dispatch count); an atomic bundle swaps its member slots together; the observer sees
+//! every call with inputs the reference can re-run (the audit hook).
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use cacheon_kernels::engine::{CallPhase, Logits, SlotCall, SlotObserver, SlotTable};
+use cacheon_kernels::slots::{Dtype, SlotId};
+use cacheon_kernels::{build_cpu_bundle, reference, stock, BundleFile, CpuBuildOptions};
+use common::{genesis_table, stock_kernels, tiny_engine, PROMPT};
+
+/// A candidate silu_and_mul that is deliberately off by a factor of two, so its effect on
+/// the model's output proves it ran.
+fn doubled_silu_bundle() -> Vec<BundleFile> {
+    let manifest = r#"
+abi = "cacheon-slot-abi-v1"
+[competition]
+target = "activation.silu_and_mul"
+mode = "slot"
+[[ops]]
+slot = "activation.silu_and_mul"
+backend = "cpu"
+source = "kernels/silu2.c"
+entry = "silu2"
+dtype = "f32"
+"#;
+    let src = r#"
+#include <math.h>
+#include <stdint.h>
+void silu2(float* out, const float* x, int64_t tokens, int64_t d) {
+    for (int64_t t = 0; t < tokens; t++)
+        for (int64_t i = 0; i < d; i++) {
+            float g = x[t * 2 * d + i];
+            out[t * d + i] = 2.0f * g / (1.0f + expf(-g)) * x[t * 2 * d + d + i];
+        }
+}
+"#;
+    vec![
+        BundleFile::new("manifest.toml", manifest),
+        BundleFile::new("kernels/silu2.c", src),
+    ]
+}
+
+#[test]
+fn swapping_one_slot_changes_only_that_slot() {
+    let mut e = tiny_engine(1, 16);
+    let genesis_logits = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    let before = e.slots().dispatch_counts();
+    assert!(
+        before.iter().all(|&c| c > 0),
+        "every slot runs in a forward: {before:?}"
+    );
+    let origins: Vec<String> = SlotId::ALL
+        .iter()
+        .map(|&s| e.slots().kernel(s).origin().to_string())
+        .collect();
+
+    let built = build_cpu_bundle(
+        &doubled_silu_bundle(),
+        "candidate",
+        &CpuBuildOptions::default(),
+    )
+    .unwrap();
+    let old = e
+        .slots_mut()
+        .install(built.kernel(SlotId::SiluAndMul).unwrap().clone());
+    assert_eq!(old.origin(), "silu_and_mul");
+    let after_install = e.slots().dispatch_counts();
+    for slot in SlotId::ALL {
+        let (b, a) = (before[slot.index()], after_install[slot.index()]);
+        if slot == SlotId::SiluAndMul {
+            assert_eq!(a, 0, "the new kernel has not run yet");
+            assert_eq!(e.slots().kernel(slot).origin(), "candidate");
+        } else {
+            assert_eq!(a, b, "{slot} count changed");
+            assert_eq!(e.slots().kernel(slot).origin(), origins[slot.index()]);
+        }
+    }
+
+    e.reset();
+    let candidate_logits = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    let after_run = e.slots().dispatch_counts();
+    assert_eq!(
+        after_run[SlotId::SiluAndMul.index()],
+        before[SlotId::SiluAndMul.index()]
+    );
+    for slot in SlotId::ALL.into_iter().filter(|&s| s != SlotId::SiluAndMul) {
+        assert_eq!(after_run[slot.index()], 2 * before[slot.index()], "{slot}");
+    }
+    assert_ne!(
+        candidate_logits, genesis_logits,
+        "the candidate kernel must have run"
+    );
+
+    // Putting the stock kernel back restores the genesis behaviour bitwise.
+    e.slots_mut().install(old);
+    e.reset();
+    assert_eq!(e.prefill(0, &PROMPT, Logits::All).unwrap(), genesis_logits);
+}
+
+#[test]
+fn an_atomic_bundle_swaps_its_member_slots_together() {
+    // rope + attention in one source, built from the stock code with new entry names.
+    let rope = stock::cpu_bundle(SlotId::Rope).files[1]
+        .1
+        .replace("void rope(", "void my_rope(");
+    let attn = stock::cpu_bundle(SlotId::AttentionDecode).files[1]
+        .1
+        .replace("void attention_decode(", "void my_attention(");
+    let manifest = r#"
+abi = "cacheon-slot-abi-v1"
+[competition]
+target = "attention.rope_decode.v1"
+mode = "atomic"
+[[ops]]
+slot = "position.rope"
+backend = "cpu"
+source = "kernels/rope.c"
+entry = "my_rope"
+dtype = "f32"
+[[ops]]
+slot = "attention.decode"
+backend = "cpu"
+source = "kernels/attn.c"
+entry = "my_attention"
+dtype = "f32"
+"#;
+    let files = vec![
+        BundleFile::new("manifest.toml", manifest),
+        BundleFile::new("kernels/rope.c", rope),
+        BundleFile::new("kernels/attn.c", attn),
+    ];
+    let built = build_cpu_bundle(&files, "atomic", &CpuBuildOptions::default()).unwrap();
+    let mut e = tiny_engine(1, 16);
+    let genesis_logits = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    let replaced = e.slots_mut().install_bundle(&built);
+    assert_eq!(
+        replaced.iter().map(|k| k.slot()).collect::<Vec<_>>(),
+        [SlotId::Rope, SlotId::AttentionDecode]
+    );
+    let counts = e.slots().dispatch_counts();
+    assert_eq!(
+        (
+            counts[SlotId::Rope.index()],
+            counts[SlotId::AttentionDecode.index()]
+        ),
+        (0, 0)
+    );
+    assert!(counts[SlotId::SiluAndMul.index()] > 0);
+    e.reset();
+    // Same C code, same flags: bitwise the same model output.
+    assert_eq!(e.prefill(0, &PROMPT, Logits::All).unwrap(), genesis_logits);
+    assert_eq!(e.slots().kernel(SlotId::Rope).entry(), "my_rope");
+    assert!(e.slots().dispatch_count(SlotId::AttentionDecode) > 0);
+}
+
+/// Records each call's outputs against the reference run on a private copy of its inputs.
+#[derive(Default)]
+struct Audit {
+    seen: Mutex<Vec<(SlotId, bool)>>,
+    before: Mutex<usize>,
+}
+
+impl SlotObserver for Audit {
+    fn observe(&self, phase: CallPhase, call: &SlotCall<'_>) {
+        if phase == CallPhase::Before {
+            *self.before.lock().unwrap() += 1;
+            return;
+        }
+        let expected = reference::compute(&call.to_args());
+        let tol = Dtype::F32.tolerance();
+        let check = call.slot().spec().check;
+        let ok = call
+            .outputs()
+            .iter()
+            .zip(&expected)
+            .all(|(got, want)| reference::check(check, got, want, tol).passed);
+        self.seen.lock().unwrap().push((call.slot(), ok));
+    }
+}
+
+#[test]
+fn the_observer_sees_every_call_and_can_audit_it() {
+    let mut e = tiny_engine(2, 16);
+    let audit = Arc::new(Audit::default());
+    e.slots_mut().set_observer(Some(audit.clone()));
+    e.prefill(0, &PROMPT, Logits::Last).unwrap();
+    e.prefill(1, &[3, 4], Logits::Last).unwrap();
+    e.decode(&[5, 6]).unwrap();
+    let seen = audit.seen.lock().unwrap();
+    let counts = e.slots().dispatch_counts();
+    for slot in SlotId::ALL {
+        let n = seen.iter().filter(|(s, _)| *s == slot).count() as u64;
+        assert_eq!(n, counts[slot.index()], "{slot}");
+    }
+    assert_eq!(*audit.before.lock().unwrap(), seen.len());
+    assert!(
+        seen.iter().all(|(_, ok)| *ok),
+        "a stock kernel failed the audit"
+    );
+}
+
+#[test]
+fn a_table_needs_exactly_one_kernel_per_slot() {
+    let mut kernels = stock_kernels();
+    let extra = kernels[0].clone();
+    kernels.push(extra);
+    assert!(SlotTable::new(kernels).is_err());
+    let mut kernels = stock_kernels();
+    kernels.pop();
+    assert!(SlotTable::new(kernels).is_err());
+    let t = genesis_table();
+    assert_eq!(t.dispatch_counts(), [0; 5]);
+    let built = SlotTable::genesis_cpu(&CpuBuildOptions::default()).unwrap();
+    assert_eq!(built.kernel(SlotId::RmsNorm).origin(), "rmsnorm");
+}

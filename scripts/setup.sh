@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what the build needs on a fresh machine: the wasm target for the runtime and
+# rust-src. Safe to run again; prints what it does.
+set -euo pipefail
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo is missing; install Rust with rustup first" >&2
+  exit 1
+fi
+if command -v rustup >/dev/null 2>&1; then
+  installed=$(rustup target list --installed)
+  for t in wasm32v1-none wasm32-unknown-unknown; do
+    grep -qx "$t" <<<"$installed" || { echo "setup: rustup target add $t"; rustup target add "$t"; }
+  done
+  rustup component list --installed | grep -q '^rust-src' || { echo "setup: rustup component add rust-src"; rustup component add rust-src; }
+else
+  echo "setup: rustup not found; assuming the toolchain already has the wasm32v1-none target" >&2
+fi
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "setup: cargo install cargo-nextest --locked"
+  cargo install cargo-nextest --locked
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: fast unit tests first (no wasm build), then the
+# runtime with its wasm blob, then the node. Uses a target directory outside the clone so
+# builds are reused between runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/cacheon/target}"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+scripts/setup.sh
+
+step() { printf '\n==> %s\n' "$*"; }
+started=$(date +%s)
+
+step "unit tests: primitives, pallet (with benchmarks as tests), kernels  [SKIP_WASM_BUILD=1]"
+SKIP_WASM_BUILD=1 cargo nextest run --locked --no-fail-fast \
+  -p cacheon-primitives -p pallet-cacheon -p cacheon-kernels \
+  --features pallet-cacheon/runtime-benchmarks
+
+step "runtime: wasm build, genesis presets, metadata drift"
+cargo nextest run --locked --no-fail-fast -p cacheon-runtime
+
+step "done in $(( $(date +%s) - started )) s"
