@@ -16,6 +16,17 @@ if command -v rustup >/dev/null 2>&1; then
 else
   echo "setup: rustup not found; assuming the toolchain already has the wasm32v1-none target" >&2
 fi
+# The node's networking (litep2p) generates code from .proto files at build time.
+if ! command -v protoc >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: apt-get install protobuf-compiler"
+    sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq >/dev/null && $sudo_cmd apt-get install -y -qq protobuf-compiler >/dev/null
+  else
+    echo "setup: protoc is missing; install the protobuf compiler (package protobuf-compiler)" >&2
+    exit 1
+  fi
+fi
 if ! cargo nextest --version >/dev/null 2>&1; then
   echo "setup: cargo install cargo-nextest --locked"
   cargo install cargo-nextest --locked

@@ -20,4 +20,7 @@ SKIP_WASM_BUILD=1 cargo nextest run --locked --no-fail-fast \
 step "runtime: wasm build, genesis presets, metadata drift"
 cargo nextest run --locked --no-fail-fast -p cacheon-runtime
 
+step "node: dev chain finalizes a signed transfer; a four-authority network survives a node down"
+cargo nextest run --locked --no-fail-fast -p cacheon-node --test-threads 1
+
 step "done in $(( $(date +%s) - started )) s"

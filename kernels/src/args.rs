@@ -2,7 +2,7 @@
 //! tensors, f32 scalars and shape values. Used to drive a kernel and the reference with
 //! the same inputs.
 
-use crate::slots::{Elem, ParamKind, SlotId};
+use crate::slots::{Dtype, Elem, ParamKind, SlotId};
 
 /// An input tensor's contents.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,10 +162,131 @@ impl SlotArgs {
         }
     }
 
+    /// Rounds every float input to `dtype` (round to nearest even) in place: the values a
+    /// kernel of that element type actually receives. Running the reference on the rounded
+    /// inputs then compares the kernel with the exact function of what it saw.
+    pub fn round_inputs(&mut self, dtype: Dtype) {
+        for b in &mut self.inputs {
+            if let Buffer::F32(v) = b {
+                round_slice(v, dtype);
+            }
+        }
+    }
+
+    /// The call restricted to some rows of its leading shape symbol (`tokens` or `batch`):
+    /// every tensor whose first dimension is that symbol keeps only those rows (in the
+    /// given order); the others (weights) are kept whole. Outputs are fresh and poisoned.
+    /// Used to check a sub-sample of a large call against the reference.
+    pub fn select_rows(&self, rows: &[usize]) -> SlotArgs {
+        let spec = self.slot.spec();
+        let mut shape = self.shape.clone();
+        shape[0] = rows.len() as i64;
+        let inputs = spec
+            .params_of(ParamKind::Input)
+            .zip(&self.inputs)
+            .map(|(p, buf)| {
+                let len = buf.len();
+                match buf {
+                    Buffer::F32(v) => Buffer::F32(self.take_rows(p, v, len, rows)),
+                    Buffer::I32(v) => Buffer::I32(self.take_rows(p, v, len, rows)),
+                }
+            })
+            .collect();
+        SlotArgs::new(self.slot, shape, inputs, self.scalars.clone())
+            .expect("a row selection of valid arguments is valid")
+    }
+
+    /// Rows `rows` of output `index` (ABI order among outputs), taken from `flat`, a whole
+    /// output of this call: the part [`SlotArgs::select_rows`] would compute.
+    pub fn output_rows(&self, index: usize, flat: &[f32], rows: &[usize]) -> Vec<f32> {
+        let spec = self.slot.spec();
+        let p = spec
+            .params_of(ParamKind::Output)
+            .nth(index)
+            .expect("output index within the ABI");
+        self.take_rows(p, flat, flat.len(), rows)
+    }
+
+    fn take_rows<T: Copy>(
+        &self,
+        p: &crate::slots::Param,
+        v: &[T],
+        len: usize,
+        rows: &[usize],
+    ) -> Vec<T> {
+        let leading = self.slot.spec().shape_symbols()[0];
+        let lead = self.shape[0].max(0) as usize;
+        if p.dims
+            .first()
+            .is_none_or(|d| d.symbol != leading || d.factor != 1)
+            || lead == 0
+        {
+            return v.to_vec();
+        }
+        let row = len / lead;
+        rows.iter()
+            .flat_map(|&r| v[r * row..(r + 1) * row].iter().copied())
+            .collect()
+    }
+
     /// Fills every output with NaN, so an element the kernel does not write is caught.
     pub fn poison_outputs(&mut self) {
         for o in &mut self.outputs {
             o.fill(f32::NAN);
         }
+    }
+}
+
+/// Rounds values to `dtype` in place (round to nearest even; NaN stays NaN).
+pub fn round_slice(v: &mut [f32], dtype: Dtype) {
+    match dtype {
+        Dtype::Bf16 => v
+            .iter_mut()
+            .for_each(|x| *x = half::bf16::from_f32(*x).to_f32()),
+        Dtype::F16 => v
+            .iter_mut()
+            .for_each(|x| *x = half::f16::from_f32(*x).to_f32()),
+        Dtype::F32 => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cases;
+
+    #[test]
+    fn round_inputs_rounds_floats_only() {
+        let mut a = cases::generate(SlotId::Rope, &[3, 2, 1, 8], 7);
+        let before = a.inputs.clone();
+        a.round_inputs(Dtype::Bf16);
+        assert_eq!(a.inputs[2], before[2], "positions are integers");
+        let q = a.input_f32(0);
+        assert!(q.iter().all(|&x| half::bf16::from_f32(x).to_f32() == x));
+        assert_ne!(a.inputs[0], before[0]);
+    }
+
+    #[test]
+    fn select_rows_keeps_weights_and_slices_rows() {
+        let a = cases::generate(SlotId::RmsNorm, &[5, 3], 1);
+        let s = a.select_rows(&[4, 0]);
+        assert_eq!(s.shape, vec![2, 3]);
+        assert_eq!(&s.input_f32(0)[..3], &a.input_f32(0)[12..15]);
+        assert_eq!(&s.input_f32(0)[3..], &a.input_f32(0)[..3]);
+        assert_eq!(s.input_f32(1), a.input_f32(1), "w is kept whole");
+        let expected_full = crate::reference::compute(&a);
+        let expected_sub = crate::reference::compute(&s);
+        assert_eq!(
+            a.output_rows(0, &expected_full[0], &[4, 0]),
+            expected_sub[0]
+        );
+
+        let b = cases::generate(SlotId::AttentionDecode, &[3, 4, 2, 8, 5], 2);
+        let s = b.select_rows(&[2]);
+        assert_eq!(s.input_i32(3), &b.input_i32(3)[2..3]);
+        assert_eq!(s.input_f32(1).len(), 5 * 2 * 8);
+        let full = crate::reference::compute(&b);
+        let sub = crate::reference::compute(&s);
+        assert_eq!(b.output_rows(0, &full[0], &[2]), sub[0]);
     }
 }

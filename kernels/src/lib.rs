@@ -4,7 +4,9 @@
 //!
 //! Backend-neutral pieces: [`slots`], [`reference`], [`compare`], [`args`], [`cases`],
 //! [`bundle`], [`manifest`], [`launch_expr`], [`stock`]. CPU backend: [`cpu_build`],
-//! [`cpu_kernel`], and the CPU engine in [`engine`]. A CUDA backend goes beside them.
+//! [`cpu_kernel`], and the CPU engine in [`engine`]. CUDA backend: [`cuda`] (device,
+//! NVRTC build path, PTX ABI check, kernels, timing), loaded at run time so that the crate
+//! builds and its tests run on machines without a GPU.
 
 pub mod args;
 pub mod bundle;
@@ -12,6 +14,7 @@ pub mod cases;
 pub mod compare;
 pub mod cpu_build;
 pub mod cpu_kernel;
+pub mod cuda;
 pub mod engine;
 pub mod launch_expr;
 pub mod manifest;
@@ -23,5 +26,8 @@ pub mod stock;
 pub use bundle::BundleFile;
 pub use cpu_build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
 pub use cpu_kernel::CpuKernel;
+pub use cuda::{
+    build_cuda_bundle, CudaBuildError, CudaBuildOptions, CudaBundle, CudaDevice, CudaKernel,
+};
 pub use manifest::{Manifest, ManifestError};
 pub use slots::{SlotId, ABI_VERSION};

@@ -1,6 +1,7 @@
 //! The stock kernels, embedded in the binary: the genesis incumbent of every arena is a
 //! set of these validator-owned bundles, built and loaded by the same code that builds a
-//! miner's bundle. The files live under `kernels/stock/<backend>/<name>/`.
+//! miner's bundle. The files live under `kernels/stock/<backend>/<name>/`: plain scalar C
+//! for the CPU arena, bf16 CUDA written for Hopper (sm_90a) for the CUDA arena.
 
 use crate::bundle::BundleFile;
 use crate::slots::SlotId;
@@ -52,6 +53,43 @@ static CPU: [StockBundle; 5] = [
     cpu_bundle!("attention_decode", SlotId::AttentionDecode),
 ];
 
+macro_rules! cuda_bundle {
+    ($name:literal, $slot:expr) => {
+        StockBundle {
+            name: $name,
+            slot: $slot,
+            files: &[
+                (
+                    "manifest.toml",
+                    include_str!(concat!("../stock/cuda/", $name, "/manifest.toml")),
+                ),
+                (
+                    concat!("kernels/", $name, ".cu"),
+                    include_str!(concat!("../stock/cuda/", $name, "/kernels/", $name, ".cu")),
+                ),
+            ],
+        }
+    };
+}
+
+static CUDA: [StockBundle; 5] = [
+    cuda_bundle!("silu_and_mul", SlotId::SiluAndMul),
+    cuda_bundle!("rmsnorm", SlotId::RmsNorm),
+    cuda_bundle!("fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
+    cuda_bundle!("rope", SlotId::Rope),
+    cuda_bundle!("attention_decode", SlotId::AttentionDecode),
+];
+
+/// The CUDA arena's stock bundles, one per slot, in registry order.
+pub fn cuda_bundles() -> &'static [StockBundle] {
+    &CUDA
+}
+
+/// The CUDA stock bundle for one slot.
+pub fn cuda_bundle(slot: SlotId) -> &'static StockBundle {
+    &CUDA[slot.index()]
+}
+
 /// The CPU arena's stock bundles, one per slot, in registry order.
 pub fn cpu_bundles() -> &'static [StockBundle] {
     &CPU
@@ -81,21 +119,44 @@ mod tests {
     }
 
     #[test]
-    fn embedded_files_match_the_stock_folder() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("stock/cpu");
+    fn every_slot_has_a_valid_cuda_stock_bundle_that_passes_the_screen() {
+        for slot in SlotId::ALL {
+            let b = cuda_bundle(slot);
+            assert_eq!(b.slot, slot);
+            let files = b.files();
+            let m = Manifest::from_bundle(&files).unwrap();
+            assert_eq!(m.backend, Backend::Cuda);
+            assert_eq!(m.target.id, slot.as_str());
+            assert_eq!(m.ops.len(), 1);
+            assert_eq!(m.ops[0].entry, slot.spec().c_name);
+            assert!(m.ops[0].launch.is_some());
+            crate::cuda::screen::screen_bundle(&files).unwrap();
+        }
+    }
+
+    fn check_folder(backend: &str, bundles: &[StockBundle]) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("stock")
+            .join(backend);
         let mut dirs: Vec<String> = std::fs::read_dir(&root)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         dirs.sort();
-        let mut names: Vec<&str> = CPU.iter().map(|b| b.name).collect();
+        let mut names: Vec<&str> = bundles.iter().map(|b| b.name).collect();
         names.sort();
         assert_eq!(dirs, names);
-        for b in &CPU {
+        for b in bundles {
             let on_disk = crate::bundle::read_dir(&root.join(b.name)).unwrap();
             let mut embedded = b.files();
             embedded.sort();
             assert_eq!(on_disk, embedded, "{}", b.name);
         }
+    }
+
+    #[test]
+    fn embedded_files_match_the_stock_folder() {
+        check_folder("cpu", &CPU);
+        check_folder("cuda", &CUDA);
     }
 }

@@ -6,7 +6,9 @@ use polkadot_sdk::{sc_chain_spec::ChainType, sc_service};
 pub type ChainSpec = sc_service::GenericChainSpec;
 
 fn wasm() -> Result<&'static [u8], String> {
-    WASM_BINARY.ok_or_else(|| "this node was built with SKIP_WASM_BUILD: it has no runtime to run".to_string())
+    WASM_BINARY.ok_or_else(|| {
+        "this node was built with SKIP_WASM_BUILD: it has no runtime to run".to_string()
+    })
 }
 
 fn properties() -> serde_json::Map<String, serde_json::Value> {

@@ -18,9 +18,12 @@ use polkadot_sdk::{
     sc_network,
     sc_service::{self, error::Error as ServiceError, Configuration, TaskManager, WarpSyncConfig},
     sc_telemetry::{Telemetry, TelemetryWorker},
-    sc_transaction_pool, sc_transaction_pool_api::OffchainTransactionPoolFactory,
+    sc_transaction_pool,
+    sc_transaction_pool_api::OffchainTransactionPoolFactory,
     sp_consensus_aura::sr25519::{AuthorityId as AuraId, AuthorityPair as AuraPair},
-    sp_io, sp_runtime::traits::Block as BlockT, sp_timestamp,
+    sp_io,
+    sp_runtime::traits::Block as BlockT,
+    sp_timestamp,
 };
 
 use crate::cli::Sealing;
@@ -29,7 +32,8 @@ type HostFunctions = sp_io::SubstrateHostFunctions;
 pub type FullClient = sc_service::TFullClient<Block, RuntimeApi, WasmExecutor<HostFunctions>>;
 type FullBackend = sc_service::TFullBackend<Block>;
 type FullSelectChain = sc_consensus::LongestChain<FullBackend, Block>;
-type GrandpaBlockImport = sc_consensus_grandpa::GrandpaBlockImport<FullBackend, Block, FullClient, FullSelectChain>;
+type GrandpaBlockImport =
+    sc_consensus_grandpa::GrandpaBlockImport<FullBackend, Block, FullClient, FullSelectChain>;
 type GrandpaLink = sc_consensus_grandpa::LinkHalf<Block, FullClient, FullSelectChain>;
 
 /// Blocks between GRANDPA justifications kept for warp sync.
@@ -56,30 +60,40 @@ pub fn new_partial(config: &Configuration) -> Result<Service, ServiceError> {
         .telemetry_endpoints
         .clone()
         .filter(|x| !x.is_empty())
-        .map(|endpoints| -> Result<_, polkadot_sdk::sc_telemetry::Error> {
-            let worker = TelemetryWorker::new(16)?;
-            let telemetry = worker.handle().new_telemetry(endpoints);
-            Ok((worker, telemetry))
-        })
+        .map(
+            |endpoints| -> Result<_, polkadot_sdk::sc_telemetry::Error> {
+                let worker = TelemetryWorker::new(16)?;
+                let telemetry = worker.handle().new_telemetry(endpoints);
+                Ok((worker, telemetry))
+            },
+        )
         .transpose()?;
 
     let executor = sc_service::new_wasm_executor::<HostFunctions>(&config.executor);
-    let (client, backend, keystore_container, task_manager) = sc_service::new_full_parts::<Block, RuntimeApi, _>(
-        config,
-        telemetry.as_ref().map(|(_, telemetry)| telemetry.handle()),
-        executor,
-    )?;
+    let (client, backend, keystore_container, task_manager) =
+        sc_service::new_full_parts::<Block, RuntimeApi, _>(
+            config,
+            telemetry.as_ref().map(|(_, telemetry)| telemetry.handle()),
+            executor,
+            Vec::new(),
+        )?;
     let client = Arc::new(client);
     let telemetry = telemetry.map(|(worker, telemetry)| {
-        task_manager.spawn_handle().spawn("telemetry", None, worker.run());
+        task_manager
+            .spawn_handle()
+            .spawn("telemetry", None, worker.run());
         telemetry
     });
     let select_chain = sc_consensus::LongestChain::new(backend.clone());
     let transaction_pool = Arc::from(
-        sc_transaction_pool::Builder::new(task_manager.spawn_essential_handle(), client.clone(), config.role.is_authority().into())
-            .with_options(config.transaction_pool.clone())
-            .with_prometheus(config.prometheus_registry())
-            .build(),
+        sc_transaction_pool::Builder::new(
+            task_manager.spawn_essential_handle(),
+            client.clone(),
+            config.role.is_authority().into(),
+        )
+        .with_options(config.transaction_pool.clone())
+        .with_prometheus(config.prometheus_registry())
+        .build(),
     );
 
     let (import_queue, grandpa) = if is_dev(config) {
@@ -98,28 +112,33 @@ pub fn new_partial(config: &Configuration) -> Result<Service, ServiceError> {
             telemetry.as_ref().map(|x| x.handle()),
         )?;
         let cidp_client = client.clone();
-        let queue = sc_consensus_aura::import_queue::<AuraPair, _, _, _, _, _>(ImportQueueParams {
-            block_import: grandpa_block_import.clone(),
-            justification_import: Some(Box::new(grandpa_block_import.clone())),
-            client: client.clone(),
-            create_inherent_data_providers: move |parent_hash, _| {
-                let cidp_client = cidp_client.clone();
-                async move {
-                    let slot_duration = sc_consensus_aura::standalone::slot_duration_at(&*cidp_client, parent_hash)?;
-                    let timestamp = sp_timestamp::InherentDataProvider::from_system_time();
-                    let slot = polkadot_sdk::sp_consensus_aura::inherents::InherentDataProvider::from_timestamp_and_slot_duration(
+        let queue = sc_consensus_aura::import_queue::<AuraPair, _, _, _, _, _>(
+            ImportQueueParams {
+                block_import: grandpa_block_import.clone(),
+                justification_import: Some(Box::new(grandpa_block_import.clone())),
+                client: client.clone(),
+                create_inherent_data_providers: move |parent_hash, _| {
+                    let cidp_client = cidp_client.clone();
+                    async move {
+                        let slot_duration = sc_consensus_aura::standalone::slot_duration_at(
+                            &*cidp_client,
+                            parent_hash,
+                        )?;
+                        let timestamp = sp_timestamp::InherentDataProvider::from_system_time();
+                        let slot = polkadot_sdk::sp_consensus_aura::inherents::InherentDataProvider::from_timestamp_and_slot_duration(
                         *timestamp,
                         slot_duration,
                     );
-                    Ok((slot, timestamp))
-                }
+                        Ok((slot, timestamp))
+                    }
+                },
+                spawner: &task_manager.spawn_essential_handle(),
+                registry: config.prometheus_registry(),
+                check_for_equivocation: Default::default(),
+                telemetry: telemetry.as_ref().map(|x| x.handle()),
+                compatibility_mode: Default::default(),
             },
-            spawner: &task_manager.spawn_essential_handle(),
-            registry: config.prometheus_registry(),
-            check_for_equivocation: Default::default(),
-            telemetry: telemetry.as_ref().map(|x| x.handle()),
-            compatibility_mode: Default::default(),
-        })?;
+        )?;
         (queue, Some((grandpa_block_import, grandpa_link)))
     };
 
@@ -153,24 +172,30 @@ pub fn new_full<N: sc_network::NetworkBackend<Block, <Block as BlockT>::Hash>>(
         other: (grandpa, mut telemetry),
     } = new_partial(&config)?;
 
-    let mut net_config = sc_network::config::FullNetworkConfiguration::<Block, <Block as BlockT>::Hash, N>::new(
-        &config.network,
-        config.prometheus_registry().cloned(),
-    );
+    let mut net_config = sc_network::config::FullNetworkConfiguration::<
+        Block,
+        <Block as BlockT>::Hash,
+        N,
+    >::new(&config.network, config.prometheus_registry().cloned());
     let metrics = N::register_notification_metrics(config.prometheus_registry());
 
     let grandpa_protocol_name = sc_consensus_grandpa::protocol_standard_name(
-        &client.block_hash(0).ok().flatten().expect("the genesis block exists"),
+        &client
+            .block_hash(0)
+            .ok()
+            .flatten()
+            .expect("the genesis block exists"),
         &config.chain_spec,
     );
     let mut grandpa_notification_service = None;
     let mut warp_sync_config = None;
     if let Some((_, link)) = &grandpa {
-        let (protocol_config, notification_service) = sc_consensus_grandpa::grandpa_peers_set_config::<_, N>(
-            grandpa_protocol_name.clone(),
-            metrics.clone(),
-            net_config.peer_store_handle(),
-        );
+        let (protocol_config, notification_service) =
+            sc_consensus_grandpa::grandpa_peers_set_config::<_, N>(
+                grandpa_protocol_name.clone(),
+                metrics.clone(),
+                net_config.peer_store_handle(),
+            );
         net_config.add_notification_protocol(protocol_config);
         grandpa_notification_service = Some(notification_service);
         warp_sync_config = Some(WarpSyncConfig::WithProvider(Arc::new(
@@ -182,18 +207,20 @@ pub fn new_full<N: sc_network::NetworkBackend<Block, <Block as BlockT>::Hash>>(
         )));
     }
 
-    let (network, system_rpc_tx, tx_handler_controller, sync_service) =
+    let (network, system_rpc_tx, tx_handler_controller, sync_service, _bitswap) =
         sc_service::build_network(sc_service::BuildNetworkParams {
             config: &config,
             net_config,
             client: client.clone(),
             transaction_pool: transaction_pool.clone(),
             spawn_handle: task_manager.spawn_handle(),
+            spawn_essential_handle: task_manager.spawn_essential_handle(),
             import_queue,
             block_announce_validator_builder: None,
             warp_sync_config,
             block_relay: None,
             metrics,
+            gap_sync_body_policy: None,
         })?;
 
     let role = config.role;
@@ -206,13 +233,16 @@ pub fn new_full<N: sc_network::NetworkBackend<Block, <Block as BlockT>::Hash>>(
         let client = client.clone();
         let pool = transaction_pool.clone();
         Box::new(move |_| {
-            let deps = crate::rpc::FullDeps { client: client.clone(), pool: pool.clone() };
+            let deps = crate::rpc::FullDeps {
+                client: client.clone(),
+                pool: pool.clone(),
+            };
             crate::rpc::create_full(deps).map_err(Into::into)
         })
     };
 
     sc_service::spawn_tasks(sc_service::SpawnTasksParams {
-        network: Arc::new(network.clone()),
+        network: network.clone(),
         client: client.clone(),
         keystore: keystore_container.keystore(),
         task_manager: &mut task_manager,
@@ -224,6 +254,7 @@ pub fn new_full<N: sc_network::NetworkBackend<Block, <Block as BlockT>::Hash>>(
         sync_service: sync_service.clone(),
         config,
         telemetry: telemetry.as_mut(),
+        tracing_execute_block: None,
     })?;
 
     let proposer = polkadot_sdk::sc_basic_authorship::ProposerFactory::new(
@@ -235,42 +266,59 @@ pub fn new_full<N: sc_network::NetworkBackend<Block, <Block as BlockT>::Hash>>(
     );
 
     if dev {
-        start_dev_sealing(&task_manager, client, transaction_pool, select_chain, proposer, sealing, block_time)?;
+        start_dev_sealing(
+            &task_manager,
+            client,
+            transaction_pool,
+            select_chain,
+            proposer,
+            sealing,
+            block_time,
+        )?;
         return Ok(task_manager);
     }
 
-    let (block_import, grandpa_link) = grandpa.expect("non-dev chains build a GRANDPA block import");
+    let (block_import, grandpa_link) =
+        grandpa.expect("non-dev chains build a GRANDPA block import");
     if role.is_authority() {
         let slot_duration = sc_consensus_aura::slot_duration::<AuraId, _, _>(&*client)?;
-        let aura = sc_consensus_aura::start_aura::<AuraPair, _, _, _, _, _, _, _, _, _, _>(StartAuraParams {
-            slot_duration,
-            client: client.clone(),
-            select_chain,
-            block_import,
-            proposer_factory: proposer,
-            create_inherent_data_providers: move |_, ()| async move {
-                let timestamp = sp_timestamp::InherentDataProvider::from_system_time();
-                let slot = polkadot_sdk::sp_consensus_aura::inherents::InherentDataProvider::from_timestamp_and_slot_duration(
+        let aura = sc_consensus_aura::start_aura::<AuraPair, _, _, _, _, _, _, _, _, _, _>(
+            StartAuraParams {
+                slot_duration,
+                client: client.clone(),
+                select_chain,
+                block_import,
+                proposer_factory: proposer,
+                create_inherent_data_providers: move |_, ()| async move {
+                    let timestamp = sp_timestamp::InherentDataProvider::from_system_time();
+                    let slot = polkadot_sdk::sp_consensus_aura::inherents::InherentDataProvider::from_timestamp_and_slot_duration(
                     *timestamp,
                     slot_duration,
                 );
-                Ok((slot, timestamp))
+                    Ok((slot, timestamp))
+                },
+                force_authoring,
+                backoff_authoring_blocks: Option::<()>::None,
+                keystore: keystore_container.keystore(),
+                sync_oracle: sync_service.clone(),
+                justification_sync_link: sync_service.clone(),
+                block_proposal_slot_portion: SlotProportion::new(2f32 / 3f32),
+                max_block_proposal_slot_portion: None,
+                telemetry: telemetry.as_ref().map(|x| x.handle()),
+                compatibility_mode: Default::default(),
             },
-            force_authoring,
-            backoff_authoring_blocks: Option::<()>::None,
-            keystore: keystore_container.keystore(),
-            sync_oracle: sync_service.clone(),
-            justification_sync_link: sync_service.clone(),
-            block_proposal_slot_portion: SlotProportion::new(2f32 / 3f32),
-            max_block_proposal_slot_portion: None,
-            telemetry: telemetry.as_ref().map(|x| x.handle()),
-            compatibility_mode: Default::default(),
-        })?;
-        task_manager.spawn_essential_handle().spawn_blocking("aura", Some("block-authoring"), aura);
+        )?;
+        task_manager
+            .spawn_essential_handle()
+            .spawn_blocking("aura", Some("block-authoring"), aura);
     }
 
     if enable_grandpa {
-        let keystore = if role.is_authority() { Some(keystore_container.keystore()) } else { None };
+        let keystore = if role.is_authority() {
+            Some(keystore_container.keystore())
+        } else {
+            None
+        };
         let grandpa_params = sc_consensus_grandpa::GrandpaParams {
             config: sc_consensus_grandpa::Config {
                 gossip_duration: Duration::from_millis(333),
@@ -285,7 +333,8 @@ pub fn new_full<N: sc_network::NetworkBackend<Block, <Block as BlockT>::Hash>>(
             link: grandpa_link,
             network,
             sync: Arc::new(sync_service),
-            notification_service: grandpa_notification_service.expect("set up with the GRANDPA block import"),
+            notification_service: grandpa_notification_service
+                .expect("set up with the GRANDPA block import"),
             voting_rule: sc_consensus_grandpa::VotingRulesBuilder::default().build(),
             prometheus_registry,
             shared_voter_state: sc_consensus_grandpa::SharedVoterState::empty(),
@@ -317,14 +366,22 @@ fn start_dev_sealing(
 ) -> Result<(), ServiceError> {
     use sc_consensus_manual_seal::EngineCommand;
 
-    let commands_stream: std::pin::Pin<Box<dyn futures::Stream<Item = EngineCommand<<Block as BlockT>::Hash>> + Send>> =
-        match sealing {
-            Sealing::Timer => {
-                let (mut sink, stream) = futures::channel::mpsc::channel(16);
-                task_manager.spawn_handle().spawn("dev-block-timer", None, async move {
+    let commands_stream: std::pin::Pin<
+        Box<dyn futures::Stream<Item = EngineCommand<<Block as BlockT>::Hash>> + Send>,
+    > = match sealing {
+        Sealing::Timer => {
+            let (mut sink, stream) = futures::channel::mpsc::channel(16);
+            task_manager
+                .spawn_handle()
+                .spawn("dev-block-timer", None, async move {
                     loop {
                         futures_timer::Delay::new(block_time).await;
-                        let seal = EngineCommand::SealNewBlock { create_empty: true, finalize: true, parent_hash: None, sender: None };
+                        let seal = EngineCommand::SealNewBlock {
+                            create_empty: true,
+                            finalize: true,
+                            parent_hash: None,
+                            sender: None,
+                        };
                         if sink.try_send(seal).is_err() {
                             // The authorship task is behind; skip this tick rather than queue up.
                             if sink.is_closed() {
@@ -333,16 +390,21 @@ fn start_dev_sealing(
                         }
                     }
                 });
-                Box::pin(stream)
-            }
-            Sealing::Instant => {
-                // Seal whenever a transaction enters the pool, and finalize at once. One block
-                // is sealed first so that the transaction pool has a view to validate against.
-                let seal = || EngineCommand::SealNewBlock { create_empty: true, finalize: true, parent_hash: None, sender: None };
-                let first = futures::stream::once(futures::future::ready(seal()));
-                Box::pin(first.chain(pool.import_notification_stream().map(move |_| seal())))
-            }
-        };
+            Box::pin(stream)
+        }
+        Sealing::Instant => {
+            // Seal whenever a transaction enters the pool, and finalize at once. One block
+            // is sealed first so that the transaction pool has a view to validate against.
+            let seal = || EngineCommand::SealNewBlock {
+                create_empty: true,
+                finalize: true,
+                parent_hash: None,
+                sender: None,
+            };
+            let first = futures::stream::once(futures::future::ready(seal()));
+            Box::pin(first.chain(pool.import_notification_stream().map(move |_| seal())))
+        }
+    };
 
     let cidp_client = client.clone();
     let params = sc_consensus_manual_seal::ManualSealParams {
@@ -356,8 +418,11 @@ fn start_dev_sealing(
         create_inherent_data_providers: move |_, ()| {
             let client = cidp_client.clone();
             async move {
-                let timestamp = SlotTimestampProvider::new_aura(client).map_err(|e| format!("{e}"))?;
-                let slot = polkadot_sdk::sp_consensus_aura::inherents::InherentDataProvider::new(timestamp.slot());
+                let timestamp =
+                    SlotTimestampProvider::new_aura(client).map_err(|e| format!("{e}"))?;
+                let slot = polkadot_sdk::sp_consensus_aura::inherents::InherentDataProvider::new(
+                    timestamp.slot(),
+                );
                 Ok((slot, timestamp))
             }
         },

@@ -30,8 +30,11 @@ pub struct BundleLimits {
 
 impl BundleLimits {
     /// The design's defaults: 512 KiB, 64 files, 255-byte paths.
-    pub const DEFAULT: BundleLimits =
-        BundleLimits { max_bytes: 512 * 1024, max_files: 64, max_path_len: 255 };
+    pub const DEFAULT: BundleLimits = BundleLimits {
+        max_bytes: 512 * 1024,
+        max_files: 64,
+        max_path_len: 255,
+    };
 }
 
 impl Default for BundleLimits {
@@ -92,7 +95,9 @@ impl core::fmt::Display for BundleError {
     }
 }
 
-const BINARY_EXTENSIONS: [&[u8]; 7] = [b".so", b".o", b".a", b".cubin", b".fatbin", b".ptx", b".pyc"];
+const BINARY_EXTENSIONS: [&[u8]; 7] = [
+    b".so", b".o", b".a", b".cubin", b".fatbin", b".ptx", b".pyc",
+];
 
 /// Checks one path against the bundle path rules.
 pub fn check_path(path: &[u8], file: u32, limits: &BundleLimits) -> Result<(), BundleError> {
@@ -106,7 +111,9 @@ pub fn check_path(path: &[u8], file: u32, limits: &BundleLimits) -> Result<(), B
         let ok = !component.is_empty()
             && component != b"."
             && component != b".."
-            && component.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+            && component
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
         if !ok {
             return Err(BundleError::BadPath { file });
         }
@@ -132,12 +139,18 @@ pub fn check_contents(path: &[u8], data: &[u8], file: u32) -> Result<(), BundleE
 /// is allocated), then the decode, then every path and file.
 pub fn decode_bundle(bytes: &[u8], limits: &BundleLimits) -> Result<Vec<BundleFile>, BundleError> {
     if bytes.len() > limits.max_bytes as usize {
-        return Err(BundleError::TooLarge { bytes: bytes.len() as u64, max: limits.max_bytes });
+        return Err(BundleError::TooLarge {
+            bytes: bytes.len() as u64,
+            max: limits.max_bytes,
+        });
     }
     let mut input = bytes;
     let Compact(count) = Compact::<u64>::decode(&mut input).map_err(|_| BundleError::Malformed)?;
     if count > limits.max_files as u64 {
-        return Err(BundleError::TooManyFiles { files: count, max: limits.max_files });
+        return Err(BundleError::TooManyFiles {
+            files: count,
+            max: limits.max_files,
+        });
     }
     if count == 0 {
         return Err(BundleError::Empty);
@@ -159,7 +172,10 @@ pub fn check_files(files: &[BundleFile], limits: &BundleLimits) -> Result<(), Bu
         return Err(BundleError::Empty);
     }
     if files.len() > limits.max_files as usize {
-        return Err(BundleError::TooManyFiles { files: files.len() as u64, max: limits.max_files });
+        return Err(BundleError::TooManyFiles {
+            files: files.len() as u64,
+            max: limits.max_files,
+        });
     }
     for (i, f) in files.iter().enumerate() {
         let index = i as u32;
@@ -167,7 +183,9 @@ pub fn check_files(files: &[BundleFile], limits: &BundleLimits) -> Result<(), Bu
         if i > 0 {
             match files[i - 1].path.cmp(&f.path) {
                 core::cmp::Ordering::Less => {}
-                core::cmp::Ordering::Equal => return Err(BundleError::DuplicatePath { file: index }),
+                core::cmp::Ordering::Equal => {
+                    return Err(BundleError::DuplicatePath { file: index })
+                }
                 core::cmp::Ordering::Greater => return Err(BundleError::NotSorted { file: index }),
             }
         }
@@ -175,7 +193,9 @@ pub fn check_files(files: &[BundleFile], limits: &BundleLimits) -> Result<(), Bu
     }
     for (i, f) in files.iter().enumerate() {
         let is_dir_of = |other: &BundleFile| {
-            other.path.len() > f.path.len() && other.path.starts_with(&f.path) && other.path[f.path.len()] == b'/'
+            other.path.len() > f.path.len()
+                && other.path.starts_with(&f.path)
+                && other.path[f.path.len()] == b'/'
         };
         if files.iter().any(is_dir_of) {
             return Err(BundleError::PathConflict { file: i as u32 });
@@ -185,12 +205,18 @@ pub fn check_files(files: &[BundleFile], limits: &BundleLimits) -> Result<(), Bu
 }
 
 /// Sorts, validates and encodes files into canonical bundle bytes.
-pub fn canonical_bytes(mut files: Vec<BundleFile>, limits: &BundleLimits) -> Result<Vec<u8>, BundleError> {
+pub fn canonical_bytes(
+    mut files: Vec<BundleFile>,
+    limits: &BundleLimits,
+) -> Result<Vec<u8>, BundleError> {
     files.sort_by(|a, b| a.path.cmp(&b.path));
     check_files(&files, limits)?;
     let bytes = files.encode();
     if bytes.len() > limits.max_bytes as usize {
-        return Err(BundleError::TooLarge { bytes: bytes.len() as u64, max: limits.max_bytes });
+        return Err(BundleError::TooLarge {
+            bytes: bytes.len() as u64,
+            max: limits.max_bytes,
+        });
     }
     Ok(bytes)
 }
@@ -207,17 +233,24 @@ mod tests {
     use alloc::vec;
 
     fn file(path: &str, data: &str) -> BundleFile {
-        BundleFile { path: path.as_bytes().to_vec(), data: data.as_bytes().to_vec() }
+        BundleFile {
+            path: path.as_bytes().to_vec(),
+            data: data.as_bytes().to_vec(),
+        }
     }
 
     /// Golden vector shared with the off-chain tools, computed independently in Python
     /// (`hashlib.sha256` over hand-written SCALE bytes; see docs/encodings.md).
     pub const GOLDEN_BUNDLE_HEX: &str = "08386b65726e656c732f73696c752e633c766f6964206628766f6964297b7d0a346d616e69666573742e746f6d6c70616269203d202263616368656f6e2d736c6f742d6162692d7631220a";
-    pub const GOLDEN_BUNDLE_HASH: &str = "c31a81a9cf8caa51bda1b1379574c43091df946eebb35239443466e07d510d26";
+    pub const GOLDEN_BUNDLE_HASH: &str =
+        "c31a81a9cf8caa51bda1b1379574c43091df946eebb35239443466e07d510d26";
 
     fn golden_files() -> Vec<BundleFile> {
         // Given out of order on purpose: canonical_bytes sorts.
-        vec![file("manifest.toml", "abi = \"cacheon-slot-abi-v1\"\n"), file("kernels/silu.c", "void f(void){}\n")]
+        vec![
+            file("manifest.toml", "abi = \"cacheon-slot-abi-v1\"\n"),
+            file("kernels/silu.c", "void f(void){}\n"),
+        ]
     }
 
     #[test]
@@ -227,36 +260,61 @@ mod tests {
         assert_eq!(hex(&content_hash(&bytes)), GOLDEN_BUNDLE_HASH);
         let mut sorted = golden_files();
         sorted.reverse();
-        assert_eq!(decode_bundle(&bytes, &BundleLimits::DEFAULT).unwrap(), sorted);
+        assert_eq!(
+            decode_bundle(&bytes, &BundleLimits::DEFAULT).unwrap(),
+            sorted
+        );
     }
 
     #[test]
     fn refuses_non_canonical_forms() {
         let l = BundleLimits::DEFAULT;
         let mut unsorted = golden_files().encode();
-        assert_eq!(decode_bundle(&unsorted, &l), Err(BundleError::NotSorted { file: 1 }));
+        assert_eq!(
+            decode_bundle(&unsorted, &l),
+            Err(BundleError::NotSorted { file: 1 })
+        );
         let dup = vec![file("a.c", "x"), file("a.c", "y")].encode();
-        assert_eq!(decode_bundle(&dup, &l), Err(BundleError::DuplicatePath { file: 1 }));
+        assert_eq!(
+            decode_bundle(&dup, &l),
+            Err(BundleError::DuplicatePath { file: 1 })
+        );
         let conflict = vec![file("a", "x"), file("a-b.c", "y"), file("a/b.c", "z")].encode();
-        assert_eq!(decode_bundle(&conflict, &l), Err(BundleError::PathConflict { file: 0 }));
+        assert_eq!(
+            decode_bundle(&conflict, &l),
+            Err(BundleError::PathConflict { file: 0 })
+        );
         let mut good = canonical_bytes(golden_files(), &l).unwrap();
         good.push(0);
         assert_eq!(decode_bundle(&good, &l), Err(BundleError::TrailingBytes));
         unsorted.truncate(10);
         assert_eq!(decode_bundle(&unsorted, &l), Err(BundleError::Malformed));
-        assert_eq!(decode_bundle(&Vec::<BundleFile>::new().encode(), &l), Err(BundleError::Empty));
+        assert_eq!(
+            decode_bundle(&Vec::<BundleFile>::new().encode(), &l),
+            Err(BundleError::Empty)
+        );
         assert_eq!(decode_bundle(&[], &l), Err(BundleError::Malformed));
     }
 
     #[test]
     fn refuses_bad_paths() {
         let l = BundleLimits::DEFAULT;
-        for bad in ["", "/abs.c", "a//b.c", "./a.c", "a/../b.c", "..", "a/", "sp ace.c", "nul\0.c", "é.c", "a\\b.c"] {
+        for bad in [
+            "", "/abs.c", "a//b.c", "./a.c", "a/../b.c", "..", "a/", "sp ace.c", "nul\0.c", "é.c",
+            "a\\b.c",
+        ] {
             let bytes = vec![file(bad, "x")].encode();
-            assert_eq!(decode_bundle(&bytes, &l), Err(BundleError::BadPath { file: 0 }), "{bad:?}");
+            assert_eq!(
+                decode_bundle(&bytes, &l),
+                Err(BundleError::BadPath { file: 0 }),
+                "{bad:?}"
+            );
         }
         let long = "a".repeat(256);
-        assert_eq!(decode_bundle(&vec![file(&long, "x")].encode(), &l), Err(BundleError::PathTooLong { file: 0 }));
+        assert_eq!(
+            decode_bundle(&vec![file(&long, "x")].encode(), &l),
+            Err(BundleError::PathTooLong { file: 0 })
+        );
         let ok = "a".repeat(255);
         assert!(decode_bundle(&vec![file(&ok, "x")].encode(), &l).is_ok());
     }
@@ -264,36 +322,73 @@ mod tests {
     #[test]
     fn refuses_binaries() {
         let l = BundleLimits::DEFAULT;
-        for ext in ["k.so", "k.o", "k.a", "k.cubin", "k.fatbin", "k.PTX", "k.pyc"] {
+        for ext in [
+            "k.so", "k.o", "k.a", "k.cubin", "k.fatbin", "k.PTX", "k.pyc",
+        ] {
             let bytes = vec![file(ext, "text")].encode();
-            assert_eq!(decode_bundle(&bytes, &l), Err(BundleError::BinaryExtension { file: 0 }), "{ext}");
+            assert_eq!(
+                decode_bundle(&bytes, &l),
+                Err(BundleError::BinaryExtension { file: 0 }),
+                "{ext}"
+            );
         }
-        let elf = vec![BundleFile { path: b"k.c".to_vec(), data: b"\x7fELF\x02\x01".to_vec() }].encode();
-        assert_eq!(decode_bundle(&elf, &l), Err(BundleError::BinaryContent { file: 0 }));
-        let nul = vec![BundleFile { path: b"k.c".to_vec(), data: b"int x;\0".to_vec() }].encode();
-        assert_eq!(decode_bundle(&nul, &l), Err(BundleError::BinaryContent { file: 0 }));
+        let elf = vec![BundleFile {
+            path: b"k.c".to_vec(),
+            data: b"\x7fELF\x02\x01".to_vec(),
+        }]
+        .encode();
+        assert_eq!(
+            decode_bundle(&elf, &l),
+            Err(BundleError::BinaryContent { file: 0 })
+        );
+        let nul = vec![BundleFile {
+            path: b"k.c".to_vec(),
+            data: b"int x;\0".to_vec(),
+        }]
+        .encode();
+        assert_eq!(
+            decode_bundle(&nul, &l),
+            Err(BundleError::BinaryContent { file: 0 })
+        );
     }
 
     #[test]
     fn refuses_oversized_bundles_before_decoding() {
-        let l = BundleLimits { max_bytes: 64, ..BundleLimits::DEFAULT };
+        let l = BundleLimits {
+            max_bytes: 64,
+            ..BundleLimits::DEFAULT
+        };
         let big = vec![file("a.c", &"x".repeat(100))].encode();
-        assert!(matches!(decode_bundle(&big, &l), Err(BundleError::TooLarge { .. })));
+        assert!(matches!(
+            decode_bundle(&big, &l),
+            Err(BundleError::TooLarge { .. })
+        ));
         // A hostile count prefix announcing 2^40 files is refused without allocating.
         let mut hostile = Compact(1u64 << 40).encode();
         hostile.extend_from_slice(&[0; 8]);
         assert_eq!(
             decode_bundle(&hostile, &BundleLimits::DEFAULT),
-            Err(BundleError::TooManyFiles { files: 1 << 40, max: 64 })
+            Err(BundleError::TooManyFiles {
+                files: 1 << 40,
+                max: 64
+            })
         );
-        let many: Vec<_> = (0..65).map(|i| file(&alloc::format!("f{i:03}.c"), "x")).collect();
-        assert!(matches!(decode_bundle(&many.encode(), &BundleLimits::DEFAULT), Err(BundleError::TooManyFiles { .. })));
+        let many: Vec<_> = (0..65)
+            .map(|i| file(&alloc::format!("f{i:03}.c"), "x"))
+            .collect();
+        assert!(matches!(
+            decode_bundle(&many.encode(), &BundleLimits::DEFAULT),
+            Err(BundleError::TooManyFiles { .. })
+        ));
         // A file announcing a huge length fails as malformed, not by allocating it.
         let mut huge_file = Compact(1u64).encode();
         huge_file.extend(Compact(3u32).encode());
         huge_file.extend_from_slice(b"a.c");
         huge_file.extend(Compact(u32::MAX).encode());
-        assert_eq!(decode_bundle(&huge_file, &BundleLimits::DEFAULT), Err(BundleError::Malformed));
+        assert_eq!(
+            decode_bundle(&huge_file, &BundleLimits::DEFAULT),
+            Err(BundleError::Malformed)
+        );
     }
 
     proptest::proptest! {

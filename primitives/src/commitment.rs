@@ -19,7 +19,15 @@ pub fn commitment<A: Encode>(
     content_hash: &ContentHash,
     salt: &[u8; 32],
 ) -> Commitment {
-    let preimage = (COMMIT_DOMAIN, miner, arena_id, target_id, content_hash, salt).encode();
+    let preimage = (
+        COMMIT_DOMAIN,
+        miner,
+        arena_id,
+        target_id,
+        content_hash,
+        salt,
+    )
+        .encode();
     sp_crypto_hashing::blake2_256(&preimage)
 }
 
@@ -32,7 +40,13 @@ pub(crate) mod tests {
     #[test]
     fn golden_commitment() {
         let miner = [7u8; 32];
-        let c = commitment(&miner, b"cpu-tiny", b"activation.silu_and_mul", &[1u8; 32], &[2u8; 32]);
+        let c = commitment(
+            &miner,
+            b"cpu-tiny",
+            b"activation.silu_and_mul",
+            &[1u8; 32],
+            &[2u8; 32],
+        );
         assert_eq!(hex(&c), GOLDEN_COMMITMENT);
     }
 
@@ -45,8 +59,10 @@ pub(crate) mod tests {
         assert_ne!(base, commitment(&[7u8; 32], b"a", b"t", &[3; 32], &[2; 32]));
         assert_ne!(base, commitment(&[7u8; 32], b"a", b"t", &[1; 32], &[4; 32]));
         // Length prefixes keep the arena/target boundary unambiguous.
-        assert_ne!(commitment(&[7u8; 32], b"ab", b"c", &[1; 32], &[2; 32]),
-                   commitment(&[7u8; 32], b"a", b"bc", &[1; 32], &[2; 32]));
+        assert_ne!(
+            commitment(&[7u8; 32], b"ab", b"c", &[1; 32], &[2; 32]),
+            commitment(&[7u8; 32], b"a", b"bc", &[1; 32], &[2; 32])
+        );
     }
 
     pub(crate) fn hex(b: &[u8]) -> alloc::string::String {

@@ -8,9 +8,9 @@ pub fn is_valid_id(id: &[u8]) -> bool {
     !id.is_empty()
         && id.len() <= MAX_ID_LEN as usize
         && id[0].is_ascii_alphanumeric()
-        && id
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'))
+        && id.iter().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        })
 }
 
 #[cfg(test)]

@@ -13,7 +13,9 @@ pub mod commitment;
 pub mod ids;
 pub mod verdict;
 
-pub use bundle::{canonical_bytes, content_hash, decode_bundle, BundleError, BundleFile, BundleLimits};
+pub use bundle::{
+    canonical_bytes, content_hash, decode_bundle, BundleError, BundleFile, BundleLimits,
+};
 pub use commitment::{commitment, COMMIT_DOMAIN};
 pub use ids::{is_valid_id, MAX_ID_LEN};
 pub use verdict::{Backend, FailReason, NoDecisionReason, TargetKind, Verdict, PPM_ONE};

@@ -9,8 +9,20 @@ use crate::ProposalId;
 pub const PPM_ONE: u32 = 1_000_000;
 
 /// Where an arena's kernels run.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     Cuda,
@@ -18,8 +30,20 @@ pub enum Backend {
 }
 
 /// A singleton slot target, or an atomic group of slots replaced together.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum TargetKind {
     Slot,
@@ -27,8 +51,20 @@ pub enum TargetKind {
 }
 
 /// Why a proposal failed: the miner's fault. Terminal.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum FailReason {
     /// The source did not compile with the arena's flags.
     Build,
@@ -52,8 +88,20 @@ pub enum FailReason {
 }
 
 /// Why no decision was reached: infrastructure, never the miner's fault.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum NoDecisionReason {
     /// A fault of the validator's machine or software.
     Infrastructure,
@@ -64,11 +112,29 @@ pub enum NoDecisionReason {
 }
 
 /// What one qualification attempt concluded.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum Verdict {
     /// Proven faster: `speedup_ppm` is the lower end of the speedup's 95 % interval.
-    Pass { speedup_ppm: u32 },
-    Fail { reason: FailReason },
-    NoDecision { reason: NoDecisionReason },
+    Pass {
+        speedup_ppm: u32,
+    },
+    Fail {
+        reason: FailReason,
+    },
+    NoDecision {
+        reason: NoDecisionReason,
+    },
 }

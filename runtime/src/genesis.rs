@@ -16,8 +16,13 @@ pub const LOCAL_PRESET: &str = "local";
 pub const DEVELOPMENT_PRESET: &str = DEV_RUNTIME_PRESET;
 
 /// The five slots of DESIGN 5, in catalog order.
-pub const SLOTS: [&str; 5] =
-    ["activation.silu_and_mul", "norm.rmsnorm", "norm.fused_add_rmsnorm", "position.rope", "attention.decode"];
+pub const SLOTS: [&str; 5] = [
+    "activation.silu_and_mul",
+    "norm.rmsnorm",
+    "norm.fused_add_rmsnorm",
+    "position.rope",
+    "attention.decode",
+];
 /// The atomic target: RoPE and decode attention replaced together.
 pub const ROPE_DECODE: &str = "attention.rope_decode.v1";
 pub const CPU_ARENA: &str = "cpu-tiny";
@@ -60,7 +65,11 @@ pub fn digest(kind: &str, name: &str) -> [u8; 32] {
 
 /// The two arenas. Every arena allows all targets of the catalog.
 pub fn arenas() -> Vec<ArenaConfig<BlockNumber>> {
-    let all_targets: Vec<Id> = SLOTS.iter().map(|s| id(s)).chain([id(ROPE_DECODE)]).collect();
+    let all_targets: Vec<Id> = SLOTS
+        .iter()
+        .map(|s| id(s))
+        .chain([id(ROPE_DECODE)])
+        .collect();
     vec![
         ArenaConfig {
             id: id(CPU_ARENA),
@@ -124,9 +133,23 @@ fn genesis(p: Preset) -> serde_json::Value {
         .collect();
     frame::deps::frame_support::build_struct_json_patch!(RuntimeGenesisConfig {
         balances: BalancesConfig { balances: endowed },
-        aura: AuraConfig { authorities: p.authorities.iter().map(|(a, _)| a.public().into()).collect::<Vec<_>>() },
-        grandpa: GrandpaConfig { authorities: p.authorities.iter().map(|(_, g)| (g.public().into(), 1)).collect::<Vec<_>>() },
-        sudo: SudoConfig { key: Some(Sr25519Keyring::Alice.to_account_id()) },
+        aura: AuraConfig {
+            authorities: p
+                .authorities
+                .iter()
+                .map(|(a, _)| a.public().into())
+                .collect::<Vec<_>>()
+        },
+        grandpa: GrandpaConfig {
+            authorities: p
+                .authorities
+                .iter()
+                .map(|(_, g)| (g.public().into(), 1))
+                .collect::<Vec<_>>()
+        },
+        sudo: SudoConfig {
+            key: Some(Sr25519Keyring::Alice.to_account_id())
+        },
         cacheon: CacheonConfig {
             targets: catalog(),
             arenas: arenas(),
@@ -146,7 +169,11 @@ fn genesis(p: Preset) -> serde_json::Value {
 fn development() -> serde_json::Value {
     genesis(Preset {
         authorities: vec![(Sr25519Keyring::Alice, Ed25519Keyring::Alice)],
-        validators: vec![Sr25519Keyring::Alice, Sr25519Keyring::Bob, Sr25519Keyring::Dave],
+        validators: vec![
+            Sr25519Keyring::Alice,
+            Sr25519Keyring::Bob,
+            Sr25519Keyring::Dave,
+        ],
         epoch_blocks: 10,
         half_life_blocks: 1_000,
     })
@@ -162,7 +189,11 @@ fn local() -> serde_json::Value {
             (Sr25519Keyring::Charlie, Ed25519Keyring::Charlie),
             (Sr25519Keyring::Dave, Ed25519Keyring::Dave),
         ],
-        validators: vec![Sr25519Keyring::Alice, Sr25519Keyring::Bob, Sr25519Keyring::Dave],
+        validators: vec![
+            Sr25519Keyring::Alice,
+            Sr25519Keyring::Bob,
+            Sr25519Keyring::Dave,
+        ],
         epoch_blocks: 600,
         half_life_blocks: 100_800,
     })
@@ -176,10 +207,16 @@ pub fn preset(id: &PresetId) -> Option<Vec<u8>> {
         LOCAL_PRESET | LOCAL_TESTNET_RUNTIME_PRESET => local(),
         _ => return None,
     };
-    Some(serde_json::to_string(&value).expect("preset serializes").into_bytes())
+    Some(
+        serde_json::to_string(&value)
+            .expect("preset serializes")
+            .into_bytes(),
+    )
 }
 
 pub fn preset_names() -> Vec<PresetId> {
-    vec![PresetId::from(DEVELOPMENT_PRESET), PresetId::from(LOCAL_PRESET)]
+    vec![
+        PresetId::from(DEVELOPMENT_PRESET),
+        PresetId::from(LOCAL_PRESET),
+    ]
 }
-

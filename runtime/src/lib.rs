@@ -13,8 +13,9 @@ pub mod genesis;
 
 use alloc::{vec, vec::Vec};
 use polkadot_sdk::{
-    pallet_aura, pallet_balances, pallet_grandpa, pallet_sudo, pallet_timestamp, pallet_transaction_payment,
-    pallet_transaction_payment_rpc_runtime_api, polkadot_sdk_frame as frame, sp_consensus_aura, sp_consensus_grandpa,
+    pallet_aura, pallet_balances, pallet_grandpa, pallet_sudo, pallet_timestamp,
+    pallet_transaction_payment, pallet_transaction_payment_rpc_runtime_api,
+    polkadot_sdk_frame as frame, sp_consensus_aura, sp_consensus_grandpa,
 };
 
 use frame::{
@@ -58,7 +59,8 @@ pub type TxExtension = (
     frame_system::CheckWeight<Runtime>,
     pallet_transaction_payment::ChargeTransactionPayment<Runtime>,
 );
-pub type UncheckedExtrinsic = generic::UncheckedExtrinsic<Address, RuntimeCall, Signature, TxExtension>;
+pub type UncheckedExtrinsic =
+    generic::UncheckedExtrinsic<Address, RuntimeCall, Signature, TxExtension>;
 pub type Block = generic::Block<Header, UncheckedExtrinsic>;
 pub type Executive = frame::runtime::prelude::Executive<
     Runtime,
@@ -101,7 +103,8 @@ pub const SLOT_DURATION_MS: u64 = 6_000;
 pub const MAX_AUTHORITIES: u32 = 32;
 
 const NORMAL_DISPATCH_RATIO: Perbill = Perbill::from_percent(75);
-const MAXIMUM_BLOCK_WEIGHT: Weight = Weight::from_parts(WEIGHT_REF_TIME_PER_SECOND.saturating_mul(2), u64::MAX);
+const MAXIMUM_BLOCK_WEIGHT: Weight =
+    Weight::from_parts(WEIGHT_REF_TIME_PER_SECOND.saturating_mul(2), u64::MAX);
 
 parameter_types! {
     pub const Version: RuntimeVersion = VERSION;
@@ -245,7 +248,6 @@ impl pallet_cacheon::Config for Runtime {
     type MaxLeasesPerBlock = ConstU32<64>;
     type WeightInfo = pallet_cacheon::weights::SubstrateWeight<Runtime>;
 }
-
 
 impl_runtime_apis! {
     impl apis::Core<Block> for Runtime {

@@ -17,12 +17,14 @@ fn merge(base: &mut serde_json::Value, patch: serde_json::Value) {
 
 fn build_preset(name: &str) -> TestExternalities {
     let patch: serde_json::Value =
-        serde_json::from_slice(&genesis::preset(&PresetId::from(name)).expect("preset exists")).unwrap();
+        serde_json::from_slice(&genesis::preset(&PresetId::from(name)).expect("preset exists"))
+            .unwrap();
     let mut config = serde_json::to_value(RuntimeGenesisConfig::default()).unwrap();
     merge(&mut config, patch);
     let mut ext = TestExternalities::new_empty();
     ext.execute_with(|| {
-        build_state::<RuntimeGenesisConfig>(serde_json::to_vec(&config).unwrap()).expect("preset builds a genesis state")
+        build_state::<RuntimeGenesisConfig>(serde_json::to_vec(&config).unwrap())
+            .expect("preset builds a genesis state")
     });
     ext
 }
@@ -31,8 +33,16 @@ fn build_preset(name: &str) -> TestExternalities {
 fn presets_build_a_genesis_state() {
     for name in [genesis::DEVELOPMENT_PRESET, genesis::LOCAL_PRESET] {
         build_preset(name).execute_with(|| {
-            assert_eq!(pallet_cacheon::Targets::<Runtime>::count(), 6, "{name}: catalog");
-            assert_eq!(pallet_cacheon::Arenas::<Runtime>::count(), 2, "{name}: arenas");
+            assert_eq!(
+                pallet_cacheon::Targets::<Runtime>::count(),
+                6,
+                "{name}: catalog"
+            );
+            assert_eq!(
+                pallet_cacheon::Arenas::<Runtime>::count(),
+                2,
+                "{name}: arenas"
+            );
             for arena in [genesis::CPU_ARENA, genesis::CUDA_ARENA] {
                 let id = pallet_cacheon::Id::try_from(arena.as_bytes().to_vec()).unwrap();
                 let info = pallet_cacheon::Arenas::<Runtime>::get(&id).expect("arena exists");
@@ -42,7 +52,8 @@ fn presets_build_a_genesis_state() {
             assert!(pallet_cacheon::Emissions::<Runtime>::get().is_some());
             assert!(!pallet_aura::Authorities::<Runtime>::get().is_empty());
             assert!(Balances::free_balance(genesis::pot_account()) > 0);
-            pallet_cacheon::Pallet::<Runtime>::do_try_state().expect("genesis satisfies the invariants");
+            pallet_cacheon::Pallet::<Runtime>::do_try_state()
+                .expect("genesis satisfies the invariants");
         });
     }
     assert!(genesis::preset(&PresetId::from("no-such-preset")).is_none());
@@ -50,9 +61,15 @@ fn presets_build_a_genesis_state() {
 
 #[test]
 fn presets_are_listed() {
-    assert_eq!(genesis::preset_names(), vec!["development".to_string(), "local".to_string()]);
+    assert_eq!(
+        genesis::preset_names(),
+        vec!["development".to_string(), "local".to_string()]
+    );
     for name in genesis::preset_names() {
-        assert!(genesis::preset(&name).is_some(), "{name} is listed but not built");
+        assert!(
+            genesis::preset(&name).is_some(),
+            "{name} is listed but not built"
+        );
     }
 }
 
@@ -63,12 +80,15 @@ const METADATA_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/metadata/cache
 /// `CACHEON_BLESS=1 cargo test -p cacheon-runtime metadata`.
 #[test]
 fn committed_metadata_matches_the_runtime() {
-    let current: Vec<u8> = Runtime::metadata_at_version(15).expect("V15 metadata is supported").to_vec();
+    let current: Vec<u8> = Runtime::metadata_at_version(15)
+        .expect("V15 metadata is supported")
+        .to_vec();
     if std::env::var_os("CACHEON_BLESS").is_some() {
         std::fs::create_dir_all(std::path::Path::new(METADATA_FILE).parent().unwrap()).unwrap();
         std::fs::write(METADATA_FILE, &current).expect("write metadata");
     }
-    let committed = std::fs::read(METADATA_FILE).expect("runtime/metadata/cacheon.scale exists; run with CACHEON_BLESS=1");
+    let committed = std::fs::read(METADATA_FILE)
+        .expect("runtime/metadata/cacheon.scale exists; run with CACHEON_BLESS=1");
     assert!(
         committed == current,
         "runtime metadata drifted from {METADATA_FILE}; rerun with CACHEON_BLESS=1 and commit the file"
@@ -81,7 +101,10 @@ fn wasm_runtime_is_built() {
     match WASM_BINARY {
         Some(wasm) => {
             assert_eq!(&wasm[..4], b"\0asm", "the runtime blob is WebAssembly");
-            assert!(wasm.len() > 100_000, "the runtime blob is implausibly small");
+            assert!(
+                wasm.len() > 100_000,
+                "the runtime blob is implausibly small"
+            );
         }
         None => eprintln!("SKIP: built with SKIP_WASM_BUILD; no wasm runtime to check"),
     }

@@ -26,7 +26,9 @@ fn slot(name: &[u8]) -> TargetSpec {
 }
 
 fn slot_names(m: u32) -> Vec<Vec<u8>> {
-    (0..m).map(|i| format!("bench.slot{i}").into_bytes()).collect()
+    (0..m)
+        .map(|i| format!("bench.slot{i}").into_bytes())
+        .collect()
 }
 
 /// Registers `m` singleton slots and an atomic target over them.
@@ -100,11 +102,23 @@ fn bundle_bytes<T: Config>(b: u32, tag: u32) -> BoundedVec<u8, T::MaxBundleBytes
         let mut data = header.clone();
         data.resize(header.len() + fill, b'x');
         let files = vec![
-            BundleFile { path: b"kernels/k.c".to_vec(), data },
-            BundleFile { path: b"manifest.toml".to_vec(), data: b"abi = \"cacheon-slot-abi-v1\"\n".to_vec() },
+            BundleFile {
+                path: b"kernels/k.c".to_vec(),
+                data,
+            },
+            BundleFile {
+                path: b"manifest.toml".to_vec(),
+                data: b"abi = \"cacheon-slot-abi-v1\"\n".to_vec(),
+            },
         ];
-        canonical_bytes(files, &BundleLimits { max_bytes: T::MaxBundleBytes::get(), ..BundleLimits::DEFAULT })
-            .expect("benchmark bundle is canonical")
+        canonical_bytes(
+            files,
+            &BundleLimits {
+                max_bytes: T::MaxBundleBytes::get(),
+                ..BundleLimits::DEFAULT
+            },
+        )
+        .expect("benchmark bundle is canonical")
     };
     let overhead = make(0).len() as u32;
     let bytes = make(b.saturating_sub(overhead + 8) as usize);
@@ -115,13 +129,25 @@ fn bundle_bytes<T: Config>(b: u32, tag: u32) -> BoundedVec<u8, T::MaxBundleBytes
 fn reveal_one<T: Config>(miner: &T::AccountId, target: &[u8], b: u32, tag: u32) -> ProposalId {
     let bytes = bundle_bytes::<T>(b, tag);
     let salt = [7u8; 32];
-    let c = cacheon_primitives::commitment(miner, ARENA, target, &cacheon_primitives::content_hash(&bytes), &salt);
+    let c = cacheon_primitives::commitment(
+        miner,
+        ARENA,
+        target,
+        &cacheon_primitives::content_hash(&bytes),
+        &salt,
+    );
     Pallet::<T>::commit(RawOrigin::Signed(miner.clone()).into(), c).expect("commit works");
     let now = frame_system::Pallet::<T>::block_number();
     frame_system::Pallet::<T>::set_block_number(now.saturating_add(T::RevealDelay::get()));
     let id = NextProposalId::<T>::get();
-    Pallet::<T>::reveal(RawOrigin::Signed(miner.clone()).into(), bid(ARENA), bid(target), salt, bytes)
-        .expect("reveal works");
+    Pallet::<T>::reveal(
+        RawOrigin::Signed(miner.clone()).into(),
+        bid(ARENA),
+        bid(target),
+        salt,
+        bytes,
+    )
+    .expect("reveal works");
     id
 }
 
@@ -129,18 +155,36 @@ fn reveal_one<T: Config>(miner: &T::AccountId, target: &[u8], b: u32, tag: u32) 
 fn crown_directly<T: Config>(id: ProposalId) {
     let mut p = Proposals::<T>::get(id).expect("proposal exists");
     Queue::<T>::mutate(&p.arena, |q| q.retain(|x| *x != id));
-    Incumbents::<T>::insert(&p.arena, &p.target, IncumbentEntry { proposal: id, content_hash: p.content_hash });
+    Incumbents::<T>::insert(
+        &p.arena,
+        &p.target,
+        IncumbentEntry {
+            proposal: id,
+            content_hash: p.content_hash,
+        },
+    );
     Claims::<T>::insert(
         id,
-        RewardClaim { miner: p.miner.clone(), arena: p.arena.clone(), target: p.target.clone(), speedup_ppm: 1_100_000, since: p.reveal_block },
+        RewardClaim {
+            miner: p.miner.clone(),
+            arena: p.arena.clone(),
+            target: p.target.clone(),
+            speedup_ppm: 1_100_000,
+            since: p.reveal_block,
+        },
     );
-    p.status = ProposalStatus::Crowned { at: p.reveal_block, speedup_ppm: 1_100_000 };
+    p.status = ProposalStatus::Crowned {
+        at: p.reveal_block,
+        speedup_ppm: 1_100_000,
+    };
     Proposals::<T>::insert(id, p);
 }
 
 fn pass_attestation(generation: u32, seed: u8) -> Attestation {
     Attestation {
-        verdict: Verdict::Pass { speedup_ppm: 1_100_000 },
+        verdict: Verdict::Pass {
+            speedup_ppm: 1_100_000,
+        },
         incumbent_generation: generation,
         evidence_digest: [seed; 32],
         attempt_digest: [seed.wrapping_add(1); 32],
@@ -166,16 +210,29 @@ mod benchmarks {
         let bytes = bundle_bytes::<T>(b, 0);
         let salt = [7u8; 32];
         let target = b"bench.slot0";
-        let c = cacheon_primitives::commitment(&miner, ARENA, target, &cacheon_primitives::content_hash(&bytes), &salt);
+        let c = cacheon_primitives::commitment(
+            &miner,
+            ARENA,
+            target,
+            &cacheon_primitives::content_hash(&bytes),
+            &salt,
+        );
         Pallet::<T>::commit(RawOrigin::Signed(miner.clone()).into(), c).expect("commit works");
         frame_system::Pallet::<T>::set_block_number(
             frame_system::Pallet::<T>::block_number().saturating_add(T::RevealDelay::get()),
         );
         // A queue one short of full: its encoding is read and written.
-        let filler: Vec<ProposalId> = (1_000_000..1_000_000 + T::MaxQueueLen::get() as u64 - 1).collect();
+        let filler: Vec<ProposalId> =
+            (1_000_000..1_000_000 + T::MaxQueueLen::get() as u64 - 1).collect();
         Queue::<T>::insert(bid(ARENA), BoundedVec::truncate_from(filler));
         #[extrinsic_call]
-        _(RawOrigin::Signed(miner), bid(ARENA), bid(target), salt, bytes);
+        _(
+            RawOrigin::Signed(miner),
+            bid(ARENA),
+            bid(target),
+            salt,
+            bytes,
+        );
         assert_eq!(NextProposalId::<T>::get(), 1);
     }
 
@@ -186,13 +243,17 @@ mod benchmarks {
         let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
         #[extrinsic_call]
         _(RawOrigin::Signed(miner), p);
-        assert!(matches!(Proposals::<T>::get(p).unwrap().status, ProposalStatus::Withdrawn));
+        assert!(matches!(
+            Proposals::<T>::get(p).unwrap().status,
+            ProposalStatus::Withdrawn
+        ));
     }
 
     #[benchmark]
     fn cancel_commit() {
         let miner = funded::<T>("miner", 0);
-        Pallet::<T>::commit(RawOrigin::Signed(miner.clone()).into(), [9u8; 32]).expect("commit works");
+        Pallet::<T>::commit(RawOrigin::Signed(miner.clone()).into(), [9u8; 32])
+            .expect("commit works");
         #[extrinsic_call]
         _(RawOrigin::Signed(miner.clone()), [9u8; 32]);
         assert!(!Commits::<T>::contains_key(&miner, [9u8; 32]));
@@ -224,7 +285,10 @@ mod benchmarks {
         Queue::<T>::insert(bid(ARENA), BoundedVec::truncate_from(queue));
         #[extrinsic_call]
         _(RawOrigin::Signed(v1), target);
-        assert!(matches!(Proposals::<T>::get(target).unwrap().status, ProposalStatus::Primary { .. }));
+        assert!(matches!(
+            Proposals::<T>::get(target).unwrap().status,
+            ProposalStatus::Primary { .. }
+        ));
     }
 
     /// The reproduction PASS that crowns an atomic target displacing `m` crowned members, with
@@ -238,7 +302,9 @@ mod benchmarks {
             crown_directly::<T>(p);
         }
         let p = reveal_one::<T>(&miner, b"bench.atomic", T::MaxBundleBytes::get(), 0);
-        let others: Vec<ProposalId> = (0..q).map(|i| reveal_one::<T>(&funded::<T>("other", i), b"bench.slot0", 256, 1_000 + i)).collect();
+        let others: Vec<ProposalId> = (0..q)
+            .map(|i| reveal_one::<T>(&funded::<T>("other", i), b"bench.slot0", 256, 1_000 + i))
+            .collect();
         Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
         Pallet::<T>::do_attest(v1.clone(), p, pass_attestation(0, 1)).expect("primary pass");
         for o in &others {
@@ -257,14 +323,19 @@ mod benchmarks {
         Pallet::<T>::do_claim(v2.clone(), p).expect("reproduction claim");
         #[extrinsic_call]
         attest(RawOrigin::Signed(v2), p, pass_attestation(0, 2));
-        assert!(matches!(Proposals::<T>::get(p).unwrap().status, ProposalStatus::Crowned { .. }));
+        assert!(matches!(
+            Proposals::<T>::get(p).unwrap().status,
+            ProposalStatus::Crowned { .. }
+        ));
     }
 
     /// Updates the head of a displacement chain of `t` targets: the cycle check walks it.
     #[benchmark]
     fn set_target(t: Linear<2, { T::MaxTargets::get() }>) {
         // Genesis may already hold targets; the chain uses the room that is left.
-        let t = t.min(T::MaxTargets::get().saturating_sub(Targets::<T>::count())).max(2);
+        let t = t
+            .min(T::MaxTargets::get().saturating_sub(Targets::<T>::count()))
+            .max(2);
         let name = |i: u32| format!("bench.chain{i}").into_bytes();
         for i in (0..t).rev() {
             let mut spec = slot(&name(i));
@@ -278,7 +349,10 @@ mod benchmarks {
         head.status = Status::Paused;
         #[extrinsic_call]
         _(RawOrigin::Root, head);
-        assert_eq!(Targets::<T>::get(bid(&name(0))).unwrap().status, Status::Paused);
+        assert_eq!(
+            Targets::<T>::get(bid(&name(0))).unwrap().status,
+            Status::Paused
+        );
     }
 
     #[benchmark]
@@ -345,7 +419,10 @@ mod benchmarks {
             Pallet::<T>::expire_leases(deadline);
         }
         for p in &ids {
-            assert!(matches!(Proposals::<T>::get(p).unwrap().status, ProposalStatus::Queued));
+            assert!(matches!(
+                Proposals::<T>::get(p).unwrap().status,
+                ProposalStatus::Queued
+            ));
         }
     }
 
@@ -355,7 +432,13 @@ mod benchmarks {
             let miner: T::AccountId = account("miner", i, 0);
             Claims::<T>::insert(
                 i as u64,
-                RewardClaim { miner, arena: bid(ARENA), target: bid(b"bench.slot0"), speedup_ppm: 1_000_000 + 1_000 * (i + 1), since: Zero::zero() },
+                RewardClaim {
+                    miner,
+                    arena: bid(ARENA),
+                    target: bid(b"bench.slot0"),
+                    speedup_ppm: 1_000_000 + 1_000 * (i + 1),
+                    since: Zero::zero(),
+                },
             );
         }
         let pot = Pallet::<T>::pot_account();
@@ -376,5 +459,9 @@ mod benchmarks {
         assert_eq!(sum, 1_000_000);
     }
 
-    impl_benchmark_test_suite!(Pallet, crate::mock::ExtBuilder::default().build(), crate::mock::Test);
+    impl_benchmark_test_suite!(
+        Pallet,
+        crate::mock::ExtBuilder::default().build(),
+        crate::mock::Test
+    );
 }

@@ -58,7 +58,9 @@ pub fn split_weights<A: Ord + Clone>(credits: &[(A, u128)]) -> Vec<(A, u32)> {
             }
         }
     }
-    rows.into_iter().map(|(who, share, _)| (who, share)).collect()
+    rows.into_iter()
+        .map(|(who, share, _)| (who, share))
+        .collect()
 }
 
 impl<T: Config> Pallet<T> {
@@ -83,7 +85,10 @@ impl<T: Config> Pallet<T> {
         let weights: WeightVectorOf<T> = BoundedVec::truncate_from(vector);
         Weights::<T>::put(weights.clone());
         WeightsEpoch::<T>::put(epoch);
-        Self::deposit_event(Event::WeightsSet { epoch, weights: weights.clone() });
+        Self::deposit_event(Event::WeightsSet {
+            epoch,
+            weights: weights.clone(),
+        });
         if !policy.emission_per_epoch.is_zero() {
             Self::pay_emissions(epoch, policy.emission_per_epoch, &weights);
         }
@@ -93,7 +98,8 @@ impl<T: Config> Pallet<T> {
     /// Pays `emission` (or what the pot holds, if less) pro rata to `weights`.
     fn pay_emissions(epoch: u32, emission: BalanceOf<T>, weights: &WeightVectorOf<T>) {
         let pot = Self::pot_account();
-        let available = T::Currency::reducible_balance(&pot, Preservation::Preserve, Fortitude::Polite);
+        let available =
+            T::Currency::reducible_balance(&pot, Preservation::Preserve, Fortitude::Polite);
         let budget = emission.min(available);
         let mut total: BalanceOf<T> = Zero::zero();
         for (who, ppm) in weights.iter() {

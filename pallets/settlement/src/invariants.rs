@@ -9,12 +9,19 @@ impl<T: Config> Pallet<T> {
         let mut queued: BTreeMap<ArenaId, BTreeSet<ProposalId>> = BTreeMap::new();
         let mut crowned: BTreeSet<ProposalId> = BTreeSet::new();
         for (id, p) in Proposals::<T>::iter() {
-            let holds_bundle = p.status.is_pending() || matches!(p.status, ProposalStatus::Crowned { .. });
+            let holds_bundle =
+                p.status.is_pending() || matches!(p.status, ProposalStatus::Crowned { .. });
             if holds_bundle {
                 *refs.entry(p.content_hash).or_default() += 1;
-                ensure!(Bundles::<T>::contains_key(p.content_hash), "a live proposal's bundle is missing");
+                ensure!(
+                    Bundles::<T>::contains_key(p.content_hash),
+                    "a live proposal's bundle is missing"
+                );
             } else {
-                ensure!(p.bundle_deposit.is_zero(), "a finished proposal still holds its bundle deposit");
+                ensure!(
+                    p.bundle_deposit.is_zero(),
+                    "a finished proposal still holds its bundle deposit"
+                );
             }
             if p.status.is_pending() {
                 queued.entry(p.arena.clone()).or_default().insert(id);
@@ -22,29 +29,59 @@ impl<T: Config> Pallet<T> {
             if matches!(p.status, ProposalStatus::Crowned { .. }) {
                 crowned.insert(id);
                 let entry = Incumbents::<T>::get(&p.arena, &p.target);
-                ensure!(entry.is_some_and(|e| e.proposal == id), "a crowned proposal is not its target's incumbent");
-                ensure!(Claims::<T>::contains_key(id), "a crowned proposal has no reward claim");
+                ensure!(
+                    entry.is_some_and(|e| e.proposal == id),
+                    "a crowned proposal is not its target's incumbent"
+                );
+                ensure!(
+                    Claims::<T>::contains_key(id),
+                    "a crowned proposal has no reward claim"
+                );
             }
         }
         for (hash, stored) in Bundles::<T>::iter() {
-            ensure!(refs.get(&hash) == Some(&stored.refs), "a bundle's reference count is wrong");
+            ensure!(
+                refs.get(&hash) == Some(&stored.refs),
+                "a bundle's reference count is wrong"
+            );
         }
         for (arena, q) in Queue::<T>::iter() {
             let set: BTreeSet<_> = q.iter().copied().collect();
             ensure!(set.len() == q.len(), "a proposal is queued twice");
-            ensure!(queued.remove(&arena).unwrap_or_default() == set, "an arena's queue does not match its pending proposals");
+            ensure!(
+                queued.remove(&arena).unwrap_or_default() == set,
+                "an arena's queue does not match its pending proposals"
+            );
         }
-        ensure!(queued.values().all(|s| s.is_empty()), "a pending proposal is missing from its queue");
+        ensure!(
+            queued.values().all(|s| s.is_empty()),
+            "a pending proposal is missing from its queue"
+        );
 
         let mut entries = 0u32;
         for (arena, target, entry) in Incumbents::<T>::iter() {
             entries += 1;
-            ensure!(crowned.contains(&entry.proposal), "an incumbent entry has no live crown");
-            ensure!(Bundles::<T>::contains_key(entry.content_hash), "an incumbent entry's bundle is missing");
-            ensure!(Self::displacer_of(&arena, &target).is_none(), "an incumbent entry is displaced by another");
+            ensure!(
+                crowned.contains(&entry.proposal),
+                "an incumbent entry has no live crown"
+            );
+            ensure!(
+                Bundles::<T>::contains_key(entry.content_hash),
+                "an incumbent entry's bundle is missing"
+            );
+            ensure!(
+                Self::displacer_of(&arena, &target).is_none(),
+                "an incumbent entry is displaced by another"
+            );
         }
-        ensure!(entries as usize == crowned.len(), "crowns and incumbent entries differ");
-        ensure!(Claims::<T>::count() == entries, "claims and incumbent entries differ");
+        ensure!(
+            entries as usize == crowned.len(),
+            "crowns and incumbent entries differ"
+        );
+        ensure!(
+            Claims::<T>::count() == entries,
+            "claims and incumbent entries differ"
+        );
 
         let weights = Weights::<T>::get();
         if !weights.is_empty() {

@@ -33,10 +33,9 @@ mod mock;
 #[cfg(test)]
 mod tests;
 
-
 pub use cacheon_primitives::{
-    Backend, Commitment, ContentHash, EvidenceDigest, FailReason, NoDecisionReason, ProposalId, TargetKind,
-    Verdict, PPM_ONE,
+    Backend, Commitment, ContentHash, EvidenceDigest, FailReason, NoDecisionReason, ProposalId,
+    TargetKind, Verdict, PPM_ONE,
 };
 pub use epoch::split_weights;
 pub use types::*;
@@ -52,16 +51,19 @@ use frame::traits::{
 };
 
 /// The balance type of the configured currency.
-pub type BalanceOf<T> = <<T as Config>::Currency as Inspect<<T as frame_system::Config>::AccountId>>::Balance;
+pub type BalanceOf<T> =
+    <<T as Config>::Currency as Inspect<<T as frame_system::Config>::AccountId>>::Balance;
 pub type ArenaConfigOf<T> = ArenaConfig<BlockNumberFor<T>>;
 pub type ArenaInfoOf<T> = ArenaInfo<BlockNumberFor<T>>;
-pub type ProposalOf<T> = Proposal<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
+pub type ProposalOf<T> =
+    Proposal<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
 pub type StatusOf<T> = ProposalStatus<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type LeaseOf<T> = Lease<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type RewardClaimOf<T> = RewardClaim<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type EmissionsPolicyOf<T> =
     EmissionsPolicy<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
-pub type WeightVectorOf<T> = BoundedVec<(<T as frame_system::Config>::AccountId, u32), <T as Config>::MaxClaims>;
+pub type WeightVectorOf<T> =
+    BoundedVec<(<T as frame_system::Config>::AccountId, u32), <T as Config>::MaxClaims>;
 
 #[frame::pallet]
 pub mod pallet {
@@ -86,7 +88,8 @@ pub mod pallet {
     #[pallet::config]
     pub trait Config: polkadot_sdk::frame_system::Config {
         /// Holds deposits and pays emissions.
-        type Currency: Mutate<Self::AccountId> + MutateHold<Self::AccountId, Reason = Self::RuntimeHoldReason>;
+        type Currency: Mutate<Self::AccountId>
+            + MutateHold<Self::AccountId, Reason = Self::RuntimeHoldReason>;
         /// The runtime's hold reason, built from [`HoldReason`].
         type RuntimeHoldReason: From<HoldReason>;
         /// The account of the reward pot is derived from this id.
@@ -151,8 +154,15 @@ pub mod pallet {
     /// Registered validators per arena. `Blake2_128Concat` on both keys: account ids are chosen
     /// by their owners, so they must be hashed.
     #[pallet::storage]
-    pub type Validators<T: Config> =
-        StorageDoubleMap<_, Blake2_128Concat, ArenaId, Blake2_128Concat, T::AccountId, (), OptionQuery>;
+    pub type Validators<T: Config> = StorageDoubleMap<
+        _,
+        Blake2_128Concat,
+        ArenaId,
+        Blake2_128Concat,
+        T::AccountId,
+        (),
+        OptionQuery,
+    >;
 
     /// The emissions policy; `None` until governance or genesis sets it.
     #[pallet::storage]
@@ -163,16 +173,24 @@ pub mod pallet {
     /// Pending commitments: miner → commitment → commit block. Both keys are chosen by the
     /// miner, so both are `Blake2_128Concat`.
     #[pallet::storage]
-    pub type Commits<T: Config> =
-        StorageDoubleMap<_, Blake2_128Concat, T::AccountId, Blake2_128Concat, Commitment, BlockNumberFor<T>>;
+    pub type Commits<T: Config> = StorageDoubleMap<
+        _,
+        Blake2_128Concat,
+        T::AccountId,
+        Blake2_128Concat,
+        Commitment,
+        BlockNumberFor<T>,
+    >;
 
     /// How many commitments each miner has pending. `Blake2_128Concat`: user-chosen key.
     #[pallet::storage]
-    pub type PendingCommits<T: Config> = StorageMap<_, Blake2_128Concat, T::AccountId, u32, ValueQuery>;
+    pub type PendingCommits<T: Config> =
+        StorageMap<_, Blake2_128Concat, T::AccountId, u32, ValueQuery>;
 
     /// Reveals per miner in the current epoch: `(epoch, count)`. `Blake2_128Concat`: user key.
     #[pallet::storage]
-    pub type RevealsInEpoch<T: Config> = StorageMap<_, Blake2_128Concat, T::AccountId, (u32, u32), ValueQuery>;
+    pub type RevealsInEpoch<T: Config> =
+        StorageMap<_, Blake2_128Concat, T::AccountId, (u32, u32), ValueQuery>;
 
     /// The next proposal id.
     #[pallet::storage]
@@ -184,26 +202,38 @@ pub mod pallet {
 
     /// Pending proposals per arena in reveal order (priority order). `Blake2_128Concat`.
     #[pallet::storage]
-    pub type Queue<T: Config> =
-        StorageMap<_, Blake2_128Concat, ArenaId, BoundedVec<ProposalId, T::MaxQueueLen>, ValueQuery>;
+    pub type Queue<T: Config> = StorageMap<
+        _,
+        Blake2_128Concat,
+        ArenaId,
+        BoundedVec<ProposalId, T::MaxQueueLen>,
+        ValueQuery,
+    >;
 
     /// Bundle bytes by ContentHash, kept while a pending proposal or incumbent entry uses them.
     /// `Identity`: the key is already a SHA-256 digest of content the chain checked itself.
     #[pallet::storage]
-    pub type Bundles<T: Config> = StorageMap<_, Identity, ContentHash, StoredBundle<T::MaxBundleBytes>>;
+    pub type Bundles<T: Config> =
+        StorageMap<_, Identity, ContentHash, StoredBundle<T::MaxBundleBytes>>;
 
     /// The first account and proposal that revealed each ContentHash, kept forever so a copy is
     /// refused even after the original's bundle is gone. `Identity`: SHA-256 key.
     #[pallet::storage]
-    pub type FirstRevealer<T: Config> = StorageMap<_, Identity, ContentHash, (T::AccountId, ProposalId)>;
+    pub type FirstRevealer<T: Config> =
+        StorageMap<_, Identity, ContentHash, (T::AccountId, ProposalId)>;
 
     // ---- Validators ----
 
     /// Leases by the block at which they expire. `Twox64Concat`: block numbers are not chosen by
     /// users.
     #[pallet::storage]
-    pub type LeaseDeadlines<T: Config> =
-        StorageMap<_, Twox64Concat, BlockNumberFor<T>, BoundedVec<ProposalId, T::MaxLeasesPerBlock>, ValueQuery>;
+    pub type LeaseDeadlines<T: Config> = StorageMap<
+        _,
+        Twox64Concat,
+        BlockNumberFor<T>,
+        BoundedVec<ProposalId, T::MaxLeasesPerBlock>,
+        ValueQuery,
+    >;
 
     // ---- Crowns and weights ----
 
@@ -245,7 +275,8 @@ pub mod pallet {
                 Pallet::<T>::do_set_arena(arena.clone()).expect("genesis arena is valid");
             }
             for (arena, who) in &self.validators {
-                Pallet::<T>::do_add_validator(arena.clone(), who.clone()).expect("genesis validator is valid");
+                Pallet::<T>::do_add_validator(arena.clone(), who.clone())
+                    .expect("genesis validator is valid");
             }
             if let Some(policy) = &self.emissions {
                 Pallet::<T>::check_emissions(policy).expect("genesis emissions policy is valid");
@@ -258,19 +289,38 @@ pub mod pallet {
     #[pallet::generate_deposit(pub(super) fn deposit_event)]
     pub enum Event<T: Config> {
         /// A catalog target was added or changed.
-        TargetSet { target: TargetId, kind: TargetKind, status: Status },
+        TargetSet {
+            target: TargetId,
+            kind: TargetKind,
+            status: Status,
+        },
         /// An arena was added or its configuration changed.
         ArenaSet { arena: ArenaId, status: Status },
         /// A validator was registered for an arena.
-        ValidatorAdded { arena: ArenaId, validator: T::AccountId },
+        ValidatorAdded {
+            arena: ArenaId,
+            validator: T::AccountId,
+        },
         /// A validator was removed from an arena.
-        ValidatorRemoved { arena: ArenaId, validator: T::AccountId },
+        ValidatorRemoved {
+            arena: ArenaId,
+            validator: T::AccountId,
+        },
         /// The emissions policy was changed.
-        EmissionsSet { epoch_blocks: BlockNumberFor<T>, emission_per_epoch: BalanceOf<T> },
+        EmissionsSet {
+            epoch_blocks: BlockNumberFor<T>,
+            emission_per_epoch: BalanceOf<T>,
+        },
         /// A miner committed to a bundle.
-        Committed { miner: T::AccountId, commitment: Commitment },
+        Committed {
+            miner: T::AccountId,
+            commitment: Commitment,
+        },
         /// A miner cancelled an unrevealed commitment; its deposit was released.
-        CommitCancelled { miner: T::AccountId, commitment: Commitment },
+        CommitCancelled {
+            miner: T::AccountId,
+            commitment: Commitment,
+        },
         /// A bundle was revealed and queued as a proposal.
         Revealed {
             proposal: ProposalId,
@@ -291,9 +341,17 @@ pub mod pallet {
             expires_at: BlockNumberFor<T>,
         },
         /// A primary PASS was recorded; the proposal waits for its reproduction.
-        PassRecorded { proposal: ProposalId, validator: T::AccountId, speedup_ppm: u32 },
+        PassRecorded {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            speedup_ppm: u32,
+        },
         /// A validator failed the proposal; terminal.
-        Failed { proposal: ProposalId, validator: T::AccountId, reason: FailReason },
+        Failed {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            reason: FailReason,
+        },
         /// The reproduction failed a proposal whose primary passed.
         AttestationsDisagreed {
             proposal: ProposalId,
@@ -302,14 +360,37 @@ pub mod pallet {
             reason: FailReason,
         },
         /// No decision was reached; the proposal went back to its queue.
-        NoDecisionRecorded { proposal: ProposalId, validator: T::AccountId, reason: NoDecisionReason, attempts: u32 },
+        NoDecisionRecorded {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            reason: NoDecisionReason,
+            attempts: u32,
+        },
         /// A lease ran out without an attestation; the proposal went back to its queue.
-        LeaseExpired { proposal: ProposalId, validator: T::AccountId, attempts: u32 },
+        LeaseExpired {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            attempts: u32,
+        },
         /// An attestation measured an incumbent generation that is no longer current; the
         /// proposal went back to the queue to be measured again.
-        AttestationStale { proposal: ProposalId, validator: T::AccountId, generation: u32, current: u32 },
+        AttestationStale {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            generation: u32,
+            current: u32,
+        },
         /// A recorded primary PASS was dropped because the incumbent advanced.
-        PassDropped { proposal: ProposalId, generation: u32 },
+        PassDropped {
+            proposal: ProposalId,
+            generation: u32,
+        },
+        /// A pending proposal was dropped because a crowned atomic target now displaces its
+        /// target; its bundle deposit was returned.
+        ProposalDropped {
+            proposal: ProposalId,
+            displaced_by: ProposalId,
+        },
         /// The proposal ran out of attempts; its deposits were returned.
         Expired { proposal: ProposalId, attempts: u32 },
         /// The proposal became part of its arena's incumbent stack.
@@ -322,9 +403,15 @@ pub mod pallet {
             generation: u32,
         },
         /// A crowned proposal left the incumbent stack; its claim ended.
-        Retired { proposal: ProposalId, cause: RetireCause },
+        Retired {
+            proposal: ProposalId,
+            cause: RetireCause,
+        },
         /// The epoch's weight vector was computed.
-        WeightsSet { epoch: u32, weights: WeightVectorOf<T> },
+        WeightsSet {
+            epoch: u32,
+            weights: WeightVectorOf<T>,
+        },
         /// Emissions were paid from the reward pot.
         EmissionsPaid { epoch: u32, total: BalanceOf<T> },
     }
@@ -343,6 +430,9 @@ pub mod pallet {
         UnknownDisplaced,
         /// The change would make displacement cyclic.
         DisplacementCycle,
+        /// The target is crowned in an arena where a target it would displace is crowned too;
+        /// the change would leave one incumbent entry displacing another.
+        DisplacesCrowned,
         /// The catalog is full.
         TooManyTargets,
         /// No such target.
@@ -449,7 +539,9 @@ pub mod pallet {
         }
 
         #[cfg(feature = "try-runtime")]
-        fn try_state(_n: BlockNumberFor<T>) -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
+        fn try_state(
+            _n: BlockNumberFor<T>,
+        ) -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
             Self::do_try_state()
         }
     }
@@ -463,12 +555,26 @@ pub mod pallet {
         #[pallet::weight(T::WeightInfo::commit())]
         pub fn commit(origin: OriginFor<T>, commitment: Commitment) -> DispatchResult {
             let miner = ensure_signed(origin)?;
-            ensure!(!Commits::<T>::contains_key(&miner, commitment), Error::<T>::AlreadyCommitted);
+            ensure!(
+                !Commits::<T>::contains_key(&miner, commitment),
+                Error::<T>::AlreadyCommitted
+            );
             let pending = PendingCommits::<T>::get(&miner);
-            ensure!(pending < T::MaxPendingCommits::get(), Error::<T>::TooManyCommits);
+            ensure!(
+                pending < T::MaxPendingCommits::get(),
+                Error::<T>::TooManyCommits
+            );
 
-            T::Currency::hold(&HoldReason::CommitDeposit.into(), &miner, T::CommitDeposit::get())?;
-            Commits::<T>::insert(&miner, commitment, frame_system::Pallet::<T>::block_number());
+            T::Currency::hold(
+                &HoldReason::CommitDeposit.into(),
+                &miner,
+                T::CommitDeposit::get(),
+            )?;
+            Commits::<T>::insert(
+                &miner,
+                commitment,
+                frame_system::Pallet::<T>::block_number(),
+            );
             PendingCommits::<T>::insert(&miner, pending + 1);
             Self::deposit_event(Event::Committed { miner, commitment });
             Ok(())
@@ -499,7 +605,10 @@ pub mod pallet {
             let miner = ensure_signed(origin)?;
             let mut p = Proposals::<T>::get(proposal).ok_or(Error::<T>::UnknownProposal)?;
             ensure!(p.miner == miner, Error::<T>::NotMiner);
-            ensure!(matches!(p.status, ProposalStatus::Queued), Error::<T>::NotWithdrawable);
+            ensure!(
+                matches!(p.status, ProposalStatus::Queued),
+                Error::<T>::NotWithdrawable
+            );
 
             p.status = ProposalStatus::Withdrawn;
             Self::leave_queue(proposal, &mut p);
@@ -513,7 +622,10 @@ pub mod pallet {
         #[pallet::weight(T::WeightInfo::cancel_commit())]
         pub fn cancel_commit(origin: OriginFor<T>, commitment: Commitment) -> DispatchResult {
             let miner = ensure_signed(origin)?;
-            ensure!(Commits::<T>::contains_key(&miner, commitment), Error::<T>::UnknownCommitment);
+            ensure!(
+                Commits::<T>::contains_key(&miner, commitment),
+                Error::<T>::UnknownCommitment
+            );
             Self::remove_commit(&miner, commitment);
             Self::deposit_event(Event::CommitCancelled { miner, commitment });
             Ok(())
@@ -533,7 +645,11 @@ pub mod pallet {
         /// Attest the leased attempt's verdict. A second PASS crowns the proposal in this call.
         #[pallet::call_index(11)]
         #[pallet::weight(T::WeightInfo::attest_crown(T::MaxQueueLen::get(), MAX_MEMBERS))]
-        pub fn attest(origin: OriginFor<T>, proposal: ProposalId, attestation: Attestation) -> DispatchResult {
+        pub fn attest(
+            origin: OriginFor<T>,
+            proposal: ProposalId,
+            attestation: Attestation,
+        ) -> DispatchResult {
             let validator = ensure_signed(origin)?;
             Self::do_attest(validator, proposal, attestation)
         }
@@ -557,7 +673,11 @@ pub mod pallet {
         /// Register a validator for an arena (Root).
         #[pallet::call_index(22)]
         #[pallet::weight(T::WeightInfo::add_validator())]
-        pub fn add_validator(origin: OriginFor<T>, arena: ArenaId, validator: T::AccountId) -> DispatchResult {
+        pub fn add_validator(
+            origin: OriginFor<T>,
+            arena: ArenaId,
+            validator: T::AccountId,
+        ) -> DispatchResult {
             ensure_root(origin)?;
             Self::do_add_validator(arena, validator)
         }
@@ -566,10 +686,17 @@ pub mod pallet {
         /// and expire into the queue.
         #[pallet::call_index(23)]
         #[pallet::weight(T::WeightInfo::remove_validator())]
-        pub fn remove_validator(origin: OriginFor<T>, arena: ArenaId, validator: T::AccountId) -> DispatchResult {
+        pub fn remove_validator(
+            origin: OriginFor<T>,
+            arena: ArenaId,
+            validator: T::AccountId,
+        ) -> DispatchResult {
             ensure_root(origin)?;
             let mut info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
-            ensure!(Validators::<T>::contains_key(&arena, &validator), Error::<T>::NotValidator);
+            ensure!(
+                Validators::<T>::contains_key(&arena, &validator),
+                Error::<T>::NotValidator
+            );
             info.validators = info.validators.saturating_sub(1);
             Validators::<T>::remove(&arena, &validator);
             Arenas::<T>::insert(&arena, info);
@@ -600,7 +727,9 @@ pub mod pallet {
         }
 
         /// An arena's generation and crowned incumbent entries `(target, proposal, content_hash)`.
-        pub fn incumbent_stack(arena: ArenaId) -> Option<(u32, alloc::vec::Vec<(TargetId, ProposalId, ContentHash)>)> {
+        pub fn incumbent_stack(
+            arena: ArenaId,
+        ) -> Option<(u32, alloc::vec::Vec<(TargetId, ProposalId, ContentHash)>)> {
             let info = Arenas::<T>::get(&arena)?;
             let entries = Incumbents::<T>::iter_prefix(&arena)
                 .map(|(target, e)| (target, e.proposal, e.content_hash))
@@ -632,7 +761,10 @@ impl<T: Config> Pallet<T> {
 
     /// The limits the chain applies to bundles.
     pub fn bundle_limits() -> BundleLimits {
-        BundleLimits { max_bytes: T::MaxBundleBytes::get(), ..BundleLimits::DEFAULT }
+        BundleLimits {
+            max_bytes: T::MaxBundleBytes::get(),
+            ..BundleLimits::DEFAULT
+        }
     }
 
     fn remove_commit(miner: &T::AccountId, commitment: Commitment) {
@@ -657,10 +789,12 @@ impl<T: Config> From<BundleError> for Error<T> {
             BundleError::Empty => Error::BundleEmpty,
             BundleError::Malformed | BundleError::TrailingBytes => Error::BundleMalformed,
             BundleError::BadPath { .. } | BundleError::PathTooLong { .. } => Error::BundleBadPath,
-            BundleError::NotSorted { .. } | BundleError::DuplicatePath { .. } | BundleError::PathConflict { .. } => {
-                Error::BundleNotCanonical
+            BundleError::NotSorted { .. }
+            | BundleError::DuplicatePath { .. }
+            | BundleError::PathConflict { .. } => Error::BundleNotCanonical,
+            BundleError::BinaryExtension { .. } | BundleError::BinaryContent { .. } => {
+                Error::BundleBinary
             }
-            BundleError::BinaryExtension { .. } | BundleError::BinaryContent { .. } => Error::BundleBinary,
         }
     }
 }

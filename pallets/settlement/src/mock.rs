@@ -158,7 +158,12 @@ pub fn arena_config(required_distinct_validators: u32) -> ArenaConfigOf<Test> {
 }
 
 pub fn emissions(emission_per_epoch: Balance) -> EmissionsPolicyOf<Test> {
-    EmissionsPolicy { half_life_blocks: HALF_LIFE, epoch_blocks: EPOCH_BLOCKS, emission_per_epoch, bootstrap_account: BOOTSTRAP }
+    EmissionsPolicy {
+        half_life_blocks: HALF_LIFE,
+        epoch_blocks: EPOCH_BLOCKS,
+        emission_per_epoch,
+        bootstrap_account: BOOTSTRAP,
+    }
 }
 
 /// Test state builder: the catalog, one arena needing two validators, V1..V3 registered.
@@ -169,7 +174,10 @@ pub struct ExtBuilder {
 
 impl Default for ExtBuilder {
     fn default() -> Self {
-        Self { required_distinct_validators: 2, emission: 0 }
+        Self {
+            required_distinct_validators: 2,
+            emission: 0,
+        }
     }
 }
 
@@ -184,14 +192,24 @@ impl ExtBuilder {
     }
     pub fn build(self) -> TestState {
         let pot: AccountId = Cacheon::pot_account();
-        let mut balances: Vec<(AccountId, Balance)> =
-            [ALICE, BOB, CAROL, V1, V2, V3, OUTSIDER].iter().map(|a| (*a, INITIAL_BALANCE)).collect();
+        let mut balances: Vec<(AccountId, Balance)> = [ALICE, BOB, CAROL, V1, V2, V3, OUTSIDER]
+            .iter()
+            .map(|a| (*a, INITIAL_BALANCE))
+            .collect();
         balances.push((pot, POT_FUNDS));
         let storage = RuntimeGenesisConfig {
             system: Default::default(),
-            balances: pallet_balances::GenesisConfig { balances, ..Default::default() },
+            balances: pallet_balances::GenesisConfig {
+                balances,
+                ..Default::default()
+            },
             cacheon: pallet_cacheon::GenesisConfig {
-                targets: vec![slot_target(SILU), slot_target(ROPE), slot_target(DECODE), atomic_target()],
+                targets: vec![
+                    slot_target(SILU),
+                    slot_target(ROPE),
+                    slot_target(DECODE),
+                    atomic_target(),
+                ],
                 arenas: vec![arena_config(self.required_distinct_validators)],
                 validators: vec![(id(ARENA), V1), (id(ARENA), V2), (id(ARENA), V3)],
                 emissions: Some(emissions(self.emission)),
@@ -222,8 +240,14 @@ pub fn run_to_block(n: u64) {
 pub fn bundle(tag: &str) -> BoundedVec<u8, ConstU32<{ 16 * 1024 }>> {
     use cacheon_primitives::{canonical_bytes, BundleFile, BundleLimits};
     let files = vec![
-        BundleFile { path: b"kernels/k.c".to_vec(), data: format!("/* {tag} */ void k(void) {{}}\n").into_bytes() },
-        BundleFile { path: b"manifest.toml".to_vec(), data: b"abi = \"cacheon-slot-abi-v1\"\n".to_vec() },
+        BundleFile {
+            path: b"kernels/k.c".to_vec(),
+            data: format!("/* {tag} */ void k(void) {{}}\n").into_bytes(),
+        },
+        BundleFile {
+            path: b"manifest.toml".to_vec(),
+            data: b"abi = \"cacheon-slot-abi-v1\"\n".to_vec(),
+        },
     ];
     BoundedVec::try_from(canonical_bytes(files, &BundleLimits::DEFAULT).unwrap()).unwrap()
 }
@@ -232,23 +256,43 @@ pub const SALT: [u8; 32] = [42; 32];
 
 /// The commitment `miner` must publish to reveal `bytes` for `target`.
 pub fn commitment_for(miner: AccountId, target: &[u8], bytes: &[u8]) -> Commitment {
-    cacheon_primitives::commitment(&miner, ARENA, target, &cacheon_primitives::content_hash(bytes), &SALT)
+    cacheon_primitives::commitment(
+        &miner,
+        ARENA,
+        target,
+        &cacheon_primitives::content_hash(bytes),
+        &SALT,
+    )
 }
 
 /// Commits, waits `RevealDelay` blocks, reveals; returns the new proposal id.
 pub fn submit(miner: AccountId, target: &[u8], tag: &str) -> ProposalId {
     let bytes = bundle(tag);
-    assert_ok!(Cacheon::commit(RuntimeOrigin::signed(miner), commitment_for(miner, target, &bytes)));
+    assert_ok!(Cacheon::commit(
+        RuntimeOrigin::signed(miner),
+        commitment_for(miner, target, &bytes)
+    ));
     run_to_block(System::block_number() + REVEAL_DELAY);
     let next = NextProposalId::<Test>::get();
-    assert_ok!(Cacheon::reveal(RuntimeOrigin::signed(miner), id(ARENA), id(target), SALT, bytes));
+    assert_ok!(Cacheon::reveal(
+        RuntimeOrigin::signed(miner),
+        id(ARENA),
+        id(target),
+        SALT,
+        bytes
+    ));
     next
 }
 
 /// An attestation at the arena's current generation with digests derived from `seed`.
 pub fn attestation(verdict: Verdict, seed: u8) -> Attestation {
     let generation = Arenas::<Test>::get(id(ARENA)).unwrap().generation;
-    Attestation { verdict, incumbent_generation: generation, evidence_digest: [seed; 32], attempt_digest: [seed.wrapping_add(100); 32] }
+    Attestation {
+        verdict,
+        incumbent_generation: generation,
+        evidence_digest: [seed; 32],
+        attempt_digest: [seed.wrapping_add(100); 32],
+    }
 }
 
 pub fn pass(speedup_ppm: u32, seed: u8) -> Attestation {
@@ -258,19 +302,35 @@ pub fn pass(speedup_ppm: u32, seed: u8) -> Attestation {
 /// Runs the primary and reproduction PASSes (V1 then V2) so that `proposal` is crowned.
 pub fn crown_with(proposal: ProposalId, speedup_ppm: u32) {
     assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V1), proposal));
-    assert_ok!(Cacheon::attest(RuntimeOrigin::signed(V1), proposal, pass(speedup_ppm, 1)));
+    assert_ok!(Cacheon::attest(
+        RuntimeOrigin::signed(V1),
+        proposal,
+        pass(speedup_ppm, 1)
+    ));
     assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V2), proposal));
-    assert_ok!(Cacheon::attest(RuntimeOrigin::signed(V2), proposal, pass(speedup_ppm, 2)));
+    assert_ok!(Cacheon::attest(
+        RuntimeOrigin::signed(V2),
+        proposal,
+        pass(speedup_ppm, 2)
+    ));
 }
 
 pub fn status(proposal: ProposalId) -> StatusOf<Test> {
-    Proposals::<Test>::get(proposal).expect("proposal exists").status
+    Proposals::<Test>::get(proposal)
+        .expect("proposal exists")
+        .status
 }
 
 /// The pallet's events so far, newest last.
 pub fn cacheon_events() -> Vec<pallet_cacheon::Event<Test>> {
     System::events()
         .into_iter()
-        .filter_map(|r| if let RuntimeEvent::Cacheon(e) = r.event { Some(e) } else { None })
+        .filter_map(|r| {
+            if let RuntimeEvent::Cacheon(e) = r.event {
+                Some(e)
+            } else {
+                None
+            }
+        })
         .collect()
 }

@@ -12,16 +12,26 @@ impl<T: Config> Pallet<T> {
     pub(crate) fn do_set_target(spec: TargetSpec) -> DispatchResult {
         ensure!(is_valid_id(&spec.id), Error::<T>::InvalidId);
         ensure!(
-            spec.members.iter().chain(spec.displaces.iter()).chain(spec.allowed_features.iter()).all(|i| is_valid_id(i)),
+            spec.members
+                .iter()
+                .chain(spec.displaces.iter())
+                .chain(spec.allowed_features.iter())
+                .all(|i| is_valid_id(i)),
             Error::<T>::InvalidId
         );
         match spec.kind {
             TargetKind::Slot => {
-                ensure!(spec.members.len() == 1 && spec.members[0] == spec.id, Error::<T>::SingletonMembers)
+                ensure!(
+                    spec.members.len() == 1 && spec.members[0] == spec.id,
+                    Error::<T>::SingletonMembers
+                )
             }
             TargetKind::Atomic => {
                 let distinct: BTreeSet<_> = spec.members.iter().collect();
-                ensure!(distinct.len() >= 2 && distinct.len() == spec.members.len(), Error::<T>::AtomicMembers);
+                ensure!(
+                    distinct.len() >= 2 && distinct.len() == spec.members.len(),
+                    Error::<T>::AtomicMembers
+                );
                 ensure!(
                     spec.members.iter().all(|m| spec.displaces.contains(m)),
                     Error::<T>::AtomicMustDisplaceMembers
@@ -29,15 +39,37 @@ impl<T: Config> Pallet<T> {
             }
         }
         for d in &spec.displaces {
-            ensure!(*d != spec.id && Targets::<T>::contains_key(d), Error::<T>::UnknownDisplaced);
+            ensure!(
+                *d != spec.id && Targets::<T>::contains_key(d),
+                Error::<T>::UnknownDisplaced
+            );
         }
         let exists = Targets::<T>::contains_key(&spec.id);
-        ensure!(exists || Targets::<T>::count() < T::MaxTargets::get(), Error::<T>::TooManyTargets);
+        ensure!(
+            exists || Targets::<T>::count() < T::MaxTargets::get(),
+            Error::<T>::TooManyTargets
+        );
         if exists {
-            ensure!(Self::displacement_is_acyclic(&spec), Error::<T>::DisplacementCycle);
+            ensure!(
+                Self::displacement_is_acyclic(&spec),
+                Error::<T>::DisplacementCycle
+            );
+            // A crowned entry of this target may not start displacing another crowned entry.
+            let conflict = Arenas::<T>::iter_keys().any(|arena| {
+                Incumbents::<T>::contains_key(&arena, &spec.id)
+                    && spec
+                        .displaces
+                        .iter()
+                        .any(|d| Incumbents::<T>::contains_key(&arena, d))
+            });
+            ensure!(!conflict, Error::<T>::DisplacesCrowned);
         }
 
-        Self::deposit_event(Event::TargetSet { target: spec.id.clone(), kind: spec.kind, status: spec.status });
+        Self::deposit_event(Event::TargetSet {
+            target: spec.id.clone(),
+            kind: spec.kind,
+            status: spec.status,
+        });
         Targets::<T>::insert(spec.id.clone(), spec);
         Ok(())
     }
@@ -63,9 +95,15 @@ impl<T: Config> Pallet<T> {
     }
 
     pub(crate) fn do_set_arena(config: ArenaConfigOf<T>) -> DispatchResult {
-        ensure!(is_valid_id(&config.id) && is_valid_id(&config.hardware), Error::<T>::InvalidId);
+        ensure!(
+            is_valid_id(&config.id) && is_valid_id(&config.hardware),
+            Error::<T>::InvalidId
+        );
         for t in &config.targets {
-            ensure!(Targets::<T>::contains_key(t), Error::<T>::ArenaTargetUnknown);
+            ensure!(
+                Targets::<T>::contains_key(t),
+                Error::<T>::ArenaTargetUnknown
+            );
         }
         let p = &config.policy;
         ensure!(
@@ -76,18 +114,39 @@ impl<T: Config> Pallet<T> {
             Error::<T>::InvalidPolicy
         );
         let existing = Arenas::<T>::get(&config.id);
-        ensure!(existing.is_some() || Arenas::<T>::count() < T::MaxArenas::get(), Error::<T>::TooManyArenas);
+        ensure!(
+            existing.is_some() || Arenas::<T>::count() < T::MaxArenas::get(),
+            Error::<T>::TooManyArenas
+        );
 
-        let (generation, validators) = existing.map(|a| (a.generation, a.validators)).unwrap_or((0, 0));
-        Self::deposit_event(Event::ArenaSet { arena: config.id.clone(), status: config.status });
-        Arenas::<T>::insert(config.id.clone(), ArenaInfo { config, generation, validators });
+        let (generation, validators) = existing
+            .map(|a| (a.generation, a.validators))
+            .unwrap_or((0, 0));
+        Self::deposit_event(Event::ArenaSet {
+            arena: config.id.clone(),
+            status: config.status,
+        });
+        Arenas::<T>::insert(
+            config.id.clone(),
+            ArenaInfo {
+                config,
+                generation,
+                validators,
+            },
+        );
         Ok(())
     }
 
     pub(crate) fn do_add_validator(arena: ArenaId, validator: T::AccountId) -> DispatchResult {
         let mut info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
-        ensure!(!Validators::<T>::contains_key(&arena, &validator), Error::<T>::AlreadyValidator);
-        ensure!(info.validators < T::MaxValidators::get(), Error::<T>::TooManyValidators);
+        ensure!(
+            !Validators::<T>::contains_key(&arena, &validator),
+            Error::<T>::AlreadyValidator
+        );
+        ensure!(
+            info.validators < T::MaxValidators::get(),
+            Error::<T>::TooManyValidators
+        );
         info.validators += 1;
         Validators::<T>::insert(&arena, &validator, ());
         Arenas::<T>::insert(&arena, info);
@@ -116,17 +175,32 @@ impl<T: Config> Pallet<T> {
         let hash = content_hash(&bundle);
         let c = commitment(&miner, &arena, &target, &hash, &salt);
         let committed_at = Commits::<T>::get(&miner, c).ok_or(Error::<T>::UnknownCommitment)?;
-        ensure!(now >= committed_at.saturating_add(T::RevealDelay::get()), Error::<T>::RevealTooEarly);
-        ensure!(now <= committed_at.saturating_add(T::RevealWindow::get()), Error::<T>::RevealTooLate);
+        ensure!(
+            now >= committed_at.saturating_add(T::RevealDelay::get()),
+            Error::<T>::RevealTooEarly
+        );
+        ensure!(
+            now <= committed_at.saturating_add(T::RevealWindow::get()),
+            Error::<T>::RevealTooLate
+        );
 
         decode_bundle(&bundle, &Self::bundle_limits()).map_err(Error::<T>::from)?;
 
         let info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
-        ensure!(info.config.status == Status::Active, Error::<T>::ArenaPaused);
+        ensure!(
+            info.config.status == Status::Active,
+            Error::<T>::ArenaPaused
+        );
         let spec = Targets::<T>::get(&target).ok_or(Error::<T>::UnknownTarget)?;
         ensure!(spec.status == Status::Active, Error::<T>::TargetPaused);
-        ensure!(info.config.targets.contains(&target), Error::<T>::TargetNotInArena);
-        ensure!(Self::displacer_of(&arena, &target).is_none(), Error::<T>::TargetDisplaced);
+        ensure!(
+            info.config.targets.contains(&target),
+            Error::<T>::TargetNotInArena
+        );
+        ensure!(
+            Self::displacer_of(&arena, &target).is_none(),
+            Error::<T>::TargetDisplaced
+        );
 
         if let Some((first, _)) = FirstRevealer::<T>::get(hash) {
             ensure!(first == miner, Error::<T>::CopyOfOtherMiner);
@@ -134,9 +208,15 @@ impl<T: Config> Pallet<T> {
         let epoch = Self::current_epoch();
         let (cap_epoch, reveals) = RevealsInEpoch::<T>::get(&miner);
         let reveals = if cap_epoch == epoch { reveals } else { 0 };
-        ensure!(reveals < T::MaxRevealsPerEpoch::get(), Error::<T>::RevealCapReached);
+        ensure!(
+            reveals < T::MaxRevealsPerEpoch::get(),
+            Error::<T>::RevealCapReached
+        );
         let mut queue = Queue::<T>::get(&arena);
-        ensure!((queue.len() as u32) < T::MaxQueueLen::get(), Error::<T>::QueueFull);
+        ensure!(
+            (queue.len() as u32) < T::MaxQueueLen::get(),
+            Error::<T>::QueueFull
+        );
         let id = NextProposalId::<T>::get();
         let next_id = id.checked_add(1).ok_or(Error::<T>::Overflow)?;
         let bytes = bundle.len() as u32;
@@ -145,17 +225,29 @@ impl<T: Config> Pallet<T> {
             .ok_or(Error::<T>::Overflow)?;
 
         // Writes: money first (it can still fail on balance), then state.
-        T::Currency::transfer(&miner, &Self::pot_account(), T::EvalFee::get(), Preservation::Preserve)?;
+        T::Currency::transfer(
+            &miner,
+            &Self::pot_account(),
+            T::EvalFee::get(),
+            Preservation::Preserve,
+        )?;
         T::Currency::hold(&HoldReason::BundleDeposit.into(), &miner, deposit)?;
         Self::remove_commit(&miner, c);
         queue.try_push(id).map_err(|_| Error::<T>::QueueFull)?;
         Queue::<T>::insert(&arena, queue);
         RevealsInEpoch::<T>::insert(&miner, (epoch, reveals + 1));
         NextProposalId::<T>::put(next_id);
-        FirstRevealer::<T>::insert(hash, (miner.clone(), id));
+        if !FirstRevealer::<T>::contains_key(hash) {
+            FirstRevealer::<T>::insert(hash, (miner.clone(), id));
+        }
         Bundles::<T>::mutate(hash, |b| match b {
             Some(b) => b.refs = b.refs.saturating_add(1),
-            None => *b = Some(StoredBundle { bytes: bundle, refs: 1 }),
+            None => {
+                *b = Some(StoredBundle {
+                    bytes: bundle,
+                    refs: 1,
+                })
+            }
         });
         Proposals::<T>::insert(
             id,
@@ -171,14 +263,22 @@ impl<T: Config> Pallet<T> {
                 status: ProposalStatus::Queued,
             },
         );
-        Self::deposit_event(Event::Revealed { proposal: id, miner, arena, target, content_hash: hash, bytes });
+        Self::deposit_event(Event::Revealed {
+            proposal: id,
+            miner,
+            arena,
+            target,
+            content_hash: hash,
+            bytes,
+        });
         Ok(())
     }
 
     /// The crowned target of `arena` whose displacement set contains `target`, if any.
     pub(crate) fn displacer_of(arena: &ArenaId, target: &TargetId) -> Option<TargetId> {
         Incumbents::<T>::iter_key_prefix(arena).find(|crowned| {
-            crowned != target && Targets::<T>::get(crowned).is_some_and(|s| s.displaces.contains(target))
+            crowned != target
+                && Targets::<T>::get(crowned).is_some_and(|s| s.displaces.contains(target))
         })
     }
 
@@ -213,7 +313,10 @@ impl<T: Config> Pallet<T> {
     pub(crate) fn do_claim(validator: T::AccountId, id: ProposalId) -> DispatchResult {
         let now = frame_system::Pallet::<T>::block_number();
         let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
-        ensure!(Validators::<T>::contains_key(&p.arena, &validator), Error::<T>::NotValidator);
+        ensure!(
+            Validators::<T>::contains_key(&p.arena, &validator),
+            Error::<T>::NotValidator
+        );
         let info = Arenas::<T>::get(&p.arena).ok_or(Error::<T>::UnknownArena)?;
         let claimable = |q: &ProposalOf<T>| match &q.status {
             ProposalStatus::Queued => true,
@@ -234,7 +337,11 @@ impl<T: Config> Pallet<T> {
         ensure!(first == Some(id), Error::<T>::OutOfTurn);
 
         let expires_at = now.saturating_add(info.config.policy.lease_blocks);
-        let lease = Lease { validator: validator.clone(), generation: info.generation, expires_at };
+        let lease = Lease {
+            validator: validator.clone(),
+            generation: info.generation,
+            expires_at,
+        };
         LeaseDeadlines::<T>::try_mutate(expires_at, |ids| ids.try_push(id))
             .map_err(|_| Error::<T>::LeaseScheduleFull)?;
         let phase;
@@ -249,29 +356,48 @@ impl<T: Config> Pallet<T> {
             }
         };
         Proposals::<T>::insert(id, p);
-        Self::deposit_event(Event::Leased { proposal: id, validator, phase, generation: info.generation, expires_at });
+        Self::deposit_event(Event::Leased {
+            proposal: id,
+            validator,
+            phase,
+            generation: info.generation,
+            expires_at,
+        });
         Ok(())
     }
 
-    pub(crate) fn do_attest(validator: T::AccountId, id: ProposalId, a: Attestation) -> DispatchResult {
+    pub(crate) fn do_attest(
+        validator: T::AccountId,
+        id: ProposalId,
+        a: Attestation,
+    ) -> DispatchResult {
         let now = frame_system::Pallet::<T>::block_number();
         let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
         let (lease, primary) = match &p.status {
             ProposalStatus::Primary { lease } => (lease.clone(), None),
-            ProposalStatus::Reproduction { primary, lease } => (lease.clone(), Some(primary.clone())),
+            ProposalStatus::Reproduction { primary, lease } => {
+                (lease.clone(), Some(primary.clone()))
+            }
             _ => return Err(Error::<T>::NotLeaseHolder.into()),
         };
         ensure!(lease.validator == validator, Error::<T>::NotLeaseHolder);
-        ensure!(Validators::<T>::contains_key(&p.arena, &validator), Error::<T>::NotValidator);
+        ensure!(
+            Validators::<T>::contains_key(&p.arena, &validator),
+            Error::<T>::NotValidator
+        );
         ensure!(now < lease.expires_at, Error::<T>::LeaseExpired);
-        ensure!(a.incumbent_generation == lease.generation, Error::<T>::GenerationMismatch);
+        ensure!(
+            a.incumbent_generation == lease.generation,
+            Error::<T>::GenerationMismatch
+        );
         let info = Arenas::<T>::get(&p.arena).ok_or(Error::<T>::UnknownArena)?;
         if let Verdict::Pass { speedup_ppm } = a.verdict {
             let floor = PPM_ONE.saturating_add(info.config.policy.min_margin_ppm);
             ensure!(speedup_ppm >= floor, Error::<T>::BelowMargin);
             if let Some(primary) = &primary {
                 ensure!(
-                    primary.attempt_digest != a.attempt_digest && primary.evidence_digest != a.evidence_digest,
+                    primary.attempt_digest != a.attempt_digest
+                        && primary.evidence_digest != a.evidence_digest,
                     Error::<T>::DuplicateEvidence
                 );
             }
@@ -305,8 +431,21 @@ impl<T: Config> Pallet<T> {
                 } else {
                     p.status = ProposalStatus::ReproductionQueued { primary: pass };
                     Proposals::<T>::insert(id, p);
-                    Self::deposit_event(Event::PassRecorded { proposal: id, validator, speedup_ppm });
+                    Self::deposit_event(Event::PassRecorded {
+                        proposal: id,
+                        validator,
+                        speedup_ppm,
+                    });
                 }
+            }
+            (Verdict::Pass { .. }, Some(primary)) if primary.generation != info.generation => {
+                // Both PASSes must measure the same incumbent; the primary's is gone.
+                p.status = ProposalStatus::Queued;
+                Proposals::<T>::insert(id, p);
+                Self::deposit_event(Event::PassDropped {
+                    proposal: id,
+                    generation: info.generation,
+                });
             }
             (Verdict::Pass { speedup_ppm }, Some(primary)) => {
                 Self::crown(id, p, info, speedup_ppm.min(primary.speedup_ppm))?;
@@ -323,11 +462,26 @@ impl<T: Config> Pallet<T> {
                         reason,
                     });
                 }
-                Self::deposit_event(Event::Failed { proposal: id, validator, reason });
+                Self::deposit_event(Event::Failed {
+                    proposal: id,
+                    validator,
+                    reason,
+                });
             }
             (Verdict::NoDecision { reason }, primary) => {
-                let attempts = Self::requeue_or_expire(id, p, primary, info.config.policy.max_attempts);
-                Self::deposit_event(Event::NoDecisionRecorded { proposal: id, validator, reason, attempts });
+                let attempts = Self::requeue_or_expire(
+                    id,
+                    p,
+                    primary,
+                    info.config.policy.max_attempts,
+                    info.generation,
+                );
+                Self::deposit_event(Event::NoDecisionRecorded {
+                    proposal: id,
+                    validator,
+                    reason,
+                    attempts,
+                });
             }
         }
         Ok(())
@@ -340,16 +494,30 @@ impl<T: Config> Pallet<T> {
         mut p: ProposalOf<T>,
         primary: Option<RecordedPass<T::AccountId>>,
         max_attempts: u32,
+        generation: u32,
     ) -> u32 {
         p.attempts = p.attempts.saturating_add(1);
         let attempts = p.attempts;
         if attempts >= max_attempts {
             p.status = ProposalStatus::Expired;
             Self::leave_queue(id, &mut p);
-            Self::deposit_event(Event::Expired { proposal: id, attempts });
+            Self::deposit_event(Event::Expired {
+                proposal: id,
+                attempts,
+            });
         } else {
             p.status = match primary {
-                Some(primary) => ProposalStatus::ReproductionQueued { primary },
+                Some(primary) if primary.generation == generation => {
+                    ProposalStatus::ReproductionQueued { primary }
+                }
+                Some(_) => {
+                    // The incumbent moved on while the reproduction was leased.
+                    Self::deposit_event(Event::PassDropped {
+                        proposal: id,
+                        generation,
+                    });
+                    ProposalStatus::Queued
+                }
                 None => ProposalStatus::Queued,
             };
         }
@@ -372,18 +540,28 @@ impl<T: Config> Pallet<T> {
     pub(crate) fn expire_leases(now: BlockNumberFor<T>) -> u32 {
         let ids = LeaseDeadlines::<T>::take(now);
         for id in ids.iter() {
-            let Some(p) = Proposals::<T>::get(id) else { continue };
+            let Some(p) = Proposals::<T>::get(id) else {
+                continue;
+            };
             let (lease, primary) = match &p.status {
                 ProposalStatus::Primary { lease } => (lease.clone(), None),
-                ProposalStatus::Reproduction { primary, lease } => (lease.clone(), Some(primary.clone())),
+                ProposalStatus::Reproduction { primary, lease } => {
+                    (lease.clone(), Some(primary.clone()))
+                }
                 _ => continue,
             };
             if lease.expires_at != now {
                 continue;
             }
-            let max_attempts = Arenas::<T>::get(&p.arena).map(|a| a.config.policy.max_attempts).unwrap_or(1);
-            let attempts = Self::requeue_or_expire(*id, p, primary, max_attempts);
-            Self::deposit_event(Event::LeaseExpired { proposal: *id, validator: lease.validator, attempts });
+            let (max_attempts, generation) = Arenas::<T>::get(&p.arena)
+                .map(|a| (a.config.policy.max_attempts, a.generation))
+                .unwrap_or((1, 0));
+            let attempts = Self::requeue_or_expire(*id, p, primary, max_attempts, generation);
+            Self::deposit_event(Event::LeaseExpired {
+                proposal: *id,
+                validator: lease.validator,
+                attempts,
+            });
         }
         ids.len() as u32
     }
@@ -393,10 +571,18 @@ impl<T: Config> Pallet<T> {
     /// Makes `id` part of its arena's incumbent: replaces the target's entry, removes every
     /// entry the target displaces, retires their proposals and claims, records the new claim,
     /// advances the generation and drops primary PASSes measured against the old one.
-    fn crown(id: ProposalId, mut p: ProposalOf<T>, mut info: ArenaInfoOf<T>, speedup_ppm: u32) -> DispatchResult {
+    fn crown(
+        id: ProposalId,
+        mut p: ProposalOf<T>,
+        mut info: ArenaInfoOf<T>,
+        speedup_ppm: u32,
+    ) -> DispatchResult {
         let now = frame_system::Pallet::<T>::block_number();
         let spec = Targets::<T>::get(&p.target).ok_or(Error::<T>::UnknownTarget)?;
-        let generation = info.generation.checked_add(1).ok_or(Error::<T>::GenerationOverflow)?;
+        let generation = info
+            .generation
+            .checked_add(1)
+            .ok_or(Error::<T>::GenerationOverflow)?;
         let mut leaving: Vec<(ProposalId, RetireCause)> = Vec::new();
         if let Some(old) = Incumbents::<T>::get(&p.arena, &p.target) {
             leaving.push((old.proposal, RetireCause::Superseded { by: id }));
@@ -417,7 +603,14 @@ impl<T: Config> Pallet<T> {
         for displaced in spec.displaces.iter() {
             Incumbents::<T>::remove(&p.arena, displaced);
         }
-        Incumbents::<T>::insert(&p.arena, &p.target, IncumbentEntry { proposal: id, content_hash: p.content_hash });
+        Incumbents::<T>::insert(
+            &p.arena,
+            &p.target,
+            IncumbentEntry {
+                proposal: id,
+                content_hash: p.content_hash,
+            },
+        );
         Claims::<T>::insert(
             id,
             RewardClaim {
@@ -429,9 +622,12 @@ impl<T: Config> Pallet<T> {
             },
         );
         Queue::<T>::mutate(&p.arena, |q| q.retain(|x| *x != id));
-        p.status = ProposalStatus::Crowned { at: now, speedup_ppm };
+        p.status = ProposalStatus::Crowned {
+            at: now,
+            speedup_ppm,
+        };
         info.generation = generation;
-        Self::drop_stale_passes(&p.arena, generation);
+        Self::drop_displaced_and_stale(id, &p.arena, &spec.displaces, generation);
         Self::deposit_event(Event::Crowned {
             proposal: id,
             miner: p.miner.clone(),
@@ -453,19 +649,45 @@ impl<T: Config> Pallet<T> {
             Self::release_bundle(&mut old);
             Proposals::<T>::insert(id, old);
         }
-        Self::deposit_event(Event::Retired { proposal: id, cause });
+        Self::deposit_event(Event::Retired {
+            proposal: id,
+            cause,
+        });
     }
 
-    /// Primary PASSes waiting for a reproduction were measured against the previous
-    /// incumbent: they go back to the queue.
-    fn drop_stale_passes(arena: &ArenaId, generation: u32) {
+    /// After the crown of `crowned`: pending proposals for targets it displaces can never be
+    /// crowned, so they are dropped (deposits returned); primary PASSes waiting for a
+    /// reproduction were measured against the previous incumbent and go back to the queue.
+    fn drop_displaced_and_stale(
+        crowned: ProposalId,
+        arena: &ArenaId,
+        displaces: &BoundedVec<TargetId, MaxMembers>,
+        generation: u32,
+    ) {
         for id in Queue::<T>::get(arena) {
-            let Some(mut q) = Proposals::<T>::get(id) else { continue };
+            let Some(mut q) = Proposals::<T>::get(id) else {
+                continue;
+            };
+            if displaces.contains(&q.target) {
+                q.status = ProposalStatus::Dropped {
+                    displaced_by: crowned,
+                };
+                Self::leave_queue(id, &mut q);
+                Proposals::<T>::insert(id, q);
+                Self::deposit_event(Event::ProposalDropped {
+                    proposal: id,
+                    displaced_by: crowned,
+                });
+                continue;
+            }
             if let ProposalStatus::ReproductionQueued { primary } = &q.status {
                 if primary.generation != generation {
                     q.status = ProposalStatus::Queued;
                     Proposals::<T>::insert(id, q);
-                    Self::deposit_event(Event::PassDropped { proposal: id, generation });
+                    Self::deposit_event(Event::PassDropped {
+                        proposal: id,
+                        generation,
+                    });
                 }
             }
         }

@@ -17,7 +17,20 @@ pub type MaxMembers = ConstU32<MAX_MEMBERS>;
 pub type MaxArenaTargets = ConstU32<MAX_ARENA_TARGETS>;
 
 /// Whether a catalog entry or arena accepts new proposals.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    Serialize,
+    Deserialize,
+)]
 pub enum Status {
     Active,
     Paused,
@@ -25,7 +38,19 @@ pub enum Status {
 
 /// One catalog entry (DESIGN 4.1). A singleton's id equals its only member slot; an atomic
 /// target names at least two member slots and displaces each member's singleton.
-#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    Serialize,
+    Deserialize,
+)]
 pub struct TargetSpec {
     pub id: TargetId,
     pub kind: TargetKind,
@@ -38,7 +63,20 @@ pub struct TargetSpec {
 }
 
 /// How an arena decides (DESIGN 4.1).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    Serialize,
+    Deserialize,
+)]
 pub struct ArenaPolicy<BlockNumber> {
     /// A PASS needs `speedup_ppm >= 1_000_000 + min_margin_ppm`.
     pub min_margin_ppm: u32,
@@ -55,7 +93,19 @@ pub struct ArenaPolicy<BlockNumber> {
 }
 
 /// An arena as governance configures it.
-#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    Serialize,
+    Deserialize,
+)]
 pub struct ArenaConfig<BlockNumber> {
     pub id: ArenaId,
     pub backend: Backend,
@@ -82,7 +132,19 @@ pub struct ArenaInfo<BlockNumber> {
 }
 
 /// Emissions (DESIGN 4.1, 4.4).
-#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    Serialize,
+    Deserialize,
+)]
 pub struct EmissionsPolicy<AccountId, BlockNumber, Balance> {
     pub half_life_blocks: BlockNumber,
     pub epoch_blocks: BlockNumber,
@@ -115,17 +177,35 @@ pub struct RecordedPass<AccountId> {
 #[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
 pub enum ProposalStatus<AccountId, BlockNumber> {
     Queued,
-    Primary { lease: Lease<AccountId, BlockNumber> },
-    ReproductionQueued { primary: RecordedPass<AccountId> },
-    Reproduction { primary: RecordedPass<AccountId>, lease: Lease<AccountId, BlockNumber> },
-    Crowned { at: BlockNumber, speedup_ppm: u32 },
+    Primary {
+        lease: Lease<AccountId, BlockNumber>,
+    },
+    ReproductionQueued {
+        primary: RecordedPass<AccountId>,
+    },
+    Reproduction {
+        primary: RecordedPass<AccountId>,
+        lease: Lease<AccountId, BlockNumber>,
+    },
+    Crowned {
+        at: BlockNumber,
+        speedup_ppm: u32,
+    },
     /// Superseded or displaced after a crown.
-    Retired { at: BlockNumber },
-    Failed { reason: FailReason },
+    Retired {
+        at: BlockNumber,
+    },
+    Failed {
+        reason: FailReason,
+    },
     /// `max_attempts` NoDecisions or lease expiries.
     Expired,
     /// Withdrawn by its miner while queued.
     Withdrawn,
+    /// Its target was displaced by a crowned atomic target while it waited; deposits returned.
+    Dropped {
+        displaced_by: ProposalId,
+    },
 }
 
 impl<A, B> ProposalStatus<A, B> {
@@ -133,7 +213,10 @@ impl<A, B> ProposalStatus<A, B> {
     pub fn is_pending(&self) -> bool {
         matches!(
             self,
-            Self::Queued | Self::Primary { .. } | Self::ReproductionQueued { .. } | Self::Reproduction { .. }
+            Self::Queued
+                | Self::Primary { .. }
+                | Self::ReproductionQueued { .. }
+                | Self::Reproduction { .. }
         )
     }
 }
@@ -155,7 +238,9 @@ pub struct Proposal<AccountId, BlockNumber, Balance> {
 }
 
 /// A stored bundle and how many pending proposals and incumbent entries use it.
-#[derive(CloneNoBound, PartialEqNoBound, EqNoBound, DebugNoBound, Encode, Decode, MaxEncodedLen, TypeInfo)]
+#[derive(
+    CloneNoBound, PartialEqNoBound, EqNoBound, DebugNoBound, Encode, Decode, MaxEncodedLen, TypeInfo,
+)]
 #[scale_info(skip_type_params(MaxBytes))]
 pub struct StoredBundle<MaxBytes: Get<u32>> {
     pub bytes: BoundedVec<u8, MaxBytes>,
@@ -181,7 +266,18 @@ pub struct RewardClaim<AccountId, BlockNumber> {
 }
 
 /// A validator's signed statement about one leased attempt.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+)]
 pub struct Attestation {
     pub verdict: Verdict,
     pub incumbent_generation: u32,
@@ -190,14 +286,36 @@ pub struct Attestation {
 }
 
 /// Which phase a lease is for.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+)]
 pub enum Phase {
     Primary,
     Reproduction,
 }
 
 /// Why an incumbent entry left the stack.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Encode, Decode, DecodeWithMemTracking, MaxEncodedLen, TypeInfo)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+)]
 pub enum RetireCause {
     /// A newer crown of the same target.
     Superseded { by: ProposalId },

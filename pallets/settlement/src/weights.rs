@@ -123,7 +123,8 @@ impl WeightInfo for () {
         Weight::from_parts(40_000_000, 3_600)
     }
     fn reveal(b: u32) -> Weight {
-        Weight::from_parts(120_000_000, 8_000).saturating_add(Weight::from_parts(12_000, 1).saturating_mul(b.into()))
+        Weight::from_parts(120_000_000, 8_000)
+            .saturating_add(Weight::from_parts(12_000, 1).saturating_mul(b.into()))
     }
     fn withdraw() -> Weight {
         Weight::from_parts(45_000_000, 6_000)
@@ -132,7 +133,8 @@ impl WeightInfo for () {
         Weight::from_parts(35_000_000, 3_600)
     }
     fn claim(q: u32) -> Weight {
-        Weight::from_parts(40_000_000, 6_000).saturating_add(Weight::from_parts(6_000_000, 600).saturating_mul(q.into()))
+        Weight::from_parts(40_000_000, 6_000)
+            .saturating_add(Weight::from_parts(6_000_000, 600).saturating_mul(q.into()))
     }
     fn attest_crown(q: u32, m: u32) -> Weight {
         Weight::from_parts(90_000_000, 10_000)
@@ -140,7 +142,8 @@ impl WeightInfo for () {
             .saturating_add(Weight::from_parts(20_000_000, 1_200).saturating_mul(m.into()))
     }
     fn set_target(t: u32) -> Weight {
-        Weight::from_parts(30_000_000, 3_000).saturating_add(Weight::from_parts(3_000_000, 600).saturating_mul(t.into()))
+        Weight::from_parts(30_000_000, 3_000)
+            .saturating_add(Weight::from_parts(3_000_000, 600).saturating_mul(t.into()))
     }
     fn set_arena() -> Weight {
         Weight::from_parts(40_000_000, 4_000)
@@ -155,9 +158,11 @@ impl WeightInfo for () {
         Weight::from_parts(15_000_000, 0)
     }
     fn expire_leases(n: u32) -> Weight {
-        Weight::from_parts(5_000_000, 1_000).saturating_add(Weight::from_parts(35_000_000, 6_000).saturating_mul(n.into()))
+        Weight::from_parts(5_000_000, 1_000)
+            .saturating_add(Weight::from_parts(35_000_000, 6_000).saturating_mul(n.into()))
     }
     fn close_epoch(c: u32) -> Weight {
-        Weight::from_parts(20_000_000, 2_000).saturating_add(Weight::from_parts(45_000_000, 2_600).saturating_mul(c.into()))
+        Weight::from_parts(20_000_000, 2_000)
+            .saturating_add(Weight::from_parts(45_000_000, 2_600).saturating_mul(c.into()))
     }
 }

@@ -1,0 +1,397 @@
+//! `cacheon-bench`: times the stock CUDA kernels on the GPU against the device's measured
+//! copy bandwidth (DESIGN 8), and checks each timed call against the trusted reference.
+//!
+//! For every slot and shape: the stock bundle is built by the one CUDA build path; the
+//! call's inputs are generated, rounded to bf16 and uploaded; one launch is checked
+//! against the reference (all rows, or 64 evenly spread rows of the large shapes); then
+//! N back-to-back launches are captured into a CUDA graph, replayed twice as warm-up and
+//! timed over 10 replays with CUDA events. Small calls cycle over several copies of their
+//! working set so that it does not all sit in L2 (the `sets` column; `hot` marks rows
+//! whose cycled sets still fit in L2 twice over).
+//!
+//! Bytes moved = every input read once + every output written once (bf16; attention's
+//! caches only up to each sequence's length). The copy bandwidth is a device-to-device
+//! copy of 2 GiB timed the same way, counting bytes read plus bytes written.
+//!
+//! Exit status: 0 all checks passed, 1 a check or a build failed, 2 no usable GPU.
+
+use std::process::ExitCode;
+
+use cacheon_kernels::args::{Buffer, SlotArgs};
+use cacheon_kernels::cases;
+use cacheon_kernels::cuda::timing::{bytes_moved, copy_bandwidth, time_kernel};
+use cacheon_kernels::cuda::{
+    build_cuda_bundle, nvrtc, CudaBuildOptions, CudaDevice, CudaKernel, DeviceArgs,
+};
+use cacheon_kernels::reference;
+use cacheon_kernels::slots::{Dtype, SlotId};
+use cacheon_kernels::stock;
+use serde_json::json;
+
+const USAGE: &str = "usage: cacheon-bench [--json] [--quick] [--slot SLOT_ID]... [--copy-mib N]
+
+  --json        print JSON lines instead of a table
+  --quick       skip the large shapes
+  --slot ID     only this slot (repeatable), e.g. --slot norm.rmsnorm
+  --copy-mib N  size of the copy-bandwidth buffers (default 2048)";
+
+/// (slot, shape, large): the benchmark shapes.
+const SHAPES: &[(SlotId, &[i64], bool)] = &[
+    (SlotId::SiluAndMul, &[1, 14336], false),
+    (SlotId::SiluAndMul, &[8, 14336], false),
+    (SlotId::SiluAndMul, &[64, 14336], false),
+    (SlotId::SiluAndMul, &[4096, 14336], true),
+    (SlotId::RmsNorm, &[1, 4096], false),
+    (SlotId::RmsNorm, &[8, 4096], false),
+    (SlotId::RmsNorm, &[64, 4096], false),
+    (SlotId::RmsNorm, &[16384, 4096], true),
+    (SlotId::FusedAddRmsNorm, &[1, 4096], false),
+    (SlotId::FusedAddRmsNorm, &[8, 4096], false),
+    (SlotId::FusedAddRmsNorm, &[64, 4096], false),
+    (SlotId::FusedAddRmsNorm, &[16384, 4096], true),
+    (SlotId::Rope, &[1, 32, 8, 128], false),
+    (SlotId::Rope, &[8, 32, 8, 128], false),
+    (SlotId::Rope, &[64, 32, 8, 128], false),
+    (SlotId::Rope, &[4096, 32, 8, 128], true),
+    (SlotId::AttentionDecode, &[1, 32, 8, 128, 4096], false),
+    (SlotId::AttentionDecode, &[8, 32, 8, 128, 4096], true),
+];
+
+/// Rows checked against the reference per call.
+const CHECK_ROWS: usize = 64;
+/// Device time one timed graph replay aims at.
+const TARGET_MS: f64 = 2.0;
+const REPLAYS: usize = 10;
+/// Most copies of a small working set cycled through (to keep data out of L2).
+const MAX_SETS: usize = 64;
+
+struct Opts {
+    json: bool,
+    quick: bool,
+    slots: Vec<SlotId>,
+    copy_mib: usize,
+}
+
+fn parse_args() -> Result<Opts, String> {
+    let mut o = Opts {
+        json: false,
+        quick: false,
+        slots: Vec::new(),
+        copy_mib: 2048,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => o.json = true,
+            "--quick" => o.quick = true,
+            "--slot" => {
+                let id = it.next().ok_or("--slot needs a slot id")?;
+                o.slots
+                    .push(SlotId::parse(&id).ok_or(format!("unknown slot `{id}`"))?);
+            }
+            "--copy-mib" => {
+                let n = it.next().ok_or("--copy-mib needs a number")?;
+                o.copy_mib = n.parse().map_err(|_| format!("bad --copy-mib `{n}`"))?;
+            }
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(o)
+}
+
+/// The rows checked: all of them, or `CHECK_ROWS` evenly spread ones (first and last
+/// included).
+fn check_rows(lead: usize) -> Vec<usize> {
+    if lead <= CHECK_ROWS {
+        return (0..lead).collect();
+    }
+    let mut rows: Vec<usize> = (0..CHECK_ROWS)
+        .map(|i| i * (lead - 1) / (CHECK_ROWS - 1))
+        .collect();
+    rows.dedup();
+    rows
+}
+
+/// Benchmark inputs: the verification generator's, but every sequence of an attention
+/// call uses the whole cache (decode at full context), with in-range cache values.
+fn bench_args(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
+    let mut args = cases::generate(slot, shape, seed);
+    if slot == SlotId::AttentionDecode {
+        let max_seq = shape[4] as i32;
+        for (i, b) in args.inputs.iter_mut().enumerate() {
+            match b {
+                Buffer::I32(lens) if i == 3 => lens.iter_mut().for_each(|l| *l = max_seq),
+                Buffer::F32(v) if i == 1 || i == 2 => {
+                    for (j, x) in v.iter_mut().enumerate() {
+                        if *x == cases::CACHE_TAIL_VALUE {
+                            *x = ((j.wrapping_mul(2654435761) % 4001) as f32 / 1000.0) - 2.0;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        args = SlotArgs::new(args.slot, args.shape, args.inputs, args.scalars)
+            .expect("still valid arguments");
+    }
+    args
+}
+
+struct Row {
+    slot: SlotId,
+    shape: Vec<i64>,
+    us_per_call: f64,
+    bytes: u64,
+    gbps: f64,
+    ratio: f64,
+    sets: usize,
+    hot: bool,
+    calls_per_graph: usize,
+    checked_rows: usize,
+    max_abs_err: f64,
+    mismatches: usize,
+    passed: bool,
+}
+
+fn shape_text(slot: SlotId, shape: &[i64]) -> String {
+    slot.spec()
+        .shape_symbols()
+        .iter()
+        .zip(shape)
+        .map(|(s, v)| format!("{s}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn run_one(
+    dev: &CudaDevice,
+    kernel: &CudaKernel,
+    slot: SlotId,
+    shape: &[i64],
+    copy_bw: f64,
+) -> Result<Row, String> {
+    let args = bench_args(slot, shape, 0xBE7C4);
+    let mut first = DeviceArgs::upload(dev, &args).map_err(|e| e.to_string())?;
+    kernel
+        .launch(dev.stream(), &mut first)
+        .map_err(|e| e.to_string())?;
+    dev.synchronize().map_err(|e| format!("kernel failed: {e}"))?;
+    let outputs = first.download_outputs().map_err(|e| e.to_string())?;
+
+    // Check a sample of rows against the reference, on the bf16-rounded inputs.
+    let rows = check_rows(shape[0].max(0) as usize);
+    let mut sub = args.select_rows(&rows);
+    sub.round_inputs(Dtype::Bf16);
+    let expected = reference::compute(&sub);
+    let tol = Dtype::Bf16.tolerance();
+    let (mut passed, mut max_abs_err, mut mismatches) = (true, 0f64, 0usize);
+    for (i, want) in expected.iter().enumerate() {
+        let got = args.output_rows(i, &outputs[i], &rows);
+        let r = reference::check(slot.spec().check, &got, want, tol);
+        passed &= r.passed;
+        max_abs_err = max_abs_err.max(r.max_abs_err);
+        mismatches += r.mismatches;
+    }
+
+    // Enough copies of the working set to exceed L2 three times, within limits.
+    let l2 = dev.info().l2_cache_bytes.max(1) as u64;
+    let footprint = first.footprint_bytes().max(1);
+    let want = (3 * l2).div_ceil(footprint) as usize;
+    let budget = ((4u64 << 30) / footprint).max(1) as usize;
+    let nsets = want.clamp(1, MAX_SETS).min(budget);
+    let hot = (nsets as u64) * footprint < 2 * l2;
+    let mut sets = vec![first];
+    for _ in 1..nsets {
+        sets.push(sets[0].duplicate().map_err(|e| e.to_string())?);
+    }
+    let t = time_kernel(dev, kernel, &mut sets, TARGET_MS, REPLAYS).map_err(|e| e.to_string())?;
+    let bytes = bytes_moved(&args);
+    let secs = t.ms_per_call / 1e3;
+    let gbps = bytes as f64 / secs / 1e9;
+    Ok(Row {
+        slot,
+        shape: shape.to_vec(),
+        us_per_call: t.ms_per_call * 1e3,
+        bytes,
+        gbps,
+        ratio: gbps * 1e9 / copy_bw,
+        sets: nsets,
+        hot,
+        calls_per_graph: t.calls_per_graph,
+        checked_rows: rows.len(),
+        max_abs_err,
+        mismatches,
+        passed,
+    })
+}
+
+fn main() -> ExitCode {
+    let opts = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("cacheon-bench: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(if e.is_empty() { 0 } else { 64 });
+        }
+    };
+    let dev = match CudaDevice::open(0) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!(
+                "cacheon-bench: no usable CUDA device: {e}\n\
+                 This benchmark needs an NVIDIA GPU (Hopper, sm_90) with a CUDA 13 driver \
+                 and NVRTC 13 (libnvrtc.so.13 on the loader path, under $CUDA_HOME or \
+                 /usr/local/cuda)."
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let info = dev.info().clone();
+    let nvrtc_version = nvrtc::version()
+        .map(|(a, b)| format!("{a}.{b}"))
+        .unwrap_or_else(|e| format!("unavailable ({e})"));
+    if opts.json {
+        println!(
+            "{}",
+            json!({
+                "kind": "device",
+                "name": info.name,
+                "compute_capability": format!("{}.{}", info.compute_capability.0, info.compute_capability.1),
+                "multiprocessors": info.multiprocessors,
+                "l2_cache_bytes": info.l2_cache_bytes,
+                "total_mem_bytes": info.total_mem_bytes,
+                "driver_version": info.driver_version,
+                "nvrtc_version": nvrtc_version,
+            })
+        );
+    } else {
+        println!(
+            "device: {} (sm_{}{}, {} SMs, L2 {} MiB, {} GiB), driver {}, NVRTC {}",
+            info.name,
+            info.compute_capability.0,
+            info.compute_capability.1,
+            info.multiprocessors,
+            info.l2_cache_bytes >> 20,
+            info.total_mem_bytes >> 30,
+            info.driver_version,
+            nvrtc_version
+        );
+    }
+
+    let copy = copy_bandwidth(&dev, opts.copy_mib << 20, 4, REPLAYS);
+    let (copy_bw, copy_bytes) = match copy {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cacheon-bench: copy bandwidth: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if opts.json {
+        println!(
+            "{}",
+            json!({"kind": "copy", "bytes_per_copy": copy_bytes, "gbps_read_plus_write": copy_bw / 1e9})
+        );
+    } else {
+        println!(
+            "device-to-device copy: {:.0} GB/s (read + write), {} MiB buffers",
+            copy_bw / 1e9,
+            copy_bytes >> 20
+        );
+        println!(
+            "\n{:<24} {:<44} {:>10} {:>10} {:>8} {:>6} {:>5} {:>5}  check",
+            "slot", "shape", "us/call", "MB moved", "GB/s", "%copy", "sets", "L2"
+        );
+    }
+
+    let build_opts = CudaBuildOptions::default();
+    let mut all_ok = true;
+    for slot in SlotId::ALL {
+        if !opts.slots.is_empty() && !opts.slots.contains(&slot) {
+            continue;
+        }
+        let b = stock::cuda_bundle(slot);
+        let built = match build_cuda_bundle(&b.files(), b.name, &dev, &build_opts) {
+            Ok(k) => k,
+            Err(e) => {
+                all_ok = false;
+                if opts.json {
+                    println!("{}", json!({"kind": "build_error", "slot": slot.as_str(), "error": e.to_string()}));
+                } else {
+                    println!("{slot}: BUILD FAILED: {e}");
+                }
+                continue;
+            }
+        };
+        let kernel = built.kernel(slot).expect("stock bundle provides its slot");
+        if let (false, Ok((regs, local, shared))) = (opts.json, kernel.resources()) {
+            println!(
+                "  [{slot}: built in {:.0} ms; {regs} registers, {local} B local, {shared} B static shared]",
+                built.compile_time.as_secs_f64() * 1e3
+            );
+        }
+        for (s, shape, large) in SHAPES {
+            if *s != slot || (opts.quick && *large) {
+                continue;
+            }
+            match run_one(&dev, kernel, slot, shape, copy_bw) {
+                Ok(r) => {
+                    all_ok &= r.passed;
+                    let check = if r.passed { "PASS" } else { "FAIL" };
+                    if opts.json {
+                        println!(
+                            "{}",
+                            json!({
+                                "kind": "kernel",
+                                "slot": r.slot.as_str(),
+                                "shape": r.shape,
+                                "shape_text": shape_text(r.slot, &r.shape),
+                                "us_per_call": r.us_per_call,
+                                "bytes_moved": r.bytes,
+                                "gbps": r.gbps,
+                                "ratio_to_copy": r.ratio,
+                                "sets": r.sets,
+                                "l2_hot": r.hot,
+                                "calls_per_graph": r.calls_per_graph,
+                                "replays": REPLAYS,
+                                "checked_rows": r.checked_rows,
+                                "max_abs_err": r.max_abs_err,
+                                "mismatches": r.mismatches,
+                                "check": check,
+                            })
+                        );
+                    } else {
+                        println!(
+                            "{:<24} {:<44} {:>10.2} {:>10.3} {:>8.0} {:>5.1}% {:>5} {:>5}  {check} (err {:.1e}, {} rows)",
+                            r.slot.as_str(),
+                            shape_text(r.slot, &r.shape),
+                            r.us_per_call,
+                            r.bytes as f64 / 1e6,
+                            r.gbps,
+                            r.ratio * 100.0,
+                            r.sets,
+                            if r.hot { "hot" } else { "cold" },
+                            r.max_abs_err,
+                            r.checked_rows
+                        );
+                    }
+                }
+                Err(e) => {
+                    all_ok = false;
+                    if opts.json {
+                        println!("{}", json!({"kind": "error", "slot": slot.as_str(), "shape": shape, "error": e}));
+                    } else {
+                        println!("{:<24} {:<44} ERROR: {e}", slot.as_str(), shape_text(slot, shape));
+                    }
+                }
+            }
+        }
+    }
+    if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

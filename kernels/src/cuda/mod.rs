@@ -1,0 +1,38 @@
+//! The CUDA backend: opening a GPU, the one build-and-load path for CUDA bundles (stock
+//! and miner alike), loaded kernels typed by their slot, device-side arguments, and the
+//! timing harness for benchmarks. Mirrors the CPU backend ([`crate::cpu_build`],
+//! [`crate::cpu_kernel`]).
+//!
+//! Every CUDA library is opened at run time (cudarc's dynamic loading), so this module
+//! builds, and its GPU-free parts (the include screen, the PTX ABI check) run, on machines
+//! without a GPU or a CUDA toolkit; opening a device there returns
+//! [`DeviceError::DriverUnavailable`] or [`DeviceError::NoGpu`].
+//!
+//! | Module | What it is |
+//! |---|---|
+//! | [`device`] | [`CudaDevice::open`]: context + one stream, device facts, typed errors. |
+//! | [`loader`] | Finding `libcuda`/`libnvrtc` and the toolkit headers at run time. |
+//! | [`screen`] | The include screen (allow-listed system headers, bundle headers only). |
+//! | [`nvrtc`] | One NVRTC compile with in-memory headers and a time limit. |
+//! | [`ptx`] | Parsing `.entry` parameter lists out of PTX; the ABI check. |
+//! | [`build`] | [`build_cuda_bundle`]: manifest → screen → NVRTC → ABI → load. |
+//! | [`kernel`] | [`CudaKernel`] (launch with manifest geometry) and [`DeviceArgs`]. |
+//! | [`timing`] | Graph-replay timing with events, copy bandwidth, bytes moved. |
+
+pub mod build;
+pub mod device;
+pub mod kernel;
+pub mod loader;
+pub mod nvrtc;
+pub mod ptx;
+pub mod screen;
+pub mod timing;
+
+pub use build::{
+    build_cuda_bundle, compile_cuda_bundle, load_cuda_bundle, BuildStage, CompiledBundle,
+    CudaBuildError, CudaBuildOptions, CudaBundle, ARENA_ARCH,
+};
+pub use device::{CudaDevice, DeviceError, DeviceInfo};
+pub use kernel::{CudaKernel, DeviceArgs, Geometry, LaunchError};
+pub use ptx::AbiError;
+pub use screen::ScreenError;
