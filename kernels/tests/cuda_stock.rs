@@ -66,7 +66,10 @@ fn check_call(dev: &CudaDevice, kernel: &CudaKernel, args: &SlotArgs, what: &str
                 r.first_bad.map(|i| w[i]),
             );
         }
-        assert!(d.inputs_unchanged().unwrap(), "{what} run {run}: inputs changed");
+        assert!(
+            d.inputs_unchanged().unwrap(),
+            "{what} run {run}: inputs changed"
+        );
     }
 }
 
@@ -120,7 +123,12 @@ fn stock_cuda_kernels_handle_edge_cases() {
     for shape in [[2i64, 1], [3, 9], [2, 70000]] {
         let mut args = cases::generate(SlotId::SiluAndMul, &shape, 5);
         args.round_inputs(Dtype::Bf16);
-        check_call(&dev, &silu, &args, &format!("activation.silu_and_mul {shape:?}"));
+        check_call(
+            &dev,
+            &silu,
+            &args,
+            &format!("activation.silu_and_mul {shape:?}"),
+        );
     }
 }
 
@@ -156,7 +164,12 @@ fn graph_replays_with_refreshed_inputs_are_correct() {
     }
 }
 
-fn one_op_bundle(slot: SlotId, entry: &str, source: &str, extra: &[(&str, &str)]) -> Vec<BundleFile> {
+fn one_op_bundle(
+    slot: SlotId,
+    entry: &str,
+    source: &str,
+    extra: &[(&str, &str)],
+) -> Vec<BundleFile> {
     let manifest = format!(
         "abi = \"cacheon-slot-abi-v1\"\n[competition]\ntarget = \"{slot}\"\nmode = \"slot\"\n\
          [[ops]]\nslot = \"{slot}\"\nbackend = \"cuda\"\nsource = \"kernels/k.cu\"\n\
@@ -203,7 +216,12 @@ fn a_miner_style_bundle_with_a_header_builds_and_runs() {
     );
     let built = build_cuda_bundle(&files, "test", &dev, &CudaBuildOptions::default()).unwrap();
     let kernel = built.kernel(SlotId::SiluAndMul).unwrap();
-    for (i, shape) in SlotId::SiluAndMul.spec().verification_shapes.iter().enumerate() {
+    for (i, shape) in SlotId::SiluAndMul
+        .spec()
+        .verification_shapes
+        .iter()
+        .enumerate()
+    {
         let mut args = cases::generate(SlotId::SiluAndMul, shape, i as u64);
         args.round_inputs(Dtype::Bf16);
         check_call(&dev, kernel, &args, &format!("plain_silu {shape:?}"));
@@ -224,7 +242,14 @@ fn the_abi_check_rejects_a_wrong_parameter_list() {
     let e = build_cuda_bundle(&files, "test", &dev, &CudaBuildOptions::default()).unwrap_err();
     assert_eq!(e.stage(), BuildStage::Abi, "{e}");
     assert!(
-        matches!(&e, CudaBuildError::Abi(AbiError::ParamType { index: 2, param: "tokens", .. })),
+        matches!(
+            &e,
+            CudaBuildError::Abi(AbiError::ParamType {
+                index: 2,
+                param: "tokens",
+                ..
+            })
+        ),
         "{e}"
     );
     // An extra parameter.
@@ -237,7 +262,14 @@ fn the_abi_check_rejects_a_wrong_parameter_list() {
     );
     let e = build_cuda_bundle(&files, "test", &dev, &CudaBuildOptions::default()).unwrap_err();
     assert!(
-        matches!(&e, CudaBuildError::Abi(AbiError::ParamCount { expected: 4, got: 5, .. })),
+        matches!(
+            &e,
+            CudaBuildError::Abi(AbiError::ParamCount {
+                expected: 4,
+                got: 5,
+                ..
+            })
+        ),
         "{e}"
     );
 }

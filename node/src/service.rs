@@ -6,7 +6,7 @@ use std::{sync::Arc, time::Duration};
 use cacheon_runtime::{opaque::Block, RuntimeApi};
 use futures::{FutureExt, StreamExt};
 use polkadot_sdk::{
-    sc_client_api::{Backend, BlockBackend},
+    sc_client_api::BlockBackend,
     sc_consensus, sc_consensus_aura,
     sc_consensus_aura::{ImportQueueParams, SlotProportion, StartAuraParams},
     sc_consensus_grandpa,
@@ -16,7 +16,10 @@ use polkadot_sdk::{
     },
     sc_executor::WasmExecutor,
     sc_network,
-    sc_service::{self, error::Error as ServiceError, Configuration, TaskManager, WarpSyncConfig},
+    sc_service::{
+        self, error::Error as ServiceError, Configuration, TaskManager, TransactionPool,
+        WarpSyncConfig,
+    },
     sc_telemetry::{Telemetry, TelemetryWorker},
     sc_transaction_pool,
     sc_transaction_pool_api::OffchainTransactionPoolFactory,

@@ -8,7 +8,11 @@ use std::time::Duration;
 use common::{finalized_number, wait_for_finalized, Node};
 
 fn authority_args(key: &str, base: &std::path::Path, bootnode: Option<&str>) -> Vec<String> {
+    // A fixed network key per authority, so a restarted node keeps its peer identity.
+    let node_key = format!("{:064x}", key.bytes().map(u64::from).sum::<u64>());
     let mut args: Vec<String> = vec![
+        "--node-key".into(),
+        node_key,
         "--chain".into(),
         "local".into(),
         format!("--{key}"),

@@ -110,16 +110,32 @@ pub struct DeviceArgs {
     /// Element counts of the outputs (the allocation may hold one spare element).
     pub output_lens: Vec<usize>,
     pub inputs: Vec<DeviceBuffer>,
-    /// What was uploaded, bit for bit (bf16 bits or int32s), to check inputs are unchanged.
-    uploaded: Vec<Buffer>,
+    /// What was uploaded, bit for bit, to check that inputs are unchanged.
+    uploaded: Vec<HostBits>,
     stream: Arc<CudaStream>,
 }
 
-/// Host copy of an input as uploaded: bf16 bits are kept as `f32` of those bits' value.
-fn uploaded_copy(b: &Buffer) -> Buffer {
+/// An input tensor's bits on the host: bf16 bits or int32s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum HostBits {
+    Bf16(Vec<u16>),
+    I32(Vec<i32>),
+}
+
+impl HostBits {
+    fn len(&self) -> usize {
+        match self {
+            HostBits::Bf16(v) => v.len(),
+            HostBits::I32(v) => v.len(),
+        }
+    }
+}
+
+/// Host copy of an input as uploaded (f32 rounded to bf16, round to nearest even).
+fn uploaded_copy(b: &Buffer) -> HostBits {
     match b {
-        Buffer::F32(v) => Buffer::F32(bf16_bits_to_f32(&f32_to_bf16_bits(v))),
-        Buffer::I32(v) => Buffer::I32(v.clone()),
+        Buffer::F32(v) => HostBits::Bf16(f32_to_bf16_bits(v)),
+        Buffer::I32(v) => HostBits::I32(v.clone()),
     }
 }
 
@@ -156,11 +172,12 @@ impl DeviceArgs {
     pub fn upload(dev: &CudaDevice, args: &SlotArgs) -> Result<DeviceArgs, LaunchError> {
         check_host_args(args)?;
         let stream = dev.stream().clone();
-        let mut inputs = Vec::with_capacity(args.inputs.len());
-        for b in &args.inputs {
+        let uploaded: Vec<HostBits> = args.inputs.iter().map(uploaded_copy).collect();
+        let mut inputs = Vec::with_capacity(uploaded.len());
+        for b in &uploaded {
             inputs.push(match b {
-                Buffer::F32(v) => DeviceBuffer::Bf16(upload(&stream, &f32_to_bf16_bits(v))?),
-                Buffer::I32(v) => DeviceBuffer::I32(upload(&stream, v)?),
+                HostBits::Bf16(v) => DeviceBuffer::Bf16(upload(&stream, v)?),
+                HostBits::I32(v) => DeviceBuffer::I32(upload(&stream, v)?),
             });
         }
         let output_lens = args.output_lens();
@@ -175,7 +192,7 @@ impl DeviceArgs {
             outputs,
             output_lens,
             inputs,
-            uploaded: args.inputs.iter().map(uploaded_copy).collect(),
+            uploaded,
             stream,
         };
         d.poison_outputs()?;
@@ -196,20 +213,21 @@ impl DeviceArgs {
             return Err(bad("scalars are part of a launch and cannot be refreshed"));
         }
         check_host_args(args)?;
-        for (d, h) in self.inputs.iter_mut().zip(&args.inputs) {
-            match (d, h) {
-                (DeviceBuffer::Bf16(d), Buffer::F32(v)) if !v.is_empty() => self
-                    .stream
-                    .memcpy_htod(&f32_to_bf16_bits(v), d)
-                    .map_err(|e| driver_err("cuMemcpyHtoD", e))?,
-                (DeviceBuffer::I32(d), Buffer::I32(v)) if !v.is_empty() => self
-                    .stream
-                    .memcpy_htod(v.as_slice(), d)
-                    .map_err(|e| driver_err("cuMemcpyHtoD", e))?,
-                _ => {}
-            }
+        let bits: Vec<HostBits> = args.inputs.iter().map(uploaded_copy).collect();
+        for (d, h) in self.inputs.iter_mut().zip(&bits) {
+            // Pageable host-to-device copies return once the source is staged.
+            let r = match (d, h) {
+                (DeviceBuffer::Bf16(d), HostBits::Bf16(v)) if !v.is_empty() => {
+                    self.stream.memcpy_htod(v.as_slice(), d)
+                }
+                (DeviceBuffer::I32(d), HostBits::I32(v)) if !v.is_empty() => {
+                    self.stream.memcpy_htod(v.as_slice(), d)
+                }
+                _ => Ok(()),
+            };
+            r.map_err(|e| driver_err("cuMemcpyHtoD", e))?;
         }
-        self.uploaded = args.inputs.iter().map(uploaded_copy).collect();
+        self.uploaded = bits;
         Ok(())
     }
 
@@ -248,25 +266,26 @@ impl DeviceArgs {
         Ok(out)
     }
 
-    /// Downloads the inputs (bf16 as f32) as they are now on the device.
-    pub fn download_inputs(&self) -> Result<Vec<Buffer>, DeviceError> {
+    fn download_input_bits(&self) -> Result<Vec<HostBits>, DeviceError> {
         let mut out = Vec::with_capacity(self.inputs.len());
         for (d, up) in self.inputs.iter().zip(&self.uploaded) {
             let n = up.len();
             out.push(match d {
                 DeviceBuffer::Bf16(s) => {
-                    let bits = self
+                    let mut bits = self
                         .stream
                         .clone_dtoh(s)
                         .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-                    Buffer::F32(bf16_bits_to_f32(&bits[..n]))
+                    bits.truncate(n);
+                    HostBits::Bf16(bits)
                 }
                 DeviceBuffer::I32(s) => {
-                    let v = self
+                    let mut v = self
                         .stream
                         .clone_dtoh(s)
                         .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-                    Buffer::I32(v[..n].to_vec())
+                    v.truncate(n);
+                    HostBits::I32(v)
                 }
             });
         }
@@ -276,17 +295,21 @@ impl DeviceArgs {
         Ok(out)
     }
 
-    /// Whether the device inputs still hold exactly what was uploaded (bit for bit: NaN
-    /// payloads included, since comparison is on the bf16 values' f32 bits).
+    /// Downloads the inputs as they are now on the device (bf16 as f32).
+    pub fn download_inputs(&self) -> Result<Vec<Buffer>, DeviceError> {
+        Ok(self
+            .download_input_bits()?
+            .into_iter()
+            .map(|b| match b {
+                HostBits::Bf16(v) => Buffer::F32(bf16_bits_to_f32(&v)),
+                HostBits::I32(v) => Buffer::I32(v),
+            })
+            .collect())
+    }
+
+    /// Whether the device inputs still hold exactly the bits that were uploaded.
     pub fn inputs_unchanged(&self) -> Result<bool, DeviceError> {
-        let now = self.download_inputs()?;
-        Ok(now.iter().zip(&self.uploaded).all(|(a, b)| match (a, b) {
-            (Buffer::F32(a), Buffer::F32(b)) => {
-                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
-            }
-            (Buffer::I32(a), Buffer::I32(b)) => a == b,
-            _ => false,
-        }))
+        Ok(self.download_input_bits()? == self.uploaded)
     }
 
     /// A copy on the device (inputs copied device-to-device, outputs fresh and poisoned):
@@ -344,6 +367,66 @@ impl DeviceArgs {
             .sum();
         (outs + ins) as u64
     }
+}
+
+/// Evaluates a manifest's launch geometry for a shape with the validator's expression
+/// evaluator and checks it against CUDA's limits (grid, block, threads per block, and
+/// `max_smem` bytes of dynamic shared memory). Needs no device.
+pub fn evaluate_geometry(
+    slot: SlotId,
+    launch: &Launch,
+    shape: &[i64],
+    max_smem: u32,
+) -> Result<Geometry, LaunchError> {
+    let symbols = slot.spec().shape_symbols();
+    let values: BTreeMap<&str, i64> = symbols.iter().copied().zip(shape.iter().copied()).collect();
+    let eval = |what: String, e: &crate::launch_expr::Expr, lo: i64, hi: i64| {
+        let v = e
+            .eval(&values)
+            .map_err(|err: ExprError| LaunchError::Geometry {
+                slot,
+                what: what.clone(),
+                reason: err.to_string(),
+            })?;
+        if v < lo || v > hi {
+            return Err(LaunchError::Geometry {
+                slot,
+                what,
+                reason: format!("{v} is outside [{lo}, {hi}]"),
+            });
+        }
+        Ok(v as u32)
+    };
+    let g = &launch.grid;
+    let b = &launch.block;
+    let grid = (
+        eval("grid[0]".into(), &g[0], 1, i32::MAX as i64)?,
+        eval("grid[1]".into(), &g[1], 1, 65535)?,
+        eval("grid[2]".into(), &g[2], 1, 65535)?,
+    );
+    let block = (
+        eval("block[0]".into(), &b[0], 1, 1024)?,
+        eval("block[1]".into(), &b[1], 1, 1024)?,
+        eval("block[2]".into(), &b[2], 1, 64)?,
+    );
+    if block.0 as u64 * block.1 as u64 * block.2 as u64 > 1024 {
+        return Err(LaunchError::Geometry {
+            slot,
+            what: "block".into(),
+            reason: "more than 1024 threads per block".into(),
+        });
+    }
+    let shared_mem_bytes = eval(
+        "shared_mem_bytes".into(),
+        &launch.shared_mem_bytes,
+        0,
+        max_smem as i64,
+    )?;
+    Ok(Geometry {
+        grid,
+        block,
+        shared_mem_bytes,
+    })
 }
 
 /// A kernel resolved from a loaded CUDA module, typed by its slot, with its launch
@@ -450,57 +533,7 @@ impl CudaKernel {
 
     /// Evaluates the manifest geometry for a shape and checks it against CUDA's limits.
     pub fn geometry(&self, shape: &[i64]) -> Result<Geometry, LaunchError> {
-        let symbols = self.slot.spec().shape_symbols();
-        let values: BTreeMap<&str, i64> =
-            symbols.iter().copied().zip(shape.iter().copied()).collect();
-        let slot = self.slot;
-        let eval = |what: String, e: &crate::launch_expr::Expr, lo: i64, hi: i64| {
-            let v = e
-                .eval(&values)
-                .map_err(|err: ExprError| LaunchError::Geometry {
-                    slot,
-                    what: what.clone(),
-                    reason: err.to_string(),
-                })?;
-            if v < lo || v > hi {
-                return Err(LaunchError::Geometry {
-                    slot,
-                    what,
-                    reason: format!("{v} is outside [{lo}, {hi}]"),
-                });
-            }
-            Ok(v as u32)
-        };
-        let g = &self.launch.grid;
-        let b = &self.launch.block;
-        let grid = (
-            eval("grid[0]".into(), &g[0], 1, i32::MAX as i64)?,
-            eval("grid[1]".into(), &g[1], 1, 65535)?,
-            eval("grid[2]".into(), &g[2], 1, 65535)?,
-        );
-        let block = (
-            eval("block[0]".into(), &b[0], 1, 1024)?,
-            eval("block[1]".into(), &b[1], 1, 1024)?,
-            eval("block[2]".into(), &b[2], 1, 64)?,
-        );
-        if block.0 as u64 * block.1 as u64 * block.2 as u64 > 1024 {
-            return Err(LaunchError::Geometry {
-                slot,
-                what: "block".into(),
-                reason: "more than 1024 threads per block".into(),
-            });
-        }
-        let shared_mem_bytes = eval(
-            "shared_mem_bytes".into(),
-            &self.launch.shared_mem_bytes,
-            0,
-            self.max_smem_optin as i64,
-        )?;
-        Ok(Geometry {
-            grid,
-            block,
-            shared_mem_bytes,
-        })
+        evaluate_geometry(self.slot, &self.launch, shape, self.max_smem_optin)
     }
 
     fn ensure_smem(&self, bytes: u32) -> Result<(), DeviceError> {

@@ -22,7 +22,7 @@ fn env_roots() -> Vec<PathBuf> {
         "CUDA_TOOLKIT_ROOT_DIR",
     ]
     .iter()
-    .filter_map(|v| std::env::var_os(v))
+    .filter_map(std::env::var_os)
     .filter(|v| !v.is_empty())
     .map(PathBuf::from)
     .collect()

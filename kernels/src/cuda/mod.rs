@@ -33,6 +33,6 @@ pub use build::{
     CudaBuildError, CudaBuildOptions, CudaBundle, ARENA_ARCH,
 };
 pub use device::{CudaDevice, DeviceError, DeviceInfo};
-pub use kernel::{CudaKernel, DeviceArgs, Geometry, LaunchError};
+pub use kernel::{evaluate_geometry, CudaKernel, DeviceArgs, Geometry, LaunchError};
 pub use ptx::AbiError;
 pub use screen::ScreenError;

@@ -214,16 +214,10 @@ pub fn resolve_bundle_header(from: &str, spelling: &str, files: &[BundleFile]) -
         return None;
     }
     let dir = from.rsplit_once('/').map(|(d, _)| d);
-    let candidates = dir
-        .map(|d| format!("{d}/{spelling}"))
+    dir.map(|d| format!("{d}/{spelling}"))
         .into_iter()
-        .chain(std::iter::once(spelling.to_string()));
-    for c in candidates {
-        if files.iter().any(|f| f.path == c) {
-            return Some(c);
-        }
-    }
-    None
+        .chain(std::iter::once(spelling.to_string()))
+        .find(|c| files.iter().any(|f| &f.path == c))
 }
 
 /// Removes `//` and `/* */` comments (string and character literals are kept intact, so

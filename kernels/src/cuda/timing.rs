@@ -199,3 +199,108 @@ pub fn copy_bandwidth(
     let moved = 2.0 * bytes as f64 * (copies * replays) as f64;
     Ok((moved / (ms / 1e3), bytes))
 }
+
+/// A plain 16-byte-vector grid-stride copy: the bandwidth a well-written streaming kernel
+/// reaches, which `cuMemcpyDtoD` alone can understate.
+const COPY_KERNEL: &str = r#"
+extern "C" __global__ void cacheon_copy16(const uint4* __restrict__ src, uint4* __restrict__ dst, unsigned long long n) {
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (; i < n; i += stride) dst[i] = src[i];
+}
+"#;
+
+/// The copy bandwidth of [`COPY_KERNEL`] in bytes per second (read plus write), `copies`
+/// kernel copies of `bytes` bytes per graph replay, timed like [`copy_bandwidth`].
+pub fn kernel_copy_bandwidth(
+    dev: &CudaDevice,
+    bytes: usize,
+    copies: usize,
+    replays: usize,
+) -> Result<f64, LaunchError> {
+    use std::ffi::c_void;
+    let bytes = bytes / 16 * 16;
+    let out = super::nvrtc::compile(
+        "cacheon_copy16.cu",
+        COPY_KERNEL,
+        &[],
+        &["--gpu-architecture=sm_90a".to_string()],
+        std::time::Duration::from_secs(60),
+    )
+    .map_err(|e| {
+        LaunchError::Device(DeviceError::Driver {
+            call: "nvrtcCompileProgram",
+            error: e.to_string(),
+        })
+    })?;
+    let stream = dev.stream().clone();
+    let module = stream
+        .context()
+        .load_module(cudarc::nvrtc::Ptx::from_src(out.ptx))
+        .map_err(|e| driver_err("cuModuleLoadData", e))?;
+    let func = module
+        .load_function("cacheon_copy16")
+        .map_err(|e| driver_err("cuModuleGetFunction", e))?;
+    // SAFETY: contents are set by the memset below before anything reads them.
+    let src = unsafe { stream.alloc::<u8>(bytes) }.map_err(|e| driver_err("cuMemAlloc", e))?;
+    let dst = unsafe { stream.alloc::<u8>(bytes) }.map_err(|e| driver_err("cuMemAlloc", e))?;
+    let (mut sp, mut dp) = (src.device_ptr(&stream).0, dst.device_ptr(&stream).0);
+    let mut n = (bytes / 16) as u64;
+    let sms = dev.info().multiprocessors.max(1) as u32;
+    unsafe {
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+        result::memset_d8_async(sp, 0x5A, bytes, stream.cu_stream())
+            .map_err(|e| driver_err("cuMemsetD8Async", e))?;
+    }
+    let graph = capture_graph(dev, copies, |_| {
+        let mut params: Vec<*mut c_void> = vec![
+            &mut sp as *mut u64 as *mut c_void,
+            &mut dp as *mut u64 as *mut c_void,
+            &mut n as *mut u64 as *mut c_void,
+        ];
+        // SAFETY: the kernel takes (src, dst, n) and both buffers hold n 16-byte vectors.
+        unsafe {
+            result::launch_kernel(
+                func.cu_function(),
+                (sms * 8, 1, 1),
+                (512, 1, 1),
+                0,
+                stream.cu_stream(),
+                &mut params,
+            )
+        }
+        .map_err(|e| LaunchError::from(driver_err("cuLaunchKernel", e)))
+    })?;
+    time_replays(dev, &graph, 2)?;
+    let ms = time_replays(dev, &graph, replays)?;
+    drop(graph);
+    drop((src, dst));
+    Ok(2.0 * bytes as f64 * (copies * replays) as f64 / (ms / 1e3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Buffer;
+    use crate::cases;
+
+    #[test]
+    fn bytes_moved_counts_inputs_outputs_and_valid_cache_rows() {
+        let a = cases::generate(SlotId::SiluAndMul, &[4, 16], 1);
+        assert_eq!(bytes_moved(&a), (4 * 32 + 4 * 16) * 2);
+        let a = cases::generate(SlotId::RmsNorm, &[3, 8], 1);
+        assert_eq!(bytes_moved(&a), (3 * 8 + 8 + 3 * 8) * 2);
+        let a = cases::generate(SlotId::Rope, &[2, 4, 2, 8], 1);
+        assert_eq!(bytes_moved(&a), 2 * (2 * 4 * 8 + 2 * 2 * 8) * 2 + 2 * 4);
+        let mut a = cases::generate(SlotId::AttentionDecode, &[2, 4, 2, 8, 10], 1);
+        if let Buffer::I32(l) = &mut a.inputs[3] {
+            *l = vec![10, 3];
+        }
+        let q_out = 2 * (2 * 4 * 8) * 2;
+        let cache = 2 * (13 * 2 * 8) * 2;
+        assert_eq!(bytes_moved(&a), (q_out + cache + 2 * 4) as u64);
+    }
+}

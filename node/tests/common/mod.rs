@@ -118,7 +118,11 @@ impl Node {
         loop {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
             if let Some(line) = text.lines().find(|l| l.contains("Local node identity is:")) {
-                return line.rsplit(' ').next().unwrap().trim().to_string();
+                return line
+                    .split_whitespace()
+                    .last()
+                    .unwrap_or_default()
+                    .to_string();
             }
             assert!(
                 start.elapsed() < timeout,

@@ -1,0 +1,276 @@
+//! The stock CUDA kernels' own source, executed on the CPU through a small emulation of
+//! the CUDA features they use (tests/emu/emu.h: every CUDA thread an OS thread; real
+//! barriers for `__syncthreads`, warp shuffles and cluster barriers; distributed shared
+//! memory; shared memory pre-filled with NaN bytes), against the trusted reference on
+//! the verification shapes and edge cases, with the manifest's launch geometry evaluated
+//! by the validator's evaluator. Guard bands around every buffer catch stray writes, and
+//! the inputs must come back unchanged.
+//!
+//! This checks the kernels' logic (indexing, reductions, online softmax, split-KV merge,
+//! ragged and scalar paths) on machines with no GPU; it says nothing about speed, and a
+//! GPU can still differ (memory ordering, alignment faults). Needs `g++`; prints SKIP
+//! without it. The largest verification shapes run only with CACHEON_EMU_FULL=1.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cacheon_kernels::args::{Buffer, SlotArgs};
+use cacheon_kernels::cuda::evaluate_geometry;
+use cacheon_kernels::manifest::Manifest;
+use cacheon_kernels::slots::{Dtype, SlotId};
+use cacheon_kernels::{cases, reference, stock};
+
+fn emu_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emu")
+}
+
+fn have_gxx() -> bool {
+    Command::new("g++")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// `extern __shared__ T a[];` and `__shared__ T a[N];` become emulator buffers.
+fn rewrite_shared(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut key = 0;
+    for line in src.lines() {
+        let t = line.trim_start();
+        let indent = &line[..line.len() - t.len()];
+        let (is_extern, rest) = match (
+            t.strip_prefix("extern __shared__ "),
+            t.strip_prefix("__shared__ "),
+        ) {
+            (Some(r), _) => (true, r),
+            (None, Some(r)) => (false, r),
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+        };
+        let decl_end = rest.find(';').expect("a declaration ends with ;");
+        let (decl, tail) = rest.split_at(decl_end + 1);
+        let decl = decl.trim_end_matches(';').trim();
+        let (ty, after) = decl.split_once(' ').expect("TYPE NAME[...]");
+        let (name, dims) = after.split_once('[').expect("an array");
+        let dims = dims.trim_end_matches(']').trim();
+        let (ty, name) = (ty.trim(), name.trim());
+        if is_extern {
+            out.push_str(&format!(
+                "{indent}{ty}* {name} = ({ty}*)emu_dynamic_smem();{tail}\n"
+            ));
+        } else {
+            key += 1;
+            out.push_str(&format!(
+                "{indent}{ty}* {name} = ({ty}*)emu_static_smem({key}, sizeof({ty}) * ({dims}));{tail}\n"
+            ));
+        }
+    }
+    out
+}
+
+/// The kernels' compile-time cluster shapes (`__cluster_dims__`), by slot.
+fn cluster_of(slot: SlotId) -> [u32; 3] {
+    match slot {
+        SlotId::AttentionDecode => [1, 8, 1],
+        _ => [1, 1, 1],
+    }
+}
+
+fn build(slot: SlotId, dir: &Path) -> PathBuf {
+    let b = stock::cuda_bundle(slot);
+    let files = b.files();
+    let m = Manifest::from_bundle(&files).unwrap();
+    let src_path = &m.ops[0].source;
+    let src = files.iter().find(|f| &f.path == src_path).unwrap();
+    let text = rewrite_shared(std::str::from_utf8(&src.data).unwrap());
+    let tu = dir.join(format!("{}.cpp", b.name));
+    std::fs::write(&tu, format!("{text}\n#include \"harness.cpp\"\n")).unwrap();
+    let bin = dir.join(b.name);
+    let out = Command::new("g++")
+        .args([
+            "-std=c++17",
+            "-O1",
+            "-pthread",
+            "-w",
+            "-include",
+            "emu.h",
+            "-I",
+        ])
+        .arg(emu_dir())
+        .arg(format!("-DEMU_SLOT={}", slot.index()))
+        .arg(&tu)
+        .arg("-o")
+        .arg(&bin)
+        .output()
+        .expect("g++ runs");
+    assert!(
+        out.status.success(),
+        "{slot}: emulation build failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    bin
+}
+
+fn run(slot: SlotId, bin: &Path, dir: &Path, args: &SlotArgs) -> Vec<Vec<f32>> {
+    let b = stock::cuda_bundle(slot);
+    let m = Manifest::from_bundle(&b.files()).unwrap();
+    let geo = evaluate_geometry(
+        slot,
+        m.ops[0].launch.as_ref().unwrap(),
+        &args.shape,
+        227 * 1024,
+    )
+    .unwrap_or_else(|e| panic!("{slot} {:?}: {e}", args.shape));
+    let mut data: Vec<u8> = Vec::new();
+    let mut put = |bytes: &[u8]| data.extend_from_slice(bytes);
+    put(&(slot.index() as u32).to_le_bytes());
+    put(&(args.shape.len() as u32).to_le_bytes());
+    for v in &args.shape {
+        put(&v.to_le_bytes());
+    }
+    put(&(args.scalars.len() as u32).to_le_bytes());
+    for v in &args.scalars {
+        put(&v.to_le_bytes());
+    }
+    for v in [
+        geo.grid.0,
+        geo.grid.1,
+        geo.grid.2,
+        geo.block.0,
+        geo.block.1,
+        geo.block.2,
+    ] {
+        put(&v.to_le_bytes());
+    }
+    put(&geo.shared_mem_bytes.to_le_bytes());
+    for v in cluster_of(slot) {
+        put(&v.to_le_bytes());
+    }
+    put(&(args.inputs.len() as u32).to_le_bytes());
+    for b in &args.inputs {
+        match b {
+            Buffer::F32(v) => {
+                put(&0u32.to_le_bytes());
+                put(&(v.len() as u64).to_le_bytes());
+                for x in v {
+                    put(&half::bf16::from_f32(*x).to_bits().to_le_bytes());
+                }
+            }
+            Buffer::I32(v) => {
+                put(&1u32.to_le_bytes());
+                put(&(v.len() as u64).to_le_bytes());
+                for x in v {
+                    put(&x.to_le_bytes());
+                }
+            }
+        }
+    }
+    let lens = args.output_lens();
+    put(&(lens.len() as u32).to_le_bytes());
+    for n in &lens {
+        put(&(*n as u64).to_le_bytes());
+    }
+    let inp = dir.join("in.bin");
+    let outp = dir.join("out.bin");
+    std::fs::File::create(&inp)
+        .unwrap()
+        .write_all(&data)
+        .unwrap();
+    let out = Command::new(bin).arg(&inp).arg(&outp).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{slot} {:?}: emulated kernel failed ({}): {}",
+        args.shape,
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&outp).unwrap();
+    let mut at = 0;
+    let mut outs = Vec::new();
+    for _ in 0..lens.len() {
+        let n = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+        at += 8;
+        let v: Vec<f32> = (0..n)
+            .map(|i| {
+                let b = u16::from_le_bytes([bytes[at + 2 * i], bytes[at + 2 * i + 1]]);
+                half::bf16::from_bits(b).to_f32()
+            })
+            .collect();
+        at += 2 * n;
+        outs.push(v);
+    }
+    outs
+}
+
+fn check(slot: SlotId, bin: &Path, dir: &Path, mut args: SlotArgs) {
+    args.round_inputs(Dtype::Bf16);
+    let expected = reference::compute(&args);
+    let got = run(slot, bin, dir, &args);
+    for (j, (g, w)) in got.iter().zip(&expected).enumerate() {
+        let r = reference::check(slot.spec().check, g, w, Dtype::Bf16.tolerance());
+        assert!(
+            r.passed,
+            "{slot} {:?} output {j}: {r:?} (got {:?}, want {:?} at the first bad index)",
+            args.shape,
+            r.first_bad.map(|i| g[i]),
+            r.first_bad.map(|i| w[i]),
+        );
+    }
+}
+
+/// Verification shapes (the largest only with CACHEON_EMU_FULL=1) and edge cases.
+fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
+    let full = std::env::var_os("CACHEON_EMU_FULL").is_some();
+    let mut out: Vec<Vec<i64>> = slot
+        .spec()
+        .verification_shapes
+        .iter()
+        .filter(|s| {
+            let elems: i64 = s.iter().product();
+            full || elems <= 1 << 21
+        })
+        .map(|s| s.to_vec())
+        .collect();
+    let extra: &[&[i64]] = match slot {
+        SlotId::SiluAndMul => &[&[2, 1], &[3, 9], &[1, 3000]],
+        SlotId::RmsNorm | SlotId::FusedAddRmsNorm => &[&[2, 20480], &[1, 16392], &[2, 8]],
+        SlotId::Rope => &[&[2, 40, 8, 256], &[2, 1, 1, 2], &[3, 7, 7, 48]],
+        SlotId::AttentionDecode => &[
+            &[1, 12, 1, 64, 9],
+            &[2, 8, 2, 128, 1],
+            &[2, 16, 2, 16, 40],
+            &[2, 8, 2, 128, 300],
+        ],
+    };
+    out.extend(extra.iter().map(|s| s.to_vec()));
+    out
+}
+
+#[test]
+fn stock_cuda_kernels_emulated_on_the_cpu_match_the_reference() {
+    if !have_gxx() {
+        println!("SKIP: no g++ to build the CUDA emulation");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for slot in SlotId::ALL {
+        let bin = build(slot, dir.path());
+        for (i, shape) in shapes(slot).iter().enumerate() {
+            let mut args = cases::generate(slot, shape, 0xE3 + i as u64);
+            if slot == SlotId::AttentionDecode && i % 2 == 1 {
+                // An empty sequence gives zeros.
+                if let Buffer::I32(lens) = &mut args.inputs[3] {
+                    *lens.last_mut().unwrap() = 0;
+                }
+            }
+            let t = std::time::Instant::now();
+            check(slot, &bin, dir.path(), args);
+            println!("{slot} {shape:?}: ok ({:.1} s)", t.elapsed().as_secs_f64());
+        }
+    }
+}

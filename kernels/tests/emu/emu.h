@@ -1,0 +1,200 @@
+/* A CPU emulation of the small part of CUDA the stock kernels use, for checking their
+ * logic on machines without a GPU (tests/cuda_emulated.rs). Not a simulator: every CUDA
+ * thread is an OS thread, so barriers, warp shuffles and cluster barriers have their real
+ * blocking semantics, but there is no warp lockstep, no memory model beyond what the
+ * barriers give, and no timing. Shared memory starts filled with NaN bytes so that a read
+ * of something never written shows up.
+ *
+ * Kernel sources are rewritten before compiling (see the test): `__shared__ T a[N];`
+ * becomes a per-block buffer from emu_static_smem, and `extern __shared__ T a[];` the
+ * block's dynamic shared memory from emu_dynamic_smem. */
+#pragma once
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <pthread.h>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __cluster_dims__(...)
+
+using std::max;
+using std::min;
+
+struct dim3 {
+    unsigned x, y, z;
+};
+struct uint4 {
+    unsigned x, y, z, w;
+};
+static inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return uint4{a, b, c, d}; }
+
+struct __nv_bfloat16 {
+    unsigned short x;
+};
+static inline float __uint_as_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t __float_as_uint(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+static inline float __bfloat162float(__nv_bfloat16 h) { return __uint_as_float((uint32_t)h.x << 16); }
+static inline __nv_bfloat16 __float2bfloat16_rn(float f) {
+    uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return __nv_bfloat16{(unsigned short)((u >> 16) | 0x40u)};
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return __nv_bfloat16{(unsigned short)(u >> 16)};
+}
+static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.x; }
+template <class T> static inline T __ldg(const T* p) { return *p; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* glibc declares (but does not export) a __expf of its own: map the CUDA one by name. */
+#define __expf(x) expf(x)
+
+/* ---- threads, blocks, warps, clusters ---- */
+struct EmuWarp {
+    pthread_barrier_t bar;
+    uint32_t slot[32];
+};
+struct EmuBlock {
+    pthread_barrier_t bar;
+    std::vector<EmuWarp> warps;
+    std::vector<unsigned char> dyn;
+    std::map<int, std::vector<unsigned char>> stat;
+    std::mutex stat_mu;
+};
+struct EmuCluster {
+    pthread_barrier_t bar;
+    std::vector<EmuBlock*> blocks;
+};
+struct EmuThread {
+    dim3 tid, bid, bdim, gdim;
+    unsigned rank;
+    EmuBlock* blk;
+    EmuCluster* cl;
+};
+static thread_local EmuThread* emu_self;
+
+#define threadIdx (emu_self->tid)
+#define blockIdx (emu_self->bid)
+#define blockDim (emu_self->bdim)
+#define gridDim (emu_self->gdim)
+
+static inline void __syncthreads() { pthread_barrier_wait(&emu_self->blk->bar); }
+
+static inline float __shfl_xor_sync(unsigned mask, float v, int off) {
+    if (mask != 0xffffffffu) { fprintf(stderr, "emu: only full-warp shuffles\n"); abort(); }
+    unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
+    EmuWarp& w = emu_self->blk->warps[lin / 32];
+    unsigned lane = lin % 32;
+    w.slot[lane] = __float_as_uint(v);
+    pthread_barrier_wait(&w.bar);
+    float r = __uint_as_float(w.slot[lane ^ (unsigned)off]);
+    pthread_barrier_wait(&w.bar);
+    return r;
+}
+
+static inline unsigned __clusterRelativeBlockRank() { return emu_self->rank; }
+static inline unsigned __clusterSizeInBlocks() { return (unsigned)emu_self->cl->blocks.size(); }
+static inline void __cluster_barrier_arrive() {}
+static inline void __cluster_barrier_wait() { pthread_barrier_wait(&emu_self->cl->bar); }
+static inline void* __cluster_map_shared_rank(void* p, unsigned rank) {
+    EmuBlock* me = emu_self->blk;
+    ptrdiff_t off = (unsigned char*)p - me->dyn.data();
+    if (off < 0 || (size_t)off >= me->dyn.size()) { fprintf(stderr, "emu: map_shared_rank outside dynamic smem\n"); abort(); }
+    return emu_self->cl->blocks.at(rank)->dyn.data() + off;
+}
+
+static inline void* emu_dynamic_smem() { return emu_self->blk->dyn.data(); }
+static inline void* emu_static_smem(int key, size_t bytes) {
+    EmuBlock* b = emu_self->blk;
+    std::lock_guard<std::mutex> g(b->stat_mu);
+    auto it = b->stat.find(key);
+    if (it == b->stat.end()) it = b->stat.emplace(key, std::vector<unsigned char>(bytes + 16, 0xff)).first;
+    return it->second.data();
+}
+
+/* Runs `body` as a grid: one cluster at a time, all its threads as OS threads. */
+template <class F>
+struct EmuArg {
+    F* body;
+    EmuThread t;
+};
+template <class F> static void* emu_entry(void* a) {
+    auto* arg = (EmuArg<F>*)a;
+    emu_self = &arg->t;
+    (*arg->body)();
+    return nullptr;
+}
+
+template <class F>
+static void emu_launch(dim3 grid, dim3 block, size_t smem, dim3 cluster, F body) {
+    if (grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z) {
+        fprintf(stderr, "emu: grid not divisible by the cluster\n");
+        exit(3);
+    }
+    const unsigned nthreads = block.x * block.y * block.z;
+    const unsigned nblk = cluster.x * cluster.y * cluster.z;
+    const unsigned nwarps = (nthreads + 31) / 32;
+    if (nthreads % 32) { fprintf(stderr, "emu: block size not a multiple of 32\n"); exit(3); }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    for (unsigned cz = 0; cz < grid.z; cz += cluster.z)
+    for (unsigned cy = 0; cy < grid.y; cy += cluster.y)
+    for (unsigned cx = 0; cx < grid.x; cx += cluster.x) {
+        EmuCluster cl;
+        pthread_barrier_init(&cl.bar, nullptr, nblk * nthreads);
+        std::vector<EmuBlock*> blocks;
+        for (unsigned i = 0; i < nblk; ++i) {
+            EmuBlock* b = new EmuBlock();
+            pthread_barrier_init(&b->bar, nullptr, nthreads);
+            b->warps.resize(nwarps);
+            for (auto& w : b->warps) pthread_barrier_init(&w.bar, nullptr, 32);
+            b->dyn.assign(smem + 16, 0xff);
+            blocks.push_back(b);
+        }
+        cl.blocks = blocks;
+        std::vector<EmuArg<F>> args;
+        args.reserve(nblk * nthreads);
+        unsigned rank = 0;
+        for (unsigned bz = 0; bz < cluster.z; ++bz)
+        for (unsigned by = 0; by < cluster.y; ++by)
+        for (unsigned bx = 0; bx < cluster.x; ++bx, ++rank)
+        for (unsigned tz = 0; tz < block.z; ++tz)
+        for (unsigned ty = 0; ty < block.y; ++ty)
+        for (unsigned tx = 0; tx < block.x; ++tx) {
+            EmuThread t;
+            t.tid = dim3{tx, ty, tz};
+            t.bid = dim3{cx + bx, cy + by, cz + bz};
+            t.bdim = block;
+            t.gdim = grid;
+            t.rank = rank;
+            t.blk = blocks[rank];
+            t.cl = &cl;
+            args.push_back(EmuArg<F>{&body, t});
+        }
+        std::vector<pthread_t> th(args.size());
+        for (size_t i = 0; i < args.size(); ++i) {
+            if (pthread_create(&th[i], &attr, emu_entry<F>, &args[i]) != 0) {
+                fprintf(stderr, "emu: pthread_create failed\n");
+                exit(3);
+            }
+        }
+        for (auto& t : th) pthread_join(t, nullptr);
+        for (auto* b : blocks) {
+            for (auto& w : b->warps) pthread_barrier_destroy(&w.bar);
+            pthread_barrier_destroy(&b->bar);
+            delete b;
+        }
+        pthread_barrier_destroy(&cl.bar);
+    }
+}

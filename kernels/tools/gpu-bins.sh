@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the binaries the GPU machine runs (it has no cargo): the benchmark and the CUDA
+# test executables, in release mode, copied under target/gpu-bin/ at the repository root
+# (ignored by git; pass it to the device tool with carry=["target/gpu-bin"]).
+# See kernels/GPU_RUN.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/cacheon/target-kernels}"
+out=target/gpu-bin
+rm -rf "$out"
+mkdir -p "$out"
+
+cargo build -p cacheon-kernels --release --bin cacheon-bench
+cp "$CARGO_TARGET_DIR/release/cacheon-bench" "$out/"
+
+# Test executables: one JSON message per built artifact; keep the integration tests'
+# (target kind "test"; the bench binary, also built, has kind "bin").
+cargo test -p cacheon-kernels --release --no-run --message-format=json \
+    --test cuda_stock --test cuda_nvrtc \
+  | grep '"reason":"compiler-artifact"' \
+  | grep '"kind":\["test"\]' \
+  | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' \
+  | while read -r exe; do
+      name=$(basename "$exe")
+      cp "$exe" "$out/${name%-*}"   # cuda_stock-0123abcd -> cuda_stock
+    done
+
+chmod +x "$out"/*
+ls -la "$out"
+du -sh "$out"
