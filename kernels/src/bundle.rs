@@ -2,19 +2,19 @@
 //! type carries a stock bundle embedded in this crate, a miner's folder read from disk,
 //! and bundle bytes decoded from chain storage.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
+use cacheon_primitives::bundle as canonical;
+use cacheon_primitives::BundleLimits;
+
 /// Most files a bundle may hold.
-pub const MAX_FILES: usize = 64;
+pub const MAX_FILES: usize = BundleLimits::DEFAULT.max_files as usize;
 /// Longest path, in bytes.
-pub const MAX_PATH_BYTES: usize = 255;
-/// Default bound on a bundle's total size (`MaxBundleBytes`).
-pub const MAX_BUNDLE_BYTES: usize = 512 * 1024;
+pub const MAX_PATH_BYTES: usize = BundleLimits::DEFAULT.max_path_len as usize;
+/// Default bound on a bundle's canonical size (`MaxBundleBytes`).
+pub const MAX_BUNDLE_BYTES: usize = BundleLimits::DEFAULT.max_bytes as usize;
 /// Name of the manifest at the bundle root.
 pub const MANIFEST_FILE: &str = "manifest.toml";
-
-const BINARY_EXTENSIONS: [&str; 7] = [".so", ".o", ".a", ".cubin", ".fatbin", ".ptx", ".pyc"];
 
 /// One file of a bundle.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,92 +33,101 @@ impl BundleFile {
     }
 }
 
-/// Why a set of files is not an acceptable bundle.
+/// Why a set of files is not an acceptable bundle. The rules themselves (DESIGN 3) live in
+/// `cacheon-primitives`, shared with the chain, so a bundle accepted here is accepted there.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum BundleError {
-    #[error("bundle has no files")]
-    Empty,
-    #[error("bundle has {count} files, more than {MAX_FILES}")]
-    TooManyFiles { count: usize },
-    #[error("bundle is {bytes} bytes, more than {limit}")]
-    TooLarge { bytes: usize, limit: usize },
-    #[error("bad path `{path}`: {reason}")]
-    BadPath { path: String, reason: &'static str },
-    #[error("duplicate path `{path}`")]
-    Duplicate { path: String },
-    #[error("`{path}` is a binary; bundles carry source only")]
-    Binary { path: String },
+    /// A rule of the canonical encoding; `path` names the offending file when there is one.
+    #[error("{}{reason}", path.as_ref().map(|p| format!("`{p}`: ")).unwrap_or_default())]
+    Invalid {
+        path: Option<String>,
+        reason: canonical::BundleError,
+    },
     #[error("bundle has no {MANIFEST_FILE}")]
     NoManifest,
     #[error("reading `{path}`: {message}")]
     Read { path: String, message: String },
 }
 
-/// Checks one path: relative, `/`-separated, components `[A-Za-z0-9._-]+`, no `.`/`..`.
+/// Checks one path: relative, `/`-separated, components `[A-Za-z0-9._-]+`, no `.`/`..`,
+/// at most 255 bytes.
 pub fn check_path(path: &str) -> Result<(), BundleError> {
-    let bad = |reason| {
-        Err(BundleError::BadPath {
-            path: path.to_string(),
+    canonical::check_path(path.as_bytes(), 0, &BundleLimits::DEFAULT).map_err(|reason| {
+        BundleError::Invalid {
+            path: Some(path.to_string()),
             reason,
-        })
-    };
-    if path.is_empty() {
-        return bad("empty");
-    }
-    if path.len() > MAX_PATH_BYTES {
-        return bad("longer than 255 bytes");
-    }
-    for comp in path.split('/') {
-        if comp.is_empty() {
-            return bad("empty component (leading, trailing or doubled `/`)");
         }
-        if comp == "." || comp == ".." {
-            return bad("`.` and `..` are not allowed");
-        }
-        let ok = comp
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-        if !ok {
-            return bad("components may only use A-Z a-z 0-9 . _ -");
-        }
-    }
-    Ok(())
+    })
 }
 
-/// Checks a whole bundle against DESIGN 3's limits and returns its files sorted by path.
+fn limits(max_bytes: usize) -> BundleLimits {
+    BundleLimits {
+        max_bytes: max_bytes.min(u32::MAX as usize) as u32,
+        ..BundleLimits::DEFAULT
+    }
+}
+
+/// The files in canonical order as the chain's encoding expects them.
+fn sorted_canonical(files: &[BundleFile]) -> Vec<canonical::BundleFile> {
+    let mut out: Vec<canonical::BundleFile> = files
+        .iter()
+        .map(|f| canonical::BundleFile {
+            path: f.path.as_bytes().to_vec(),
+            data: f.data.clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The canonical bytes of a bundle (what `cacheon pack` hashes and the chain stores), after
+/// every rule of DESIGN 3 is checked.
+pub fn canonical_bytes(files: &[BundleFile], max_bytes: usize) -> Result<Vec<u8>, BundleError> {
+    let sorted = sorted_canonical(files);
+    canonical::canonical_bytes(sorted.clone(), &limits(max_bytes)).map_err(|reason| {
+        let file = match reason {
+            canonical::BundleError::BadPath { file }
+            | canonical::BundleError::PathTooLong { file }
+            | canonical::BundleError::NotSorted { file }
+            | canonical::BundleError::DuplicatePath { file }
+            | canonical::BundleError::PathConflict { file }
+            | canonical::BundleError::BinaryExtension { file }
+            | canonical::BundleError::BinaryContent { file } => Some(file as usize),
+            _ => None,
+        };
+        let path = file
+            .and_then(|i| sorted.get(i))
+            .map(|f| String::from_utf8_lossy(&f.path).into_owned());
+        BundleError::Invalid { path, reason }
+    })
+}
+
+/// Decodes canonical bundle bytes (for example from chain storage), enforcing every rule
+/// again on the way in.
+pub fn from_canonical_bytes(
+    bytes: &[u8],
+    max_bytes: usize,
+) -> Result<Vec<BundleFile>, BundleError> {
+    let files = canonical::decode_bundle(bytes, &limits(max_bytes))
+        .map_err(|reason| BundleError::Invalid { path: None, reason })?;
+    // Paths passed the ASCII rules, so they are UTF-8.
+    Ok(files
+        .into_iter()
+        .map(|f| BundleFile {
+            path: String::from_utf8_lossy(&f.path).into_owned(),
+            data: f.data,
+        })
+        .collect())
+}
+
+/// Checks a whole bundle against DESIGN 3's rules (as the chain applies them) and the
+/// presence of a manifest; returns its files sorted by path.
 pub fn check_bundle(
     files: &[BundleFile],
     max_bytes: usize,
 ) -> Result<Vec<&BundleFile>, BundleError> {
-    if files.is_empty() {
-        return Err(BundleError::Empty);
-    }
-    if files.len() > MAX_FILES {
-        return Err(BundleError::TooManyFiles { count: files.len() });
-    }
-    let bytes: usize = files.iter().map(|f| f.path.len() + f.data.len()).sum();
-    if bytes > max_bytes {
-        return Err(BundleError::TooLarge {
-            bytes,
-            limit: max_bytes,
-        });
-    }
-    let mut seen = BTreeSet::new();
-    for f in files {
-        check_path(&f.path)?;
-        if !seen.insert(f.path.as_str()) {
-            return Err(BundleError::Duplicate {
-                path: f.path.clone(),
-            });
-        }
-        let lower = f.path.to_ascii_lowercase();
-        if BINARY_EXTENSIONS.iter().any(|e| lower.ends_with(e)) || f.data.starts_with(b"\x7fELF") {
-            return Err(BundleError::Binary {
-                path: f.path.clone(),
-            });
-        }
-    }
-    if !seen.contains(MANIFEST_FILE) {
+    canonical_bytes(files, max_bytes)?;
+    if !files.iter().any(|f| f.path == MANIFEST_FILE) {
         return Err(BundleError::NoManifest);
     }
     let mut sorted: Vec<&BundleFile> = files.iter().collect();
@@ -159,13 +168,19 @@ fn read_dir_into(dir: &Path, prefix: &str, out: &mut Vec<BundleFile>) -> Result<
             let data = std::fs::read(entry.path()).map_err(|e| err(&entry.path(), e))?;
             out.push(BundleFile { path: rel, data });
         } else {
-            return Err(BundleError::BadPath {
+            return Err(BundleError::Read {
                 path: rel,
-                reason: "not a regular file",
+                message: "not a regular file (links and special files are refused)".into(),
             });
         }
         if out.len() > MAX_FILES {
-            return Err(BundleError::TooManyFiles { count: out.len() });
+            return Err(BundleError::Invalid {
+                path: None,
+                reason: canonical::BundleError::TooManyFiles {
+                    files: out.len() as u64,
+                    max: MAX_FILES as u32,
+                },
+            });
         }
     }
     Ok(())
@@ -209,21 +224,36 @@ mod tests {
         );
         assert!(matches!(
             check_bundle(&[m.clone(), m.clone()], 1000),
-            Err(BundleError::Duplicate { .. })
+            Err(BundleError::Invalid {
+                reason: canonical::BundleError::DuplicatePath { .. },
+                ..
+            })
         ));
         let so = BundleFile::new("k.so", "x");
-        assert!(matches!(
+        assert_eq!(
             check_bundle(&[m.clone(), so], 1000),
-            Err(BundleError::Binary { .. })
-        ));
+            Err(BundleError::Invalid {
+                path: Some("k.so".into()),
+                reason: canonical::BundleError::BinaryExtension { file: 0 }
+            })
+        );
         let elf = BundleFile::new("k.c", b"\x7fELF....".to_vec());
         assert!(matches!(
             check_bundle(&[m.clone(), elf], 1000),
-            Err(BundleError::Binary { .. })
+            Err(BundleError::Invalid {
+                reason: canonical::BundleError::BinaryContent { .. },
+                ..
+            })
         ));
         assert!(matches!(
-            check_bundle(&[m, c], 5),
-            Err(BundleError::TooLarge { .. })
+            check_bundle(&[m.clone(), c.clone()], 5),
+            Err(BundleError::Invalid {
+                reason: canonical::BundleError::TooLarge { .. },
+                ..
+            })
         ));
+        // Round trip through the chain's canonical encoding.
+        let bytes = canonical_bytes(&[m.clone(), c.clone()], 1000).unwrap();
+        assert_eq!(from_canonical_bytes(&bytes, 1000).unwrap(), vec![c, m]);
     }
 }
