@@ -274,3 +274,51 @@ fn stock_cuda_kernels_emulated_on_the_cpu_match_the_reference() {
         }
     }
 }
+
+/// The CUDA engine's own kernels (`src/cuda/engine_kernels.cu`: GEMV, argmax, causal
+/// softmax, QKV split and cache writes, embedding, weight synthesis) under the same
+/// emulation, checked by `tests/emu/engine_harness.cpp` against double precision.
+#[test]
+fn engine_kernels_emulated_on_the_cpu() {
+    if !have_gxx() {
+        println!("SKIP: no g++ to build the CUDA emulation");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = include_str!("../src/cuda/engine_kernels.cu");
+    let tu = dir.path().join("engine_kernels.cpp");
+    std::fs::write(
+        &tu,
+        format!("{}\n#include \"engine_harness.cpp\"\n", rewrite_shared(src)),
+    )
+    .unwrap();
+    let bin = dir.path().join("engine_kernels");
+    let out = Command::new("g++")
+        .args([
+            "-std=c++17",
+            "-O1",
+            "-pthread",
+            "-w",
+            "-include",
+            "emu.h",
+            "-I",
+        ])
+        .arg(emu_dir())
+        .arg(&tu)
+        .arg("-o")
+        .arg(&bin)
+        .output()
+        .expect("g++ runs");
+    assert!(
+        out.status.success(),
+        "engine kernels: emulation build failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&bin).output().expect("the emulation runs");
+    print!("{}", String::from_utf8_lossy(&run.stdout));
+    assert!(
+        run.status.success(),
+        "engine kernels failed under emulation:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}

@@ -162,3 +162,41 @@ fn bundle_headers_are_passed_to_nvrtc_and_includes_are_screened() {
     .unwrap_err();
     assert_eq!(e.stage(), BuildStage::Screen, "{e}");
 }
+
+/// The CUDA engine's own kernels compile with NVRTC alone (no headers) for the arena's
+/// architecture, every entry is there, and `CACHEON_DUMP_PTX=DIR` keeps the PTX.
+#[test]
+fn engine_kernels_compile_without_headers() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let src = include_str!("../src/cuda/engine_kernels.cu");
+    for arch in ["compute_90", "compute_90a"] {
+        let out = cuda::nvrtc::compile(
+            "cacheon_engine.cu",
+            src,
+            &[],
+            &[format!("--gpu-architecture={arch}"), "--std=c++17".into()],
+            std::time::Duration::from_secs(60),
+        )
+        .unwrap_or_else(|e| panic!("{arch}: {e}"));
+        for name in [
+            "eng_synth",
+            "eng_embed",
+            "eng_qkv_split",
+            "eng_k_write",
+            "eng_causal_softmax",
+            "eng_argmax",
+            "eng_gemv",
+        ] {
+            assert!(
+                out.ptx.contains(&format!(".entry {name}(")),
+                "{arch}: no entry {name}"
+            );
+        }
+        if let Some(dir) = std::env::var_os("CACHEON_DUMP_PTX") {
+            let path = std::path::Path::new(&dir).join(format!("engine_kernels_{arch}.ptx"));
+            std::fs::write(path, &out.ptx).unwrap();
+        }
+    }
+}

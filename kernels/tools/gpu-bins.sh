@@ -10,13 +10,13 @@ out=target/gpu-bin
 rm -rf "$out"
 mkdir -p "$out"
 
-cargo build -p cacheon-kernels --release --bin cacheon-bench
-cp "$CARGO_TARGET_DIR/release/cacheon-bench" "$out/"
+cargo build -p cacheon-kernels --release --bin cacheon-bench --bin cacheon-engine-bench
+cp "$CARGO_TARGET_DIR/release/cacheon-bench" "$CARGO_TARGET_DIR/release/cacheon-engine-bench" "$out/"
 
 # Test executables: one JSON message per built artifact; keep the integration tests'
 # (target kind "test"; the bench binary, also built, has kind "bin").
 cargo test -p cacheon-kernels --release --no-run --message-format=json \
-    --test cuda_stock --test cuda_nvrtc \
+    --test cuda_stock --test cuda_nvrtc --test cuda_engine \
   | grep '"reason":"compiler-artifact"' \
   | grep '"kind":\["test"\]' \
   | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' \
@@ -26,5 +26,10 @@ cargo test -p cacheon-kernels --release --no-run --message-format=json \
     done
 
 chmod +x "$out"/*
+
+# The CPU engine's reference run for the cuda_engine test, in case the GPU machine has no
+# C compiler for the stock CPU kernels (the test reads it from beside its executable).
+CACHEON_CPU_REF_OUT="$out/tiny_cpu_ref.json" "$out/cuda_engine" --ignored write_cpu_reference \
+  > /dev/null
 ls -la "$out"
 du -sh "$out"

@@ -6,7 +6,7 @@ use polkadot_sdk::sc_cli;
 /// wait for finality work on a one-node chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Sealing {
-    /// A block every `--block-time-ms`, with or without transactions.
+    /// A block every `--dev-block-time` milliseconds, with or without transactions.
     Timer,
     /// A block as soon as a transaction arrives.
     Instant,
@@ -30,9 +30,9 @@ pub struct Cli {
     #[arg(long, value_enum, default_value_t = Sealing::Timer)]
     pub sealing: Sealing,
 
-    /// With `--dev --sealing timer`: milliseconds between blocks.
-    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(50..))]
-    pub block_time_ms: u64,
+    /// With `--dev --sealing timer`: milliseconds between blocks (as polkadot-omni-node).
+    #[arg(long = "dev-block-time", value_name = "MS", default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(50..))]
+    pub dev_block_time_ms: u64,
 }
 
 #[derive(Debug, clap::Subcommand)]

@@ -133,7 +133,7 @@ pub fn run() -> polkadot_sdk::sc_cli::Result<()> {
         None => {
             let runner = cli.create_runner(&cli.run)?;
             let sealing = cli.sealing;
-            let block_time = Duration::from_millis(cli.block_time_ms);
+            let block_time = Duration::from_millis(cli.dev_block_time_ms);
             runner.run_node_until_exit(|config| async move {
                 match config.network.network_backend {
                     sc_network::config::NetworkBackendType::Libp2p => service::new_full::<

@@ -587,22 +587,56 @@ impl CudaKernel {
                 });
             }
         }
-        if args.output_lens.iter().all(|&n| n == 0) {
-            return Ok(());
-        }
-        let geo = self.geometry(&args.shape)?;
-        self.ensure_smem(geo.shared_mem_bytes)?;
-        // Parameter values in ABI order: output pointers, input pointers, f32 scalars,
-        // int64 shape values. cuLaunchKernel copies them during the call.
-        let mut ptrs: Vec<u64> = args
+        let outputs: Vec<u64> = args
             .outputs
             .iter()
             .map(|o| o.device_ptr(stream).0)
             .collect();
-        ptrs.extend(args.inputs.iter().map(|b| b.ptr(stream)));
-        let scalars = args.scalars.clone();
-        let shape = args.shape.clone();
-        let mut params: Vec<*mut c_void> = Vec::with_capacity(ptrs.len() + n_sc + n_sh);
+        let inputs: Vec<u64> = args.inputs.iter().map(|b| b.ptr(stream)).collect();
+        self.launch_ptrs(stream, &outputs, &inputs, &args.scalars, &args.shape)
+    }
+
+    /// Queues one call on `stream` with raw device pointers (the engine's own buffers):
+    /// `outputs` and `inputs` in ABI order, then the f32 scalars and the shape values.
+    /// Checks the argument counts and evaluates the manifest geometry; the caller
+    /// guarantees that every buffer holds what the shape implies (bf16 tensors, int32
+    /// positions and sequence lengths) and that inputs and outputs do not alias.
+    /// Calls whose outputs are all empty launch nothing. Capturable, like [`Self::launch`].
+    pub fn launch_ptrs(
+        &self,
+        stream: &CudaStream,
+        outputs: &[u64],
+        inputs: &[u64],
+        scalars: &[f32],
+        shape: &[i64],
+    ) -> Result<(), LaunchError> {
+        let spec = self.slot.spec();
+        if outputs.len() != spec.params_of(ParamKind::Output).count()
+            || inputs.len() != spec.params_of(ParamKind::Input).count()
+            || scalars.len() != spec.params_of(ParamKind::ScalarF32).count()
+            || shape.len() != spec.shape_symbols().len()
+        {
+            return Err(LaunchError::Args {
+                slot: self.slot,
+                reason: "argument counts do not match the ABI".into(),
+            });
+        }
+        if spec
+            .params_of(ParamKind::Output)
+            .all(|p| spec.tensor_len(p, shape) == 0)
+        {
+            return Ok(());
+        }
+        let geo = self.geometry(shape)?;
+        self.ensure_smem(geo.shared_mem_bytes)?;
+        // Parameter values in ABI order: output pointers, input pointers, f32 scalars,
+        // int64 shape values. cuLaunchKernel copies them during the call.
+        let mut ptrs: Vec<u64> = outputs.to_vec();
+        ptrs.extend_from_slice(inputs);
+        let scalars = scalars.to_vec();
+        let shape = shape.to_vec();
+        let mut params: Vec<*mut c_void> =
+            Vec::with_capacity(ptrs.len() + scalars.len() + shape.len());
         params.extend(ptrs.iter().map(|p| p as *const u64 as *mut c_void));
         params.extend(scalars.iter().map(|s| s as *const f32 as *mut c_void));
         params.extend(shape.iter().map(|s| s as *const i64 as *mut c_void));
@@ -611,8 +645,8 @@ impl CudaKernel {
             .bind_to_thread()
             .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
         // SAFETY: the entry passed the ABI check for this slot at build time, so its
-        // parameters are exactly these (pointers, f32, int64) in this order; every buffer
-        // has the length the shape implies; the values outlive the call.
+        // parameters are exactly these (pointers, f32, int64) in this order; the caller
+        // guarantees the buffers' lengths; the values outlive the call.
         unsafe {
             result::launch_kernel(
                 self.func.cu_function(),

@@ -68,7 +68,11 @@ fn wheel_dirs() -> Vec<PathBuf> {
             }
             for sp in ["site-packages", "dist-packages"] {
                 let nv = py.path().join(sp).join("nvidia");
-                for sub in [format!("cu{CUDA_MAJOR}"), "cuda_nvrtc".into()] {
+                for sub in [
+                    format!("cu{CUDA_MAJOR}"),
+                    "cuda_nvrtc".into(),
+                    "cublas".into(),
+                ] {
                     let d = nv.join(sub);
                     if d.is_dir() {
                         out.push(d);
@@ -165,6 +169,39 @@ pub fn nvrtc_present() -> bool {
     preload();
     // SAFETY: probing dlopen of the vendor library names.
     unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// Whether cuBLAS (`libcublas.so.13`, with `libcublasLt.so.13` beside it) can be opened.
+/// Like [`preload`], opens it by full path from the toolkit folders or the PyTorch
+/// wheels' `nvidia/cu13/lib` first when it is not on the loader path.
+pub fn cublas_present() -> bool {
+    static DONE: OnceLock<()> = OnceLock::new();
+    preload();
+    DONE.get_or_init(|| {
+        // SAFETY: probing dlopen of the vendor library names.
+        if unsafe { cudarc::cublas::sys::is_culib_present() } {
+            return;
+        }
+        let mut dirs: Vec<PathBuf> = toolkit_roots()
+            .iter()
+            .flat_map(|r| lib_dirs_under(r))
+            .collect();
+        for w in wheel_dirs() {
+            dirs.push(w.join("lib"));
+        }
+        for d in dirs {
+            let name = format!("libcublas.so.{CUDA_MAJOR}");
+            if d.join(&name).exists() {
+                // libcublas needs libcublasLt from the same folder.
+                try_open(&d.join(format!("libcublasLt.so.{CUDA_MAJOR}")));
+                if try_open(&d.join(&name)) {
+                    break;
+                }
+            }
+        }
+    });
+    // SAFETY: as above.
+    unsafe { cudarc::cublas::sys::is_culib_present() }
 }
 
 /// Include folders holding the toolkit's `cuda_bf16.h` (and, for CUDA 13, the `cccl`

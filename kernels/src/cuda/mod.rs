@@ -17,10 +17,12 @@
 //! | [`ptx`] | Parsing `.entry` parameter lists out of PTX; the ABI check. |
 //! | [`build`] | [`build_cuda_bundle`]: manifest → screen → NVRTC → ABI → load. |
 //! | [`kernel`] | [`CudaKernel`] (launch with manifest geometry) and [`DeviceArgs`]. |
+//! | [`engine`] | [`CudaEngine`]: the bf16 Llama decoder (cuBLAS GEMMs, slot kernels, decode graphs). |
 //! | [`timing`] | Graph-replay timing with events, copy bandwidth, bytes moved. |
 
 pub mod build;
 pub mod device;
+pub mod engine;
 pub mod kernel;
 pub mod loader;
 pub mod nvrtc;
@@ -33,6 +35,7 @@ pub use build::{
     CudaBuildError, CudaBuildOptions, CudaBundle, ARENA_ARCH,
 };
 pub use device::{CudaDevice, DeviceError, DeviceInfo};
+pub use engine::{CudaEngine, CudaEngineError, CudaEngineOptions, CudaSlotTable, WeightSource};
 pub use kernel::{evaluate_geometry, CudaKernel, DeviceArgs, Geometry, LaunchError};
 pub use ptx::AbiError;
 pub use screen::ScreenError;

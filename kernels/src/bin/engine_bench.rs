@@ -1,0 +1,317 @@
+//! `cacheon-engine-bench`: the CUDA engine end to end (DESIGN 8) on a named shape
+//! (default `llama8b-8l`) with device-synthesized weights and the stock slot kernels:
+//!
+//! - prefill of one prompt (default 2048 tokens): device time between CUDA events around
+//!   the whole (eager) prefill, after one warm-up prefill; the best of 3;
+//! - decode at each batch (default 1 and 8) with every sequence at a realistic context
+//!   (default 2048 positions): one step captured as a CUDA graph, replayed 5 times as
+//!   warm-up and 50 times between events (each replay rewrites the same cache row); the
+//!   same step launched eagerly, and the graph with cuBLAS instead of the engine's GEMV
+//!   kernel for products of at most 8 rows, are reported beside it;
+//! - the batch-1 floor: weight bytes one step reads ÷ the measured copy bandwidth (the
+//!   better of `cuMemcpyDtoD` and a vectorized copy kernel, read + write, 2 GiB), and the
+//!   ratio floor / measured (DESIGN 8's goal: ≥ 0.85).
+//!
+//! Prints a table and JSON lines (`--json` for JSON only; `--json-out F` to also write
+//! them to a file). The field names match `kernels/bench/torch_eager.py`.
+//! Exit status: 0 done, 1 a failure, 2 no usable GPU.
+
+use std::process::ExitCode;
+
+use cacheon_kernels::cuda::timing::{copy_bandwidth, kernel_copy_bandwidth};
+use cacheon_kernels::cuda::{
+    CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable, WeightSource,
+};
+use cacheon_kernels::engine::ModelConfig;
+use serde_json::json;
+
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N]
+
+  --shape NAME   named model shape (default llama8b-8l; also tiny)
+  --prompt N     prefill length (default 2048)
+  --context N    positions already in each sequence when timing decode (default 2048)
+  --batch B      decode batch (repeatable; default 1 and 8)
+  --replays N    timed graph replays per decode batch (default 50)
+  --json         JSON lines only
+  --json-out F   also write the JSON lines to F
+  --copy-mib N   copy-bandwidth buffer size (default 2048)";
+
+struct Opts {
+    shape: String,
+    prompt: usize,
+    context: usize,
+    batches: Vec<usize>,
+    replays: usize,
+    json: bool,
+    json_out: Option<String>,
+    copy_mib: usize,
+}
+
+fn parse_args() -> Result<Opts, String> {
+    let mut o = Opts {
+        shape: "llama8b-8l".into(),
+        prompt: 2048,
+        context: 2048,
+        batches: Vec::new(),
+        replays: 50,
+        json: false,
+        json_out: None,
+        copy_mib: 2048,
+    };
+    let mut it = std::env::args().skip(1);
+    let num = |v: Option<String>, what: &str| -> Result<usize, String> {
+        let v = v.ok_or(format!("{what} needs a number"))?;
+        v.parse().map_err(|_| format!("bad {what} `{v}`"))
+    };
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--shape" => o.shape = it.next().ok_or("--shape needs a name")?,
+            "--prompt" => o.prompt = num(it.next(), "--prompt")?,
+            "--context" => o.context = num(it.next(), "--context")?,
+            "--batch" => o.batches.push(num(it.next(), "--batch")?),
+            "--replays" => o.replays = num(it.next(), "--replays")?.max(1),
+            "--json" => o.json = true,
+            "--json-out" => o.json_out = Some(it.next().ok_or("--json-out needs a file")?),
+            "--copy-mib" => o.copy_mib = num(it.next(), "--copy-mib")?,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if o.batches.is_empty() {
+        o.batches = vec![1, 8];
+    }
+    if o.prompt == 0 || o.batches.contains(&0) {
+        return Err("--prompt and --batch must be positive".into());
+    }
+    Ok(o)
+}
+
+struct Out {
+    json: bool,
+    lines: Vec<String>,
+}
+
+impl Out {
+    fn json(&mut self, v: serde_json::Value) {
+        let line = v.to_string();
+        if self.json {
+            println!("{line}");
+        }
+        self.lines.push(line);
+    }
+
+    fn text(&self, line: &str) {
+        if !self.json {
+            println!("{line}");
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let opts = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("cacheon-engine-bench: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(if e.is_empty() { 0 } else { 1 });
+        }
+    };
+    let Some(cfg) = ModelConfig::named(&opts.shape) else {
+        eprintln!("cacheon-engine-bench: unknown shape `{}`", opts.shape);
+        return ExitCode::from(1);
+    };
+    let dev = match CudaDevice::open(0) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("cacheon-engine-bench: no usable CUDA device: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&opts, cfg, &dev) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cacheon-engine-bench: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
+    let mut out = Out {
+        json: opts.json,
+        lines: Vec::new(),
+    };
+    let info = dev.info();
+    out.text(&format!(
+        "device: {} (sm_{}{}, {} SMs, {:.1} GiB)",
+        info.name,
+        info.compute_capability.0,
+        info.compute_capability.1,
+        info.multiprocessors,
+        info.total_mem_bytes as f64 / (1u64 << 30) as f64
+    ));
+
+    // Copy bandwidth (before the engine takes its memory).
+    let (memcpy_bw, bytes) = copy_bandwidth(dev, opts.copy_mib << 20, 4, 10)
+        .map_err(|e| format!("copy bandwidth: {e}"))?;
+    let kernel_bw = kernel_copy_bandwidth(dev, bytes, 4, 10)
+        .map_err(|e| format!("copy-kernel bandwidth: {e}"))?;
+    let bw = memcpy_bw.max(kernel_bw);
+    out.text(&format!(
+        "copy bandwidth: cuMemcpyDtoD {:.0} GB/s, copy kernel {:.0} GB/s (read + write, {} MiB)",
+        memcpy_bw / 1e9,
+        kernel_bw / 1e9,
+        bytes >> 20
+    ));
+
+    // The engine.
+    let max_batch = *opts.batches.iter().max().unwrap();
+    let max_seq = (opts.context + 1)
+        .max(opts.prompt)
+        .min(cfg.max_position_embeddings);
+    if opts.context >= max_seq {
+        return Err(format!(
+            "--context {} leaves no room in max_position_embeddings {}",
+            opts.context, cfg.max_position_embeddings
+        ));
+    }
+    let t0 = std::time::Instant::now();
+    let slots = CudaSlotTable::stock(dev).map_err(|e| e.to_string())?;
+    let eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
+    let mut e = CudaEngine::new(
+        dev,
+        cfg.clone(),
+        WeightSource::Synthesize { seed: 1 },
+        slots,
+        eopts,
+    )
+    .map_err(|e| e.to_string())?;
+    let weight_bytes = e.weight_bytes_per_step();
+    out.text(&format!(
+        "engine: {} ({} layers, {:.2} B params, {:.2} GB read per decode step), max_batch {max_batch}, max_seq {max_seq}; ready in {:.1} s",
+        opts.shape,
+        cfg.num_hidden_layers,
+        cfg.parameter_count() as f64 / 1e9,
+        weight_bytes as f64 / 1e9,
+        t0.elapsed().as_secs_f64()
+    ));
+
+    // Prefill.
+    let vocab = cfg.vocab_size as u32;
+    let prompt: Vec<u32> = (0..opts.prompt as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % vocab)
+        .collect();
+    e.time_prefill(0, &prompt).map_err(|e| e.to_string())?; // warm-up
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        best = best.min(e.time_prefill(0, &prompt).map_err(|e| e.to_string())?);
+    }
+    let logits = e.logits(1).map_err(|e| e.to_string())?;
+    let finite = logits.iter().all(|v| v.is_finite());
+    out.text(&format!(
+        "\n{:<8} {:>6} {:>8} {:>10} {:>12}  {}",
+        "kind", "batch", "tokens", "ms", "tokens/s", "notes"
+    ));
+    out.text(&format!(
+        "{:<8} {:>6} {:>8} {:>10.3} {:>12.0}  last-token logits finite: {finite}",
+        "prefill",
+        1,
+        opts.prompt,
+        best,
+        opts.prompt as f64 / (best / 1e3)
+    ));
+    out.json(json!({
+        "engine": "cacheon", "kind": "prefill", "shape": opts.shape, "batch": 1,
+        "tokens": opts.prompt, "ms": best, "tokens_per_s": opts.prompt as f64 / (best / 1e3),
+        "logits_finite": finite,
+    }));
+    if !finite {
+        return Err("prefill produced non-finite logits".into());
+    }
+
+    // Decode.
+    let mut batch1_ms = None;
+    for &b in &opts.batches {
+        for s in 0..b {
+            e.set_seq_len(s, opts.context).map_err(|e| e.to_string())?;
+        }
+        e.set_use_graphs(false);
+        let eager = e.time_decode(b, 3, 10).map_err(|e| e.to_string())?;
+        e.set_use_graphs(true);
+        let ms = e
+            .time_decode(b, 5, opts.replays)
+            .map_err(|e| e.to_string())?;
+        let graph = e.graph_buckets().contains(&e.bucket_for(b));
+        // The same graph step with cuBLAS for the small products (the engine's GEMV
+        // kernel is the default for at most 8 rows).
+        let cublas = if e.bucket_for(b) <= 8 {
+            e.set_small_gemv(false);
+            let ms = e
+                .time_decode(b, 5, opts.replays)
+                .map_err(|e| e.to_string())?;
+            e.set_small_gemv(true);
+            Some(ms)
+        } else {
+            None
+        };
+        if b == 1 {
+            batch1_ms = Some(ms);
+        }
+        let kv_bytes =
+            (cfg.num_hidden_layers * b * (opts.context + 1) * cfg.kv_dim() * 2 * 2) as u64;
+        out.text(&format!(
+            "{:<8} {:>6} {:>8} {:>10.3} {:>12.0}  context {}, bucket {}, {}; eager {:.3} ms; cuBLAS-only graph {}",
+            "decode",
+            b,
+            b,
+            ms,
+            b as f64 / (ms / 1e3),
+            opts.context,
+            e.bucket_for(b),
+            if graph {
+                "graph".to_string()
+            } else {
+                format!("eager ({})", e.graph_note().unwrap_or_default())
+            },
+            eager,
+            cublas.map_or("-".to_string(), |m| format!("{m:.3} ms"))
+        ));
+        out.json(json!({
+            "engine": "cacheon", "kind": "decode", "shape": opts.shape, "batch": b,
+            "context": opts.context, "ms_per_step": ms, "tokens_per_s": b as f64 / (ms / 1e3),
+            "graph": graph, "bucket": e.bucket_for(b), "eager_ms_per_step": eager, "cublas_ms_per_step": cublas,
+            "weight_bytes": weight_bytes, "kv_bytes": kv_bytes,
+        }));
+    }
+
+    // The batch-1 floor.
+    if let Some(ms) = batch1_ms {
+        let floor_ms = weight_bytes as f64 / bw * 1e3;
+        out.text(&format!(
+            "\nbatch-1 floor: {:.3} GB of weights / {:.0} GB/s = {:.3} ms; measured {:.3} ms; floor/measured = {:.1}% (goal >= 85%)",
+            weight_bytes as f64 / 1e9,
+            bw / 1e9,
+            floor_ms,
+            ms,
+            100.0 * floor_ms / ms
+        ));
+        out.json(json!({
+            "engine": "cacheon", "kind": "floor", "shape": opts.shape, "batch": 1,
+            "weight_bytes": weight_bytes, "copy_bw_gbs": bw / 1e9,
+            "memcpy_bw_gbs": memcpy_bw / 1e9, "kernel_copy_bw_gbs": kernel_bw / 1e9,
+            "floor_ms": floor_ms, "measured_ms": ms, "ratio": floor_ms / ms,
+        }));
+    }
+    let counts = e.slots().dispatch_counts();
+    out.text(&format!(
+        "slot dispatch counts (silu, rmsnorm, fused_add_rmsnorm, rope, attention): {counts:?}"
+    ));
+    if let Some(path) = &opts.json_out {
+        let mut text = out.lines.join("\n");
+        text.push('\n');
+        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,207 @@
+// The CUDA engine's own kernels (validator-owned, not slots): weight synthesis, the
+// embedding gather, splitting the fused QKV projection and writing the KV cache, the
+// causal softmax of prefill attention, and the greedy argmax. Compiled once by NVRTC
+// with no headers: bf16 values are handled as their 16-bit patterns.
+
+typedef unsigned short bf16_t;
+
+__device__ __forceinline__ float b2f(bf16_t b) {
+    return __uint_as_float(((unsigned int)b) << 16);
+}
+
+// f32 -> bf16, round to nearest even (NaN stays a quiet NaN).
+__device__ __forceinline__ bf16_t f2b(float f) {
+    unsigned int u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (bf16_t)(u >> 16);
+}
+
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+// out[i] = center + half_width * u, u uniform in [-1, 1) from a splitmix64 hash of
+// (seed, i): the device-synthesized weights (same scaling as Weights::synthesize, not
+// the same values).
+extern "C" __global__ void eng_synth(bf16_t* out, unsigned long long n, unsigned long long seed,
+                                     float center, float half_width) {
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        unsigned long long z = seed + (i + 1ull) * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        float u = (float)(z >> 40) * (1.0f / 16777216.0f);  // [0, 1)
+        out[i] = f2b(center + half_width * (2.0f * u - 1.0f));
+    }
+}
+
+// out[r, :] = table[tokens[r], :]. Grid: (rows).
+extern "C" __global__ void eng_embed(bf16_t* out, const bf16_t* table, const int* tokens,
+                                     long long hidden) {
+    long long r = blockIdx.x;
+    long long t = tokens[r];
+    for (long long i = threadIdx.x; i < hidden; i += blockDim.x)
+        out[r * hidden + i] = table[t * hidden + i];
+}
+
+// qkv[r] = [q | k | v]: q and k copied out contiguous (for the rope slot), v written
+// straight into the cache row cache_rows[r] (skipped when negative: a padding row).
+extern "C" __global__ void eng_qkv_split(bf16_t* q, bf16_t* k, bf16_t* v_cache, const bf16_t* qkv,
+                                         const int* cache_rows, long long q_dim,
+                                         long long kv_dim) {
+    long long r = blockIdx.x;
+    const bf16_t* src = qkv + r * (q_dim + 2 * kv_dim);
+    long long row = cache_rows[r];
+    for (long long i = threadIdx.x; i < q_dim; i += blockDim.x) q[r * q_dim + i] = src[i];
+    for (long long i = threadIdx.x; i < kv_dim; i += blockDim.x) {
+        k[r * kv_dim + i] = src[q_dim + i];
+        if (row >= 0) v_cache[row * kv_dim + i] = src[q_dim + kv_dim + i];
+    }
+}
+
+// k_cache[cache_rows[r]] = k[r] (rows with a negative cache row are skipped).
+extern "C" __global__ void eng_k_write(bf16_t* k_cache, const bf16_t* k, const int* cache_rows,
+                                       long long kv_dim) {
+    long long r = blockIdx.x;
+    long long row = cache_rows[r];
+    if (row < 0) return;
+    for (long long i = threadIdx.x; i < kv_dim; i += blockDim.x)
+        k_cache[row * kv_dim + i] = k[r * kv_dim + i];
+}
+
+__device__ float block_reduce(float v, bool is_max, float* red) {
+    for (int off = 16; off > 0; off >>= 1) {
+        float o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = is_max ? fmaxf(v, o) : v + o;
+    }
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = (blockDim.x + 31) >> 5;
+    __syncthreads();
+    if (lane == 0) red[warp] = v;
+    __syncthreads();
+    v = lane < warps ? red[lane] : (is_max ? neg_inf() : 0.0f);
+    for (int off = 16; off > 0; off >>= 1) {
+        float o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = is_max ? fmaxf(v, o) : v + o;
+    }
+    return v;
+}
+
+// Causal softmax of prefill attention scores: row (h, t) of scores [heads, n, klen] (f32,
+// already scaled) over keys 0..=positions[t]; probs (bf16, same layout) are 0 beyond.
+// Grid: (n, heads), block 256.
+extern "C" __global__ void eng_causal_softmax(bf16_t* probs, const float* scores,
+                                              const int* positions, long long n,
+                                              long long klen) {
+    __shared__ float red[32];
+    long long t = blockIdx.x, h = blockIdx.y;
+    const float* row = scores + (h * n + t) * klen;
+    bf16_t* out = probs + (h * n + t) * klen;
+    long long valid = (long long)positions[t] + 1;
+    if (valid > klen) valid = klen;
+    float m = neg_inf();
+    for (long long j = threadIdx.x; j < valid; j += blockDim.x) m = fmaxf(m, row[j]);
+    m = block_reduce(m, true, red);
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < valid; j += blockDim.x) s += expf(row[j] - m);
+    s = block_reduce(s, false, red);
+    float inv = s > 0.0f ? 1.0f / s : 0.0f;
+    for (long long j = threadIdx.x; j < klen; j += blockDim.x)
+        out[j] = j < valid ? f2b(expf(row[j] - m) * inv) : (bf16_t)0;
+}
+
+// out[r] = argmax of logits[r, :vocab] (first index on ties; NaN never wins; 0 when no
+// value beats -inf). Block 1024. An index of -1 marks "nothing seen": it only ever ties
+// with another -1, since a lane's best is -inf exactly when it has seen nothing.
+extern "C" __global__ void eng_argmax(int* out, const bf16_t* logits, long long vocab) {
+    __shared__ float best_v[32];
+    __shared__ int best_i[32];
+    const bf16_t* row = logits + (long long)blockIdx.x * vocab;
+    float best = neg_inf();
+    int idx = -1; /* no finite maximum seen (yet) */
+    for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
+        float v = b2f(row[j]);
+        if (v > best) { best = v; idx = (int)j; }
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        float ov = __shfl_xor_sync(0xffffffffu, best, off);
+        int oi = __shfl_xor_sync(0xffffffffu, idx, off);
+        if (ov > best || (ov == best && oi < idx)) { best = ov; idx = oi; }
+    }
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = (blockDim.x + 31) >> 5;
+    if (lane == 0) { best_v[warp] = best; best_i[warp] = idx; }
+    __syncthreads();
+    if (warp == 0) {
+        best = lane < warps ? best_v[lane] : neg_inf();
+        idx = lane < warps ? best_i[lane] : -1;
+        for (int off = 16; off > 0; off >>= 1) {
+            float ov = __shfl_xor_sync(0xffffffffu, best, off);
+            int oi = __shfl_xor_sync(0xffffffffu, idx, off);
+            if (ov > best || (ov == best && oi < idx)) { best = ov; idx = oi; }
+        }
+        if (lane == 0) out[blockIdx.x] = idx < 0 ? 0 : idx;
+    }
+}
+
+// Dot product of 8 bf16 pairs packed in two 16-byte vectors, f32 accumulation.
+__device__ __forceinline__ float dot8(uint4 a, uint4 b, float s) {
+    s = fmaf(__uint_as_float(a.x << 16), __uint_as_float(b.x << 16), s);
+    s = fmaf(__uint_as_float(a.x & 0xffff0000u), __uint_as_float(b.x & 0xffff0000u), s);
+    s = fmaf(__uint_as_float(a.y << 16), __uint_as_float(b.y << 16), s);
+    s = fmaf(__uint_as_float(a.y & 0xffff0000u), __uint_as_float(b.y & 0xffff0000u), s);
+    s = fmaf(__uint_as_float(a.z << 16), __uint_as_float(b.z << 16), s);
+    s = fmaf(__uint_as_float(a.z & 0xffff0000u), __uint_as_float(b.z & 0xffff0000u), s);
+    s = fmaf(__uint_as_float(a.w << 16), __uint_as_float(b.w << 16), s);
+    s = fmaf(__uint_as_float(a.w & 0xffff0000u), __uint_as_float(b.w & 0xffff0000u), s);
+    return s;
+}
+
+// Small-batch GEMM (decode): y[m, j] = sum_k x[m, k] * w[j, k] for rows <= 8, bf16 in and
+// out, f32 accumulation. One warp per output feature j (grid-stride), streaming the
+// weight row with 16-byte loads, four per lane in flight; x (at most 8 rows) stays in
+// L1/L2. Needs k % 8 == 0 and 16-byte aligned x, w (the host checks).
+extern "C" __global__ void __launch_bounds__(256) eng_gemv(bf16_t* y, const bf16_t* x,
+                                                           const bf16_t* w, long long rows,
+                                                           long long n, long long k) {
+    const int lane = threadIdx.x & 31;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const long long kv = k >> 3;
+    const uint4* xv = reinterpret_cast<const uint4*>(x);
+    for (long long j = warp; j < n; j += warps) {
+        const uint4* wr = reinterpret_cast<const uint4*>(w) + j * kv;
+        float acc[8];
+#pragma unroll
+        for (int m = 0; m < 8; ++m) acc[m] = 0.0f;
+        long long i = lane;
+        for (; i + 96 < kv; i += 128) {
+            uint4 a0 = wr[i], a1 = wr[i + 32], a2 = wr[i + 64], a3 = wr[i + 96];
+#pragma unroll
+            for (int m = 0; m < 8; ++m) {
+                if (m < rows) {
+                    const uint4* xr = xv + m * kv;
+                    float s = acc[m];
+                    s = dot8(a0, xr[i], s);
+                    s = dot8(a1, xr[i + 32], s);
+                    s = dot8(a2, xr[i + 64], s);
+                    s = dot8(a3, xr[i + 96], s);
+                    acc[m] = s;
+                }
+            }
+        }
+        for (; i < kv; i += 32) {
+            uint4 a = wr[i];
+#pragma unroll
+            for (int m = 0; m < 8; ++m)
+                if (m < rows) acc[m] = dot8(a, xv[m * kv + i], acc[m]);
+        }
+#pragma unroll
+        for (int m = 0; m < 8; ++m) {
+            if (m < rows) {
+                float v = acc[m];
+                for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+                if (lane == 0) y[m * n + j] = f2b(v);
+            }
+        }
+    }
+}
