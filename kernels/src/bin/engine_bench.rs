@@ -12,6 +12,13 @@
 //!   better of `cuMemcpyDtoD` and a vectorized copy kernel, read + write, 2 GiB), and the
 //!   ratio floor / measured (DESIGN 8's goal: ≥ 0.85).
 //!
+//! - with `--breakdown`: every distinct operation of one batch-1 decode step (each GEMV/GEMM
+//!   shape, each slot kernel, the engine's own kernels) timed in isolation on the engine's
+//!   buffers at the same context: `--breakdown-reps` launches after a warm-up, eagerly
+//!   between events and as a captured graph of back-to-back launches; a table of launches
+//!   per step, µs per launch and per step, bytes per launch and GB/s, and the sum of the
+//!   per-step µs against the measured step (the rest is launch gaps / graph overhead).
+//!
 //! Prints a table and JSON lines (`--json` for JSON only; `--json-out F` to also write
 //! them to a file). The field names match `kernels/bench/torch_eager.py`.
 //! Exit status: 0 done, 1 a failure, 2 no usable GPU.
@@ -25,7 +32,7 @@ use cacheon_kernels::cuda::{
 use cacheon_kernels::engine::ModelConfig;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -34,7 +41,9 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --replays N    timed graph replays per decode batch (default 50)
   --json         JSON lines only
   --json-out F   also write the JSON lines to F
-  --copy-mib N   copy-bandwidth buffer size (default 2048)";
+  --copy-mib N   copy-bandwidth buffer size (default 2048)
+  --breakdown    time each operation of a batch-1 decode step in isolation
+  --breakdown-reps N  launches per operation and timing (default 50)";
 
 struct Opts {
     shape: String,
@@ -45,6 +54,8 @@ struct Opts {
     json: bool,
     json_out: Option<String>,
     copy_mib: usize,
+    breakdown: bool,
+    breakdown_reps: usize,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -57,6 +68,8 @@ fn parse_args() -> Result<Opts, String> {
         json: false,
         json_out: None,
         copy_mib: 2048,
+        breakdown: false,
+        breakdown_reps: 50,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -73,6 +86,8 @@ fn parse_args() -> Result<Opts, String> {
             "--json" => o.json = true,
             "--json-out" => o.json_out = Some(it.next().ok_or("--json-out needs a file")?),
             "--copy-mib" => o.copy_mib = num(it.next(), "--copy-mib")?,
+            "--breakdown" => o.breakdown = true,
+            "--breakdown-reps" => o.breakdown_reps = num(it.next(), "--breakdown-reps")?.max(1),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -304,6 +319,9 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
             "floor_ms": floor_ms, "measured_ms": ms, "ratio": floor_ms / ms,
         }));
     }
+    if opts.breakdown {
+        breakdown(opts, &mut e, bw, &mut out)?;
+    }
     let counts = e.slots().dispatch_counts();
     out.text(&format!(
         "slot dispatch counts (silu, rmsnorm, fused_add_rmsnorm, rope, attention): {counts:?}"
@@ -313,5 +331,83 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
         text.push('\n');
         std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
     }
+    Ok(())
+}
+
+/// `--breakdown`: each operation of a batch-1 decode step timed alone, against the step.
+fn breakdown(opts: &Opts, e: &mut CudaEngine, bw: f64, out: &mut Out) -> Result<(), String> {
+    let err = |e: cacheon_kernels::cuda::CudaEngineError| e.to_string();
+    e.set_seq_len(0, opts.context).map_err(err)?;
+    // The whole step, eager then graph (`set_small_gemv` drops any captured graph, so the
+    // eager timing really launches eagerly).
+    e.set_small_gemv(true);
+    e.set_use_graphs(false);
+    let eager_ms = e.time_decode(1, 3, 10).map_err(err)?;
+    e.set_use_graphs(true);
+    let graph_ms = e.time_decode(1, 5, opts.replays).map_err(err)?;
+    let graph = e.graph_buckets().contains(&e.bucket_for(1));
+    let ops = e.decode_breakdown(1, 5, opts.breakdown_reps).map_err(err)?;
+    out.text(&format!(
+        "\ndecode step breakdown: batch 1, context {}, each op {} launches after 5 warm-up, on layer weights/caches cycled; us/launch from a graph of back-to-back launches (eager in its own column)",
+        opts.context, opts.breakdown_reps
+    ));
+    out.text(&format!(
+        "{:<18} {:<34} {:>6} {:>10} {:>10} {:>10} {:>12} {:>8}",
+        "op", "shape", "n/step", "us/launch", "us/step", "eager us", "bytes", "GB/s"
+    ));
+    let (mut sum_us, mut sum_eager_us, mut sum_bytes) = (0.0, 0.0, 0u64);
+    for o in &ops {
+        let us = o.graph_us.unwrap_or(o.eager_us);
+        let per_step = us * o.launches_per_step as f64;
+        let gbs = o.bytes_per_launch as f64 / (us * 1e-6) / 1e9;
+        sum_us += per_step;
+        sum_eager_us += o.eager_us * o.launches_per_step as f64;
+        sum_bytes += o.bytes_per_launch * o.launches_per_step as u64;
+        out.text(&format!(
+            "{:<18} {:<34} {:>6} {:>10.2} {:>10.1} {:>10.2} {:>12} {:>8.0}{}",
+            o.name,
+            o.detail,
+            o.launches_per_step,
+            us,
+            per_step,
+            o.eager_us,
+            o.bytes_per_launch,
+            gbs,
+            if o.graph_us.is_none() {
+                "  (graph capture failed: eager)"
+            } else {
+                ""
+            }
+        ));
+        out.json(json!({
+            "engine": "cacheon", "kind": "breakdown", "shape": opts.shape, "batch": 1,
+            "context": opts.context, "op": o.name, "detail": o.detail,
+            "launches_per_step": o.launches_per_step, "us_per_launch": us,
+            "graph_us_per_launch": o.graph_us, "eager_us_per_launch": o.eager_us,
+            "us_per_step": per_step, "bytes_per_launch": o.bytes_per_launch, "gbs": gbs,
+        }));
+    }
+    let step_us = graph_ms * 1e3;
+    let floor_us = sum_bytes as f64 / bw * 1e6;
+    out.text(&format!(
+        "sum of ops {:.1} us/step vs measured {} step {:.1} us: {:+.1} us ({:.1}%) unaccounted (launch gaps / graph overhead); eager: ops {:.1} us vs step {:.1} us; all bytes {:.3} GB / {:.0} GB/s = {:.1} us",
+        sum_us,
+        if graph { "graph" } else { "eager" },
+        step_us,
+        step_us - sum_us,
+        100.0 * (step_us - sum_us) / step_us,
+        sum_eager_us,
+        eager_ms * 1e3,
+        sum_bytes as f64 / 1e9,
+        bw / 1e9,
+        floor_us
+    ));
+    out.json(json!({
+        "engine": "cacheon", "kind": "breakdown_total", "shape": opts.shape, "batch": 1,
+        "context": opts.context, "sum_us_per_step": sum_us, "step_us": step_us,
+        "graph": graph, "gap_us": step_us - sum_us, "sum_eager_us_per_step": sum_eager_us,
+        "eager_step_us": eager_ms * 1e3, "bytes_per_step": sum_bytes,
+        "bytes_floor_us": floor_us, "reps": opts.breakdown_reps,
+    }));
     Ok(())
 }

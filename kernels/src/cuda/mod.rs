@@ -35,7 +35,9 @@ pub use build::{
     CudaBuildError, CudaBuildOptions, CudaBundle, ARENA_ARCH,
 };
 pub use device::{CudaDevice, DeviceError, DeviceInfo};
-pub use engine::{CudaEngine, CudaEngineError, CudaEngineOptions, CudaSlotTable, WeightSource};
+pub use engine::{
+    CudaEngine, CudaEngineError, CudaEngineOptions, CudaSlotTable, OpTime, WeightSource,
+};
 pub use kernel::{evaluate_geometry, CudaKernel, DeviceArgs, Geometry, LaunchError};
 pub use ptx::AbiError;
 pub use screen::ScreenError;
