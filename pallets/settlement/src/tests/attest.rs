@@ -1,0 +1,480 @@
+use super::*;
+
+#[test]
+fn primary_pass_is_recorded() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        assert_ok!(Cacheon::claim(signed(V1), p));
+        let expiry = lease_of(p).expires_at;
+        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
+        System::assert_last_event(ev(CEvent::PassRecorded {
+            proposal: p,
+            validator: V1,
+            speedup_ppm: 1_050_000,
+        }));
+        assert_eq!(
+            status(p),
+            ProposalStatus::ReproductionQueued {
+                primary: RecordedPass {
+                    validator: V1,
+                    speedup_ppm: 1_050_000,
+                    generation: 0,
+                    evidence_digest: [1; 32],
+                    attempt_digest: [101; 32],
+                }
+            }
+        );
+        assert!(!LeaseDeadlines::<Test>::contains_key(expiry));
+        assert_eq!(generation(), 0);
+        assert!(Claims::<Test>::get(p).is_none());
+        // The lease is gone: nothing happens when its deadline comes.
+        run_to_block(expiry);
+        assert!(matches!(
+            status(p),
+            ProposalStatus::ReproductionQueued { .. }
+        ));
+        assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 0);
+    });
+}
+
+#[test]
+fn attest_errors() {
+    ExtBuilder::default().build_and_execute(|| {
+        assert_noop!(
+            Cacheon::attest(signed(V1), 99, pass(1_050_000, 1)),
+            Error::<Test>::UnknownProposal
+        );
+        let p = submit(ALICE, SILU, "a");
+        // Not leased.
+        assert_noop!(
+            Cacheon::attest(signed(V1), p, pass(1_050_000, 1)),
+            Error::<Test>::NotLeaseHolder
+        );
+        assert_ok!(Cacheon::claim(signed(V1), p));
+        // Leased by somebody else.
+        assert_noop!(
+            Cacheon::attest(signed(V2), p, pass(1_050_000, 1)),
+            Error::<Test>::NotLeaseHolder
+        );
+        assert_noop!(
+            Cacheon::attest(signed(ALICE), p, pass(1_050_000, 1)),
+            Error::<Test>::NotLeaseHolder
+        );
+        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
+        // Replay of the same attestation on the spent lease.
+        assert_noop!(
+            Cacheon::attest(signed(V1), p, pass(1_050_000, 1)),
+            Error::<Test>::NotLeaseHolder
+        );
+        // Reproduction lease: replays after the crown are refused as well.
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_040_000, 2)));
+        assert_noop!(
+            Cacheon::attest(signed(V2), p, pass(1_040_000, 2)),
+            Error::<Test>::NotLeaseHolder
+        );
+    });
+}
+
+#[test]
+fn replayed_fail_is_refused() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        assert_ok!(Cacheon::claim(signed(V1), p));
+        assert_ok!(Cacheon::attest(signed(V1), p, fail(FailReason::Abi, 1)));
+        assert_noop!(
+            Cacheon::attest(signed(V1), p, fail(FailReason::Abi, 1)),
+            Error::<Test>::NotLeaseHolder
+        );
+        assert_noop!(
+            Cacheon::attest(signed(V1), p, pass(1_050_000, 1)),
+            Error::<Test>::NotLeaseHolder
+        );
+    });
+}
+
+#[test]
+fn pass_below_margin_is_refused() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        assert_ok!(Cacheon::claim(signed(V1), p));
+        for below in [0, 900_000, PPM_ONE, PPM_ONE + MARGIN_PPM - 1] {
+            assert_noop!(Cacheon::attest(signed(V1), p, pass(below, 1)), Error::<Test>::BelowMargin);
+        }
+        assert_ok!(Cacheon::attest(signed(V1), p, pass(PPM_ONE + MARGIN_PPM, 1)));
+        // The reproduction must clear the margin too.
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_noop!(
+            Cacheon::attest(signed(V2), p, pass(PPM_ONE + MARGIN_PPM - 1, 2)),
+            Error::<Test>::BelowMargin
+        );
+        assert_ok!(Cacheon::attest(signed(V2), p, pass(PPM_ONE + MARGIN_PPM, 2)));
+        assert!(matches!(status(p), ProposalStatus::Crowned { speedup_ppm, .. } if speedup_ppm == PPM_ONE + MARGIN_PPM));
+    });
+}
+
+#[test]
+fn generation_mismatch_is_refused() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        assert_ok!(Cacheon::claim(signed(V1), p));
+        for g in [1, 7, u32::MAX] {
+            assert_noop!(
+                Cacheon::attest(
+                    signed(V1),
+                    p,
+                    att(
+                        Verdict::Pass {
+                            speedup_ppm: 1_050_000
+                        },
+                        g,
+                        1,
+                        101
+                    )
+                ),
+                Error::<Test>::GenerationMismatch
+            );
+            assert_noop!(
+                Cacheon::attest(
+                    signed(V1),
+                    p,
+                    att(
+                        Verdict::Fail {
+                            reason: FailReason::Build
+                        },
+                        g,
+                        1,
+                        101
+                    )
+                ),
+                Error::<Test>::GenerationMismatch
+            );
+        }
+        assert_ok!(Cacheon::attest(
+            signed(V1),
+            p,
+            att(
+                Verdict::Pass {
+                    speedup_ppm: 1_050_000
+                },
+                0,
+                1,
+                101
+            )
+        ));
+    });
+}
+
+#[test]
+fn reproduction_with_duplicate_digests_is_refused() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        // Primary: evidence [1; 32], attempt [101; 32].
+        primary_pass(p, 1_050_000);
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        let v = Verdict::Pass {
+            speedup_ppm: 1_040_000,
+        };
+        assert_noop!(
+            Cacheon::attest(signed(V2), p, att(v, 0, 1, 101)),
+            Error::<Test>::DuplicateEvidence
+        );
+        assert_noop!(
+            Cacheon::attest(signed(V2), p, att(v, 0, 7, 101)),
+            Error::<Test>::DuplicateEvidence
+        );
+        assert_noop!(
+            Cacheon::attest(signed(V2), p, att(v, 0, 1, 107)),
+            Error::<Test>::DuplicateEvidence
+        );
+        assert_ok!(Cacheon::attest(signed(V2), p, att(v, 0, 7, 107)));
+        assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
+    });
+}
+
+#[test]
+fn primary_fail_is_terminal_and_releases_the_bundle() {
+    ExtBuilder::default().build_and_execute(|| {
+        let bytes = bundle("a");
+        let p = submit(ALICE, SILU, "a");
+        let pot_before = free(pot());
+        assert_ok!(Cacheon::claim(signed(V1), p));
+        let expiry = lease_of(p).expires_at;
+        assert_ok!(Cacheon::attest(
+            signed(V1),
+            p,
+            fail(FailReason::Incorrect, 1)
+        ));
+        System::assert_last_event(ev(CEvent::Failed {
+            proposal: p,
+            validator: V1,
+            reason: FailReason::Incorrect,
+        }));
+        assert!(!cacheon_events()
+            .iter()
+            .any(|e| matches!(e, CEvent::AttestationsDisagreed { .. })));
+        assert_eq!(
+            status(p),
+            ProposalStatus::Failed {
+                reason: FailReason::Incorrect
+            }
+        );
+        assert!(queue().is_empty());
+        assert!(!LeaseDeadlines::<Test>::contains_key(expiry));
+        assert_eq!(bundle_held(ALICE), 0);
+        // The fee stays in the pot.
+        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(pot()), pot_before);
+        assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));
+        // The copy guard outlives the failure.
+        assert_eq!(
+            FirstRevealer::<Test>::get(hash_of(&bytes)),
+            Some((ALICE, p))
+        );
+    });
+}
+
+#[test]
+fn fail_with_copy_reason_names_the_original() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[(ALICE, SILU, "orig"), (BOB, SILU, "renamed-copy")]);
+        assert_ok!(Cacheon::claim(signed(V1), ids[0]));
+        assert_ok!(Cacheon::claim(signed(V2), ids[1]));
+        let reason = FailReason::CopyOf(ids[0]);
+        assert_ok!(Cacheon::attest(signed(V2), ids[1], fail(reason, 2)));
+        System::assert_last_event(ev(CEvent::Failed {
+            proposal: ids[1],
+            validator: V2,
+            reason,
+        }));
+        assert_eq!(status(ids[1]), ProposalStatus::Failed { reason });
+        assert_eq!(queue(), vec![ids[0]]);
+    });
+}
+
+#[test]
+fn reproduction_fail_records_the_disagreement() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        primary_pass(p, 1_050_000);
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::attest(
+            signed(V2),
+            p,
+            fail(FailReason::BehaviourChanged, 2)
+        ));
+        let events = cacheon_events();
+        let n = events.len();
+        assert_eq!(
+            events[n - 2],
+            CEvent::AttestationsDisagreed {
+                proposal: p,
+                primary_validator: V1,
+                reproduction_validator: V2,
+                reason: FailReason::BehaviourChanged,
+            }
+        );
+        assert_eq!(
+            events[n - 1],
+            CEvent::Failed {
+                proposal: p,
+                validator: V2,
+                reason: FailReason::BehaviourChanged
+            }
+        );
+        assert_eq!(
+            status(p),
+            ProposalStatus::Failed {
+                reason: FailReason::BehaviourChanged
+            }
+        );
+        assert_eq!(bundle_held(ALICE), 0);
+        assert_eq!(generation(), 0);
+        assert!(Incumbents::<Test>::get(id(ARENA), id(SILU)).is_none());
+    });
+}
+
+#[test]
+fn no_decision_requeues_then_expires() {
+    ExtBuilder::default().build_and_execute(|| {
+        let bytes = bundle("a");
+        let p = submit(ALICE, SILU, "a");
+        let reasons = [
+            NoDecisionReason::Noise,
+            NoDecisionReason::Infrastructure,
+            NoDecisionReason::Timeout,
+        ];
+        for (i, reason) in reasons.into_iter().enumerate() {
+            let attempts = i as u32 + 1;
+            let v = [V1, V2, V3][i];
+            assert_ok!(Cacheon::claim(signed(v), p));
+            let expiry = lease_of(p).expires_at;
+            assert_ok!(Cacheon::attest(signed(v), p, no_decision(reason, 1)));
+            System::assert_last_event(ev(CEvent::NoDecisionRecorded {
+                proposal: p,
+                validator: v,
+                reason,
+                attempts,
+            }));
+            assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, attempts);
+            assert!(!LeaseDeadlines::<Test>::contains_key(expiry));
+            if attempts < MAX_ATTEMPTS {
+                assert_eq!(status(p), ProposalStatus::Queued);
+                assert_eq!(bundle_held(ALICE), len_of(&bytes));
+            }
+        }
+        System::assert_has_event(ev(CEvent::Expired {
+            proposal: p,
+            attempts: MAX_ATTEMPTS,
+        }));
+        assert_eq!(status(p), ProposalStatus::Expired);
+        assert!(queue().is_empty());
+        assert_eq!(bundle_held(ALICE), 0);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE);
+        assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));
+    });
+}
+
+#[test]
+fn reproduction_no_decision_keeps_the_primary_pass() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        primary_pass(p, 1_050_000);
+        let primary = primary_of(p);
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::attest(
+            signed(V2),
+            p,
+            no_decision(NoDecisionReason::Noise, 2)
+        ));
+        System::assert_last_event(ev(CEvent::NoDecisionRecorded {
+            proposal: p,
+            validator: V2,
+            reason: NoDecisionReason::Noise,
+            attempts: 1,
+        }));
+        assert_eq!(status(p), ProposalStatus::ReproductionQueued { primary });
+        assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 1);
+        // Still not for the primary's validator; V2 may try again.
+        assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::SameValidator);
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_060_000, 2)));
+        // Crown speedup: the lower of the two PASSes.
+        assert_eq!(
+            status(p),
+            ProposalStatus::Crowned {
+                at: now(),
+                speedup_ppm: 1_050_000
+            }
+        );
+    });
+}
+
+#[test]
+fn stale_pass_goes_back_to_the_queue() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[(ALICE, SILU, "a"), (BOB, ROPE, "b")]);
+        let (p0, p1) = (ids[0], ids[1]);
+        primary_pass(p0, 1_050_000);
+        // V1 skips its own p0 and measures p1 against generation 0.
+        assert_ok!(Cacheon::claim(signed(V1), p1));
+        let lease = lease_of(p1);
+        assert_eq!(lease.generation, 0);
+        // p0 is crowned: generation 1.
+        assert_ok!(Cacheon::claim(signed(V2), p0));
+        assert_ok!(Cacheon::attest(signed(V2), p0, pass(1_040_000, 2)));
+        assert_eq!(generation(), 1);
+        // The helper would name generation 1: GenerationMismatch against the lease.
+        assert_noop!(
+            Cacheon::attest(signed(V1), p1, pass(1_050_000, 3)),
+            Error::<Test>::GenerationMismatch
+        );
+        let stale = att(
+            Verdict::Pass {
+                speedup_ppm: 1_050_000,
+            },
+            0,
+            3,
+            103,
+        );
+        assert_ok!(Cacheon::attest(signed(V1), p1, stale));
+        System::assert_last_event(ev(CEvent::AttestationStale {
+            proposal: p1,
+            validator: V1,
+            generation: 0,
+            current: 1,
+        }));
+        assert_eq!(status(p1), ProposalStatus::Queued);
+        assert_eq!(Proposals::<Test>::get(p1).unwrap().attempts, 0);
+        assert!(!LeaseDeadlines::<Test>::contains_key(lease.expires_at));
+        // Measured again against generation 1.
+        assert_ok!(Cacheon::claim(signed(V1), p1));
+        assert_eq!(lease_of(p1).generation, 1);
+        assert_ok!(Cacheon::attest(signed(V1), p1, pass(1_050_000, 3)));
+        assert_eq!(primary_of(p1).generation, 1);
+    });
+}
+
+#[test]
+fn recorded_pass_is_dropped_when_another_proposal_is_crowned() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[(ALICE, SILU, "a"), (BOB, ROPE, "b")]);
+        let (p0, p1) = (ids[0], ids[1]);
+        primary_pass(p0, 1_050_000);
+        assert_ok!(Cacheon::claim(signed(V1), p1));
+        assert_ok!(Cacheon::attest(signed(V1), p1, pass(1_030_000, 3)));
+        assert!(matches!(
+            status(p1),
+            ProposalStatus::ReproductionQueued { .. }
+        ));
+        assert_ok!(Cacheon::claim(signed(V2), p0));
+        assert_ok!(Cacheon::attest(signed(V2), p0, pass(1_040_000, 2)));
+        System::assert_has_event(ev(CEvent::PassDropped {
+            proposal: p1,
+            generation: 1,
+        }));
+        assert_eq!(status(p1), ProposalStatus::Queued);
+        assert_eq!(queue(), vec![p1]);
+        // Back from the primary: V1 may measure it again.
+        assert_ok!(Cacheon::claim(signed(V1), p1));
+        assert_eq!(lease_of(p1).generation, 1);
+    });
+}
+
+#[test]
+fn single_validator_arena_crowns_on_the_first_pass() {
+    ExtBuilder::default()
+        .single_validator()
+        .build_and_execute(|| {
+            let bytes = bundle("a");
+            let p = submit(ALICE, SILU, "a");
+            assert_ok!(Cacheon::claim(signed(V1), p));
+            assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
+            System::assert_last_event(ev(CEvent::Crowned {
+                proposal: p,
+                miner: ALICE,
+                arena: id(ARENA),
+                target: id(SILU),
+                speedup_ppm: 1_050_000,
+                generation: 1,
+            }));
+            assert!(!cacheon_events()
+                .iter()
+                .any(|e| matches!(e, CEvent::PassRecorded { .. })));
+            assert_eq!(
+                status(p),
+                ProposalStatus::Crowned {
+                    at: now(),
+                    speedup_ppm: 1_050_000
+                }
+            );
+            assert_eq!(
+                Incumbents::<Test>::get(id(ARENA), id(SILU)),
+                Some(IncumbentEntry {
+                    proposal: p,
+                    content_hash: hash_of(&bytes)
+                })
+            );
+            assert_eq!(generation(), 1);
+        });
+}
