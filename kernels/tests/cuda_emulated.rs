@@ -275,7 +275,7 @@ fn stock_cuda_kernels_emulated_on_the_cpu_match_the_reference() {
     }
 }
 
-/// The CUDA engine's own kernels (`src/cuda/engine_kernels.cu`: GEMV, argmax, causal
+/// The CUDA engine's own kernels (`src/cuda/engine/engine_kernels.cu`: GEMV, argmax, causal
 /// softmax, QKV split and cache writes, embedding, weight synthesis) under the same
 /// emulation, checked by `tests/emu/engine_harness.cpp` against double precision.
 #[test]
@@ -285,7 +285,7 @@ fn engine_kernels_emulated_on_the_cpu() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let src = include_str!("../src/cuda/engine_kernels.cu");
+    let src = include_str!("../src/cuda/engine/engine_kernels.cu");
     let tu = dir.path().join("engine_kernels.cpp");
     std::fs::write(
         &tu,

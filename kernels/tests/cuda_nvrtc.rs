@@ -170,7 +170,7 @@ fn engine_kernels_compile_without_headers() {
     if !nvrtc_or_skip() {
         return;
     }
-    let src = include_str!("../src/cuda/engine_kernels.cu");
+    let src = include_str!("../src/cuda/engine/engine_kernels.cu");
     for arch in ["compute_90", "compute_90a"] {
         let out = cuda::nvrtc::compile(
             "cacheon_engine.cu",
