@@ -19,9 +19,7 @@ use std::process::ExitCode;
 
 use cacheon_kernels::args::{Buffer, SlotArgs};
 use cacheon_kernels::cases;
-use cacheon_kernels::cuda::timing::{
-    bytes_moved, copy_bandwidth, kernel_copy_bandwidth, time_kernel,
-};
+use cacheon_kernels::cuda::timing::{bytes_moved, copy_bandwidth, time_kernel};
 use cacheon_kernels::cuda::{
     build_cuda_bundle, nvrtc, CudaBuildOptions, CudaDevice, CudaKernel, DeviceArgs,
 };
@@ -325,21 +323,15 @@ fn main() -> ExitCode {
 
     // The reference bandwidth is the better of the driver's copy and a plain vectorized copy
     // kernel: cuMemcpyDtoD alone understates what a streaming kernel reaches on Hopper.
-    let (memcpy_bw, copy_bytes) = match copy_bandwidth(&dev, opts.copy_mib << 20, 4, REPLAYS) {
+    let copy = match copy_bandwidth(&dev, opts.copy_mib << 20, 4, REPLAYS) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("cacheon-bench: copy bandwidth: {e}");
             return ExitCode::from(1);
         }
     };
-    let kernel_bw = match kernel_copy_bandwidth(&dev, copy_bytes, 4, REPLAYS) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("cacheon-bench: copy-kernel bandwidth: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let copy_bw = memcpy_bw.max(kernel_bw);
+    let (memcpy_bw, kernel_bw, copy_bytes) = (copy.memcpy, copy.kernel, copy.bytes);
+    let copy_bw = copy.best();
     report.json(json!({
         "kind": "copy",
         "bytes_per_copy": copy_bytes,

@@ -25,7 +25,7 @@
 
 use std::process::ExitCode;
 
-use cacheon_kernels::cuda::timing::{copy_bandwidth, kernel_copy_bandwidth};
+use cacheon_kernels::cuda::timing::copy_bandwidth;
 use cacheon_kernels::cuda::{
     CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable, WeightSource,
 };
@@ -169,11 +169,9 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     ));
 
     // Copy bandwidth (before the engine takes its memory).
-    let (memcpy_bw, bytes) = copy_bandwidth(dev, opts.copy_mib << 20, 4, 10)
+    let copy = copy_bandwidth(dev, opts.copy_mib << 20, 4, 10)
         .map_err(|e| format!("copy bandwidth: {e}"))?;
-    let kernel_bw = kernel_copy_bandwidth(dev, bytes, 4, 10)
-        .map_err(|e| format!("copy-kernel bandwidth: {e}"))?;
-    let bw = memcpy_bw.max(kernel_bw);
+    let (memcpy_bw, kernel_bw, bytes, bw) = (copy.memcpy, copy.kernel, copy.bytes, copy.best());
     out.text(&format!(
         "copy bandwidth: cuMemcpyDtoD {:.0} GB/s, copy kernel {:.0} GB/s (read + write, {} MiB)",
         memcpy_bw / 1e9,

@@ -156,50 +156,6 @@ pub fn time_kernel(
     })
 }
 
-/// The device's copy bandwidth in bytes per second, counting bytes read plus bytes
-/// written: `copies` device-to-device copies of `bytes` bytes in a graph, timed over
-/// `replays` replays after a warm-up. Returns `(bandwidth, bytes actually used)`; halves
-/// the size until the two buffers fit.
-pub fn copy_bandwidth(
-    dev: &CudaDevice,
-    mut bytes: usize,
-    copies: usize,
-    replays: usize,
-) -> Result<(f64, usize), LaunchError> {
-    let stream = dev.stream().clone();
-    let (src, dst): (CudaSlice<u8>, CudaSlice<u8>) = loop {
-        // SAFETY: contents are irrelevant (set below before timing).
-        let a = unsafe { stream.alloc::<u8>(bytes) };
-        let b = unsafe { stream.alloc::<u8>(bytes) };
-        match (a, b) {
-            (Ok(a), Ok(b)) => break (a, b),
-            _ if bytes > 64 << 20 => bytes /= 2,
-            (Err(e), _) | (_, Err(e)) => return Err(driver_err("cuMemAlloc", e).into()),
-        }
-    };
-    let (sp, dp) = (src.device_ptr(&stream).0, dst.device_ptr(&stream).0);
-    // SAFETY: both allocations hold `bytes` bytes on this stream's context.
-    unsafe {
-        stream
-            .context()
-            .bind_to_thread()
-            .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
-        result::memset_d8_async(sp, 0x5A, bytes, stream.cu_stream())
-            .map_err(|e| driver_err("cuMemsetD8Async", e))?;
-    }
-    let graph = capture_graph(dev, copies, |_| {
-        // SAFETY: as above; the copy is queued (captured) on this stream.
-        unsafe { result::memcpy_dtod_async(dp, sp, bytes, stream.cu_stream()) }
-            .map_err(|e| LaunchError::from(driver_err("cuMemcpyDtoDAsync", e)))
-    })?;
-    time_replays(dev, &graph, 2)?;
-    let ms = time_replays(dev, &graph, replays)?;
-    drop(graph);
-    drop((src, dst));
-    let moved = 2.0 * bytes as f64 * (copies * replays) as f64;
-    Ok((moved / (ms / 1e3), bytes))
-}
-
 /// A plain 16-byte-vector grid-stride copy: the bandwidth a well-written streaming kernel
 /// reaches, which `cuMemcpyDtoD` alone can understate.
 const COPY_KERNEL: &str = r#"
@@ -210,16 +166,70 @@ extern "C" __global__ void cacheon_copy16(const uint4* __restrict__ src, uint4* 
 }
 "#;
 
-/// The copy bandwidth of [`COPY_KERNEL`] in bytes per second (read plus write), `copies`
-/// kernel copies of `bytes` bytes per graph replay, timed like [`copy_bandwidth`].
-pub fn kernel_copy_bandwidth(
+/// Measured device copy bandwidth, in bytes per second counting bytes read plus written.
+#[derive(Clone, Copy, Debug)]
+pub struct CopyBandwidth {
+    /// Bytes per copy actually used (halved from the request until two buffers fit).
+    pub bytes: usize,
+    /// `cuMemcpyDtoD`.
+    pub memcpy: f64,
+    /// [`COPY_KERNEL`], a 16-byte-vector copy kernel.
+    pub kernel: f64,
+}
+
+impl CopyBandwidth {
+    /// The reference for "% of copy": the better of the two.
+    pub fn best(&self) -> f64 {
+        self.memcpy.max(self.kernel)
+    }
+}
+
+/// The device's copy bandwidth two ways on the same pair of buffers: `copies` copies of
+/// `bytes` bytes per graph, by `cuMemcpyDtoD` and by [`COPY_KERNEL`], each timed over
+/// `replays` replays after a warm-up.
+pub fn copy_bandwidth(
     dev: &CudaDevice,
     bytes: usize,
     copies: usize,
     replays: usize,
-) -> Result<f64, LaunchError> {
+) -> Result<CopyBandwidth, LaunchError> {
     use std::ffi::c_void;
-    let bytes = bytes / 16 * 16;
+    let stream = dev.stream().clone();
+    let mut bytes = bytes / 16 * 16;
+    let (src, dst): (CudaSlice<u8>, CudaSlice<u8>) = loop {
+        // SAFETY: contents are irrelevant (set below before timing).
+        let a = unsafe { stream.alloc::<u8>(bytes) };
+        let b = unsafe { stream.alloc::<u8>(bytes) };
+        match (a, b) {
+            (Ok(a), Ok(b)) => break (a, b),
+            _ if bytes > 64 << 20 => bytes /= 2,
+            (Err(e), _) | (_, Err(e)) => return Err(driver_err("cuMemAlloc", e).into()),
+        }
+    };
+    let (mut sp, mut dp) = (src.device_ptr(&stream).0, dst.device_ptr(&stream).0);
+    // SAFETY: both allocations hold `bytes` bytes on this stream's context.
+    unsafe {
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+        result::memset_d8_async(sp, 0x5A, bytes, stream.cu_stream())
+            .map_err(|e| driver_err("cuMemsetD8Async", e))?;
+    }
+    let moved = 2.0 * bytes as f64 * (copies * replays) as f64;
+    let time = |graph: &cudarc::driver::CudaGraph| -> Result<f64, LaunchError> {
+        time_replays(dev, graph, 2)?;
+        Ok(moved / (time_replays(dev, graph, replays)? / 1e3))
+    };
+
+    let graph = capture_graph(dev, copies, |_| {
+        // SAFETY: as above; the copy is queued (captured) on this stream.
+        unsafe { result::memcpy_dtod_async(dp, sp, bytes, stream.cu_stream()) }
+            .map_err(|e| LaunchError::from(driver_err("cuMemcpyDtoDAsync", e)))
+    })?;
+    let memcpy = time(&graph)?;
+    drop(graph);
+
     let out = super::nvrtc::compile(
         "cacheon_copy16.cu",
         COPY_KERNEL,
@@ -233,7 +243,6 @@ pub fn kernel_copy_bandwidth(
             error: e.to_string(),
         })
     })?;
-    let stream = dev.stream().clone();
     let module = stream
         .context()
         .load_module(cudarc::nvrtc::Ptx::from_src(out.ptx))
@@ -241,20 +250,8 @@ pub fn kernel_copy_bandwidth(
     let func = module
         .load_function("cacheon_copy16")
         .map_err(|e| driver_err("cuModuleGetFunction", e))?;
-    // SAFETY: contents are set by the memset below before anything reads them.
-    let src = unsafe { stream.alloc::<u8>(bytes) }.map_err(|e| driver_err("cuMemAlloc", e))?;
-    let dst = unsafe { stream.alloc::<u8>(bytes) }.map_err(|e| driver_err("cuMemAlloc", e))?;
-    let (mut sp, mut dp) = (src.device_ptr(&stream).0, dst.device_ptr(&stream).0);
     let mut n = (bytes / 16) as u64;
     let sms = dev.info().multiprocessors.max(1) as u32;
-    unsafe {
-        stream
-            .context()
-            .bind_to_thread()
-            .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
-        result::memset_d8_async(sp, 0x5A, bytes, stream.cu_stream())
-            .map_err(|e| driver_err("cuMemsetD8Async", e))?;
-    }
     let graph = capture_graph(dev, copies, |_| {
         let mut params: Vec<*mut c_void> = vec![
             &mut sp as *mut u64 as *mut c_void,
@@ -274,11 +271,14 @@ pub fn kernel_copy_bandwidth(
         }
         .map_err(|e| LaunchError::from(driver_err("cuLaunchKernel", e)))
     })?;
-    time_replays(dev, &graph, 2)?;
-    let ms = time_replays(dev, &graph, replays)?;
+    let kernel = time(&graph)?;
     drop(graph);
     drop((src, dst));
-    Ok(2.0 * bytes as f64 * (copies * replays) as f64 / (ms / 1e3))
+    Ok(CopyBandwidth {
+        bytes,
+        memcpy,
+        kernel,
+    })
 }
 
 #[cfg(test)]

@@ -180,6 +180,19 @@ fn crown_directly<T: Config>(id: ProposalId) {
     Proposals::<T>::insert(id, p);
 }
 
+/// A status waiting for its reproduction after `validator`'s primary PASS at generation 0.
+fn waiting_for_reproduction<T: Config>(validator: &T::AccountId) -> StatusOf<T> {
+    ProposalStatus::ReproductionQueued {
+        primary: RecordedPass {
+            validator: validator.clone(),
+            speedup_ppm: 1_100_000,
+            generation: 0,
+            evidence_digest: [1; 32],
+            attempt_digest: [2; 32],
+        },
+    }
+}
+
 fn pass_attestation(generation: u32, seed: u8) -> Attestation {
     Attestation {
         verdict: Verdict::Pass {
@@ -268,15 +281,7 @@ mod benchmarks {
         let mut queue: Vec<ProposalId> = Vec::new();
         for i in 0..q {
             let mut p = Proposals::<T>::get(target).unwrap();
-            p.status = ProposalStatus::ReproductionQueued {
-                primary: RecordedPass {
-                    validator: v1.clone(),
-                    speedup_ppm: 1_100_000,
-                    generation: 0,
-                    evidence_digest: [1; 32],
-                    attempt_digest: [2; 32],
-                },
-            };
+            p.status = waiting_for_reproduction::<T>(&v1);
             let pid = 10_000 + i as u64;
             Proposals::<T>::insert(pid, p);
             queue.push(pid);
@@ -309,15 +314,7 @@ mod benchmarks {
         Pallet::<T>::do_attest(v1.clone(), p, pass_attestation(0, 1)).expect("primary pass");
         for o in &others {
             let mut prop = Proposals::<T>::get(o).unwrap();
-            prop.status = ProposalStatus::ReproductionQueued {
-                primary: RecordedPass {
-                    validator: v1.clone(),
-                    speedup_ppm: 1_100_000,
-                    generation: 0,
-                    evidence_digest: [1; 32],
-                    attempt_digest: [2; 32],
-                },
-            };
+            prop.status = waiting_for_reproduction::<T>(&v1);
             Proposals::<T>::insert(o, prop);
         }
         Pallet::<T>::do_claim(v2.clone(), p).expect("reproduction claim");
