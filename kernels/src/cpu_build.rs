@@ -75,6 +75,12 @@ pub enum CpuBuildError {
     Load { message: String },
     #[error("entry `{name}` is not exported by the built library")]
     MissingEntry { name: String },
+    #[error("entry `{entry}` does not have the parameter list of {slot}:\n{log}")]
+    Abi {
+        slot: SlotId,
+        entry: String,
+        log: String,
+    },
 }
 
 /// A built and loaded CPU bundle.
@@ -133,6 +139,9 @@ pub fn build_cpu_bundle(
         }
     }
     let log = compile(&src_root, &sources, &lib_path, dir.path(), opts)?;
+    for op in &manifest.ops {
+        check_prototype(&src_root, op, dir.path(), opts)?;
+    }
     // SAFETY: loading runs the library's initialisers; candidate bundles are only built
     // and loaded inside lane-runner processes (DESIGN 7.1).
     let lib = unsafe { Library::open(Some(&lib_path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| {
@@ -171,6 +180,52 @@ pub fn build_cpu_bundle(
     })
 }
 
+/// ABI step for C: a translation unit that includes the op's source and then declares the
+/// entry with the slot's exact prototype. The compiler refuses a conflicting earlier
+/// definition (other parameter types or count, another return type), so the check reads
+/// the signature itself, not only the symbol name that `dlsym` sees.
+fn check_prototype(
+    src_root: &Path,
+    op: &crate::manifest::Op,
+    work: &Path,
+    opts: &CpuBuildOptions,
+) -> Result<(), CpuBuildError> {
+    let check = src_root.join(format!("cacheon-abi-check-{}.c", op.slot.index()));
+    let text = format!(
+        "#include <stdint.h>\n#include \"{}\"\n{};\n",
+        op.source,
+        crate::slots::c_prototype(op.slot, Some(&op.entry))
+    );
+    fs::write(&check, text).map_err(|e| io_err("writing", &check, e))?;
+    let mut flags: Vec<String> = opts
+        .flags
+        .iter()
+        .filter(|f| f.as_str() != "-shared")
+        .cloned()
+        .collect();
+    flags.push("-fsyntax-only".to_string());
+    let syntax = CpuBuildOptions {
+        flags,
+        link_flags: vec![],
+        ..opts.clone()
+    };
+    let name = check
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    match compile_with(src_root, &[name], None, work, &syntax) {
+        Ok(_) => Ok(()),
+        Err(CpuBuildError::Build { log }) | Err(CpuBuildError::Timeout { log, .. }) => {
+            Err(CpuBuildError::Abi {
+                slot: op.slot,
+                entry: op.entry.clone(),
+                log,
+            })
+        }
+        Err(e) => Err(e),
+    }
+}
+
 fn with_source(e: &dyn std::error::Error) -> String {
     match e.source() {
         Some(s) => format!("{e}: {s}"),
@@ -199,6 +254,17 @@ fn compile(
     work: &Path,
     opts: &CpuBuildOptions,
 ) -> Result<String, CpuBuildError> {
+    compile_with(src_root, sources, Some(out), work, opts)
+}
+
+/// Runs the compiler on `sources`; with `out`, the result must exist afterwards.
+fn compile_with(
+    src_root: &Path,
+    sources: &[&str],
+    out: Option<&Path>,
+    work: &Path,
+    opts: &CpuBuildOptions,
+) -> Result<String, CpuBuildError> {
     use std::os::unix::process::CommandExt;
     let log_path = work.join("build.log");
     let log_file = File::create(&log_path).map_err(|e| io_err("creating", &log_path, e))?;
@@ -206,11 +272,11 @@ fn compile(
         .try_clone()
         .map_err(|e| io_err("opening", &log_path, e))?;
     let mut cmd = Command::new(&opts.compiler);
-    cmd.args(&opts.flags)
-        .args(sources)
-        .arg("-o")
-        .arg(out)
-        .args(&opts.link_flags)
+    cmd.args(&opts.flags).args(sources);
+    if let Some(out) = out {
+        cmd.arg("-o").arg(out);
+    }
+    cmd.args(&opts.link_flags)
         .current_dir(src_root)
         .env_clear()
         .env(
@@ -244,7 +310,7 @@ fn compile(
         });
     };
     let log = read_log(&log_path, opts.max_log_bytes);
-    if !status.success() || !out.exists() {
+    if !status.success() || out.is_some_and(|o| !o.exists()) {
         return Err(CpuBuildError::Build { log });
     }
     Ok(log)

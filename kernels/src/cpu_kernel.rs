@@ -312,10 +312,21 @@ impl CpuKernel {
 
     /// Calls the kernel on a whole argument set, writing `args.outputs`.
     pub fn call(&self, args: &mut SlotArgs) {
+        let mut outputs = std::mem::take(&mut args.outputs);
+        {
+            let mut views: Vec<&mut [f32]> = outputs.iter_mut().map(|o| o.as_mut_slice()).collect();
+            self.call_into(args, &mut views);
+        }
+        args.outputs = outputs;
+    }
+
+    /// Calls the kernel with `args`' inputs, scalars and shape, writing into `outputs` (one
+    /// slice per output parameter, ABI order, exact lengths). The slices may live inside
+    /// larger buffers: the verifier surrounds them with guard bands.
+    pub fn call_into(&self, args: &SlotArgs, outputs: &mut [&mut [f32]]) {
         self.expect_slot(args.slot);
         let SlotArgs {
             shape,
-            outputs,
             inputs,
             scalars,
             ..
@@ -333,7 +344,7 @@ impl CpuKernel {
             Buffer::I32(v) => v.as_slice(),
             Buffer::F32(_) => panic!("input {i} is float"),
         };
-        match (self.slot, &mut outputs[..]) {
+        match (self.slot, outputs) {
             (SlotId::SiluAndMul, [out]) => self.silu_and_mul(out, f(0), s[0], s[1]),
             (SlotId::RmsNorm, [out]) => self.rmsnorm(out, f(0), f(1), sc[0], s[0], s[1]),
             (SlotId::FusedAddRmsNorm, [a, b]) => {

@@ -82,6 +82,20 @@ fn missing_entry_is_named() {
 }
 
 #[test]
+fn a_wrong_parameter_list_is_an_abi_failure() {
+    // Compiles and exports the right name, but takes `int` shapes and a non-const input.
+    let src = "void fast_silu(float* o, float* x, int t, int d) { (void)o; (void)x; (void)t; (void)d; }\n";
+    let err = build_cpu_bundle(&bundle(src), "t", &CpuBuildOptions::default()).unwrap_err();
+    assert!(
+        matches!(&err, CpuBuildError::Abi { entry, log, .. } if entry == "fast_silu" && log.contains("conflicting types")),
+        "{err}"
+    );
+    let src = "#include <stdint.h>\nint fast_silu(float* o, const float* x, int64_t t, int64_t d) { return 0; }\n";
+    let err = build_cpu_bundle(&bundle(src), "t", &CpuBuildOptions::default()).unwrap_err();
+    assert!(matches!(err, CpuBuildError::Abi { .. }), "{err}");
+}
+
+#[test]
 fn unresolved_symbols_fail_at_load_not_at_call() {
     let src = "#include <stdint.h>\nvoid nowhere(void);\nvoid fast_silu(float* o, const float* x, int64_t t, int64_t d) { nowhere(); }\n";
     let err = build_cpu_bundle(&bundle(src), "t", &CpuBuildOptions::default()).unwrap_err();
