@@ -141,21 +141,32 @@ pub fn find<'a>(files: &'a [BundleFile], path: &str) -> Option<&'a BundleFile> {
 }
 
 /// Reads a bundle folder from disk (regular files only; links are refused).
+/// Sizes are checked before a byte is read: a file or a folder larger than a bundle may be
+/// is refused without reading it.
 pub fn read_dir(root: &Path) -> Result<Vec<BundleFile>, BundleError> {
     let mut out = Vec::new();
-    read_dir_into(root, "", &mut out)?;
+    let mut total = 0u64;
+    read_dir_into(root, "", &mut out, &mut total)?;
     out.sort();
     Ok(out)
 }
 
-fn read_dir_into(dir: &Path, prefix: &str, out: &mut Vec<BundleFile>) -> Result<(), BundleError> {
+fn read_dir_into(
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<BundleFile>,
+    total: &mut u64,
+) -> Result<(), BundleError> {
     let err = |path: &Path, e: std::io::Error| BundleError::Read {
         path: path.display().to_string(),
         message: e.to_string(),
     };
     for entry in std::fs::read_dir(dir).map_err(|e| err(dir, e))? {
         let entry = entry.map_err(|e| err(dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let name = entry.file_name().into_string().map_err(|raw| BundleError::Read {
+            path: format!("{prefix}/{}", raw.to_string_lossy()),
+            message: "file name is not UTF-8".into(),
+        })?;
         let rel = if prefix.is_empty() {
             name
         } else {
@@ -163,9 +174,26 @@ fn read_dir_into(dir: &Path, prefix: &str, out: &mut Vec<BundleFile>) -> Result<
         };
         let kind = entry.file_type().map_err(|e| err(&entry.path(), e))?;
         if kind.is_dir() {
-            read_dir_into(&entry.path(), &rel, out)?;
+            read_dir_into(&entry.path(), &rel, out, total)?;
         } else if kind.is_file() {
-            let data = std::fs::read(entry.path()).map_err(|e| err(&entry.path(), e))?;
+            let len = entry.metadata().map_err(|e| err(&entry.path(), e))?.len();
+            *total = total.saturating_add(len);
+            if *total > MAX_BUNDLE_BYTES as u64 {
+                return Err(BundleError::Invalid {
+                    path: Some(rel),
+                    reason: canonical::BundleError::TooLarge {
+                        bytes: *total,
+                        max: MAX_BUNDLE_BYTES as u32,
+                    },
+                });
+            }
+            let mut data = Vec::with_capacity(len as usize);
+            std::fs::File::open(entry.path())
+                .and_then(|f| {
+                    use std::io::Read;
+                    f.take(MAX_BUNDLE_BYTES as u64 + 1).read_to_end(&mut data)
+                })
+                .map_err(|e| err(&entry.path(), e))?;
             out.push(BundleFile { path: rel, data });
         } else {
             return Err(BundleError::Read {

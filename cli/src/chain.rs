@@ -1,0 +1,137 @@
+//! The chain client: subxt with types generated from the runtime metadata committed with
+//! the runtime (`runtime/metadata/cacheon.scale`, kept in step by the runtime's drift
+//! test), keys from a secret URI or a key file, and transactions that wait for finality
+//! within a deadline.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use subxt::{OnlineClient, PolkadotConfig};
+use subxt_signer::sr25519::Keypair;
+use subxt_signer::SecretUri;
+
+#[subxt::subxt(runtime_metadata_path = "../runtime/metadata/cacheon.scale")]
+pub mod api {}
+
+pub type Client = OnlineClient<PolkadotConfig>;
+pub type AccountId = subxt::utils::AccountId32;
+pub type Events = subxt::extrinsics::ExtrinsicEvents<PolkadotConfig>;
+
+/// Why a chain operation did not succeed.
+#[derive(Debug, thiserror::Error)]
+pub enum ChainError {
+    /// The node cannot be reached, or stopped answering.
+    #[error("node unavailable: {0}")]
+    Unavailable(String),
+    /// The transaction was refused: invalid, or its dispatch failed (with the pallet error).
+    #[error("transaction refused: {0}")]
+    Refused(String),
+    /// Finality (or an awaited event) did not come in time.
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// A key or argument could not be used.
+    #[error("{0}")]
+    Input(String),
+}
+
+impl ChainError {
+    /// The `cacheon` exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ChainError::Refused(_) => crate::exit::CHAIN_REFUSED,
+            ChainError::Unavailable(_) | ChainError::Timeout(_) => crate::exit::CHAIN_UNAVAILABLE,
+            ChainError::Input(_) => crate::exit::USAGE,
+        }
+    }
+}
+
+/// Connects to `url`, retrying until `timeout`.
+pub async fn connect(url: &str, timeout: Duration) -> Result<Client, ChainError> {
+    let start = std::time::Instant::now();
+    loop {
+        match Client::from_insecure_url(url).await {
+            Ok(c) => return Ok(c),
+            Err(e) if start.elapsed() >= timeout => {
+                return Err(ChainError::Unavailable(format!("{url}: {e}")))
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(250)).await,
+        }
+    }
+}
+
+/// A signing key from a secret URI (`//Alice`, a mnemonic, `0x…` seed, with optional
+/// derivation) or from a file holding one. Never both.
+pub fn signer(suri: Option<&str>, key_file: Option<&Path>) -> Result<Keypair, ChainError> {
+    let text = match (suri, key_file) {
+        (Some(s), None) => s.to_string(),
+        (None, Some(path)) => std::fs::read_to_string(path)
+            .map_err(|e| ChainError::Input(format!("reading key file {}: {e}", path.display())))?
+            .trim()
+            .to_string(),
+        (Some(_), Some(_)) => {
+            return Err(ChainError::Input(
+                "give --suri or --key-file, not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err(ChainError::Input(
+                "a signing key is needed: --suri (e.g. //Charlie on a dev chain) or --key-file"
+                    .into(),
+            ))
+        }
+    };
+    let uri = SecretUri::from_str(&text)
+        .map_err(|e| ChainError::Input(format!("not a secret URI: {e}")))?;
+    Keypair::from_uri(&uri).map_err(|e| ChainError::Input(format!("bad key: {e}")))
+}
+
+/// The account of a key.
+pub fn account(key: &Keypair) -> AccountId {
+    key.public_key().into()
+}
+
+/// Signs and submits `call`, waits until it is in a finalized block and succeeded.
+pub async fn submit<Call: subxt::transactions::Payload>(
+    client: &Client,
+    call: &Call,
+    key: &Keypair,
+    timeout: Duration,
+) -> Result<(Events, u64), ChainError> {
+    let work = async {
+        let at = client
+            .at_current_block()
+            .await
+            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        let progress = at
+            .transactions()
+            .sign_and_submit_then_watch_default(call, key)
+            .await
+            .map_err(|e| ChainError::Refused(e.to_string()))?;
+        let in_block = progress
+            .wait_for_finalized()
+            .await
+            .map_err(|e| ChainError::Refused(e.to_string()))?;
+        let hash = in_block.block_hash();
+        let events = in_block
+            .wait_for_success()
+            .await
+            .map_err(|e| ChainError::Refused(e.to_string()))?;
+        let number = client
+            .at_block(hash)
+            .await
+            .map(|b| b.block_number())
+            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        Ok((events, number))
+    };
+    tokio::time::timeout(timeout, work)
+        .await
+        .map_err(|_| ChainError::Timeout(format!("not finalized within {} s", timeout.as_secs())))?
+}
+
+/// Bytes as the runtime's bounded vector type.
+pub fn bounded(
+    bytes: &[u8],
+) -> api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8> {
+    api::runtime_types::bounded_collections::bounded_vec::BoundedVec(bytes.to_vec())
+}

@@ -1,0 +1,640 @@
+//! Commands that talk to a node: `commit`, `reveal`, `withdraw`, `status`, `watch`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cacheon::arena;
+use cacheon::chain::{self, api, ChainError, Client};
+use cacheon::exit;
+use cacheon::screens;
+use cacheon_kernels::bundle;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::{Out, StateArgs};
+use crate::{ChainArgs, KeyArgs};
+
+type ProposalStatus =
+    api::runtime_types::pallet_cacheon::types::ProposalStatus<chain::AccountId, u32>;
+
+/// What `commit` keeps on disk so that `reveal` can find the salt, even after a crash.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CommitRecord {
+    pub commitment: String,
+    pub salt: String,
+    pub arena: String,
+    pub target: String,
+    pub content_hash: String,
+    pub account: String,
+    pub dir: PathBuf,
+    pub commit_block: Option<u64>,
+    pub proposal: Option<u64>,
+}
+
+fn record_path(state: &StateArgs, commitment: &str) -> PathBuf {
+    state
+        .dir()
+        .join("commits")
+        .join(format!("{commitment}.json"))
+}
+
+/// Writes the record atomically (temp file, fsync, rename).
+fn save_record(state: &StateArgs, r: &CommitRecord) -> std::io::Result<()> {
+    use std::io::Write;
+    let path = record_path(state, &r.commitment);
+    let dir = path.parent().expect("a commits folder");
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(".{}.tmp", r.commitment));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(&serde_json::to_vec_pretty(r).expect("records serialize"))?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, &path)?;
+    std::fs::File::open(dir)?.sync_all()
+}
+
+fn load_records(state: &StateArgs) -> Vec<CommitRecord> {
+    let Ok(entries) = std::fs::read_dir(state.dir().join("commits")) else {
+        return vec![];
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .filter_map(|e| std::fs::read(e.path()).ok())
+        .filter_map(|b| serde_json::from_slice(&b).ok())
+        .collect()
+}
+
+fn fail(out: &Out, e: ChainError) -> i32 {
+    out.error(&e.to_string(), e.exit_code())
+}
+
+async fn connect(out: &Out, c: &ChainArgs) -> Result<Client, i32> {
+    chain::connect(&c.url, Duration::from_secs(c.timeout))
+        .await
+        .map_err(|e| fail(out, e))
+}
+
+fn random_salt() -> [u8; 32] {
+    let mut salt = [0u8; 32];
+    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| {
+        use std::io::Read;
+        f.read_exact(&mut salt)
+    });
+    ok.expect("/dev/urandom is readable");
+    salt
+}
+
+pub async fn commit(
+    out: &Out,
+    dir: &Path,
+    arena_name: &str,
+    target: Option<String>,
+    key: &KeyArgs,
+    c: &ChainArgs,
+    state: &StateArgs,
+) -> i32 {
+    let Some(arena) = arena::arena(arena_name) else {
+        return out.error(&format!("unknown arena `{arena_name}`"), exit::USAGE);
+    };
+    let files = match bundle::read_dir(dir) {
+        Ok(f) => f,
+        Err(e) => return out.error(&format!("{}: {e}", dir.display()), exit::USAGE),
+    };
+    // Refuse to spend a deposit on a bundle that cannot pass the static screen.
+    let packed = match screens::static_screen(&files, arena) {
+        Ok(p) => p,
+        Err(f) => {
+            return out.error(
+                &format!(
+                    "{} fails the static screen ({} at {}): {}",
+                    dir.display(),
+                    screens::reason_name(f.reason),
+                    f.stage.as_str(),
+                    f.detail
+                ),
+                exit::FAIL,
+            )
+        }
+    };
+    let target = target.unwrap_or_else(|| packed.manifest.target.id.to_string());
+    let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return fail(out, e),
+    };
+    let account = chain::account(&signer);
+    let salt = random_salt();
+    let commitment = cacheon_primitives::commitment(
+        &account.0,
+        arena.name.as_bytes(),
+        target.as_bytes(),
+        &packed.content_hash,
+        &salt,
+    );
+    let mut record = CommitRecord {
+        commitment: hex::encode(commitment),
+        salt: hex::encode(salt),
+        arena: arena.name.to_string(),
+        target: target.clone(),
+        content_hash: hex::encode(packed.content_hash),
+        account: account.to_string(),
+        dir: dir.to_path_buf(),
+        commit_block: None,
+        proposal: None,
+    };
+    if let Err(e) = save_record(state, &record) {
+        return out.error(
+            &format!("saving the commit record in {}: {e}", state.dir().display()),
+            exit::USAGE,
+        );
+    }
+    let client = match connect(out, c).await {
+        Ok(cl) => cl,
+        Err(code) => return code,
+    };
+    let call = api::transactions().cacheon().commit(commitment);
+    let (_, block) =
+        match chain::submit(&client, &call, &signer, Duration::from_secs(c.timeout)).await {
+            Ok(r) => r,
+            Err(e) => return fail(out, e),
+        };
+    record.commit_block = Some(block);
+    let _ = save_record(state, &record);
+    out.emit(
+        json!({"event": "committed", "commitment": record.commitment, "content_hash": record.content_hash,
+               "arena": record.arena, "target": record.target, "block": block,
+               "record": record_path(state, &record.commitment).display().to_string()}),
+        || {
+            format!(
+                "committed 0x{} in finalized block #{block}\n  bundle 0x{} for {} on {}\n  salt kept in {}",
+                record.commitment,
+                record.content_hash,
+                record.target,
+                record.arena,
+                record_path(state, &record.commitment).display()
+            )
+        },
+    );
+    exit::OK
+}
+
+pub async fn reveal(out: &Out, dir: &Path, key: &KeyArgs, c: &ChainArgs, state: &StateArgs) -> i32 {
+    let files = match bundle::read_dir(dir) {
+        Ok(f) => f,
+        Err(e) => return out.error(&format!("{}: {e}", dir.display()), exit::USAGE),
+    };
+    let canonical = match bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES) {
+        Ok(b) => b,
+        Err(e) => return out.error(&format!("{}: {e}", dir.display()), exit::FAIL),
+    };
+    let hash = hex::encode(cacheon_primitives::bundle::content_hash(&canonical));
+    let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return fail(out, e),
+    };
+    let account = chain::account(&signer);
+    let Some(mut record) = load_records(state)
+        .into_iter()
+        .filter(|r| {
+            r.content_hash == hash && r.account == account.to_string() && r.proposal.is_none()
+        })
+        .max_by_key(|r| r.commit_block.unwrap_or(0))
+    else {
+        return out.error(
+            &format!(
+                "no unrevealed commitment of {account} to bundle 0x{hash} in {} (run `cacheon commit` first; the bytes must be unchanged)",
+                state.dir().display()
+            ),
+            exit::USAGE,
+        );
+    };
+    let commitment: [u8; 32] = hex::decode(&record.commitment)
+        .ok()
+        .and_then(|v| v.try_into().ok())
+        .expect("records hold 32-byte commitments");
+    let salt: [u8; 32] = hex::decode(&record.salt)
+        .ok()
+        .and_then(|v| v.try_into().ok())
+        .expect("records hold 32-byte salts");
+    let client = match connect(out, c).await {
+        Ok(cl) => cl,
+        Err(code) => return code,
+    };
+    // Wait until the reveal delay has passed in a finalized block.
+    let deadline = std::time::Instant::now() + Duration::from_secs(c.timeout);
+    loop {
+        let at = match client.at_current_block().await {
+            Ok(a) => a,
+            Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
+        };
+        let commit_block = match at
+            .storage()
+            .try_fetch(api::storage().cacheon().commits(), (account.clone(), commitment))
+            .await
+        {
+            Ok(Some(v)) => v.decode().unwrap_or(0) as u64,
+            Ok(None) => {
+                return out.error(
+                    &format!("commitment 0x{} is not pending on chain (revealed, cancelled or never finalized)", record.commitment),
+                    exit::CHAIN_REFUSED,
+                )
+            }
+            Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
+        };
+        let delay = at
+            .constants()
+            .entry(api::constants().cacheon().reveal_delay())
+            .unwrap_or(0) as u64;
+        if at.block_number() >= commit_block + delay {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            return fail(
+                out,
+                ChainError::Timeout("the reveal delay did not pass in time".into()),
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let call = api::transactions().cacheon().reveal(
+        chain::bounded(record.arena.as_bytes()),
+        chain::bounded(record.target.as_bytes()),
+        salt,
+        chain::bounded(&canonical),
+    );
+    let (events, block) =
+        match chain::submit(&client, &call, &signer, Duration::from_secs(c.timeout)).await {
+            Ok(r) => r,
+            Err(e) => return fail(out, e),
+        };
+    let Some(Ok(revealed)) = events.find_first::<api::cacheon::events::Revealed>() else {
+        return out.error(
+            "the reveal was finalized without a Revealed event",
+            exit::CHAIN_REFUSED,
+        );
+    };
+    record.proposal = Some(revealed.proposal);
+    let _ = save_record(state, &record);
+    out.emit(
+        json!({"event": "revealed", "proposal": revealed.proposal, "content_hash": hash, "bytes": revealed.bytes,
+               "arena": record.arena, "target": record.target, "block": block}),
+        || {
+            format!(
+                "revealed: proposal {} ({} bytes) queued on {} for {} in finalized block #{block}\n  follow it with `cacheon watch {}`",
+                revealed.proposal, revealed.bytes, record.arena, record.target, revealed.proposal
+            )
+        },
+    );
+    exit::OK
+}
+
+pub async fn withdraw(out: &Out, proposal: u64, key: &KeyArgs, c: &ChainArgs) -> i32 {
+    let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return fail(out, e),
+    };
+    let client = match connect(out, c).await {
+        Ok(cl) => cl,
+        Err(code) => return code,
+    };
+    let call = api::transactions().cacheon().withdraw(proposal);
+    match chain::submit(&client, &call, &signer, Duration::from_secs(c.timeout)).await {
+        Ok((_, block)) => {
+            out.emit(
+                json!({"event": "withdrawn", "proposal": proposal, "block": block}),
+                || format!("withdrew proposal {proposal} in finalized block #{block}"),
+            );
+            exit::OK
+        }
+        Err(e) => fail(out, e),
+    }
+}
+
+/// A status's name, and whether it is final (crowned counts as final for `watch`).
+pub fn status_name(s: &ProposalStatus) -> (&'static str, bool) {
+    match s {
+        ProposalStatus::Queued => ("queued", false),
+        ProposalStatus::Primary { .. } => ("primary", false),
+        ProposalStatus::ReproductionQueued { .. } => ("reproduction_queued", false),
+        ProposalStatus::Reproduction { .. } => ("reproduction", false),
+        ProposalStatus::Crowned { .. } => ("crowned", true),
+        ProposalStatus::Retired { .. } => ("retired", true),
+        ProposalStatus::Failed { .. } => ("failed", true),
+        ProposalStatus::Expired => ("expired", true),
+        ProposalStatus::Withdrawn => ("withdrawn", true),
+        ProposalStatus::Dropped { .. } => ("dropped", true),
+    }
+}
+
+type Proposal = api::runtime_types::pallet_cacheon::types::Proposal<chain::AccountId, u32, u128>;
+
+async fn fetch_proposal(client: &Client, id: u64) -> Result<Option<(u64, Proposal)>, ChainError> {
+    let at = client
+        .at_current_block()
+        .await
+        .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+    let v = at
+        .storage()
+        .try_fetch(api::storage().cacheon().proposals(), (id,))
+        .await
+        .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+    match v {
+        None => Ok(None),
+        Some(v) => Ok(Some((
+            at.block_number(),
+            v.decode()
+                .map_err(|e| ChainError::Unavailable(e.to_string()))?,
+        ))),
+    }
+}
+
+fn proposal_json(id: u64, p: &Proposal) -> serde_json::Value {
+    let (name, _) = status_name(&p.status);
+    json!({
+        "proposal": id,
+        "miner": p.miner.to_string(),
+        "arena": String::from_utf8_lossy(&p.arena.0),
+        "target": String::from_utf8_lossy(&p.target.0),
+        "content_hash": hex::encode(p.content_hash),
+        "reveal_block": p.reveal_block,
+        "attempts": p.attempts,
+        "status": name,
+        "status_detail": format!("{:?}", p.status),
+    })
+}
+
+pub async fn status(out: &Out, proposal: Option<u64>, c: &ChainArgs) -> i32 {
+    let client = match connect(out, c).await {
+        Ok(cl) => cl,
+        Err(code) => return code,
+    };
+    if let Some(id) = proposal {
+        return match fetch_proposal(&client, id).await {
+            Ok(Some((block, p))) => {
+                let v = proposal_json(id, &p);
+                out.emit(v.clone(), || {
+                    format!(
+                        "proposal {id} at finalized block #{block}: {}\n  miner {}\n  {} / {}\n  ContentHash 0x{}\n  attempts {}\n  {}",
+                        v["status"].as_str().unwrap_or_default(),
+                        v["miner"].as_str().unwrap_or_default(),
+                        v["arena"].as_str().unwrap_or_default(),
+                        v["target"].as_str().unwrap_or_default(),
+                        v["content_hash"].as_str().unwrap_or_default(),
+                        p.attempts,
+                        v["status_detail"].as_str().unwrap_or_default(),
+                    )
+                });
+                exit::OK
+            }
+            Ok(None) => out.error(&format!("no proposal {id}"), exit::USAGE),
+            Err(e) => fail(out, e),
+        };
+    }
+    // The arenas, their queues and incumbents.
+    let at = match client.at_current_block().await {
+        Ok(a) => a,
+        Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
+    };
+    let mut arenas = Vec::new();
+    let mut it = match at
+        .storage()
+        .iter(api::storage().cacheon().arenas(), ())
+        .await
+    {
+        Ok(i) => i,
+        Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
+    };
+    while let Some(Ok(kv)) = it.next().await {
+        let Ok(info) = kv.value().decode() else {
+            continue;
+        };
+        let id = String::from_utf8_lossy(&info.config.id.0).into_owned();
+        let queue = at
+            .storage()
+            .try_fetch(
+                api::storage().cacheon().queue(),
+                (chain::bounded(&info.config.id.0),),
+            )
+            .await
+            .ok()
+            .flatten()
+            .and_then(|v| v.decode().ok())
+            .map(|q| q.0.len())
+            .unwrap_or(0);
+        let mut incumbents = Vec::new();
+        if let Ok(mut inc) = at
+            .storage()
+            .iter(
+                api::storage().cacheon().incumbents(),
+                (chain::bounded(&info.config.id.0),),
+            )
+            .await
+        {
+            while let Some(Ok(kv)) = inc.next().await {
+                if let (Ok(key), Ok(entry)) = (kv.key(), kv.value().decode()) {
+                    let target = key
+                        .part(1)
+                        .and_then(|p| p.decode_as::<chain::api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8>>().ok().flatten())
+                        .map(|b| String::from_utf8_lossy(&b.0).into_owned())
+                        .unwrap_or_default();
+                    incumbents.push(json!({"target": target, "proposal": entry.proposal}));
+                }
+            }
+        }
+        arenas.push(json!({"arena": id, "generation": info.generation, "queue": queue, "incumbents": incumbents}));
+    }
+    let block = at.block_number();
+    out.emit(json!({"block": block, "arenas": arenas}), || {
+        let mut s = format!("finalized block #{block}\n");
+        for a in &arenas {
+            s.push_str(&format!(
+                "  {}: generation {}, {} queued, {} crowned target(s)\n",
+                a["arena"].as_str().unwrap_or_default(),
+                a["generation"],
+                a["queue"],
+                a["incumbents"].as_array().map_or(0, |v| v.len())
+            ));
+        }
+        s
+    });
+    exit::OK
+}
+
+/// The events of one block that concern `proposal`, as JSON lines with an `event` field.
+fn proposal_events(
+    events: &subxt::events::Events<subxt::PolkadotConfig>,
+    proposal: u64,
+) -> Vec<serde_json::Value> {
+    use api::cacheon::events as ev;
+    let mut seen = Vec::new();
+    macro_rules! collect {
+        ($ty:ident, $name:literal, |$e:ident| $body:expr) => {
+            for $e in events.find::<ev::$ty>().flatten() {
+                if $e.proposal == proposal {
+                    let mut v = $body;
+                    v["event"] = json!($name);
+                    v["proposal"] = json!(proposal);
+                    seen.push(v);
+                }
+            }
+        };
+    }
+    collect!(
+        Leased,
+        "leased",
+        |e| json!({"validator": e.validator.to_string(), "phase": format!("{:?}", e.phase).to_lowercase(), "generation": e.generation, "expires_at": e.expires_at})
+    );
+    collect!(
+        PassRecorded,
+        "pass_recorded",
+        |e| json!({"validator": e.validator.to_string(), "speedup_ppm": e.speedup_ppm})
+    );
+    collect!(
+        Failed,
+        "failed",
+        |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason)})
+    );
+    collect!(
+        AttestationsDisagreed,
+        "attestations_disagreed",
+        |e| json!({"primary": e.primary_validator.to_string(), "reproduction": e.reproduction_validator.to_string(), "reason": format!("{:?}", e.reason)})
+    );
+    collect!(
+        NoDecisionRecorded,
+        "no_decision",
+        |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason), "attempts": e.attempts})
+    );
+    collect!(
+        LeaseExpired,
+        "lease_expired",
+        |e| json!({"validator": e.validator.to_string(), "attempts": e.attempts})
+    );
+    collect!(
+        AttestationStale,
+        "attestation_stale",
+        |e| json!({"validator": e.validator.to_string(), "generation": e.generation, "current": e.current})
+    );
+    collect!(
+        PassDropped,
+        "pass_dropped",
+        |e| json!({"generation": e.generation})
+    );
+    collect!(
+        ProposalDropped,
+        "dropped",
+        |e| json!({"displaced_by": e.displaced_by})
+    );
+    collect!(Expired, "expired", |e| json!({"attempts": e.attempts}));
+    collect!(Withdrawn, "withdrawn", |_e| json!({}));
+    collect!(
+        Crowned,
+        "crowned",
+        |e| json!({"miner": e.miner.to_string(), "speedup_ppm": e.speedup_ppm, "generation": e.generation, "target": String::from_utf8_lossy(&e.target.0)})
+    );
+    collect!(
+        Retired,
+        "retired",
+        |e| json!({"cause": format!("{:?}", e.cause)})
+    );
+    seen
+}
+
+fn describe(v: &serde_json::Value) -> String {
+    let name = v["event"].as_str().unwrap_or_default();
+    let mut fields: Vec<String> = v
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "event" | "proposal" | "block"))
+                .map(|(k, val)| {
+                    format!(
+                        "{k}={}",
+                        val.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| val.to_string())
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    fields.sort();
+    format!("#{:<6} {name:<22} {}", v["block"], fields.join(" "))
+}
+
+pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i32 {
+    let client = match connect(out, c).await {
+        Ok(cl) => cl,
+        Err(code) => return code,
+    };
+    let work = async {
+        match fetch_proposal(&client, proposal).await? {
+            None => return Err(ChainError::Input(format!("no proposal {proposal}"))),
+            Some((block, p)) => {
+                let mut v = proposal_json(proposal, &p);
+                v["event"] = json!("status");
+                v["block"] = json!(block);
+                out.emit(v.clone(), || describe(&json!({"event": "status", "block": block, "status": v["status"], "attempts": p.attempts})));
+                let (_, fin) = status_name(&p.status);
+                if fin {
+                    return Ok(p.status);
+                }
+            }
+        }
+        let mut blocks = client
+            .stream_blocks()
+            .await
+            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        while let Some(block) = blocks.next().await {
+            let block = block.map_err(|e| ChainError::Unavailable(e.to_string()))?;
+            let number = block.number();
+            let at = block
+                .at()
+                .await
+                .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+            let events = at
+                .events()
+                .fetch()
+                .await
+                .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+            for mut v in proposal_events(&events, proposal) {
+                v["block"] = json!(number);
+                out.emit(v.clone(), || describe(&v));
+            }
+            let status = at
+                .storage()
+                .try_fetch(api::storage().cacheon().proposals(), (proposal,))
+                .await
+                .map_err(|e| ChainError::Unavailable(e.to_string()))?
+                .and_then(|v| v.decode().ok());
+            if let Some(p) = status {
+                let p: Proposal = p;
+                if status_name(&p.status).1 {
+                    return Ok(p.status);
+                }
+            }
+        }
+        Err(ChainError::Unavailable(
+            "the block subscription ended".into(),
+        ))
+    };
+    match tokio::time::timeout(Duration::from_secs(for_secs), work).await {
+        Err(_) => fail(
+            out,
+            ChainError::Timeout(format!(
+                "proposal {proposal} did not finish within {for_secs} s"
+            )),
+        ),
+        Ok(Err(e)) => fail(out, e),
+        Ok(Ok(status)) => {
+            let (name, _) = status_name(&status);
+            out.emit(
+                json!({"event": "end", "proposal": proposal, "status": name}),
+                || format!("proposal {proposal} ended: {name}"),
+            );
+            if matches!(status, ProposalStatus::Crowned { .. }) {
+                exit::OK
+            } else {
+                exit::FAIL
+            }
+        }
+    }
+}

@@ -1,0 +1,390 @@
+//! The lane process itself (`cacheon lane`): the only place candidate code runs.
+//!
+//! It reads requests from stdin and answers on stdout (see [`super::protocol`]). It builds
+//! and loads one bundle, then installs its seccomp filter, then runs verification cases:
+//! for each, it generates the seeded inputs, poisons the outputs, fills the guard bands,
+//! copies the inputs, says `Entering`, calls the kernel, and reports what the harness saw
+//! (guard bands, inputs) with the raw outputs. It judges nothing: the referee recomputes
+//! the inputs from the seeds and compares with its own trusted reference.
+
+use std::io::{self, BufReader, BufWriter, Write};
+
+use cacheon_kernels::args::SlotArgs;
+use cacheon_kernels::cases;
+use cacheon_kernels::cpu_build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
+use cacheon_kernels::slots::SlotId;
+
+use super::cuda_case;
+use super::isolation;
+use super::protocol::{
+    read_frame, send, send_f32s, BuildStage, CallCheck, Frame, GuardHit, Reply, Request, Special,
+};
+use crate::arena::LaneBackend;
+
+/// Bits written into every output element before a call: a quiet NaN with a payload no
+/// arithmetic produces, so an element the kernel did not write is recognisable.
+pub const POISON_BITS: u32 = 0x7fc5_a5a5;
+/// Bits of the guard bands around every output.
+pub const GUARD_BITS: u32 = 0x7fc3_c3c3;
+
+enum Loaded {
+    Nothing,
+    Cpu(CpuBundle),
+    Cuda(Box<cuda_case::CudaLane>),
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// Runs the lane until `Shutdown` or the end of stdin. Returns the process exit code.
+pub fn run(backend: LaneBackend) -> i32 {
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    let mut input = BufReader::new(stdin.lock());
+    let mut out = BufWriter::new(stdout.lock());
+    let ready = Reply::Ready {
+        pid: std::process::id(),
+        network_namespace: isolation::in_private_network_namespace(),
+    };
+    if send(&mut out, &ready).and_then(|_| out.flush()).is_err() {
+        return 2;
+    }
+    let mut loaded = Loaded::Nothing;
+    loop {
+        let request = match read_frame(&mut input) {
+            Ok(Some(Frame::Json(j))) => match serde_json::from_slice::<Request>(&j) {
+                Ok(r) => r,
+                Err(e) => return fault(&mut out, &format!("bad request: {e}")),
+            },
+            Ok(None) => return 0,
+            Ok(Some(Frame::Blob(_))) => return fault(&mut out, "unexpected blob"),
+            Err(e) => return fault(&mut out, &format!("reading a request: {e}")),
+        };
+        let result = match request {
+            Request::Shutdown => return 0,
+            Request::Build { origin } => {
+                let bytes = match read_frame(&mut input) {
+                    Ok(Some(Frame::Blob(b))) => b,
+                    _ => return fault(&mut out, "a build request needs the bundle blob"),
+                };
+                build(backend, &origin, &bytes, &mut loaded, &mut out)
+            }
+            Request::Verify {
+                slot,
+                shape,
+                seeds,
+                special,
+                guard,
+                graph,
+            } => verify(
+                &loaded, &slot, &shape, &seeds, special, guard, graph, &mut out,
+            ),
+        };
+        if let Err(e) = result.and_then(|_| out.flush()) {
+            // The referee is gone or sent nonsense; nothing useful is left to do.
+            eprintln!("lane: {e}");
+            return 2;
+        }
+    }
+}
+
+fn fault(out: &mut impl Write, message: &str) -> i32 {
+    let _ = send(
+        out,
+        &Reply::Fault {
+            message: message.to_string(),
+        },
+    );
+    let _ = out.flush();
+    2
+}
+
+fn build(
+    backend: LaneBackend,
+    origin: &str,
+    bytes: &[u8],
+    loaded: &mut Loaded,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let files = match cacheon_kernels::bundle::from_canonical_bytes(bytes, bytes.len()) {
+        Ok(f) => f,
+        Err(e) => {
+            let reply = Reply::BuildFailed {
+                stage: BuildStage::Bundle,
+                log: e.to_string(),
+            };
+            return send(out, &reply);
+        }
+    };
+    // The compiler and the driver need processes and threads; the filter comes after.
+    send(
+        out,
+        &Reply::Entering {
+            what: "building and loading the bundle".into(),
+        },
+    )?;
+    out.flush()?;
+    let machine;
+    match backend {
+        LaneBackend::Cpu => match build_cpu_bundle(&files, origin, &CpuBuildOptions::default()) {
+            Ok(b) => {
+                machine = cpu_model();
+                let log = b.log.clone();
+                *loaded = Loaded::Cpu(b);
+                let seccomp = isolation::install_seccomp().is_ok();
+                return send(
+                    out,
+                    &Reply::Built {
+                        log,
+                        seccomp,
+                        machine,
+                    },
+                );
+            }
+            Err(e) => {
+                let stage = match &e {
+                    CpuBuildError::Bundle(_)
+                    | CpuBuildError::Manifest(_)
+                    | CpuBuildError::WrongBackend(_) => BuildStage::Bundle,
+                    CpuBuildError::Build { .. }
+                    | CpuBuildError::Timeout { .. }
+                    | CpuBuildError::Load { .. } => BuildStage::Build,
+                    CpuBuildError::MissingEntry { .. } | CpuBuildError::Abi { .. } => {
+                        BuildStage::Abi
+                    }
+                    CpuBuildError::Io(_) | CpuBuildError::CompilerUnavailable { .. } => {
+                        return send(
+                            out,
+                            &Reply::Fault {
+                                message: e.to_string(),
+                            },
+                        )
+                    }
+                };
+                let log = match e {
+                    CpuBuildError::Build { log } | CpuBuildError::Timeout { log, .. } => log,
+                    other => other.to_string(),
+                };
+                return send(out, &Reply::BuildFailed { stage, log });
+            }
+        },
+        LaneBackend::Cuda => match cuda_case::CudaLane::build(&files, origin) {
+            Ok(Ok(lane)) => {
+                machine = lane.machine();
+                let log = lane.log();
+                *loaded = Loaded::Cuda(Box::new(lane));
+                let seccomp = isolation::install_seccomp().is_ok();
+                send(
+                    out,
+                    &Reply::Built {
+                        log,
+                        seccomp,
+                        machine,
+                    },
+                )
+            }
+            Ok(Err((stage, log))) => send(out, &Reply::BuildFailed { stage, log }),
+            Err(message) => send(out, &Reply::Fault { message }),
+        },
+    }
+}
+
+/// A generated call for a case: the seeded inputs with the special values applied.
+pub fn case_args(slot: SlotId, shape: &[i64], seed: u64, special: Special) -> SlotArgs {
+    let mut args = cases::generate(slot, shape, seed);
+    special.apply(&mut args);
+    args
+}
+
+#[allow(clippy::too_many_arguments)]
+fn verify(
+    loaded: &Loaded,
+    slot: &str,
+    shape: &[i64],
+    seeds: &[u64],
+    special: Special,
+    guard: usize,
+    graph: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let fault = |message: String| Reply::Fault { message };
+    let Some(slot) = SlotId::parse(slot) else {
+        return send(out, &fault(format!("unknown slot {slot}")));
+    };
+    if shape.len() != slot.spec().shape_symbols().len() || shape.iter().any(|&v| v < 0) {
+        return send(out, &fault(format!("bad shape {shape:?} for {slot}")));
+    }
+    match loaded {
+        Loaded::Nothing => send(out, &fault("no bundle is loaded".into())),
+        Loaded::Cpu(bundle) => {
+            let Some(kernel) = bundle.kernel(slot) else {
+                return send(out, &fault(format!("the bundle has no kernel for {slot}")));
+            };
+            if graph {
+                return send(out, &fault("CPU lanes have no graphs".into()));
+            }
+            send(
+                out,
+                &Reply::Entering {
+                    what: format!("{slot} at {shape:?}"),
+                },
+            )?;
+            out.flush()?;
+            let (checks, outputs) = cpu_calls(kernel, slot, shape, seeds, special, guard);
+            send(
+                out,
+                &Reply::Called {
+                    checks,
+                    outputs: outputs.len(),
+                },
+            )?;
+            for o in &outputs {
+                send_f32s(out, o)?;
+            }
+            Ok(())
+        }
+        Loaded::Cuda(lane) => {
+            send(
+                out,
+                &Reply::Entering {
+                    what: format!("{slot} at {shape:?}"),
+                },
+            )?;
+            out.flush()?;
+            match lane.calls(slot, shape, seeds, special, guard, graph) {
+                Ok((checks, outputs)) => {
+                    send(
+                        out,
+                        &Reply::Called {
+                            checks,
+                            outputs: outputs.len(),
+                        },
+                    )?;
+                    for o in &outputs {
+                        send_f32s(out, o)?;
+                    }
+                    Ok(())
+                }
+                Err(message) => send(out, &fault(message)),
+            }
+        }
+    }
+}
+
+/// Runs the CPU kernel once per seed on the same buffers: poisoned outputs inside guard
+/// bands, fresh inputs copied into the same allocations. Returns what the harness saw and
+/// the outputs (call-major).
+fn cpu_calls(
+    kernel: &cacheon_kernels::CpuKernel,
+    slot: SlotId,
+    shape: &[i64],
+    seeds: &[u64],
+    special: Special,
+    guard: usize,
+) -> (Vec<CallCheck>, Vec<Vec<f32>>) {
+    let mut args = case_args(slot, shape, seeds.first().copied().unwrap_or(0), special);
+    let lens = args.output_lens();
+    let mut bufs: Vec<Vec<f32>> = lens.iter().map(|n| vec![0.0; n + 2 * guard]).collect();
+    let mut checks = Vec::new();
+    let mut outputs = Vec::new();
+    for (k, &seed) in seeds.iter().enumerate() {
+        if k > 0 {
+            let fresh = case_args(slot, shape, seed, special);
+            for (dst, src) in args.inputs.iter_mut().zip(fresh.inputs) {
+                copy_into(dst, src);
+            }
+            args.scalars = fresh.scalars;
+        }
+        for (buf, &n) in bufs.iter_mut().zip(&lens) {
+            buf.fill(f32::from_bits(GUARD_BITS));
+            buf[guard..guard + n].fill(f32::from_bits(POISON_BITS));
+        }
+        let before = args.inputs.clone();
+        {
+            let mut views: Vec<&mut [f32]> = bufs
+                .iter_mut()
+                .zip(&lens)
+                .map(|(b, &n)| &mut b[guard..guard + n])
+                .collect();
+            kernel.call_into(&args, &mut views);
+        }
+        let mut check = CallCheck::default();
+        for (i, (buf, &n)) in bufs.iter().zip(&lens).enumerate() {
+            check.guard_hits.extend(guard_hits(
+                i,
+                buf.iter().map(|v| v.to_bits()),
+                n,
+                guard,
+                GUARD_BITS,
+            ));
+            let out = &buf[guard..guard + n];
+            check.unwritten += out.iter().filter(|v| v.to_bits() == POISON_BITS).count() as u64;
+            outputs.push(out.to_vec());
+        }
+        check.inputs_changed = before
+            .iter()
+            .zip(&args.inputs)
+            .enumerate()
+            .filter(|(_, (a, b))| !same_bits(a, b))
+            .map(|(i, _)| i)
+            .collect();
+        checks.push(check);
+    }
+    (checks, outputs)
+}
+
+/// Copies `src` into `dst`'s existing allocation (same address, fresh contents).
+fn copy_into(dst: &mut cacheon_kernels::args::Buffer, src: cacheon_kernels::args::Buffer) {
+    use cacheon_kernels::args::Buffer;
+    match (dst, src) {
+        (Buffer::F32(d), Buffer::F32(s)) => d.copy_from_slice(&s),
+        (Buffer::I32(d), Buffer::I32(s)) => d.copy_from_slice(&s),
+        _ => unreachable!("the same slot and shape give the same buffer kinds"),
+    }
+}
+
+fn same_bits(a: &cacheon_kernels::args::Buffer, b: &cacheon_kernels::args::Buffer) -> bool {
+    use cacheon_kernels::args::Buffer;
+    match (a, b) {
+        (Buffer::F32(x), Buffer::F32(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        (Buffer::I32(x), Buffer::I32(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The first overwritten guard element on each side of output `output`, if any.
+pub fn guard_hits<T: PartialEq + Copy>(
+    output: usize,
+    bits: impl Iterator<Item = T>,
+    n: usize,
+    guard: usize,
+    pattern: T,
+) -> Vec<GuardHit> {
+    let bits: Vec<T> = bits.collect();
+    let mut hits = Vec::new();
+    // Before the output: the nearest overwritten element.
+    if let Some(i) = (0..guard).rev().find(|&i| bits[i] != pattern) {
+        hits.push(GuardHit {
+            output,
+            offset: i as i64 - guard as i64,
+        });
+    }
+    if let Some(i) = (guard + n..bits.len()).find(|&i| bits[i] != pattern) {
+        hits.push(GuardHit {
+            output,
+            offset: (i - guard) as i64,
+        });
+    }
+    hits
+}

@@ -1,0 +1,200 @@
+//! What keeps candidate code in its lane (DESIGN 7.1).
+//!
+//! Set up by the parent between `fork` and `exec` ([`prepare_child`]): its own process
+//! group, killed if the referee dies, no new privileges, resource limits (address space,
+//! CPU seconds, open files, file size, no core dumps) and, where the kernel lets an
+//! unprivileged process do it, a user and network namespace with nothing but a down
+//! loopback in it. The parent also clears the environment, gives the lane a fresh private
+//! temp dir as its working directory and `TMPDIR`, and never hands it a key.
+//!
+//! Installed by the lane after the bundle is built and loaded ([`install_seccomp`]): a
+//! seccomp filter that refuses (`EPERM`) new programs, new processes (threads stay
+//! allowed: the CUDA driver needs them), network sockets, tracing and namespace changes.
+
+use std::collections::BTreeMap;
+use std::ffi::CString;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+/// Resource limits for a lane.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Address space in bytes (`RLIMIT_AS`); `None` for CUDA lanes, whose driver maps
+    /// far more virtual memory than it uses.
+    pub address_space: Option<u64>,
+    /// CPU seconds (`RLIMIT_CPU`).
+    pub cpu_seconds: u64,
+    /// Open files (`RLIMIT_NOFILE`).
+    pub open_files: u64,
+    /// Largest file the lane may write (`RLIMIT_FSIZE`).
+    pub file_size: u64,
+}
+
+impl Limits {
+    pub const CPU_LANE: Limits = Limits {
+        address_space: Some(8 << 30),
+        cpu_seconds: 600,
+        open_files: 256,
+        file_size: 256 << 20,
+    };
+    pub const CUDA_LANE: Limits = Limits {
+        address_space: None,
+        cpu_seconds: 1200,
+        open_files: 1024,
+        file_size: 256 << 20,
+    };
+}
+
+/// Everything the `pre_exec` hook needs, prepared before `fork` (the hook itself may only
+/// make system calls: no allocation).
+pub struct ChildSetup {
+    limits: Limits,
+    uid_map: CString,
+    gid_map: CString,
+}
+
+impl ChildSetup {
+    pub fn new(limits: Limits) -> ChildSetup {
+        // SAFETY: getuid/getgid cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        ChildSetup {
+            limits,
+            uid_map: CString::new(format!("{uid} {uid} 1")).expect("no NUL"),
+            gid_map: CString::new(format!("{gid} {gid} 1")).expect("no NUL"),
+        }
+    }
+
+    /// Runs in the child between `fork` and `exec`. Only async-signal-safe system calls.
+    pub fn apply(&self) -> std::io::Result<()> {
+        // SAFETY: plain system calls on this (single-threaded, just forked) process with
+        // valid arguments; the strings were allocated before the fork.
+        unsafe {
+            if libc::setpgid(0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+            let set = |res, v: u64| {
+                let lim = libc::rlimit {
+                    rlim_cur: v,
+                    rlim_max: v,
+                };
+                libc::setrlimit(res, &lim)
+            };
+            if let Some(a) = self.limits.address_space {
+                set(libc::RLIMIT_AS, a);
+            }
+            set(libc::RLIMIT_CPU, self.limits.cpu_seconds);
+            set(libc::RLIMIT_NOFILE, self.limits.open_files);
+            set(libc::RLIMIT_FSIZE, self.limits.file_size);
+            set(libc::RLIMIT_CORE, 0);
+            // A private network namespace needs a user namespace when unprivileged. Where
+            // the system refuses (containers often do), the seccomp filter still refuses
+            // network sockets.
+            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) == 0 {
+                write_proc(c"/proc/self/setgroups", c"deny");
+                write_proc(c"/proc/self/uid_map", &self.uid_map);
+                write_proc(c"/proc/self/gid_map", &self.gid_map);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// # Safety
+/// Async-signal-safe: open/write/close only.
+unsafe fn write_proc(path: &std::ffi::CStr, text: &std::ffi::CStr) {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+    if fd >= 0 {
+        let bytes = text.to_bytes();
+        libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        libc::close(fd);
+    }
+}
+
+/// Whether this process sees no network interface but loopback.
+pub fn in_private_network_namespace() -> bool {
+    std::fs::read_to_string("/proc/self/net/dev")
+        .map(|t| {
+            t.lines()
+                .skip(2)
+                .filter_map(|l| l.split(':').next())
+                .all(|name| name.trim() == "lo")
+        })
+        .unwrap_or(false)
+}
+
+/// Installs the lane's seccomp filter on every thread of the process.
+pub fn install_seccomp() -> Result<(), String> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let cond = |idx, op, v| {
+        SeccompCondition::new(idx, SeccompCmpArgLen::Qword, op, v).map_err(|e| e.to_string())
+    };
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for sys in [
+        libc::SYS_execve,
+        libc::SYS_execveat,
+        libc::SYS_fork,
+        libc::SYS_vfork,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_mount,
+        libc::SYS_chroot,
+        libc::SYS_bind,
+        libc::SYS_listen,
+        libc::SYS_accept,
+        libc::SYS_accept4,
+    ] {
+        rules.insert(sys, vec![]);
+    }
+    // clone without CLONE_THREAD makes a process.
+    rules.insert(
+        libc::SYS_clone,
+        vec![SeccompRule::new(vec![cond(
+            0,
+            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
+            0,
+        )?])
+        .map_err(|e| e.to_string())?],
+    );
+    // Only local (AF_UNIX) sockets.
+    rules.insert(
+        libc::SYS_socket,
+        vec![
+            SeccompRule::new(vec![cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?])
+                .map_err(|e| e.to_string())?,
+        ],
+    );
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program: BpfProgram = filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    seccompiler::apply_filter_all_threads(&program).map_err(|e| e.to_string())?;
+    // clone3 passes its flags in memory, where a filter cannot look. It answers ENOSYS
+    // (not EPERM), so the C library falls back to clone, whose flags are checked above.
+    let mut clone3 = BTreeMap::new();
+    clone3.insert(libc::SYS_clone3, vec![]);
+    let filter = SeccompFilter::new(
+        clone3,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program: BpfProgram = filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    seccompiler::apply_filter_all_threads(&program).map_err(|e| e.to_string())
+}

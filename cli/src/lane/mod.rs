@@ -1,0 +1,384 @@
+//! Lane runners (DESIGN 7.1): candidate code runs only in a child process started from
+//! this binary (`cacheon lane`), isolated by [`isolation`], spoken to with the typed
+//! messages of [`protocol`] over its stdin and stdout, and killed at a deadline.
+//!
+//! The parent keeps track of whether the lane was running candidate code (it says
+//! `Entering` first): a lane that dies or overruns its deadline there is the candidate's
+//! fault; anywhere else it is ours (NoDecision).
+
+pub mod child;
+pub mod cuda_case;
+pub mod isolation;
+pub mod protocol;
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use protocol::{read_frame, send, send_blob, CallCheck, Frame, Reply, Request};
+
+use crate::arena::LaneBackend;
+
+/// Why a lane did not answer as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum LaneError {
+    /// The lane died while running candidate code (a crash, a kill by a resource limit).
+    #[error("the lane died while {during}: {status}")]
+    CandidateDied { during: String, status: String },
+    /// The lane overran its deadline while running candidate code.
+    #[error("the lane did not finish {during} within {seconds} s and was killed")]
+    CandidateTimeout { during: String, seconds: u64 },
+    /// Anything else: our side.
+    #[error("lane infrastructure: {0}")]
+    Infrastructure(String),
+}
+
+/// How long a lane may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadlines {
+    pub start: Duration,
+    pub build: Duration,
+    pub call: Duration,
+}
+
+impl Default for Deadlines {
+    fn default() -> Self {
+        Deadlines {
+            start: Duration::from_secs(30),
+            build: Duration::from_secs(180),
+            call: Duration::from_secs(120),
+        }
+    }
+}
+
+/// A started lane process.
+pub struct Lane {
+    child: Child,
+    to_lane: BufWriter<ChildStdin>,
+    from_lane: mpsc::Receiver<std::io::Result<Frame>>,
+    /// The lane's private working directory (removed when the lane is dropped).
+    dir: tempfile::TempDir,
+    stderr_path: PathBuf,
+    /// What the lane said it was doing last, when that was candidate code.
+    inside: Option<String>,
+    deadlines: Deadlines,
+    pub network_namespace: bool,
+}
+
+/// What a build came to.
+#[derive(Clone, Debug)]
+pub enum BuildOutcome {
+    Built {
+        log: String,
+        seccomp: bool,
+        machine: String,
+    },
+    Failed {
+        stage: protocol::BuildStage,
+        log: String,
+    },
+}
+
+impl Lane {
+    /// Starts `exe lane --backend B` with an empty environment in a fresh private
+    /// directory, with the isolation of [`isolation::ChildSetup`].
+    pub fn spawn(
+        exe: &Path,
+        backend: LaneBackend,
+        deadlines: Deadlines,
+    ) -> Result<Lane, LaneError> {
+        use std::os::unix::process::CommandExt;
+        let infra =
+            |what: &str, e: std::io::Error| LaneError::Infrastructure(format!("{what}: {e}"));
+        let dir = tempfile::Builder::new()
+            .prefix("cacheon-lane-")
+            .tempdir()
+            .map_err(|e| infra("creating the lane directory", e))?;
+        let stderr_path = dir.path().join("lane.stderr");
+        let stderr = File::create(&stderr_path).map_err(|e| infra("creating the lane log", e))?;
+        let limits = match backend {
+            LaneBackend::Cpu => isolation::Limits::CPU_LANE,
+            LaneBackend::Cuda => isolation::Limits::CUDA_LANE,
+        };
+        let setup = isolation::ChildSetup::new(limits);
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).map_err(|e| infra("creating the lane directory", e))?;
+        let mut cmd = Command::new(exe);
+        cmd.args(["lane", "--backend", backend.as_str()])
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("TMPDIR", &work)
+            .env("LC_ALL", "C")
+            .current_dir(&work)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr);
+        if backend == LaneBackend::Cuda {
+            // The driver and NVRTC are found through these (no keys among them).
+            for var in ["CUDA_HOME", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"] {
+                if let Some(v) = std::env::var_os(var) {
+                    cmd.env(var, v);
+                }
+            }
+        }
+        // SAFETY: `apply` only makes async-signal-safe system calls on prepared data.
+        unsafe {
+            cmd.pre_exec(move || setup.apply());
+        }
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| infra(&format!("starting {}", exe.display()), e))?;
+        let stdout = child.stdout.take().expect("piped");
+        let stdin = child.stdin.take().expect("piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("lane-reader".into())
+            .spawn(move || {
+                let mut r = BufReader::new(stdout);
+                loop {
+                    match read_frame(&mut r) {
+                        Ok(Some(f)) => {
+                            if tx.send(Ok(f)).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(None) => return,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    }
+                }
+            })
+            .map_err(|e| infra("starting the lane reader", e))?;
+        let mut lane = Lane {
+            child,
+            to_lane: BufWriter::new(stdin),
+            from_lane: rx,
+            dir,
+            stderr_path,
+            inside: None,
+            deadlines,
+            network_namespace: false,
+        };
+        match lane.reply(deadlines.start)? {
+            Reply::Ready {
+                network_namespace, ..
+            } => lane.network_namespace = network_namespace,
+            other => {
+                return Err(LaneError::Infrastructure(format!(
+                    "lane said {other:?} first"
+                )))
+            }
+        }
+        Ok(lane)
+    }
+
+    /// The lane's private directory.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The last lines the lane wrote to stderr.
+    pub fn stderr_tail(&self) -> String {
+        let mut text = String::new();
+        if let Ok(mut f) = File::open(&self.stderr_path) {
+            let mut buf = Vec::new();
+            let _ = f.read_to_end(&mut buf);
+            let start = buf.len().saturating_sub(4096);
+            text = String::from_utf8_lossy(&buf[start..]).into_owned();
+        }
+        text
+    }
+
+    fn kill(&mut self) {
+        // The lane leads its own process group: take the compiler and anything else too.
+        let pgid = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) on the process group this lane leads.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn died(&mut self) -> LaneError {
+        let status = match self.child.wait() {
+            Ok(s) => describe_status(s),
+            Err(e) => e.to_string(),
+        };
+        let tail = self.stderr_tail();
+        let status = if tail.trim().is_empty() {
+            status
+        } else {
+            format!("{status}; stderr: {}", tail.trim())
+        };
+        match self.inside.take() {
+            Some(during) => LaneError::CandidateDied { during, status },
+            None => LaneError::Infrastructure(format!("the lane exited: {status}")),
+        }
+    }
+
+    /// The next non-`Entering` reply, within `deadline` of each frame.
+    fn reply(&mut self, deadline: Duration) -> Result<Reply, LaneError> {
+        loop {
+            let frame = match self.from_lane.recv_timeout(deadline) {
+                Ok(Ok(f)) => f,
+                Ok(Err(e)) => {
+                    self.kill();
+                    return Err(LaneError::Infrastructure(format!(
+                        "reading from the lane: {e}"
+                    )));
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    self.kill();
+                    return Err(match self.inside.take() {
+                        Some(during) => LaneError::CandidateTimeout {
+                            during,
+                            seconds: deadline.as_secs(),
+                        },
+                        None => LaneError::Infrastructure(format!(
+                            "the lane did not answer within {} s",
+                            deadline.as_secs()
+                        )),
+                    });
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(self.died()),
+            };
+            let Frame::Json(json) = frame else {
+                self.kill();
+                return Err(LaneError::Infrastructure(
+                    "unexpected blob from the lane".into(),
+                ));
+            };
+            let reply: Reply = serde_json::from_slice(&json).map_err(|e| {
+                LaneError::Infrastructure(format!("undecodable reply from the lane: {e}"))
+            })?;
+            match reply {
+                Reply::Entering { what } => self.inside = Some(what),
+                Reply::Fault { message } => {
+                    self.inside = None;
+                    return Err(LaneError::Infrastructure(message));
+                }
+                other => {
+                    self.inside = None;
+                    return Ok(other);
+                }
+            }
+        }
+    }
+
+    fn blob(&mut self, deadline: Duration) -> Result<Vec<u8>, LaneError> {
+        match self.from_lane.recv_timeout(deadline) {
+            Ok(Ok(Frame::Blob(b))) => Ok(b),
+            Ok(Ok(Frame::Json(_))) => Err(LaneError::Infrastructure("expected a blob".into())),
+            Ok(Err(e)) => Err(LaneError::Infrastructure(format!(
+                "reading from the lane: {e}"
+            ))),
+            Err(_) => {
+                self.kill();
+                Err(LaneError::Infrastructure(
+                    "the lane stopped sending outputs".into(),
+                ))
+            }
+        }
+    }
+
+    fn request(&mut self, req: &Request, blob: Option<&[u8]>) -> Result<(), LaneError> {
+        let res = send(&mut self.to_lane, req)
+            .and_then(|_| blob.map_or(Ok(()), |b| send_blob(&mut self.to_lane, b)))
+            .and_then(|_| self.to_lane.flush());
+        res.map_err(|e| LaneError::Infrastructure(format!("writing to the lane: {e}")))
+    }
+
+    /// Builds and loads a bundle (its canonical bytes) in the lane.
+    pub fn build(&mut self, canonical: &[u8], origin: &str) -> Result<BuildOutcome, LaneError> {
+        let req = Request::Build {
+            origin: origin.to_string(),
+        };
+        self.request(&req, Some(canonical))?;
+        match self.reply(self.deadlines.build)? {
+            Reply::Built {
+                log,
+                seccomp,
+                machine,
+            } => Ok(BuildOutcome::Built {
+                log,
+                seccomp,
+                machine,
+            }),
+            Reply::BuildFailed { stage, log } => Ok(BuildOutcome::Failed { stage, log }),
+            other => Err(LaneError::Infrastructure(format!(
+                "unexpected reply {other:?}"
+            ))),
+        }
+    }
+
+    /// Runs one verification case; returns the harness's checks and the outputs
+    /// (call-major: every output of call 0, then of call 1, …).
+    pub fn verify(&mut self, req: &Request) -> Result<(Vec<CallCheck>, Vec<Vec<f32>>), LaneError> {
+        self.request(req, None)?;
+        let deadline = self.deadlines.call;
+        match self.reply(deadline)? {
+            Reply::Called { checks, outputs } => {
+                let mut out = Vec::with_capacity(outputs);
+                for _ in 0..outputs {
+                    let blob = self.blob(deadline)?;
+                    out.push(
+                        protocol::f32s(&blob).map_err(|e| {
+                            LaneError::Infrastructure(format!("bad output blob: {e}"))
+                        })?,
+                    );
+                }
+                Ok((checks, out))
+            }
+            other => Err(LaneError::Infrastructure(format!(
+                "unexpected reply {other:?}"
+            ))),
+        }
+    }
+
+    /// Asks the lane to exit; kills it if it does not within a few seconds.
+    pub fn shutdown(mut self) {
+        let _ = self.request(&Request::Shutdown, None);
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.kill();
+    }
+}
+
+impl Drop for Lane {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill();
+        }
+    }
+}
+
+fn describe_status(s: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(sig)) => {
+            let name = match sig {
+                libc::SIGSEGV => "SIGSEGV",
+                libc::SIGBUS => "SIGBUS",
+                libc::SIGFPE => "SIGFPE",
+                libc::SIGILL => "SIGILL",
+                libc::SIGABRT => "SIGABRT",
+                libc::SIGKILL => "SIGKILL",
+                libc::SIGXCPU => "SIGXCPU (CPU time limit)",
+                libc::SIGXFSZ => "SIGXFSZ (file size limit)",
+                libc::SIGSYS => "SIGSYS",
+                _ => "a signal",
+            };
+            format!("killed by {name} ({sig})")
+        }
+        _ => "unknown exit".into(),
+    }
+}

@@ -1,0 +1,260 @@
+//! The typed messages between the referee and a lane process, and their framing.
+//!
+//! A frame is one tag byte (`J` for a JSON message, `B` for a binary blob), a little-endian
+//! `u32` length and the payload. Messages that carry tensors (a bundle's canonical bytes,
+//! output buffers) say how many blobs follow them. Tensors travel as little-endian `f32`
+//! bits, so NaN payloads (the poison) survive the trip.
+
+use std::io::{self, Read, Write};
+
+use serde::{Deserialize, Serialize};
+
+/// Largest frame accepted from the other side (a lane's outputs for the largest
+/// verification shape are well under this).
+pub const MAX_FRAME_BYTES: usize = 256 << 20;
+
+/// Which special values a case uses (DESIGN 7 step 5), applied to the first
+/// floating-point input (the activation, the query).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Special {
+    /// The seeded inputs as generated.
+    None,
+    /// The input is all zeros.
+    Zeros,
+    /// The input scaled by 1e4.
+    Large,
+    /// The input scaled into the subnormal range (×1e-40).
+    Denormal,
+}
+
+impl Special {
+    pub const ALL: [Special; 4] = [
+        Special::None,
+        Special::Zeros,
+        Special::Large,
+        Special::Denormal,
+    ];
+
+    /// Applies the special values to a generated call's first float input.
+    pub fn apply(self, args: &mut cacheon_kernels::args::SlotArgs) {
+        use cacheon_kernels::args::Buffer;
+        let Some(Buffer::F32(x)) = args.inputs.first_mut() else {
+            return;
+        };
+        match self {
+            Special::None => {}
+            Special::Zeros => x.fill(0.0),
+            Special::Large => x.iter_mut().for_each(|v| *v *= 1.0e4),
+            Special::Denormal => x.iter_mut().for_each(|v| *v *= 1.0e-40),
+        }
+    }
+}
+
+/// What the referee asks of a lane.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "request", rename_all = "snake_case")]
+pub enum Request {
+    /// Build and load a bundle; one blob follows: its canonical bytes.
+    Build { origin: String },
+    /// Run one verification case of `slot` at `shape`: the same buffers called once per
+    /// seed (fresh input contents at the same addresses), outputs poisoned before every
+    /// call and surrounded by `guard` elements of guard band. With `graph`, the calls are
+    /// captured once in a CUDA graph and replayed (CUDA lanes only).
+    Verify {
+        slot: String,
+        shape: Vec<i64>,
+        seeds: Vec<u64>,
+        special: Special,
+        guard: usize,
+        graph: bool,
+    },
+    /// Exit cleanly.
+    Shutdown,
+}
+
+/// Which step a build failed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuildStage {
+    /// The bundle or its manifest (the static screen should have caught it).
+    Bundle,
+    Build,
+    Abi,
+}
+
+/// A guard-band element found overwritten after a call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardHit {
+    /// Output parameter index (ABI order).
+    pub output: usize,
+    /// Element offset from the start of the output (negative: before it).
+    pub offset: i64,
+}
+
+/// What the lane's harness saw around one call.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallCheck {
+    /// Guard-band elements overwritten (at most one per side of each output).
+    pub guard_hits: Vec<GuardHit>,
+    /// Input parameter indices (ABI order) whose contents changed.
+    pub inputs_changed: Vec<usize>,
+    /// Output elements still holding the poison after the call (never written).
+    pub unwritten: u64,
+}
+
+/// What a lane answers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub enum Reply {
+    /// First message after start: the isolation that is in force.
+    Ready {
+        pid: u32,
+        /// The lane runs in its own (empty) network namespace.
+        network_namespace: bool,
+    },
+    /// The bundle built and loaded; `log` is the compiler's output.
+    Built {
+        log: String,
+        /// The seccomp filter was installed after loading.
+        seccomp: bool,
+        /// Device name for CUDA lanes, CPU model for CPU lanes.
+        machine: String,
+    },
+    BuildFailed {
+        stage: BuildStage,
+        log: String,
+    },
+    /// The lane is about to run candidate code: if it dies or hangs now, the candidate is
+    /// responsible.
+    Entering {
+        what: String,
+    },
+    /// A verification case ran; one blob per call and output follows (call-major).
+    Called {
+        checks: Vec<CallCheck>,
+        outputs: usize,
+    },
+    /// The lane could not do what was asked for reasons that are not the candidate's.
+    Fault {
+        message: String,
+    },
+}
+
+/// A frame read from the other side.
+#[derive(Debug)]
+pub enum Frame {
+    Json(Vec<u8>),
+    Blob(Vec<u8>),
+}
+
+fn write_frame(w: &mut impl Write, tag: u8, payload: &[u8]) -> io::Result<()> {
+    let len = u32::try_from(payload.len())
+        .ok()
+        .filter(|&l| l as usize <= MAX_FRAME_BYTES)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "frame too large"))?;
+    w.write_all(&[tag])?;
+    w.write_all(&len.to_le_bytes())?;
+    w.write_all(payload)
+}
+
+/// Writes a message.
+pub fn send<T: Serialize>(w: &mut impl Write, msg: &T) -> io::Result<()> {
+    let json = serde_json::to_vec(msg).map_err(io::Error::other)?;
+    write_frame(w, b'J', &json)
+}
+
+/// Writes a blob.
+pub fn send_blob(w: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    write_frame(w, b'B', bytes)
+}
+
+/// Writes `f32`s as a blob of their little-endian bits.
+pub fn send_f32s(w: &mut impl Write, values: &[f32]) -> io::Result<()> {
+    let mut bytes = Vec::with_capacity(values.len() * 4);
+    for v in values {
+        bytes.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+    send_blob(w, &bytes)
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of stream.
+pub fn read_frame(r: &mut impl Read) -> io::Result<Option<Frame>> {
+    let mut head = [0u8; 5];
+    match r.read_exact(&mut head[..1]) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    r.read_exact(&mut head[1..])?;
+    let len = u32::from_le_bytes(head[1..].try_into().expect("4 bytes")) as usize;
+    if len > MAX_FRAME_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("frame of {len} bytes is over the limit"),
+        ));
+    }
+    let mut payload = vec![0u8; len];
+    r.read_exact(&mut payload)?;
+    match head[0] {
+        b'J' => Ok(Some(Frame::Json(payload))),
+        b'B' => Ok(Some(Frame::Blob(payload))),
+        t => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("unknown frame tag {t:#04x}"),
+        )),
+    }
+}
+
+/// Decodes a blob of `f32` bits.
+pub fn f32s(blob: &[u8]) -> io::Result<Vec<f32>> {
+    if blob.len() % 4 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "f32 blob length is not a multiple of 4",
+        ));
+    }
+    Ok(blob
+        .chunks_exact(4)
+        .map(|c| f32::from_bits(u32::from_le_bytes(c.try_into().expect("4 bytes"))))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_nan_payloads_survive() {
+        let mut buf = Vec::new();
+        send(&mut buf, &Request::Shutdown).unwrap();
+        let poison = f32::from_bits(0x7fc5_a5a5);
+        send_f32s(&mut buf, &[1.5, poison]).unwrap();
+        let mut r = &buf[..];
+        let Some(Frame::Json(j)) = read_frame(&mut r).unwrap() else {
+            panic!("json first")
+        };
+        assert!(matches!(
+            serde_json::from_slice(&j).unwrap(),
+            Request::Shutdown
+        ));
+        let Some(Frame::Blob(b)) = read_frame(&mut r).unwrap() else {
+            panic!("blob second")
+        };
+        let v = f32s(&b).unwrap();
+        assert_eq!(v[0], 1.5);
+        assert_eq!(v[1].to_bits(), 0x7fc5_a5a5);
+        assert!(read_frame(&mut r).unwrap().is_none());
+    }
+
+    #[test]
+    fn hostile_frames_are_refused() {
+        let mut big = vec![b'J'];
+        big.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert!(read_frame(&mut &big[..]).is_err());
+        let bad = [b'X', 0, 0, 0, 0];
+        assert!(read_frame(&mut &bad[..]).is_err());
+        let short = [b'J', 9, 0, 0, 0, b'{'];
+        assert!(read_frame(&mut &short[..]).is_err());
+    }
+}

@@ -1,0 +1,206 @@
+//! `cacheon`: the Cacheon command line. See `cacheon --help`.
+
+mod cmd;
+
+use std::path::PathBuf;
+
+use cacheon::arena::LaneBackend;
+use clap::{Args, Parser, Subcommand};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (for verify: the bundle passed every screen; for watch: crowned)
+  1  the bundle failed a screen, or the watched proposal ended without a crown
+  2  bad usage or unreadable input
+  3  no decision: our side failed (no GPU, a lane could not run)
+  4  the chain refused the transaction
+  5  the node could not be reached, or finality did not come in time";
+
+/// Cacheon: propose faster GPU kernels for a validator-owned inference engine.
+///
+/// A bundle is a folder with a manifest.toml and kernel sources. Check it locally with
+/// `scan` (static rules) and `verify` (built and run against the trusted reference in an
+/// isolated lane), see its ContentHash with `pack`, then `commit`, `reveal` and `watch` it on
+/// chain.
+#[derive(Parser)]
+#[command(name = "cacheon", version, after_help = EXIT_CODES)]
+struct Cli {
+    /// Print one JSON object (or one per line for streams) instead of human output.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Clone)]
+pub struct ChainArgs {
+    /// WebSocket RPC endpoint of a Cacheon node.
+    #[arg(long, default_value = "ws://127.0.0.1:9944", env = "CACHEON_URL")]
+    pub url: String,
+    /// Seconds to wait for the node and for finality.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+}
+
+#[derive(Args, Clone)]
+pub struct KeyArgs {
+    /// Secret URI of the signing key: `//Charlie` on a dev chain, a mnemonic, or a 0x seed.
+    #[arg(long, env = "CACHEON_SURI", hide_env_values = true)]
+    pub suri: Option<String>,
+    /// File holding the secret URI (instead of --suri).
+    #[arg(long)]
+    pub key_file: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the slots: ABIs (C and CUDA prototypes), shape symbols, checks, tolerances,
+    /// verification shapes, and the targets (singletons and atomic groups).
+    Slots,
+    /// Static screen only: bundle rules, manifest against the arena, source policy, launch
+    /// geometry. Builds and runs nothing.
+    Scan {
+        /// The bundle folder.
+        dir: PathBuf,
+        /// Arena to screen for (default: the arena of the manifest's backend).
+        #[arg(long)]
+        arena: Option<String>,
+    },
+    /// Every screen before timing: scan, then build, ABI, verification against the trusted
+    /// reference (poisoned outputs, guard bands, input checks, special values, each case
+    /// called twice) and, on CUDA, graph replays: all inside an isolated lane process.
+    Verify {
+        /// The bundle folder.
+        dir: PathBuf,
+        /// Where the kernels run: `cpu` (the cpu-tiny arena) or `cuda` (h200-llama8b).
+        #[arg(long, value_enum, default_value_t = LaneBackend::Cpu)]
+        device: LaneBackend,
+        /// Seed for the verification inputs (default: fresh random).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Print a bundle's ContentHash (SHA-256 of its canonical bytes) and size.
+    Pack {
+        /// The bundle folder.
+        dir: PathBuf,
+        /// Also write the canonical bytes to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Write canonical bundle bytes (a `pack --out` file) into a new folder.
+    Unpack {
+        /// File with canonical bundle bytes.
+        file: PathBuf,
+        /// Folder to create (must not exist).
+        dir: PathBuf,
+    },
+    /// Commit to a bundle on chain (step 1 of 2; the salt is kept in the state folder).
+    Commit {
+        /// The bundle folder.
+        dir: PathBuf,
+        #[arg(long, default_value = "cpu-tiny")]
+        arena: String,
+        /// Target id (default: the manifest's competition target).
+        #[arg(long)]
+        target: Option<String>,
+        #[command(flatten)]
+        key: KeyArgs,
+        #[command(flatten)]
+        chain: ChainArgs,
+        #[command(flatten)]
+        state: cmd::StateArgs,
+    },
+    /// Reveal a committed bundle (step 2 of 2): waits for the reveal delay, then queues the
+    /// proposal and prints its id.
+    Reveal {
+        /// The bundle folder (must have the bytes that were committed).
+        dir: PathBuf,
+        #[command(flatten)]
+        key: KeyArgs,
+        #[command(flatten)]
+        chain: ChainArgs,
+        #[command(flatten)]
+        state: cmd::StateArgs,
+    },
+    /// Withdraw a queued proposal (the bundle deposit comes back, the fee does not).
+    Withdraw {
+        proposal: u64,
+        #[command(flatten)]
+        key: KeyArgs,
+        #[command(flatten)]
+        chain: ChainArgs,
+    },
+    /// Show a proposal, or (without one) the arenas, their queues and incumbent stacks.
+    Status {
+        proposal: Option<u64>,
+        #[command(flatten)]
+        chain: ChainArgs,
+    },
+    /// Follow a proposal block by block until it is crowned or ends (exit 0 on a crown).
+    Watch {
+        proposal: u64,
+        #[command(flatten)]
+        chain: ChainArgs,
+        /// Give up after this many seconds.
+        #[arg(long, default_value_t = 600)]
+        for_secs: u64,
+    },
+    /// Internal: the lane process that runs candidate code (started by `verify`).
+    #[command(hide = true)]
+    Lane {
+        #[arg(long, value_enum)]
+        backend: LaneBackend,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if !matches!(cli.command, Command::Lane { .. }) {
+        tracing_subscriber::fmt()
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_env("CACHEON_LOG")
+                    .unwrap_or_else(|_| "warn".into()),
+            )
+            .with_writer(std::io::stderr)
+            .init();
+    }
+    let out = cmd::Out { json: cli.json };
+    let code = match cli.command {
+        Command::Lane { backend } => cacheon::lane::child::run(backend),
+        Command::Slots => cmd::local::slots(&out),
+        Command::Scan { dir, arena } => cmd::local::scan(&out, &dir, arena.as_deref()),
+        Command::Verify { dir, device, seed } => cmd::local::verify(&out, &dir, device, seed),
+        Command::Pack { dir, out: file } => cmd::local::pack(&out, &dir, file.as_deref()),
+        Command::Unpack { file, dir } => cmd::local::unpack(&out, &file, &dir),
+        Command::Commit {
+            dir,
+            arena,
+            target,
+            key,
+            chain,
+            state,
+        } => cmd::block_on(cmd::onchain::commit(
+            &out, &dir, &arena, target, &key, &chain, &state,
+        )),
+        Command::Reveal {
+            dir,
+            key,
+            chain,
+            state,
+        } => cmd::block_on(cmd::onchain::reveal(&out, &dir, &key, &chain, &state)),
+        Command::Withdraw {
+            proposal,
+            key,
+            chain,
+        } => cmd::block_on(cmd::onchain::withdraw(&out, proposal, &key, &chain)),
+        Command::Status { proposal, chain } => {
+            cmd::block_on(cmd::onchain::status(&out, proposal, &chain))
+        }
+        Command::Watch {
+            proposal,
+            chain,
+            for_secs,
+        } => cmd::block_on(cmd::onchain::watch(&out, proposal, &chain, for_secs)),
+    };
+    std::process::exit(code);
+}

@@ -1,0 +1,659 @@
+//! The source policy (DESIGN 7 step 2): what a bundle's C or CUDA source may not contain.
+//!
+//! The screen reads each source file as the compiler would see its tokens: line
+//! continuations joined, comments removed, string and character literals skipped. It then
+//! refuses, naming the file, the line and the rule:
+//! - inline assembly (`asm`, `__asm__`), which could read clocks or make system calls;
+//! - timer and clock reads (`clock`, `clock64`, `__globaltimer`, `rdtsc`, `clock_gettime`,
+//!   …): a kernel must not be able to tell a timed run from an audited one;
+//! - output, I/O, system calls, processes, signals, dynamic loading and environment access
+//!   (`printf`, `fopen`, `syscall`, `fork`, `dlopen`, `getenv`, …);
+//! - dynamic allocation (`malloc`, `new`, `cudaMalloc`, `alloca`, …) and device-side
+//!   launches (`<<<`, `cudaLaunchKernel`);
+//! - code that runs at load time (`constructor`/`destructor` attributes, `_init`/`_fini`);
+//! - ways to hide a name from this screen: token pasting (`##`), `_Pragma`, universal
+//!   character names outside literals, digraph and trigraph directives;
+//! - preprocessor directives other than the plain ones, pragmas other than loop hints, and
+//!   (C) includes outside the arena's allow-list or the bundle's own headers.
+//!
+//! CUDA includes are checked by the build path's include screen as well
+//! (`cacheon_kernels::cuda::screen`); it runs here first so that a bad include is a policy
+//! failure before anything is compiled.
+//!
+//! Timer reads map to the on-chain reason `Cheating`; every other rule to `Policy`.
+
+use cacheon_kernels::bundle::BundleFile;
+use cacheon_kernels::cuda::screen as cuda_screen;
+use cacheon_primitives::FailReason;
+
+/// Which compiler a source is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    C,
+    Cuda,
+}
+
+/// The rule a source broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    InlineAssembly,
+    TimerRead,
+    InputOutput,
+    SystemAccess,
+    Allocation,
+    DeviceLaunch,
+    LoadTimeCode,
+    HiddenName,
+    Directive,
+    Pragma,
+    Include,
+    Encoding,
+}
+
+impl Rule {
+    /// The on-chain FAIL reason for a violation of this rule.
+    pub fn fail_reason(self) -> FailReason {
+        match self {
+            Rule::TimerRead => FailReason::Cheating,
+            _ => FailReason::Policy,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Rule::InlineAssembly => "inline assembly is not allowed",
+            Rule::TimerRead => "timer and clock reads are not allowed",
+            Rule::InputOutput => "output and file I/O are not allowed",
+            Rule::SystemAccess => {
+                "system calls, processes, signals, dynamic loading and the environment are not allowed"
+            }
+            Rule::Allocation => "dynamic allocation is not allowed (the engine owns all memory)",
+            Rule::DeviceLaunch => "device-side launches are not allowed (the engine owns every launch)",
+            Rule::LoadTimeCode => "code that runs when the library is loaded is not allowed",
+            Rule::HiddenName => "token pasting, _Pragma and escaped identifiers are not allowed",
+            Rule::Directive => "only #include, #define, #undef, #if/#ifdef/#ifndef/#elif/#else/#endif, #error and #pragma loop hints are allowed",
+            Rule::Pragma => "only loop-hint pragmas (unroll, nounroll, GCC unroll, GCC ivdep, once) are allowed",
+            Rule::Include => "include outside the arena's allow-list or the bundle's headers",
+            Rule::Encoding => "sources must be UTF-8 text",
+        }
+    }
+}
+
+/// One refusal: where and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize)]
+#[error("{file}:{line}: `{token}`: {}", rule.describe())]
+pub struct Violation {
+    pub file: String,
+    pub line: usize,
+    pub rule: Rule,
+    pub token: String,
+}
+
+/// Headers a CPU bundle may include with `<...>` (DESIGN 6).
+pub const C_SYSTEM_HEADERS: [&str; 5] =
+    ["stdint.h", "stddef.h", "math.h", "string.h", "immintrin.h"];
+
+fn forbidden(lang: Language, ident: &str) -> Option<Rule> {
+    const ASM: &[&str] = &["asm", "__asm", "__asm__"];
+    const TIMERS_COMMON: &[&str] = &[
+        "clock",
+        "time",
+        "clock_gettime",
+        "gettimeofday",
+        "timespec_get",
+    ];
+    const TIMERS_C: &[&str] = &[
+        "times",
+        "getrusage",
+        "__rdtsc",
+        "_rdtsc",
+        "__rdtscp",
+        "_rdtscp",
+        "__rdpmc",
+        "_rdpmc",
+        "__builtin_ia32_rdtsc",
+        "__builtin_ia32_rdtscp",
+        "__builtin_ia32_rdpmc",
+        "__builtin_readcyclecounter",
+        "__builtin_readsteadycounter",
+        "_xbegin",
+        "_xend",
+    ];
+    const TIMERS_CUDA: &[&str] = &[
+        "clock64",
+        "__globaltimer",
+        "globaltimer",
+        "__nanosleep",
+        "chrono",
+        "__clock",
+    ];
+    const IO: &[&str] = &[
+        "printf",
+        "vprintf",
+        "fprintf",
+        "sprintf",
+        "snprintf",
+        "vsnprintf",
+        "puts",
+        "putchar",
+        "fputs",
+        "fputc",
+        "putc",
+        "fwrite",
+        "fread",
+        "fopen",
+        "fclose",
+        "fflush",
+        "freopen",
+        "fdopen",
+        "open",
+        "openat",
+        "creat",
+        "read",
+        "write",
+        "pread",
+        "pwrite",
+        "close",
+        "stdout",
+        "stderr",
+        "stdin",
+        "perror",
+        "scanf",
+        "fscanf",
+        "getchar",
+        "FILE",
+    ];
+    const SYSTEM: &[&str] = &[
+        "syscall",
+        "ioctl",
+        "mmap",
+        "munmap",
+        "mprotect",
+        "madvise",
+        "socket",
+        "connect",
+        "bind",
+        "listen",
+        "accept",
+        "send",
+        "recv",
+        "fork",
+        "vfork",
+        "clone",
+        "execve",
+        "execv",
+        "execvp",
+        "execl",
+        "execlp",
+        "system",
+        "popen",
+        "dlopen",
+        "dlsym",
+        "dlclose",
+        "getenv",
+        "secure_getenv",
+        "setenv",
+        "putenv",
+        "environ",
+        "__environ",
+        "kill",
+        "signal",
+        "sigaction",
+        "raise",
+        "abort",
+        "exit",
+        "_exit",
+        "_Exit",
+        "atexit",
+        "at_quick_exit",
+        "pthread_create",
+        "thrd_create",
+        "setjmp",
+        "longjmp",
+        "_setjmp",
+        "_longjmp",
+        "__builtin_setjmp",
+        "__builtin_longjmp",
+        "sleep",
+        "usleep",
+        "nanosleep",
+        "sched_yield",
+        "ptrace",
+        "prctl",
+        "__builtin_frame_address",
+        "__builtin_return_address",
+        "__builtin_apply",
+        "__builtin_apply_args",
+        "__trap",
+        "__brkpt",
+        "cudaDeviceSynchronize",
+        "cudaStreamCreate",
+        "cudaEventRecord",
+    ];
+    const ALLOC_C: &[&str] = &[
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "aligned_alloc",
+        "posix_memalign",
+        "alloca",
+        "__builtin_alloca",
+        "__builtin_alloca_with_align",
+        "valloc",
+        "memalign",
+    ];
+    const ALLOC_CUDA: &[&str] = &[
+        "malloc",
+        "free",
+        "new",
+        "delete",
+        "cudaMalloc",
+        "cudaFree",
+        "cudaMallocAsync",
+        "__builtin_alloca",
+        "alloca",
+    ];
+    const LAUNCH_CUDA: &[&str] = &[
+        "cudaLaunchKernel",
+        "cudaLaunchDevice",
+        "cudaGetParameterBuffer",
+        "cudaGraphLaunch",
+        "cudaLaunchCooperativeKernel",
+    ];
+    const LOAD_TIME: &[&str] = &[
+        "constructor",
+        "destructor",
+        "__constructor__",
+        "__destructor__",
+        "_init",
+        "_fini",
+        "init_priority",
+        "ifunc",
+        "__ifunc__",
+    ];
+    const HIDDEN: &[&str] = &["_Pragma", "__pragma"];
+    let within = |list: &[&str]| list.contains(&ident);
+    if within(ASM) {
+        return Some(Rule::InlineAssembly);
+    }
+    if within(TIMERS_COMMON)
+        || (lang == Language::C && within(TIMERS_C))
+        || (lang == Language::Cuda && within(TIMERS_CUDA))
+    {
+        return Some(Rule::TimerRead);
+    }
+    if within(IO) {
+        return Some(Rule::InputOutput);
+    }
+    if within(SYSTEM) {
+        return Some(Rule::SystemAccess);
+    }
+    if (lang == Language::C && within(ALLOC_C)) || (lang == Language::Cuda && within(ALLOC_CUDA)) {
+        return Some(Rule::Allocation);
+    }
+    if lang == Language::Cuda && within(LAUNCH_CUDA) {
+        return Some(Rule::DeviceLaunch);
+    }
+    if within(LOAD_TIME) {
+        return Some(Rule::LoadTimeCode);
+    }
+    if within(HIDDEN) {
+        return Some(Rule::HiddenName);
+    }
+    None
+}
+
+/// The language of a bundle file by extension, or `None` for files that are not source
+/// (README, manifest).
+pub fn language_of(path: &str) -> Option<Language> {
+    if path.ends_with(".c") || path.ends_with(".h") {
+        Some(Language::C)
+    } else if path.ends_with(".cu") || path.ends_with(".cuh") {
+        Some(Language::Cuda)
+    } else {
+        None
+    }
+}
+
+/// Screens every source file of a bundle for `backend`'s language. `.h` headers count
+/// as the bundle's language.
+pub fn screen_bundle(files: &[BundleFile], lang: Language) -> Result<(), Violation> {
+    for f in files {
+        let Some(file_lang) = language_of(&f.path) else {
+            continue;
+        };
+        let lang = if f.path.ends_with(".h") {
+            lang
+        } else {
+            file_lang
+        };
+        let text = std::str::from_utf8(&f.data).map_err(|_| Violation {
+            file: f.path.clone(),
+            line: 1,
+            rule: Rule::Encoding,
+            token: "non-UTF-8 bytes".into(),
+        })?;
+        screen_source(&f.path, text, lang, files)?;
+    }
+    if lang == Language::Cuda {
+        cuda_screen::screen_bundle(files).map_err(|e| Violation {
+            file: e.file().to_string(),
+            line: 0,
+            rule: Rule::Include,
+            token: e.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Joins backslash-continued lines, keeping a map from output line to source line.
+fn splice(text: &str) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut pending: Option<(usize, String)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let (start, mut acc) = pending.take().unwrap_or((i + 1, String::new()));
+        if let Some(stripped) = raw.strip_suffix('\\') {
+            acc.push_str(stripped);
+            pending = Some((start, acc));
+        } else {
+            acc.push_str(raw);
+            out.push((start, acc));
+        }
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    out
+}
+
+/// Screens one source file. `files` is the whole bundle (for quoted includes).
+pub fn screen_source(
+    path: &str,
+    text: &str,
+    lang: Language,
+    files: &[BundleFile],
+) -> Result<(), Violation> {
+    let fail = |line: usize, rule: Rule, token: &str| Violation {
+        file: path.to_string(),
+        line,
+        rule,
+        token: token.to_string(),
+    };
+    let mut in_block_comment = false;
+    for (line_no, line) in splice(text) {
+        // Pass 1: drop comments and literals, keeping code characters.
+        let mut code = String::with_capacity(line.len());
+        let bytes: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            let next = bytes.get(i + 1).copied();
+            if in_block_comment {
+                if c == '*' && next == Some('/') {
+                    in_block_comment = false;
+                    code.push(' ');
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            match (c, next) {
+                ('/', Some('*')) => {
+                    in_block_comment = true;
+                    i += 2;
+                }
+                ('/', Some('/')) => break,
+                ('"', _) | ('\'', _) => {
+                    // A literal: skip to its closing quote (escapes honoured). Kept as a
+                    // placeholder so that `#include "x.h"` can still be read below.
+                    let quote = c;
+                    let start = i;
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != quote {
+                        i += if bytes[i] == '\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                    let lit: String = bytes[start..i.min(bytes.len())].iter().collect();
+                    if quote == '"' {
+                        code.push_str(&lit);
+                    } else {
+                        code.push_str("' '");
+                    }
+                }
+                _ => {
+                    code.push(c);
+                    i += 1;
+                }
+            }
+        }
+        let trimmed = code.trim_start();
+        if trimmed.starts_with("%:") || trimmed.starts_with("??=") || code.contains("%:%:") {
+            return Err(fail(line_no, Rule::HiddenName, "digraph or trigraph"));
+        }
+        if let Some(directive) = trimmed.strip_prefix('#') {
+            check_directive(path, line_no, directive.trim_start(), lang, files)?;
+            // The macro body of a #define is code like any other: fall through.
+        }
+        if code.contains("##") {
+            return Err(fail(line_no, Rule::HiddenName, "##"));
+        }
+        if lang == Language::Cuda && code.contains("<<<") {
+            return Err(fail(line_no, Rule::DeviceLaunch, "<<<"));
+        }
+        // Pass 2: identifiers (outside string literals).
+        let without_strings = strip_string_literals(&code);
+        if without_strings.contains("\\u") || without_strings.contains("\\U") {
+            return Err(fail(line_no, Rule::HiddenName, "universal character name"));
+        }
+        for ident in identifiers(&without_strings) {
+            if let Some(rule) = forbidden(lang, ident) {
+                return Err(fail(line_no, rule, ident));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn strip_string_literals(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut in_str = false;
+    let mut escaped = false;
+    for c in code.chars() {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_str = false;
+                out.push('"');
+            }
+            continue;
+        }
+        if c == '"' {
+            in_str = true;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn identifiers(code: &str) -> impl Iterator<Item = &str> {
+    let mut idents = Vec::new();
+    let b = code.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            idents.push(&code[start..i]);
+        } else if c.is_ascii_digit() {
+            // A number (with suffixes like 1.0f or 0x1p3): not an identifier.
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    idents.into_iter()
+}
+
+fn check_directive(
+    path: &str,
+    line: usize,
+    directive: &str,
+    lang: Language,
+    files: &[BundleFile],
+) -> Result<(), Violation> {
+    let fail = |rule: Rule, token: &str| Violation {
+        file: path.to_string(),
+        line,
+        rule,
+        token: token.to_string(),
+    };
+    let name: String = directive
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let rest = directive[name.len()..].trim();
+    match name.as_str() {
+        "" | "define" | "undef" | "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif"
+        | "error" => Ok(()),
+        "pragma" => {
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let ok = matches!(
+                words.as_slice(),
+                ["unroll", ..] | ["nounroll"] | ["once"] | ["GCC", "unroll", ..] | ["GCC", "ivdep"]
+            );
+            if ok {
+                Ok(())
+            } else {
+                Err(fail(Rule::Pragma, &format!("#pragma {rest}")))
+            }
+        }
+        "include" if lang == Language::C => {
+            if let Some(h) = rest.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
+                if C_SYSTEM_HEADERS.contains(&h.trim()) {
+                    return Ok(());
+                }
+            } else if let Some(h) = rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+                if h.ends_with(".h") && cuda_screen::resolve_bundle_header(path, h, files).is_some()
+                {
+                    return Ok(());
+                }
+            }
+            Err(fail(Rule::Include, &format!("#include {rest}")))
+        }
+        // CUDA includes are checked file by file by the include screen.
+        "include" => Ok(()),
+        other => Err(fail(Rule::Directive, &format!("#{other}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(src: &str) -> Result<(), Violation> {
+        screen_source("k.c", src, Language::C, &[])
+    }
+
+    fn cu(src: &str) -> Result<(), Violation> {
+        screen_source("k.cu", src, Language::Cuda, &[])
+    }
+
+    fn rule(r: Result<(), Violation>) -> Rule {
+        r.expect_err("expected a violation").rule
+    }
+
+    #[test]
+    fn plain_kernels_pass() {
+        for stock in cacheon_kernels::stock::cpu_bundles() {
+            let files = stock.files();
+            screen_bundle(&files, Language::C).unwrap_or_else(|v| panic!("{}: {v}", stock.name));
+        }
+        for stock in cacheon_kernels::stock::cuda_bundles() {
+            let files = stock.files();
+            screen_bundle(&files, Language::Cuda).unwrap_or_else(|v| panic!("{}: {v}", stock.name));
+        }
+    }
+
+    #[test]
+    fn each_rule_is_named() {
+        assert_eq!(
+            rule(c("void f(){ __asm__(\"rdtsc\"); }")),
+            Rule::InlineAssembly
+        );
+        assert_eq!(rule(c("long t = __rdtsc();")), Rule::TimerRead);
+        assert_eq!(rule(cu("long long t = clock64();")), Rule::TimerRead);
+        assert_eq!(rule(c("int x = printf(\"hi\");")), Rule::InputOutput);
+        assert_eq!(rule(c("long r = syscall(39);")), Rule::SystemAccess);
+        assert_eq!(rule(c("float* p = malloc(4);")), Rule::Allocation);
+        assert_eq!(rule(cu("float* p = new float[4];")), Rule::Allocation);
+        assert_eq!(rule(cu("k<<<1, 1>>>();")), Rule::DeviceLaunch);
+        assert_eq!(
+            rule(c("__attribute__((constructor)) void g(void) {}")),
+            Rule::LoadTimeCode
+        );
+        assert_eq!(
+            rule(c("#define J(a,b) a##b\nJ(sys,call)(1);")),
+            Rule::HiddenName
+        );
+        assert_eq!(rule(c("_Pragma(\"x\")")), Rule::HiddenName);
+        assert_eq!(rule(c("int \\u0061 = 1;")), Rule::HiddenName);
+        assert_eq!(rule(c("%:include <stdio.h>")), Rule::HiddenName);
+        assert_eq!(rule(c("#include <stdio.h>")), Rule::Include);
+        assert_eq!(rule(c("#include \"../x.h\"")), Rule::Include);
+        assert_eq!(rule(c("#include_next <math.h>")), Rule::Directive);
+        assert_eq!(rule(c("#pragma GCC optimize(\"O0\")")), Rule::Pragma);
+        assert_eq!(rule(c("#line 1 \"x\"")), Rule::Directive);
+    }
+
+    #[test]
+    fn names_are_found_through_continuations_but_not_in_comments_or_strings() {
+        assert_eq!(
+            rule(c("long t = sys\\\ncall(1);")).clone(),
+            Rule::SystemAccess
+        );
+        let v = c(
+            "int a;\n/* printf( */ int b;\nint c; // clock()\nconst char* s = \"printf time\";\n",
+        );
+        assert_eq!(v, Ok(()));
+        let v = c("int a;\n/* multi\nline clock() */\nint b = clock();").unwrap_err();
+        assert_eq!((v.line, v.rule), (4, Rule::TimerRead));
+        assert_eq!(c("float x = 1.0e-3f + 0x1p3f;"), Ok(()));
+        assert_eq!(
+            c("#pragma GCC unroll 4\n#pragma once\n#include <math.h>"),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn quoted_includes_must_be_bundle_headers() {
+        let files = vec![
+            BundleFile::new(
+                "kernels/util.h",
+                "static inline float sq(float x) { return x * x; }\n",
+            ),
+            BundleFile::new("kernels/k.c", "#include \"util.h\"\n"),
+        ];
+        assert_eq!(screen_bundle(&files, Language::C), Ok(()));
+        let files = vec![BundleFile::new("kernels/k.c", "#include \"missing.h\"\n")];
+        assert_eq!(rule(screen_bundle(&files, Language::C)), Rule::Include);
+        let files = vec![BundleFile::new("kernels/k.c", "#include \"/etc/passwd\"\n")];
+        assert_eq!(rule(screen_bundle(&files, Language::C)), Rule::Include);
+    }
+
+    #[test]
+    fn reasons_map_to_the_chain() {
+        assert_eq!(Rule::TimerRead.fail_reason(), FailReason::Cheating);
+        assert_eq!(Rule::InlineAssembly.fail_reason(), FailReason::Policy);
+    }
+}

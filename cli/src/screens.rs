@@ -1,0 +1,547 @@
+//! The screens a proposal passes before anyone times it (DESIGN 7 steps 1-6), in order:
+//! pack (the bundle rules shared with the chain), policy (manifest, arena, source policy,
+//! launch geometry), then in a lane process build, ABI, verify and (CUDA) graph.
+//!
+//! Each step ends the attempt with a typed [`Finding`] that carries the on-chain
+//! [`FailReason`], or with NoDecision when the fault is ours (the lane could not start, the
+//! GPU is missing). The referee never trusts the lane's numbers it can check itself: it
+//! regenerates every case's inputs from the seeds and compares the lane's outputs with
+//! its own trusted reference.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use cacheon_kernels::bundle::{self, BundleFile};
+use cacheon_kernels::compare;
+use cacheon_kernels::cuda::kernel::evaluate_geometry;
+use cacheon_kernels::manifest::Manifest;
+use cacheon_kernels::reference;
+use cacheon_kernels::rng::Rng;
+use cacheon_kernels::slots::SlotId;
+use cacheon_primitives::{ContentHash, FailReason, NoDecisionReason};
+use serde::Serialize;
+
+use crate::arena::{Arena, LaneBackend};
+use crate::lane::protocol::{BuildStage, CallCheck, Request, Special};
+use crate::lane::{child::case_args, BuildOutcome, Deadlines, Lane, LaneError};
+use crate::policy::{self, Language};
+
+/// The steps, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Pack,
+    Policy,
+    Build,
+    Abi,
+    Verify,
+    Graph,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Pack => "pack",
+            Stage::Policy => "policy",
+            Stage::Build => "build",
+            Stage::Abi => "abi",
+            Stage::Verify => "verify",
+            Stage::Graph => "graph",
+        }
+    }
+}
+
+/// Why a screen failed the proposal (the miner's fault).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub stage: Stage,
+    #[serde(serialize_with = "ser_reason")]
+    pub reason: FailReason,
+    pub detail: String,
+}
+
+fn ser_reason<S: serde::Serializer>(r: &FailReason, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&reason_name(*r))
+}
+
+/// The on-chain name of a FAIL reason.
+pub fn reason_name(r: FailReason) -> String {
+    match r {
+        FailReason::CopyOf(p) => format!("CopyOf({p})"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// How the screens ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Outcome {
+    Pass,
+    Fail(Finding),
+    NoDecision {
+        #[serde(serialize_with = "ser_nd")]
+        reason: NoDecisionReason,
+        detail: String,
+    },
+}
+
+fn ser_nd<S: serde::Serializer>(r: &NoDecisionReason, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{r:?}"))
+}
+
+fn fail(stage: Stage, reason: FailReason, detail: impl Into<String>) -> Finding {
+    Finding {
+        stage,
+        reason,
+        detail: detail.into(),
+    }
+}
+
+/// What passed the static steps.
+#[derive(Clone, Debug)]
+pub struct Packed {
+    pub manifest: Manifest,
+    pub canonical: Vec<u8>,
+    pub content_hash: ContentHash,
+}
+
+/// Steps 1-2 without building anything: the bundle rules, the manifest against the
+/// arena, the source policy and the launch geometry at every verification shape.
+pub fn static_screen(files: &[BundleFile], arena: Arena) -> Result<Packed, Finding> {
+    let canonical = bundle::canonical_bytes(files, bundle::MAX_BUNDLE_BYTES)
+        .map_err(|e| fail(Stage::Pack, FailReason::Policy, e.to_string()))?;
+    let content_hash = cacheon_primitives::bundle::content_hash(&canonical);
+    let manifest = Manifest::from_bundle(files)
+        .map_err(|e| fail(Stage::Policy, FailReason::Policy, e.to_string()))?;
+    if manifest.backend != arena.backend.manifest_backend() {
+        return Err(fail(
+            Stage::Policy,
+            FailReason::Policy,
+            format!(
+                "the bundle is for the {:?} backend; arena {} runs {}",
+                manifest.backend,
+                arena.name,
+                arena.backend.as_str()
+            ),
+        ));
+    }
+    let lang = match arena.backend {
+        LaneBackend::Cpu => Language::C,
+        LaneBackend::Cuda => Language::Cuda,
+    };
+    policy::screen_bundle(files, lang)
+        .map_err(|v| fail(Stage::Policy, v.rule.fail_reason(), v.to_string()))?;
+    for op in &manifest.ops {
+        let shapes = shapes_for(op);
+        if shapes.is_empty() {
+            return Err(fail(
+                Stage::Policy,
+                FailReason::Policy,
+                format!(
+                    "the `when` domain of the {} op excludes every verification shape",
+                    op.slot
+                ),
+            ));
+        }
+        if let Some(launch) = &op.launch {
+            for shape in shapes {
+                evaluate_geometry(op.slot, launch, shape, 227 * 1024).map_err(|e| {
+                    fail(
+                        Stage::Policy,
+                        FailReason::Policy,
+                        format!("launch geometry at {shape:?}: {e}"),
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(Packed {
+        manifest,
+        canonical,
+        content_hash,
+    })
+}
+
+/// The verification shapes inside an op's `when` domain.
+fn shapes_for(op: &cacheon_kernels::manifest::Op) -> Vec<&'static [i64]> {
+    op.slot
+        .spec()
+        .verification_shapes
+        .iter()
+        .copied()
+        .filter(|s| op.accepts(s))
+        .collect()
+}
+
+/// Options for a screening run.
+#[derive(Clone, Debug)]
+pub struct ScreenOptions {
+    /// The `cacheon` binary that runs lanes (`cacheon lane`).
+    pub lane_exe: PathBuf,
+    /// Secret seed the cases' inputs derive from; fresh per attempt.
+    pub seed: u64,
+    pub deadlines: Deadlines,
+    /// Guard-band elements on each side of every output.
+    pub guard: usize,
+    /// Graph replays per graph case (DESIGN: at least 3).
+    pub graph_replays: usize,
+}
+
+impl ScreenOptions {
+    pub fn new(lane_exe: PathBuf, seed: u64) -> Self {
+        ScreenOptions {
+            lane_exe,
+            seed,
+            deadlines: Deadlines::default(),
+            guard: 1024,
+            graph_replays: 3,
+        }
+    }
+}
+
+/// One verification case as run.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseRecord {
+    pub stage: Stage,
+    pub slot: &'static str,
+    pub shape: Vec<i64>,
+    pub special: Special,
+    pub calls: usize,
+    pub passed: bool,
+    /// Smallest matched fraction over the calls, parts per million.
+    pub matched_ppm: u64,
+    pub max_abs_err: f64,
+    pub millis: u64,
+}
+
+/// Everything a screening run found.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScreenReport {
+    pub arena: &'static str,
+    pub content_hash: Option<String>,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The steps that ran to completion, in order.
+    pub passed_stages: Vec<Stage>,
+    pub cases: Vec<CaseRecord>,
+    pub build_log: String,
+    pub machine: String,
+    pub lane_network_namespace: bool,
+    pub lane_seccomp: bool,
+    pub seed: u64,
+}
+
+/// Progress of a screening run, for a progress bar.
+#[derive(Clone, Debug)]
+pub enum Progress {
+    Stage(Stage),
+    Cases { done: usize, total: usize },
+}
+
+/// A lane error while running candidate code is the candidate's (FAIL); any other is
+/// ours (NoDecision).
+fn lane_outcome(stage: Stage, e: LaneError) -> Outcome {
+    match e {
+        LaneError::CandidateDied { .. } | LaneError::CandidateTimeout { .. } => {
+            let reason = if stage == Stage::Build {
+                FailReason::Build
+            } else {
+                FailReason::Incorrect
+            };
+            Outcome::Fail(fail(stage, reason, e.to_string()))
+        }
+        LaneError::Infrastructure(detail) => Outcome::NoDecision {
+            reason: NoDecisionReason::Infrastructure,
+            detail,
+        },
+    }
+}
+
+fn case_seed(secret: u64, label: &str) -> u64 {
+    Rng::derive(secret, label).next_u64()
+}
+
+/// The plan of verification cases: every in-domain shape with the seeded inputs, and the
+/// special values on every shape but the largest; then (CUDA) graph cases on the two
+/// smallest shapes.
+fn plan(manifest: &Manifest, backend: LaneBackend) -> Vec<(Stage, SlotId, Vec<i64>, Special)> {
+    let mut cases = Vec::new();
+    for op in &manifest.ops {
+        let shapes = shapes_for(op);
+        for (i, shape) in shapes.iter().enumerate() {
+            cases.push((Stage::Verify, op.slot, shape.to_vec(), Special::None));
+            if i + 1 < shapes.len() || shapes.len() == 1 {
+                for special in [Special::Zeros, Special::Large, Special::Denormal] {
+                    cases.push((Stage::Verify, op.slot, shape.to_vec(), special));
+                }
+            }
+        }
+    }
+    if backend == LaneBackend::Cuda {
+        for op in &manifest.ops {
+            let mut shapes = shapes_for(op);
+            shapes.sort_by_key(|s| s.iter().product::<i64>());
+            for shape in shapes.iter().take(2) {
+                cases.push((Stage::Graph, op.slot, shape.to_vec(), Special::None));
+            }
+        }
+    }
+    cases
+}
+
+/// Judges one case's calls against the trusted reference.
+fn judge(
+    stage: Stage,
+    slot: SlotId,
+    shape: &[i64],
+    special: Special,
+    seeds: &[u64],
+    backend: LaneBackend,
+    checks: &[CallCheck],
+    outputs: &[Vec<f32>],
+    record: &mut CaseRecord,
+) -> Result<(), Finding> {
+    let spec = slot.spec();
+    let n_out = spec
+        .params_of(cacheon_kernels::slots::ParamKind::Output)
+        .count();
+    let where_ = format!("{slot} at {shape:?} ({special:?} inputs)");
+    if checks.len() != seeds.len() || outputs.len() != seeds.len() * n_out {
+        return Err(fail(
+            stage,
+            FailReason::Incorrect,
+            format!("{where_}: the lane returned the wrong number of results"),
+        ));
+    }
+    let first_scalars = case_args(slot, shape, seeds[0], special).scalars;
+    let mut previous: Option<(Vec<Vec<f32>>, Vec<Vec<f32>>)> = None;
+    record.matched_ppm = 1_000_000;
+    for (k, (&seed, check)) in seeds.iter().zip(checks).enumerate() {
+        let call = format!("{where_}, call {}", k + 1);
+        if let Some(hit) = check.guard_hits.first() {
+            return Err(fail(
+                stage,
+                FailReason::Cheating,
+                format!(
+                    "{call}: wrote outside output {} (element offset {})",
+                    hit.output, hit.offset
+                ),
+            ));
+        }
+        if let Some(i) = check.inputs_changed.first() {
+            let name = spec
+                .params_of(cacheon_kernels::slots::ParamKind::Input)
+                .nth(*i)
+                .map_or("?", |p| p.name);
+            return Err(fail(
+                stage,
+                FailReason::Cheating,
+                format!("{call}: modified its input `{name}`"),
+            ));
+        }
+        let mut args = case_args(slot, shape, seed, special);
+        args.scalars = first_scalars.clone();
+        args.round_inputs(backend.dtype());
+        let expected = reference::compute(&args);
+        let actual: Vec<Vec<f32>> = outputs[k * n_out..(k + 1) * n_out].to_vec();
+        if let Some((prev_actual, prev_expected)) = &previous {
+            let replayed = actual.iter().zip(prev_actual).all(|(a, b)| same_bits(a, b));
+            let inputs_differ = expected
+                .iter()
+                .zip(prev_expected)
+                .any(|(a, b)| !same_bits(a, b));
+            if replayed && inputs_differ {
+                return Err(fail(
+                    stage,
+                    FailReason::Cheating,
+                    format!("{call}: returned the previous call's outputs for fresh inputs (stale output)"),
+                ));
+            }
+        }
+        if check.unwritten > 0 {
+            return Err(fail(
+                stage,
+                FailReason::Cheating,
+                format!(
+                    "{call}: left {} output elements unwritten (poison still there)",
+                    check.unwritten
+                ),
+            ));
+        }
+        let tol = backend.dtype().tolerance();
+        for (i, (a, e)) in actual.iter().zip(&expected).enumerate() {
+            let r = compare::check(spec.check, a, e, tol);
+            record.matched_ppm = record.matched_ppm.min(r.matched_ppm());
+            record.max_abs_err = record.max_abs_err.max(r.max_abs_err);
+            if !r.passed {
+                let reason = if stage == Stage::Graph {
+                    FailReason::GraphUnsafe
+                } else {
+                    FailReason::Incorrect
+                };
+                let at = r
+                    .first_bad
+                    .map(|j| format!(", first at element {j}: got {}, expected {}", a[j], e[j]))
+                    .unwrap_or_default();
+                return Err(fail(
+                    stage,
+                    reason,
+                    format!("{call}: output {i} differs from the reference in {} of {} elements (max |err| {:.3e}){at}", r.mismatches, r.len, r.max_abs_err),
+                ));
+            }
+        }
+        previous = Some((actual, expected));
+    }
+    record.passed = true;
+    Ok(())
+}
+
+fn same_bits(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Runs every screen on a bundle for `arena`.
+pub fn run_screens(
+    files: &[BundleFile],
+    arena: Arena,
+    opts: &ScreenOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> ScreenReport {
+    let mut report = ScreenReport {
+        arena: arena.name,
+        content_hash: None,
+        outcome: Outcome::Pass,
+        passed_stages: vec![],
+        cases: vec![],
+        build_log: String::new(),
+        machine: String::new(),
+        lane_network_namespace: false,
+        lane_seccomp: false,
+        seed: opts.seed,
+    };
+    progress(Progress::Stage(Stage::Pack));
+    let packed = match static_screen(files, arena) {
+        Ok(p) => p,
+        Err(f) => {
+            if f.stage != Stage::Pack {
+                report.passed_stages.push(Stage::Pack);
+            }
+            report.outcome = Outcome::Fail(f);
+            return report;
+        }
+    };
+    report.content_hash = Some(hex::encode(packed.content_hash));
+    report.passed_stages.extend([Stage::Pack, Stage::Policy]);
+
+    progress(Progress::Stage(Stage::Build));
+    let mut lane = match Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines) {
+        Ok(l) => l,
+        Err(e) => {
+            report.outcome = lane_outcome(Stage::Build, e);
+            return report;
+        }
+    };
+    report.lane_network_namespace = lane.network_namespace;
+    let origin = format!("candidate {}", hex::encode(&packed.content_hash[..8]));
+    match lane.build(&packed.canonical, &origin) {
+        Ok(BuildOutcome::Built {
+            log,
+            seccomp,
+            machine,
+        }) => {
+            report.build_log = log;
+            report.lane_seccomp = seccomp;
+            report.machine = machine;
+        }
+        Ok(BuildOutcome::Failed { stage, log }) => {
+            let finding = match stage {
+                BuildStage::Bundle => fail(Stage::Policy, FailReason::Policy, log.clone()),
+                BuildStage::Build => fail(Stage::Build, FailReason::Build, log.clone()),
+                BuildStage::Abi => {
+                    report.passed_stages.push(Stage::Build);
+                    fail(Stage::Abi, FailReason::Abi, log.clone())
+                }
+            };
+            report.build_log = log;
+            report.outcome = Outcome::Fail(finding);
+            return report;
+        }
+        Err(e) => {
+            report.outcome = lane_outcome(Stage::Build, e);
+            return report;
+        }
+    }
+    report.passed_stages.extend([Stage::Build, Stage::Abi]);
+
+    let cases = plan(&packed.manifest, arena.backend);
+    let total = cases.len();
+    let mut stage_now = Stage::Verify;
+    progress(Progress::Stage(Stage::Verify));
+    for (n, (stage, slot, shape, special)) in cases.into_iter().enumerate() {
+        if stage != stage_now {
+            report.passed_stages.push(stage_now);
+            stage_now = stage;
+            progress(Progress::Stage(stage));
+        }
+        progress(Progress::Cases { done: n, total });
+        let calls = if stage == Stage::Graph {
+            opts.graph_replays
+        } else {
+            2
+        };
+        let label = format!("{}/{slot}/{shape:?}/{special:?}", stage.as_str());
+        let seeds: Vec<u64> = (0..calls)
+            .map(|k| case_seed(opts.seed, &format!("{label}/{k}")))
+            .collect();
+        let started = Instant::now();
+        let req = Request::Verify {
+            slot: slot.as_str().to_string(),
+            shape: shape.clone(),
+            seeds: seeds.clone(),
+            special,
+            guard: opts.guard,
+            graph: stage == Stage::Graph,
+        };
+        let mut record = CaseRecord {
+            stage,
+            slot: slot.as_str(),
+            shape: shape.clone(),
+            special,
+            calls,
+            passed: false,
+            matched_ppm: 0,
+            max_abs_err: 0.0,
+            millis: 0,
+        };
+        let result = lane.verify(&req);
+        let (checks, outputs) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                report.outcome = lane_outcome(stage, e);
+                report.cases.push(record);
+                return report;
+            }
+        };
+        let verdict = judge(
+            stage,
+            slot,
+            &shape,
+            special,
+            &seeds,
+            arena.backend,
+            &checks,
+            &outputs,
+            &mut record,
+        );
+        record.millis = started.elapsed().as_millis() as u64;
+        report.cases.push(record);
+        if let Err(f) = verdict {
+            report.outcome = Outcome::Fail(f);
+            return report;
+        }
+    }
+    progress(Progress::Cases { done: total, total });
+    report.passed_stages.push(stage_now);
+    lane.shutdown();
+    report
+}
