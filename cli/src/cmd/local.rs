@@ -13,8 +13,45 @@ use serde_json::json;
 
 use super::Out;
 
+/// Reads a bundle folder: an unreadable folder is a usage error (2), a folder that breaks
+/// the bundle rules is the bundle's failure (1).
 fn read_bundle(out: &Out, dir: &Path) -> Result<Vec<BundleFile>, i32> {
-    bundle::read_dir(dir).map_err(|e| out.error(&format!("{}: {e}", dir.display()), exit::USAGE))
+    bundle::read_dir(dir).map_err(|e| {
+        let code = if dir.is_dir() {
+            exit::FAIL
+        } else {
+            exit::USAGE
+        };
+        out.error(&format!("{}: {e}", dir.display()), code)
+    })
+}
+
+/// Reads a bundle folder for screening: a folder that breaks the bundle rules (too large,
+/// too many files, a link, a bad name) is the bundle's FAIL at the pack step, printed like
+/// any other finding; only an unreadable folder is a usage error.
+fn read_for_screening(out: &Out, dir: &Path, arena: &str) -> Result<Vec<BundleFile>, i32> {
+    match bundle::read_dir(dir) {
+        Ok(files) => Ok(files),
+        Err(e @ bundle::BundleError::Read { .. }) if !dir.is_dir() => {
+            Err(out.error(&format!("{}: {e}", dir.display()), exit::USAGE))
+        }
+        Err(e) => {
+            let f = screens::Finding {
+                stage: screens::Stage::Pack,
+                reason: cacheon_primitives::FailReason::Policy,
+                detail: e.to_string(),
+            };
+            print_finding(out, dir, arena, &f);
+            Err(exit::FAIL)
+        }
+    }
+}
+
+fn print_finding(out: &Out, dir: &Path, arena: &str, f: &screens::Finding) {
+    out.emit(
+        json!({"verdict": "fail", "arena": arena, "stage": f.stage, "reason": screens::reason_name(f.reason), "detail": f.detail}),
+        || format!("FAIL {} at {}: {}\n  {}", screens::reason_name(f.reason), f.stage.as_str(), dir.display(), f.detail.trim_end().replace('\n', "\n  ")),
+    );
 }
 
 pub fn slots(out: &Out) -> i32 {
@@ -98,7 +135,7 @@ fn pick_arena(out: &Out, name: Option<&str>, files: &[BundleFile]) -> Result<Are
 }
 
 pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
-    let files = match read_bundle(out, dir) {
+    let files = match read_for_screening(out, dir, arena.unwrap_or("-")) {
         Ok(f) => f,
         Err(code) => return code,
     };
@@ -138,10 +175,7 @@ pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
             exit::OK
         }
         Err(f) => {
-            out.emit(
-                json!({"verdict": "fail", "arena": arena.name, "stage": f.stage, "reason": screens::reason_name(f.reason), "detail": f.detail}),
-                || format!("FAIL {} at {}: {}\n  {}", screens::reason_name(f.reason), f.stage.as_str(), dir.display(), f.detail),
-            );
+            print_finding(out, dir, arena.name, &f);
             exit::FAIL
         }
     }
@@ -157,11 +191,11 @@ fn fresh_seed() -> u64 {
 }
 
 pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> i32 {
-    let files = match read_bundle(out, dir) {
+    let arena = arena::default_arena(device);
+    let files = match read_for_screening(out, dir, arena.name) {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let arena = arena::default_arena(device);
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
@@ -222,6 +256,9 @@ pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> 
         }
         if let Some(h) = &report.content_hash {
             s.push_str(&format!("\n  ContentHash 0x{h}, seed {}", report.seed));
+        }
+        if report.machine.is_empty() {
+            return s;
         }
         s.push_str(&format!(
             "\n  lane isolation: seccomp {}, private network namespace {}",

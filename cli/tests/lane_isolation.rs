@@ -1,0 +1,194 @@
+//! The lane runner (DESIGN 7.1) through the real `cacheon lane` process: what candidate code
+//! can and cannot do inside it, and what a crash or a hang comes to.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use cacheon::arena::{self, LaneBackend};
+use cacheon::lane::protocol::{Request, Special};
+use cacheon::lane::{BuildOutcome, Deadlines, Lane, LaneError};
+use cacheon::screens::{self, Outcome, ScreenOptions, Stage};
+use cacheon_kernels::bundle::{self, BundleFile};
+use cacheon_primitives::FailReason;
+
+fn exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_cacheon"))
+}
+
+const MANIFEST: &str = r#"abi = "cacheon-slot-abi-v1"
+[competition]
+target = "activation.silu_and_mul"
+mode = "slot"
+[[ops]]
+slot = "activation.silu_and_mul"
+backend = "cpu"
+source = "kernels/k.c"
+entry = "silu_and_mul"
+dtype = "f32"
+"#;
+
+fn bundle_with(source: &str) -> Vec<BundleFile> {
+    vec![
+        BundleFile::new("manifest.toml", MANIFEST),
+        BundleFile::new("kernels/k.c", source),
+    ]
+}
+
+/// A probe that the static screen would refuse (it is built here straight in a lane, as a
+/// screen-evading bundle would be): it reports what the sandbox let it do.
+const PROBE: &str = r#"
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <sys/wait.h>
+
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    (void)x;
+    for (int64_t i = 0; i < tokens * d; i++) out[i] = 0.0f;
+    out[0] = (float)socket(AF_INET, SOCK_STREAM, 0);
+    pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    if (pid > 0) waitpid(pid, 0, 0);
+    out[1] = (float)pid;
+    char* argv[] = {"/bin/true", 0};
+    out[2] = (float)execve("/bin/true", argv, argv + 1);
+    out[3] = getenv("HOME") != 0 ? 1.0f : 0.0f;
+    int fd = open("probe-file", O_CREAT | O_WRONLY, 0600);
+    out[4] = fd >= 0 ? 1.0f : 0.0f;
+    if (fd >= 0) close(fd);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    out[5] = s >= 0 ? 1.0f : 0.0f;
+    if (s >= 0) close(s);
+}
+"#;
+
+#[test]
+fn candidate_code_has_no_network_processes_or_environment() {
+    let mut lane =
+        Lane::spawn(&exe(), LaneBackend::Cpu, Deadlines::default()).expect("lane starts");
+    let files = bundle_with(PROBE);
+    let canonical = bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES).unwrap();
+    match lane.build(&canonical, "probe").expect("build") {
+        BuildOutcome::Built { seccomp, .. } => assert!(seccomp, "the seccomp filter is installed"),
+        BuildOutcome::Failed { log, .. } => panic!("probe did not build: {log}"),
+    }
+    let req = Request::Verify {
+        slot: "activation.silu_and_mul".into(),
+        shape: vec![1, 8],
+        seeds: vec![1],
+        special: Special::None,
+        guard: 16,
+        graph: false,
+    };
+    let (_, outputs) = lane.verify(&req).expect("probe runs");
+    let o = &outputs[0];
+    eprintln!(
+        "probe: socket {} fork {} execve {} HOME {} file {} unix {} (netns {})",
+        o[0], o[1], o[2], o[3], o[4], o[5], lane.network_namespace
+    );
+    assert_eq!(o[0], -1.0, "no internet socket");
+    assert_eq!(o[1], -1.0, "no new process");
+    assert_eq!(o[2], -1.0, "no new program");
+    assert_eq!(o[3], 0.0, "empty environment: no HOME");
+    assert_eq!(o[4], 1.0, "its private temp dir is writable");
+    assert_eq!(o[5], 1.0, "local sockets stay (the CUDA driver uses them)");
+    let dir = lane.dir().to_path_buf();
+    assert!(
+        dir.join("work/probe-file").exists(),
+        "the lane's working directory is its private dir"
+    );
+    lane.shutdown();
+}
+
+#[test]
+fn a_crash_in_candidate_code_fails_the_candidate() {
+    let src = "#include <stdint.h>\nvoid silu_and_mul(float* o, const float* x, int64_t t, int64_t d) {\n    (void)x; (void)t; (void)d; (void)o;\n    *(volatile float*)0 = 1.0f;\n}\n";
+    let opts = ScreenOptions::new(exe(), 7);
+    let report = screens::run_screens(
+        &bundle_with(src),
+        arena::arena("cpu-tiny").unwrap(),
+        &opts,
+        &mut |_| {},
+    );
+    match report.outcome {
+        Outcome::Fail(f) => {
+            assert_eq!((f.stage, f.reason), (Stage::Verify, FailReason::Incorrect));
+            assert!(f.detail.contains("SIGSEGV"), "{}", f.detail);
+        }
+        other => panic!("expected a FAIL, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_hang_in_candidate_code_is_killed_at_the_deadline() {
+    let src = "#include <stdint.h>\nvoid silu_and_mul(float* o, const float* x, int64_t t, int64_t d) {\n    (void)x; (void)t; (void)d;\n    for (volatile int i = 0; ; i++) o[0] = (float)i;\n}\n";
+    let mut opts = ScreenOptions::new(exe(), 7);
+    opts.deadlines.call = Duration::from_secs(2);
+    let started = Instant::now();
+    let report = screens::run_screens(
+        &bundle_with(src),
+        arena::arena("cpu-tiny").unwrap(),
+        &opts,
+        &mut |_| {},
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+    match report.outcome {
+        Outcome::Fail(f) => {
+            assert_eq!((f.stage, f.reason), (Stage::Verify, FailReason::Incorrect));
+            assert!(f.detail.contains("within 2 s"), "{}", f.detail);
+        }
+        other => panic!("expected a FAIL, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_lane_that_cannot_start_is_no_decision() {
+    let opts = ScreenOptions::new(PathBuf::from("/nonexistent/cacheon"), 7);
+    let files = cacheon_kernels::stock::cpu_bundle(cacheon_kernels::SlotId::SiluAndMul).files();
+    let report = screens::run_screens(
+        &files,
+        arena::arena("cpu-tiny").unwrap(),
+        &opts,
+        &mut |_| {},
+    );
+    assert!(
+        matches!(report.outcome, Outcome::NoDecision { .. }),
+        "{:?}",
+        report.outcome
+    );
+}
+
+#[test]
+fn a_lane_killed_from_outside_mid_case_is_no_decision_only_outside_candidate_code() {
+    // Outside candidate code (idle, waiting for a request): our fault.
+    let mut lane = Lane::spawn(&exe(), LaneBackend::Cpu, Deadlines::default()).unwrap();
+    let pid = lane_pid(&lane);
+    // SAFETY: killing the lane process this test started.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    std::thread::sleep(Duration::from_millis(200));
+    let files = cacheon_kernels::stock::cpu_bundle(cacheon_kernels::SlotId::SiluAndMul).files();
+    let canonical = bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES).unwrap();
+    let err = lane.build(&canonical, "stock").unwrap_err();
+    assert!(matches!(err, LaneError::Infrastructure(_)), "{err:?}");
+}
+
+fn lane_pid(lane: &Lane) -> i32 {
+    // The lane's working directory is owned by the parent; its pid is found from /proc by cwd.
+    let work = lane.dir().join("work");
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if std::fs::read_link(format!("/proc/{pid}/cwd"))
+            .map(|p| p == work)
+            .unwrap_or(false)
+        {
+            return pid;
+        }
+    }
+    panic!("lane process not found");
+}

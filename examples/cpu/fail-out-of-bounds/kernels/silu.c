@@ -1,0 +1,13 @@
+/* Must FAIL Cheating: correct values, plus one write past the end of the output (caught by
+ * the guard band after the output). */
+#include <math.h>
+#include <stdint.h>
+
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    for (int64_t t = 0; t < tokens; t++) {
+        const float* gate = x + t * 2 * d;
+        const float* up = gate + d;
+        for (int64_t i = 0; i < d; i++) out[t * d + i] = gate[i] / (1.0f + expf(-gate[i])) * up[i];
+    }
+    out[tokens * d] = 0.0f;
+}
