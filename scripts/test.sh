@@ -12,15 +12,17 @@ scripts/setup.sh
 step() { printf '\n==> %s\n' "$*"; }
 started=$(date +%s)
 
-step "unit tests: primitives, pallet (with benchmarks as tests), kernels  [SKIP_WASM_BUILD=1]"
+step "unit tests: primitives, pallet (with benchmarks as tests), kernels, cacheon CLI and its examples  [SKIP_WASM_BUILD=1]"
 SKIP_WASM_BUILD=1 cargo nextest run --locked --no-fail-fast \
-  -p cacheon-primitives -p pallet-cacheon -p cacheon-kernels \
-  --features pallet-cacheon/runtime-benchmarks
+  -p cacheon-primitives -p pallet-cacheon -p cacheon-kernels -p cacheon \
+  --features pallet-cacheon/runtime-benchmarks \
+  -E 'not binary(chain_commands)'
 
 step "runtime: wasm build, genesis presets, metadata drift"
 cargo nextest run --locked --no-fail-fast -p cacheon-runtime
 
-step "node: dev chain finalizes a signed transfer; a four-authority network survives a node down"
-cargo nextest run --locked --no-fail-fast -p cacheon-node --test-threads 1
+step "node: dev chain finalizes a signed transfer; a four-authority network survives a node down; the miner's chain commands"
+cargo nextest run --locked --no-fail-fast -p cacheon-node -p cacheon --test-threads 1 \
+  -E 'package(cacheon-node) | binary(chain_commands)'
 
 step "done in $(( $(date +%s) - started )) s"

@@ -1,0 +1,140 @@
+//! The miner's chain commands against a real dev node: commit, reveal (waiting out the
+//! reveal delay), status, a copy refused, withdraw, and watch following the proposal to its
+//! end. Needs the `cacheon-node` binary (scripts/test.sh builds it first).
+
+mod common;
+#[path = "common/node.rs"]
+mod node;
+
+use common::{cacheon, repo_root};
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (i32, Vec<Value>, String) {
+    let out = cacheon()
+        .arg("--json")
+        .args(args)
+        .output()
+        .expect("run cacheon");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines = stdout
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (
+        out.status.code().unwrap_or(-1),
+        lines,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn commit_reveal_status_copy_withdraw_and_watch() {
+    let logs = tempfile::tempdir().unwrap();
+    let node = node::DevNode::start(logs.path(), 250);
+    let url = node.url.as_str();
+    let state = logs.path().join("state");
+    let state = state.to_str().unwrap();
+    let bundle = repo_root().join("examples/cpu/silu-avx2");
+    let bundle = bundle.to_str().unwrap();
+    let chain = ["--url", url, "--timeout", "60"];
+    let ctx = |what: &str, lines: &[Value], err: &str| {
+        format!("{what}: {lines:?}\nstderr: {err}\n{}", node.log_tail())
+    };
+
+    eprintln!("waiting for: Charlie's commit to be finalized");
+    let mut args = vec![
+        "commit",
+        bundle,
+        "--suri",
+        "//Charlie",
+        "--state-dir",
+        state,
+    ];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(code, 0, "{}", ctx("commit", &lines, &err));
+    let committed = &lines[0];
+    assert_eq!(committed["event"], "committed");
+    assert_eq!(committed["target"], "activation.silu_and_mul");
+    assert!(
+        std::path::Path::new(committed["record"].as_str().unwrap()).exists(),
+        "salt kept on disk"
+    );
+
+    eprintln!("waiting for: the reveal delay, then the reveal to be finalized");
+    let mut args = vec![
+        "reveal",
+        bundle,
+        "--suri",
+        "//Charlie",
+        "--state-dir",
+        state,
+    ];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(code, 0, "{}", ctx("reveal", &lines, &err));
+    let proposal = lines[0]["proposal"].as_u64().expect("a proposal id");
+    assert_eq!(lines[0]["content_hash"], committed["content_hash"]);
+    let id = proposal.to_string();
+
+    let mut args = vec!["status", id.as_str()];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(code, 0, "{}", ctx("status", &lines, &err));
+    assert_eq!(lines[0]["status"], "queued");
+    assert_eq!(lines[0]["arena"], "cpu-tiny");
+
+    eprintln!("waiting for: Dave's commit and reveal of the same bytes, to be refused as a copy");
+    let mut args = vec!["commit", bundle, "--suri", "//Dave", "--state-dir", state];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(code, 0, "{}", ctx("Dave's commit", &lines, &err));
+    let mut args = vec!["reveal", bundle, "--suri", "//Dave", "--state-dir", state];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(code, 4, "{}", ctx("Dave's reveal", &lines, &err));
+    assert!(
+        lines[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("CopyOfOtherMiner"),
+        "{lines:?}"
+    );
+
+    eprintln!("waiting for: the withdrawal, then watch to see the proposal end");
+    let mut args = vec!["withdraw", id.as_str(), "--suri", "//Charlie"];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(code, 0, "{}", ctx("withdraw", &lines, &err));
+    let mut args = vec!["watch", id.as_str(), "--for-secs", "60"];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(
+        code,
+        1,
+        "withdrawn is an end without a crown: {}",
+        ctx("watch", &lines, &err)
+    );
+    assert_eq!(lines.last().unwrap()["event"], "end");
+    assert_eq!(lines.last().unwrap()["status"], "withdrawn");
+
+    let mut args = vec!["status"];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(code, 0, "{}", ctx("status", &lines, &err));
+    let arenas: Vec<&str> = lines[0]["arenas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["arena"].as_str().unwrap())
+        .collect();
+    assert!(
+        arenas.contains(&"cpu-tiny") && arenas.contains(&"h200-llama8b"),
+        "{arenas:?}"
+    );
+
+    // Without a node: exit 5, said plainly.
+    let (code, lines, _) = run(&["status", "--url", "ws://127.0.0.1:9", "--timeout", "1"]);
+    assert_eq!(code, 5, "{lines:?}");
+}
