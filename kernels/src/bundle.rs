@@ -163,10 +163,13 @@ fn read_dir_into(
     };
     for entry in std::fs::read_dir(dir).map_err(|e| err(dir, e))? {
         let entry = entry.map_err(|e| err(dir, e))?;
-        let name = entry.file_name().into_string().map_err(|raw| BundleError::Read {
-            path: format!("{prefix}/{}", raw.to_string_lossy()),
-            message: "file name is not UTF-8".into(),
-        })?;
+        let name = entry
+            .file_name()
+            .into_string()
+            .map_err(|raw| BundleError::Read {
+                path: format!("{prefix}/{}", raw.to_string_lossy()),
+                message: "file name is not UTF-8".into(),
+            })?;
         let rel = if prefix.is_empty() {
             name
         } else {
