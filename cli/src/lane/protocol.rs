@@ -194,8 +194,15 @@ pub fn read_frame(r: &mut impl Read) -> io::Result<Option<Frame>> {
             format!("frame of {len} bytes is over the limit"),
         ));
     }
-    let mut payload = vec![0u8; len];
-    r.read_exact(&mut payload)?;
+    // Grown as bytes arrive: a length prefix alone allocates nothing.
+    let mut payload = Vec::new();
+    r.take(len as u64).read_to_end(&mut payload)?;
+    if payload.len() != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "frame cut short",
+        ));
+    }
     match head[0] {
         b'J' => Ok(Some(Frame::Json(payload))),
         b'B' => Ok(Some(Frame::Blob(payload))),
