@@ -48,7 +48,6 @@ fn main() {
         .nth(4)
         .expect("OUT_DIR has the usual depth")
         .to_path_buf();
-    let wasm_target_dir = target_root.join("wasm-runtime");
     let mut features = Vec::new();
     for (env_name, feature) in [
         ("CARGO_FEATURE_RUNTIME_BENCHMARKS", "runtime-benchmarks"),
@@ -58,6 +57,13 @@ fn main() {
             features.push(feature);
         }
     }
+    // One directory per feature set: the blob's path is what `include_bytes!` tracks, so a
+    // build with `runtime-benchmarks` must not overwrite the blob a default build embeds.
+    let wasm_target_dir = if features.is_empty() {
+        target_root.join("wasm-runtime")
+    } else {
+        target_root.join(format!("wasm-runtime-{}", features.join("-")))
+    };
 
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);

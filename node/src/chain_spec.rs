@@ -3,7 +3,15 @@
 use cacheon_runtime::{genesis, WASM_BINARY};
 use polkadot_sdk::{sc_chain_spec::ChainType, sc_service};
 
+#[cfg(not(feature = "runtime-benchmarks"))]
 pub type ChainSpec = sc_service::GenericChainSpec;
+/// A runtime built with `runtime-benchmarks` needs the benchmarking host functions to build
+/// its genesis.
+#[cfg(feature = "runtime-benchmarks")]
+pub type ChainSpec = sc_service::GenericChainSpec<
+    polkadot_sdk::sc_chain_spec::NoExtension,
+    polkadot_sdk::frame_benchmarking::benchmarking::HostFunctions,
+>;
 
 fn wasm() -> Result<&'static [u8], String> {
     WASM_BINARY.ok_or_else(|| {

@@ -68,4 +68,8 @@ pub enum Subcommand {
 
     /// Database meta columns information.
     ChainInfo(sc_cli::ChainInfoCmd),
+
+    /// Measure a pallet's benchmarks in the wasm runtime and write its weights.
+    #[cfg(feature = "runtime-benchmarks")]
+    BenchmarkPallet(crate::benchmark::BenchmarkPalletCmd),
 }

@@ -130,6 +130,10 @@ pub fn run() -> polkadot_sdk::sc_cli::Result<()> {
             let runner = cli.create_runner(cmd)?;
             runner.sync_run(|config| cmd.run::<cacheon_runtime::opaque::Block>(&config))
         }
+        #[cfg(feature = "runtime-benchmarks")]
+        Some(Subcommand::BenchmarkPallet(cmd)) => {
+            cmd.run().map_err(polkadot_sdk::sc_cli::Error::Input)
+        }
         None => {
             let runner = cli.create_runner(&cli.run)?;
             let sealing = cli.sealing;

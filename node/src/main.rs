@@ -1,5 +1,7 @@
 //! `cacheon-node`: the Cacheon chain's Substrate node.
 
+#[cfg(feature = "runtime-benchmarks")]
+mod benchmark;
 mod chain_spec;
 mod cli;
 mod command;

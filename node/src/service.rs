@@ -31,7 +31,14 @@ use polkadot_sdk::{
 
 use crate::cli::Sealing;
 
+#[cfg(not(feature = "runtime-benchmarks"))]
 type HostFunctions = sp_io::SubstrateHostFunctions;
+/// A runtime built with `runtime-benchmarks` imports the benchmarking host functions too.
+#[cfg(feature = "runtime-benchmarks")]
+pub type HostFunctions = (
+    sp_io::SubstrateHostFunctions,
+    polkadot_sdk::frame_benchmarking::benchmarking::HostFunctions,
+);
 pub type FullClient = sc_service::TFullClient<Block, RuntimeApi, WasmExecutor<HostFunctions>>;
 type FullBackend = sc_service::TFullBackend<Block>;
 type FullSelectChain = sc_consensus::LongestChain<FullBackend, Block>;

@@ -249,6 +249,16 @@ impl pallet_cacheon::Config for Runtime {
     type WeightInfo = pallet_cacheon::weights::SubstrateWeight<Runtime>;
 }
 
+/// The pallets the `Benchmark` runtime API can run (`list_benchmarks!`, `add_benchmarks!`).
+#[cfg(feature = "runtime-benchmarks")]
+#[macro_use]
+mod benches {
+    polkadot_sdk::polkadot_sdk_frame::deps::frame_benchmarking::define_benchmarks!([
+        pallet_cacheon,
+        Cacheon
+    ]);
+}
+
 impl_runtime_apis! {
     impl apis::Core<Block> for Runtime {
         fn version() -> RuntimeVersion {
@@ -390,6 +400,36 @@ impl_runtime_apis! {
         }
         fn preset_names() -> Vec<PresetId> {
             genesis::preset_names()
+        }
+    }
+
+    #[cfg(feature = "runtime-benchmarks")]
+    impl frame::deps::frame_benchmarking::Benchmark<Block> for Runtime {
+        fn benchmark_metadata(extra: bool) -> (
+            Vec<frame::deps::frame_benchmarking::BenchmarkList>,
+            Vec<frame::deps::frame_support::traits::StorageInfo>,
+        ) {
+            use frame::deps::frame_benchmarking::BenchmarkList;
+            use frame::deps::frame_support::traits::StorageInfoTrait;
+
+            let mut list = Vec::<BenchmarkList>::new();
+            list_benchmarks!(list, extra);
+            (list, AllPalletsWithSystem::storage_info())
+        }
+
+        fn dispatch_benchmark(
+            config: frame::deps::frame_benchmarking::BenchmarkConfig,
+        ) -> Result<Vec<frame::deps::frame_benchmarking::BenchmarkBatch>, alloc::string::String> {
+            use frame::deps::frame_benchmarking::BenchmarkBatch;
+            use frame::deps::frame_support::traits::{TrackedStorageKey, WhitelistedStorageKeys};
+
+            // System's per-block keys (block number, weight, events, ...) are read and written
+            // by every block anyway: the pallet's weights must not count them.
+            let whitelist: Vec<TrackedStorageKey> = AllPalletsWithSystem::whitelisted_storage_keys();
+            let mut batches = Vec::<BenchmarkBatch>::new();
+            let params = (&config, &whitelist);
+            add_benchmarks!(params, batches);
+            Ok(batches)
         }
     }
 }
