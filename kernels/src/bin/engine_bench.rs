@@ -19,6 +19,10 @@
 //!   per step, µs per launch and per step, bytes per launch and GB/s, and the sum of the
 //!   per-step µs against the measured step (the rest is launch gaps / graph overhead).
 //!
+//! - with `--bundle DIR` (repeatable): a CUDA bundle read from a folder (manifest.toml and
+//!   sources, as a miner submits it) is built by the one CUDA build path and installed in
+//!   its slots before anything is timed, e.g. to compare a kernel variant with the stock one.
+//!
 //! Prints a table and JSON lines (`--json` for JSON only; `--json-out F` to also write
 //! them to a file). The field names match `kernels/bench/torch_eager.py`.
 //! Exit status: 0 done, 1 a failure, 2 no usable GPU.
@@ -27,12 +31,13 @@ use std::process::ExitCode;
 
 use cacheon_kernels::cuda::timing::copy_bandwidth;
 use cacheon_kernels::cuda::{
-    CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable, WeightSource,
+    build_cuda_bundle, CudaBuildOptions, CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable,
+    WeightSource,
 };
 use cacheon_kernels::engine::ModelConfig;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]...
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -43,7 +48,8 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --json-out F   also write the JSON lines to F
   --copy-mib N   copy-bandwidth buffer size (default 2048)
   --breakdown    time each operation of a batch-1 decode step in isolation
-  --breakdown-reps N  launches per operation and timing (default 50)";
+  --breakdown-reps N  launches per operation and timing (default 50)
+  --bundle DIR   install the CUDA bundle in DIR in its slots (repeatable)";
 
 struct Opts {
     shape: String,
@@ -56,6 +62,7 @@ struct Opts {
     copy_mib: usize,
     breakdown: bool,
     breakdown_reps: usize,
+    bundles: Vec<String>,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -70,6 +77,7 @@ fn parse_args() -> Result<Opts, String> {
         copy_mib: 2048,
         breakdown: false,
         breakdown_reps: 50,
+        bundles: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -88,6 +96,7 @@ fn parse_args() -> Result<Opts, String> {
             "--copy-mib" => o.copy_mib = num(it.next(), "--copy-mib")?,
             "--breakdown" => o.breakdown = true,
             "--breakdown-reps" => o.breakdown_reps = num(it.next(), "--breakdown-reps")?.max(1),
+            "--bundle" => o.bundles.push(it.next().ok_or("--bundle needs a folder")?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -191,7 +200,17 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
         ));
     }
     let t0 = std::time::Instant::now();
-    let slots = CudaSlotTable::stock(dev).map_err(|e| e.to_string())?;
+    let mut slots = CudaSlotTable::stock(dev).map_err(|e| e.to_string())?;
+    for dir in &opts.bundles {
+        let files = cacheon_kernels::bundle::read_dir(std::path::Path::new(dir))
+            .map_err(|e| format!("--bundle {dir}: {e}"))?;
+        let built = build_cuda_bundle(&files, dir, dev, &CudaBuildOptions::default())
+            .map_err(|e| format!("--bundle {dir}: {e}"))?;
+        for k in built.into_kernels() {
+            out.text(&format!("installed {} from {dir}", k.slot()));
+            slots.install(k);
+        }
+    }
     let eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
     let mut e = CudaEngine::new(
         dev,

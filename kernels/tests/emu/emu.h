@@ -102,6 +102,19 @@ static inline float __shfl_xor_sync(unsigned mask, float v, int off) {
     return r;
 }
 
+/* The same exchange for 32-bit integers (bit patterns travel unchanged). */
+static inline unsigned __shfl_xor_sync(unsigned mask, unsigned v, int off) {
+    return __float_as_uint(__shfl_xor_sync(mask, __uint_as_float(v), off));
+}
+static inline int __shfl_xor_sync(unsigned mask, int v, int off) {
+    return (int)__shfl_xor_sync(mask, (unsigned)v, off);
+}
+
+/* Device-wide atomics and fences (blocks of one launch run as concurrent OS threads
+ * within a cluster, and clusters one after another). */
+static inline unsigned atomicAdd(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
 static inline unsigned __clusterRelativeBlockRank() { return emu_self->rank; }
 static inline unsigned __clusterSizeInBlocks() { return (unsigned)emu_self->cl->blocks.size(); }
 static inline void __cluster_barrier_arrive() {}

@@ -32,8 +32,12 @@ static void test_gemv() {
     for (long long rows : {1ll, 3ll, 8ll}) {
         auto x = rand_bf16(rows * k), w = rand_bf16(n * k);
         std::vector<bf16_t> y(rows * n + 8, 0x7F81);
-        emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1},
-                   [&] { eng_gemv(y.data(), x.data(), w.data(), rows, n, k); });
+        for (int wide = 0; wide < 2; ++wide) {
+        std::fill(y.begin(), y.end(), (bf16_t)0x7F81);
+        emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
+            if (wide) eng_gemv_wide(y.data(), x.data(), w.data(), rows, n, k);
+            else eng_gemv(y.data(), x.data(), w.data(), rows, n, k);
+        });
         for (long long m = 0; m < rows; ++m)
             for (long long j = 0; j < n; ++j) {
                 double ref = 0, mag = 0;
@@ -47,24 +51,95 @@ static void test_gemv() {
                       rows, m, j, got, ref);
             }
         for (size_t i = rows * n; i < y.size(); ++i) CHECK(y[i] == 0x7F81, "gemv wrote past the output");
+        }
     }
 }
 
+static void run_argmax(std::vector<int>& out, const bf16_t* l, long long rows, long long vocab, unsigned nb,
+                       std::vector<unsigned long long>& part, std::vector<unsigned>& count) {
+    emu_launch(dim3{(unsigned)rows, nb, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1},
+               [&] { eng_argmax(out.data(), l, vocab, part.data(), count.data()); });
+    for (long long r = 0; r < rows; ++r) CHECK(count[r] == 0, "argmax left count[%lld] = %u", r, count[r]);
+}
+
 static void test_argmax() {
+    /* Odd vocab (scalar loads), several blocks per row, run twice (the counters reset). */
     const long long vocab = 3001;
-    std::vector<bf16_t> l(3 * vocab);
+    std::vector<bf16_t> l(4 * vocab);
     for (auto& v : l) v = f2b(frand());
     l[0 * vocab + 2999] = f2b(5.0f);                             /* row 0: max near the end */
     l[1 * vocab + 7] = f2b(4.0f);
     l[1 * vocab + 1500] = f2b(4.0f);                             /* row 1: tie, lowest wins */
     l[1 * vocab + 3] = 0x7FC0;                                   /* and a NaN never wins */
     for (long long j = 0; j < vocab; ++j) l[2 * vocab + j] = 0x7FC0; /* row 2: all NaN -> 0 */
-    std::vector<int> out(3, -1);
-    emu_launch(dim3{3, 1, 1}, dim3{1024, 1, 1}, 0, dim3{1, 1, 1},
-               [&] { eng_argmax(out.data(), l.data(), vocab); });
-    CHECK(out[0] == 2999, "argmax row 0: %d", out[0]);
-    CHECK(out[1] == 7, "argmax row 1: %d", out[1]);
-    CHECK(out[2] == 0, "argmax row 2: %d", out[2]);
+    for (long long j = 0; j < vocab; ++j) l[3 * vocab + j] = f2b(-2.0f - (float)(j % 5));
+    l[3 * vocab + 2500] = 0x8000;                                /* row 3: -0 beats negatives, */
+    l[3 * vocab + 2600] = 0x0000;                                /* ties with +0: lowest wins */
+    l[3 * vocab + 10] = 0xFF80;                                  /* and -inf never wins */
+    for (unsigned nb : {1u, 3u, 5u}) {
+        std::vector<unsigned long long> part(4 * nb, 0xdeadull);
+        std::vector<unsigned> count(4, 0);
+        for (int rep = 0; rep < 2; ++rep) {
+            std::vector<int> out(4, -1);
+            run_argmax(out, l.data(), 4, vocab, nb, part, count);
+            CHECK(out[0] == 2999, "argmax nb %u row 0: %d", nb, out[0]);
+            CHECK(out[1] == 7, "argmax nb %u row 1: %d", nb, out[1]);
+            CHECK(out[2] == 0, "argmax nb %u row 2: %d", nb, out[2]);
+            CHECK(out[3] == 2500, "argmax nb %u row 3: %d", nb, out[3]);
+        }
+    }
+    /* A vocab of whole 16-byte vectors (the vector path), against a plain scan. */
+    const long long v2 = 8 * 700;
+    std::vector<bf16_t> l2(2 * v2 + 8);
+    bf16_t* row0 = l2.data();
+    while (((uintptr_t)row0) & 15) ++row0; /* 16-byte aligned rows */
+    for (long long j = 0; j < 2 * v2; ++j) row0[j] = f2b(frand());
+    row0[v2 + 4001] = f2b(3.0f);
+    row0[v2 + 5] = f2b(3.0f);
+    for (unsigned nb : {1u, 2u, 7u}) {
+        std::vector<unsigned long long> part(2 * nb);
+        std::vector<unsigned> count(2, 0);
+        std::vector<int> out(2, -1);
+        run_argmax(out, row0, 2, v2, nb, part, count);
+        for (long long r = 0; r < 2; ++r) {
+            int want = 0;
+            for (long long j = 1; j < v2; ++j)
+                if (b2f(row0[r * v2 + j]) > b2f(row0[r * v2 + want])) want = (int)j;
+            CHECK(out[r] == want, "argmax (vectors) nb %u row %lld: %d, want %d", nb, r, out[r], want);
+        }
+        CHECK(out[1] == 5, "argmax (vectors) tie: %d", out[1]);
+    }
+}
+
+static void test_gemv_qkv() {
+    const long long q_dim = 40, kv_dim = 24, k = 8 * 140, n = q_dim + 2 * kv_dim, total_rows = 6;
+    for (long long rows : {1ll, 2ll}) {
+        auto x = rand_bf16(rows * k), w = rand_bf16(n * k);
+        std::vector<int> cr = {4, rows == 2 ? -1 : 0};
+        std::vector<bf16_t> q(rows * q_dim, 0x7F81), kk(rows * kv_dim, 0x7F81), vc(total_rows * kv_dim, 0x7F81);
+        emu_launch(dim3{2, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1},
+                   [&] { eng_gemv_qkv(q.data(), kk.data(), vc.data(), cr.data(), x.data(), w.data(), rows, q_dim, kv_dim, k); });
+        for (long long m = 0; m < rows; ++m)
+            for (long long j = 0; j < n; ++j) {
+                double ref = 0, mag = 0;
+                for (long long i = 0; i < k; ++i) {
+                    double p = (double)b2f(x[m * k + i]) * b2f(w[j * k + i]);
+                    ref += p;
+                    mag += fabs(p);
+                }
+                bf16_t g;
+                if (j < q_dim) g = q[m * q_dim + j];
+                else if (j < q_dim + kv_dim) g = kk[m * kv_dim + j - q_dim];
+                else if (cr[m] >= 0) g = vc[cr[m] * kv_dim + j - q_dim - kv_dim];
+                else continue;
+                double got = b2f(g);
+                CHECK(fabs(got - ref) <= 8e-3 * fabs(ref) + 1e-5 * mag, "gemv_qkv rows %lld m %lld j %lld: %g vs %g",
+                      rows, m, j, got, ref);
+            }
+        int written = 0;
+        for (auto v : vc) written += v != 0x7F81;
+        CHECK(written == kv_dim, "gemv_qkv wrote %d cache values", written);
+    }
 }
 
 static void test_softmax() {
@@ -142,6 +217,7 @@ static void test_split_write_embed_synth() {
 int main() {
     test_gemv();
     test_argmax();
+    test_gemv_qkv();
     test_softmax();
     test_split_write_embed_synth();
     if (failures) return 1;

@@ -69,6 +69,11 @@ impl CudaEngine {
         let (h, inter, vocab) = (c.hidden_size, c.intermediate_size, c.vocab_size);
         let (q_dim, kv_dim) = (c.q_dim(), c.kv_dim());
         let qkv_out = q_dim + 2 * kv_dim;
+        let fused = self.qkv_fused(
+            n,
+            self.ptr(&self.s.normed),
+            self.ptr(&self.weights.layers[0].qkv),
+        );
         let (nb, hb) = (n as u64, h as u64);
         let kv_read: u64 = self.lens[..n]
             .iter()
@@ -113,12 +118,26 @@ impl CudaEngine {
                 2 * layers,
                 2 * (4 * nb * hb + hb),
             ),
-            gemm("qkv_proj", StepOp::QkvProj, qkv_out, h, layers),
+            if fused {
+                (
+                    "qkv_proj",
+                    format!("gemv+split {n}x{h} · {qkv_out}x{h}"),
+                    StepOp::QkvProj,
+                    layers,
+                    2 * (qkv_out * h + n * h + n * qkv_out) as u64 + 4 * nb,
+                )
+            } else {
+                gemm("qkv_proj", StepOp::QkvProj, qkv_out, h, layers)
+            },
             (
                 "qkv_split+v_write",
-                format!("{n}x{qkv_out}"),
+                if fused {
+                    "fused into qkv_proj".to_string()
+                } else {
+                    format!("{n}x{qkv_out}")
+                },
                 StepOp::QkvSplit,
-                layers,
+                if fused { 0 } else { layers },
                 2 * 2 * (n * qkv_out) as u64 + 4 * nb,
             ),
             (
@@ -167,6 +186,9 @@ impl CudaEngine {
         ];
         let mut out = Vec::with_capacity(ops.len());
         for (name, detail, op, launches, bytes) in ops {
+            if launches == 0 {
+                continue;
+            }
             let layer = |i: usize| i % layers;
             // Eager.
             for i in 0..warmup {
@@ -310,21 +332,14 @@ impl CudaEngine {
                 &[eps],
                 &[ni, hi],
             )?),
-            StepOp::QkvProj => self.gemm(qkv, normed, p(&lw.qkv), n, q_dim + 2 * kv_dim, h),
-            StepOp::QkvSplit => self.run(
-                &self.k_qkv_split,
-                (n as u32, 1, 1),
-                (256, 1, 1),
-                &[
-                    Arg::Ptr(q),
-                    Arg::Ptr(k),
-                    Arg::Ptr(vc),
-                    Arg::Ptr(qkv),
-                    Arg::Ptr(cache_rows),
-                    Arg::I64(q_dim as i64),
-                    Arg::I64(kv_dim as i64),
-                ],
-            ),
+            StepOp::QkvProj => {
+                if self.qkv_fused(n, normed, p(&lw.qkv)) {
+                    self.qkv_projection(n, normed, p(&lw.qkv), vc)
+                } else {
+                    self.gemm(qkv, normed, p(&lw.qkv), n, q_dim + 2 * kv_dim, h)
+                }
+            }
+            StepOp::QkvSplit => self.qkv_split(n, vc),
             StepOp::Rope => Ok(slots.launch(
                 st,
                 SlotId::Rope,
@@ -370,16 +385,7 @@ impl CudaEngine {
             )?),
             StepOp::DownProj => self.gemm(block_out, act, p(&lw.down), n, h, inter),
             StepOp::LmHead => self.gemm(logits, normed, p(&w.lm_head), n, vocab, h),
-            StepOp::Argmax => self.run(
-                &self.k_argmax,
-                (n as u32, 1, 1),
-                (1024, 1, 1),
-                &[
-                    Arg::Ptr(self.ptr(&s.next)),
-                    Arg::Ptr(logits),
-                    Arg::I64(vocab as i64),
-                ],
-            ),
+            StepOp::Argmax => self.argmax(n, logits),
         }
     }
 }

@@ -4,6 +4,7 @@
 // with no headers: bf16 values are handled as their 16-bit patterns.
 
 typedef unsigned short bf16_t;
+typedef unsigned long long u64_t;
 
 __device__ __forceinline__ float b2f(bf16_t b) {
     return __uint_as_float(((unsigned int)b) << 16);
@@ -110,36 +111,85 @@ extern "C" __global__ void eng_causal_softmax(bf16_t* probs, const float* scores
         out[j] = j < valid ? f2b(expf(row[j] - m) * inv) : (bf16_t)0;
 }
 
-// out[r] = argmax of logits[r, :vocab] (first index on ties; NaN never wins; 0 when no
-// value beats -inf). Block 1024. An index of -1 marks "nothing seen": it only ever ties
-// with another -1, since a lane's best is -inf exactly when it has seen nothing.
-extern "C" __global__ void eng_argmax(int* out, const bf16_t* logits, long long vocab) {
-    __shared__ float best_v[32];
-    __shared__ int best_i[32];
-    const bf16_t* row = logits + (long long)blockIdx.x * vocab;
-    float best = neg_inf();
-    int idx = -1; /* no finite maximum seen (yet) */
-    for (long long j = threadIdx.x; j < vocab; j += blockDim.x) {
-        float v = b2f(row[j]);
-        if (v > best) { best = v; idx = (int)j; }
-    }
+// Greedy argmax as one 64-bit key: the value's bits made order-preserving as an unsigned
+// high word (-0 counted as +0), 0xffffffff - index as the low word, so the largest key is
+// the largest value at its lowest index. NaN and -inf give 0, "nothing seen", which every
+// real key beats.
+__device__ __forceinline__ unsigned long long argmax_key(float v, long long j) {
+    if (!(v > neg_inf())) return 0ull;
+    unsigned int u = __float_as_uint(v == 0.0f ? 0.0f : v);
+    u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return ((unsigned long long)u << 32) | (unsigned long long)(0xffffffffu - (unsigned int)j);
+}
+
+__device__ __forceinline__ unsigned long long max_u64(unsigned long long a, unsigned long long b) {
+    return a > b ? a : b;
+}
+
+__device__ __forceinline__ unsigned long long warp_max_u64(unsigned long long v) {
     for (int off = 16; off > 0; off >>= 1) {
-        float ov = __shfl_xor_sync(0xffffffffu, best, off);
-        int oi = __shfl_xor_sync(0xffffffffu, idx, off);
-        if (ov > best || (ov == best && oi < idx)) { best = ov; idx = oi; }
+        unsigned int hi = __shfl_xor_sync(0xffffffffu, (unsigned int)(v >> 32), off);
+        unsigned int lo = __shfl_xor_sync(0xffffffffu, (unsigned int)v, off);
+        v = max_u64(v, ((unsigned long long)hi << 32) | lo);
     }
+    return v;
+}
+
+// The block's largest key, in every thread (blockDim.x a multiple of 32, at most 1024).
+__device__ unsigned long long block_max_u64(unsigned long long v, unsigned long long* red) {
+    v = warp_max_u64(v);
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = (blockDim.x + 31) >> 5;
-    if (lane == 0) { best_v[warp] = best; best_i[warp] = idx; }
     __syncthreads();
-    if (warp == 0) {
-        best = lane < warps ? best_v[lane] : neg_inf();
-        idx = lane < warps ? best_i[lane] : -1;
-        for (int off = 16; off > 0; off >>= 1) {
-            float ov = __shfl_xor_sync(0xffffffffu, best, off);
-            int oi = __shfl_xor_sync(0xffffffffu, idx, off);
-            if (ov > best || (ov == best && oi < idx)) { best = ov; idx = oi; }
+    if (lane == 0) red[warp] = v;
+    __syncthreads();
+    return warp_max_u64(lane < warps ? red[lane] : 0ull);
+}
+
+// out[r] = argmax of logits[r, :vocab] (first index on ties; NaN never wins; 0 when no
+// value beats -inf). Grid (rows, nb), block 256: block y of row r takes a strided share
+// (16-byte loads when the row allows) and leaves its best key in part[r * nb + y]; the last
+// of the row's blocks to finish (counted in count[r], which it sets back to 0 for the next
+// launch; zero before the first) reduces the nb keys and writes out[r]. count holds one
+// u32 per row, part nb u64 per row.
+extern "C" __global__ void eng_argmax(int* out, const bf16_t* logits, long long vocab,
+                                      unsigned long long* part, unsigned int* count) {
+    __shared__ u64_t red[32];
+    __shared__ unsigned last[1];
+    const long long r = blockIdx.x;
+    const bf16_t* row = logits + r * vocab;
+    const long long tid = (long long)blockIdx.y * blockDim.x + threadIdx.x;
+    const long long nthreads = (long long)gridDim.y * blockDim.x;
+    unsigned long long best = 0ull;
+    if ((vocab & 7) == 0 && (((unsigned long long)row) & 15) == 0) {
+        const uint4* rv = reinterpret_cast<const uint4*>(row);
+        for (long long i = tid; i < (vocab >> 3); i += nthreads) {
+            const uint4 a = rv[i];
+            const unsigned int w[4] = {a.x, a.y, a.z, a.w};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                best = max_u64(best, argmax_key(__uint_as_float(w[e] << 16), 8 * i + 2 * e));
+                best = max_u64(best, argmax_key(__uint_as_float(w[e] & 0xffff0000u), 8 * i + 2 * e + 1));
+            }
         }
-        if (lane == 0) out[blockIdx.x] = idx < 0 ? 0 : idx;
+    } else {
+        for (long long j = tid; j < vocab; j += nthreads) best = max_u64(best, argmax_key(b2f(row[j]), j));
+    }
+    best = block_max_u64(best, red);
+    if (threadIdx.x == 0) {
+        part[r * gridDim.y + blockIdx.y] = best;
+        __threadfence();
+        last[0] = atomicAdd(&count[r], 1u) == gridDim.y - 1 ? 1u : 0u;
+    }
+    __syncthreads();
+    if (last[0] == 0u) return;
+    __threadfence();
+    best = 0ull;
+    for (unsigned int i = threadIdx.x; i < gridDim.y; i += blockDim.x)
+        best = max_u64(best, ((volatile unsigned long long*)part)[r * gridDim.y + i]);
+    best = block_max_u64(best, red);
+    if (threadIdx.x == 0) {
+        out[r] = best == 0ull ? 0 : (int)(0xffffffffu - (unsigned int)(best & 0xffffffffull));
+        count[r] = 0u;
     }
 }
 
@@ -158,11 +208,14 @@ __device__ __forceinline__ float dot8(uint4 a, uint4 b, float s) {
 
 // Small-batch GEMM (decode): y[m, j] = sum_k x[m, k] * w[j, k] for rows <= 8, bf16 in and
 // out, f32 accumulation. One warp per output feature j (grid-stride), streaming the
-// weight row with 16-byte loads, four per lane in flight; x (at most 8 rows) stays in
-// L1/L2. Needs k % 8 == 0 and 16-byte aligned x, w (the host checks).
-extern "C" __global__ void __launch_bounds__(256) eng_gemv(bf16_t* y, const bf16_t* x,
-                                                           const bf16_t* w, long long rows,
-                                                           long long n, long long k) {
+// weight row with 16-byte loads, UNR per lane in flight (then one at a time for the
+// tail); x (at most 8 rows) stays in L1/L2. Needs k % 8 == 0 and 16-byte aligned x, w (the
+// host checks). `store(m, j, v)` writes one result (lane 0 of the warp). UNR = 4 for most
+// products; 8 measured ~2-3 % faster on the widest (LM head, gate|up) and slower on the
+// small ones (H200, 2026-12-02).
+template <int UNR, class Store>
+__device__ __forceinline__ void gemv_body(const bf16_t* x, const bf16_t* w, long long rows,
+                                          long long n, long long k, Store store) {
     const int lane = threadIdx.x & 31;
     const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
     const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
@@ -174,17 +227,17 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv(bf16_t* y, const bf16
 #pragma unroll
         for (int m = 0; m < 8; ++m) acc[m] = 0.0f;
         long long i = lane;
-        for (; i + 96 < kv; i += 128) {
-            uint4 a0 = wr[i], a1 = wr[i + 32], a2 = wr[i + 64], a3 = wr[i + 96];
+        for (; i + 32 * (UNR - 1) < kv; i += 32 * UNR) {
+            uint4 a[UNR];
+#pragma unroll
+            for (int u = 0; u < UNR; ++u) a[u] = wr[i + 32 * u];
 #pragma unroll
             for (int m = 0; m < 8; ++m) {
                 if (m < rows) {
                     const uint4* xr = xv + m * kv;
                     float s = acc[m];
-                    s = dot8(a0, xr[i], s);
-                    s = dot8(a1, xr[i + 32], s);
-                    s = dot8(a2, xr[i + 64], s);
-                    s = dot8(a3, xr[i + 96], s);
+#pragma unroll
+                    for (int u = 0; u < UNR; ++u) s = dot8(a[u], xr[i + 32 * u], s);
                     acc[m] = s;
                 }
             }
@@ -200,8 +253,42 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv(bf16_t* y, const bf16
             if (m < rows) {
                 float v = acc[m];
                 for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-                if (lane == 0) y[m * n + j] = f2b(v);
+                if (lane == 0) store(m, j, v);
             }
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(256) eng_gemv(bf16_t* y, const bf16_t* x,
+                                                           const bf16_t* w, long long rows,
+                                                           long long n, long long k) {
+    gemv_body<4>(x, w, rows, n, k, [=](long long m, long long j, float v) { y[m * n + j] = f2b(v); });
+}
+
+// eng_gemv with eight weight loads per lane in flight (the host takes it for n >= 16384).
+extern "C" __global__ void __launch_bounds__(256) eng_gemv_wide(bf16_t* y, const bf16_t* x,
+                                                                const bf16_t* w, long long rows,
+                                                                long long n, long long k) {
+    gemv_body<8>(x, w, rows, n, k, [=](long long m, long long j, float v) { y[m * n + j] = f2b(v); });
+}
+
+// The fused q|k|v projection as a GEMV that writes its outputs where eng_qkv_split would
+// put them (so decode needs no split launch): features [0, q_dim) to q[m], the next
+// kv_dim to k[m], the last kv_dim straight into v_cache row cache_rows[m] (skipped when
+// negative: a padding row). w is [q_dim + 2 kv_dim, k].
+extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv(bf16_t* q, bf16_t* kout, bf16_t* v_cache,
+                                                               const int* cache_rows, const bf16_t* x,
+                                                               const bf16_t* w, long long rows,
+                                                               long long q_dim, long long kv_dim,
+                                                               long long k) {
+    gemv_body<4>(x, w, rows, q_dim + 2 * kv_dim, k, [=](long long m, long long j, float v) {
+        if (j < q_dim) {
+            q[m * q_dim + j] = f2b(v);
+        } else if (j < q_dim + kv_dim) {
+            kout[m * kv_dim + (j - q_dim)] = f2b(v);
+        } else {
+            const long long row = cache_rows[m];
+            if (row >= 0) v_cache[row * kv_dim + (j - q_dim - kv_dim)] = f2b(v);
+        }
+    });
 }

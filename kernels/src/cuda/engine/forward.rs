@@ -72,23 +72,9 @@ impl CudaEngine {
             }
 
             // Projections, KV cache write, RoPE.
-            let (qkv, q, k) = (p(&s.qkv), p(&s.q), p(&s.k));
+            let (q, k) = (p(&s.q), p(&s.k));
             let (q_rot, k_rot, attn) = (p(&s.q_rot), p(&s.k_rot), p(&s.attn));
-            self.gemm(qkv, normed, p(&lw.qkv), n, q_dim + 2 * kv_dim, h)?;
-            self.run(
-                &self.k_qkv_split,
-                (n as u32, 1, 1),
-                (256, 1, 1),
-                &[
-                    Arg::Ptr(q),
-                    Arg::Ptr(k),
-                    Arg::Ptr(vc),
-                    Arg::Ptr(qkv),
-                    Arg::Ptr(cache_rows),
-                    Arg::I64(q_dim as i64),
-                    Arg::I64(kv_dim as i64),
-                ],
-            )?;
+            self.qkv_projection(n, normed, p(&lw.qkv), vc)?;
             slots.launch(
                 st,
                 SlotId::Rope,
@@ -181,17 +167,7 @@ impl CudaEngine {
         };
         let logits = p(&s.logits);
         self.gemm(logits, src, p(&w.lm_head), rows, vocab, h)?;
-        self.run(
-            &self.k_argmax,
-            (rows as u32, 1, 1),
-            (1024, 1, 1),
-            &[
-                Arg::Ptr(self.ptr(&s.next)),
-                Arg::Ptr(logits),
-                Arg::I64(vocab as i64),
-            ],
-        )?;
-        Ok(())
+        self.argmax(rows, logits)
     }
 
     /// Causal attention of `n` prompt rows (positions from `positions`) over the first

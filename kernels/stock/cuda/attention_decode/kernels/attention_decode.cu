@@ -8,15 +8,19 @@
  * Split-KV ("flash-decoding") in a single launch. The ABI gives a kernel no scratch
  * memory, so the partial results meet in distributed shared memory: the kernel has a
  * compile-time cluster of NSPLIT = 8 blocks along grid y (grid y must be 8). A cluster
- * owns one (sequence b, KV head) pair (grid x = batch * kv_heads) and up to GMAX = 4 of the
- * query heads that share that KV head (grid z covers the rest of the group), so each K/V
- * row is read from memory once for all of them. Block `rank` of the cluster takes the
- * rank-th eighth of the sequence.
+ * owns one (sequence b, KV head) pair (grid x = batch * kv_heads) and the query heads of
+ * that KV head's group that grid z gives it (ceil(group / gridDim.z) heads per z index,
+ * taken up to GMAX = 4 at a time), so each K/V row is read once for all of them. Block
+ * `rank` of the cluster takes the rank-th eighth of the sequence. With few sequences
+ * (batch 1) the manifest asks for more z than the group needs, down to one head per
+ * block: 4x the blocks, each K/V row then read by 4 blocks at about the same time (the
+ * repeats come from L2), which beats leaving half the GPU idle; a one-head pass keeps
+ * four positions' K and V loads in flight per lane instead of two.
  *
  * Inside a block, a group of TG lanes (TG = next power of two of D/8, at most 32) covers
  * one cache row with 16-byte loads (8 bf16 per lane); a warp holds 32/TG groups, the
- * block's 8 warps 8*32/TG groups, each walking its own positions two at a time (both
- * positions' K and V loads in flight together). Scores are reduced with xor shuffles
+ * block's 8 warps 8*32/TG groups, each walking its own positions two at a time (four in a
+ * one-head pass; all those positions' K and V loads in flight together). Scores are reduced with xor shuffles
  * inside the group; each group keeps an online softmax (running max m, sum l and the
  * weighted sum of V, in f32, base-2 exponent with the scale folded into q). Groups are
  * merged within the warp by shuffles, warps through shared memory, and the cluster's
@@ -31,9 +35,10 @@
 #define DEVI static __device__ __forceinline__
 #define MEMBER __device__ __forceinline__ static
 #define NSPLIT 8
-#define NTHREADS 256
+#define NTHREADS 256 /* the manifest's block size */
 #define NWARPS (NTHREADS / 32)
 #define GMAX 4
+#define UNROLL_SMALL 4 /* positions in flight per group in a pass of 1 or 2 heads */
 #define FULL_MASK 0xffffffffu
 #define LOG2E 1.4426950408889634f
 #define NEG_INF (-__int_as_float(0x7f800000))
@@ -69,9 +74,9 @@ template <> struct Slot<1> {
 DEVI float merge_weight(float m, float M) { return m == NEG_INF ? 0.0f : exp2f(m - M); }
 
 /* Runs this block's share of the sequence, [s0, s1), for query heads hq0 .. hq0+gl-1 of
- * sequence b, KV head kvh; leaves each warp's partial (per head: D weighted sums, then m,
- * then l) in part[warp * GMAX * (D + 2) ...]. */
-template <int E, int NV, int UNROLL>
+ * sequence b, KV head kvh (gl <= G <= GMAX heads); leaves each warp's partial (per head: D
+ * weighted sums, then m, then l) in part[warp * GMAX * (D + 2) ...]. */
+template <int E, int NV, int UNROLL, int G>
 DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
                        const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
                        int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t D,
@@ -87,9 +92,9 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
     const int li = lane % tg;
 
     const float qscale = scale * LOG2E;
-    float qf[GMAX][NV][E];
+    float qf[G][NV][E];
 #pragma unroll
-    for (int g = 0; g < GMAX; ++g) {
+    for (int g = 0; g < G; ++g) {
 #pragma unroll
         for (int k = 0; k < NV; ++k) {
             const int sidx = li + k * tg;
@@ -104,9 +109,9 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
         }
     }
 
-    float m[GMAX], l[GMAX], acc[GMAX][NV][E];
+    float m[G], l[G], acc[G][NV][E];
 #pragma unroll
-    for (int g = 0; g < GMAX; ++g) {
+    for (int g = 0; g < G; ++g) {
         m[g] = NEG_INF;
         l[g] = 0.0f;
 #pragma unroll
@@ -139,17 +144,17 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
                 }
             }
         }
-        float sc[UNROLL][GMAX];
+        float sc[UNROLL][G];
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) {
 #pragma unroll
-            for (int g = 0; g < GMAX; ++g) sc[u][g] = 0.0f;
+            for (int g = 0; g < G; ++g) sc[u][g] = 0.0f;
 #pragma unroll
             for (int k = 0; k < NV; ++k) {
                 float kf[E];
                 Slot<E>::cvt(kr[u][k], kf);
 #pragma unroll
-                for (int g = 0; g < GMAX; ++g)
+                for (int g = 0; g < G; ++g)
 #pragma unroll
                     for (int e = 0; e < E; ++e) sc[u][g] = fmaf(qf[g][k][e], kf[e], sc[u][g]);
             }
@@ -158,7 +163,7 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-                for (int g = 0; g < GMAX; ++g) sc[u][g] += __shfl_xor_sync(FULL_MASK, sc[u][g], off);
+                for (int g = 0; g < G; ++g) sc[u][g] += __shfl_xor_sync(FULL_MASK, sc[u][g], off);
         }
         float vf[UNROLL][NV][E];
 #pragma unroll
@@ -166,7 +171,7 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
 #pragma unroll
             for (int k = 0; k < NV; ++k) Slot<E>::cvt(vr[u][k], vf[u][k]);
 #pragma unroll
-        for (int g = 0; g < GMAX; ++g) {
+        for (int g = 0; g < G; ++g) {
             float mx = m[g];
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u)
@@ -197,7 +202,7 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
     /* Merge the warp's groups (lanes li, li + tg, li + 2tg, ... hold the same slots). */
     for (int off = tg; off < 32; off <<= 1) {
 #pragma unroll
-        for (int g = 0; g < GMAX; ++g) {
+        for (int g = 0; g < G; ++g) {
             const float mo = __shfl_xor_sync(FULL_MASK, m[g], off);
             const float lo = __shfl_xor_sync(FULL_MASK, l[g], off);
             const float M = fmaxf(m[g], mo);
@@ -217,7 +222,7 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
     if (lane < tg) {
         float* pw = part + (int64_t)warp * GMAX * (D + 2);
 #pragma unroll
-        for (int g = 0; g < GMAX; ++g) {
+        for (int g = 0; g < G; ++g) {
             if (g >= gl) break;
             float* ph = pw + g * (D + 2);
 #pragma unroll
@@ -236,7 +241,7 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
     }
 }
 
-extern "C" __global__ void __cluster_dims__(1, NSPLIT, 1) __launch_bounds__(NTHREADS, 2)
+extern "C" __global__ void __cluster_dims__(1, NSPLIT, 1) __launch_bounds__(NTHREADS, 512 / NTHREADS)
 attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
                  const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
                  const int32_t* __restrict__ seq_lens, float scale, int64_t batch, int64_t q_heads,
@@ -246,20 +251,24 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
     const int64_t group = q_heads / kv_heads;
     const int64_t b = blockIdx.x / kv_heads;
     const int64_t kvh = blockIdx.x % kv_heads;
-    const int64_t g0 = (int64_t)blockIdx.z * GMAX;
+    /* Grid z splits the GQA group: each z index takes hpb consecutive query heads (any
+     * grid z is correct; the manifest picks more z when batch * kv_heads alone would leave
+     * most of the GPU idle, trading repeated K/V reads, served by L2, for parallelism). */
+    const int64_t hpb = (group + gridDim.z - 1) / gridDim.z;
+    const int64_t g0 = (int64_t)blockIdx.z * hpb;
     /* Everything that ends a block early is the same for the whole cluster (cluster
      * dims are (1, NSPLIT, 1)), so whole clusters leave together. */
     if (b >= batch || g0 >= group) return;
-    const int gl = (int)min((int64_t)GMAX, group - g0);
-    const int64_t hq0 = kvh * group + g0;
+    const int64_t gend = min(group, g0 + hpb);
     const unsigned rank = __clusterRelativeBlockRank();
     const unsigned nblk = __clusterSizeInBlocks();
 
     const bool vec = (D % 8 == 0) &&
                      ((((uintptr_t)q) | ((uintptr_t)k_cache) | ((uintptr_t)v_cache)) % 16 == 0);
     if (D > 256) {
-        for (int64_t i = rank * NTHREADS + threadIdx.x; i < gl * D; i += (int64_t)nblk * NTHREADS)
-            out[(b * q_heads + hq0 + i / D) * D + i % D] = __float2bfloat16_rn(__int_as_float(0x7fc00000));
+        for (int64_t i = rank * NTHREADS + threadIdx.x; i < (gend - g0) * D; i += (int64_t)nblk * NTHREADS)
+            out[(b * q_heads + kvh * group + g0 + i / D) * D + i % D] =
+                __float2bfloat16_rn(__int_as_float(0x7fc00000));
         return;
     }
 
@@ -268,66 +277,76 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
     const int64_t chunk = (len + nblk - 1) / nblk;
     const int64_t s0 = min(len, (int64_t)rank * chunk);
     const int64_t s1 = min(len, s0 + chunk);
-
-    if (vec)
-        attend_block<8, 1, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
-    else
-        attend_block<1, 8, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
-    __syncthreads();
-
-    /* Merge the warps into the block's partial. */
     const int64_t hs = D + 2; /* floats per head in a partial */
     float* blk = smem + (int64_t)NWARPS * GMAX * hs;
-    for (int64_t i = threadIdx.x; i < gl * D; i += NTHREADS) {
-        const int64_t g = i / D, d = i % D;
-        float M = NEG_INF;
-#pragma unroll
-        for (int w = 0; w < NWARPS; ++w) M = fmaxf(M, smem[(w * GMAX + g) * hs + D]);
-        float o = 0.0f;
-#pragma unroll
-        for (int w = 0; w < NWARPS; ++w) {
-            const float* pw = smem + (w * GMAX + g) * hs;
-            o = fmaf(merge_weight(pw[D], M), pw[d], o);
-        }
-        blk[g * hs + d] = o;
-    }
-    for (int64_t g = threadIdx.x; g < gl; g += NTHREADS) {
-        float M = NEG_INF;
-#pragma unroll
-        for (int w = 0; w < NWARPS; ++w) M = fmaxf(M, smem[(w * GMAX + g) * hs + D]);
-        float l = 0.0f;
-#pragma unroll
-        for (int w = 0; w < NWARPS; ++w) {
-            const float* pw = smem + (w * GMAX + g) * hs;
-            l = fmaf(merge_weight(pw[D], M), pw[D + 1], l);
-        }
-        blk[g * hs + D] = M;
-        blk[g * hs + D + 1] = l;
-    }
 
-    /* Every block's partial is written (release) and visible (acquire) cluster-wide. */
-    __cluster_barrier_arrive();
-    __cluster_barrier_wait();
+    /* Up to GMAX query heads per pass (one pass unless the grid gives a block more). */
+    for (int64_t gc = g0; gc < gend; gc += GMAX) {
+        const int gl = (int)min((int64_t)GMAX, gend - gc);
+        const int64_t hq0 = kvh * group + gc;
+        if (vec && gl == 1)
+            attend_block<8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+        else if (vec && gl == 2)
+            attend_block<8, 1, UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+        else if (vec)
+            attend_block<8, 1, 2, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+        else
+            attend_block<1, 8, 1, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+        __syncthreads();
 
-    /* Block `rank` finishes outputs rank*NTHREADS + j*(nblk*NTHREADS) .. of this cluster. */
-    for (int64_t i = (int64_t)rank * NTHREADS + threadIdx.x; i < gl * D; i += (int64_t)nblk * NTHREADS) {
-        const int64_t g = i / D, d = i % D;
-        float M = NEG_INF;
-        for (unsigned r = 0; r < nblk; ++r) {
-            const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
-            M = fmaxf(M, pr[g * hs + D]);
+        /* Merge the warps into the block's partial. */
+        for (int64_t i = threadIdx.x; i < gl * D; i += NTHREADS) {
+            const int64_t g = i / D, d = i % D;
+            float M = NEG_INF;
+#pragma unroll
+            for (int w = 0; w < NWARPS; ++w) M = fmaxf(M, smem[(w * GMAX + g) * hs + D]);
+            float o = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NWARPS; ++w) {
+                const float* pw = smem + (w * GMAX + g) * hs;
+                o = fmaf(merge_weight(pw[D], M), pw[d], o);
+            }
+            blk[g * hs + d] = o;
         }
-        float o = 0.0f, l = 0.0f;
-        for (unsigned r = 0; r < nblk; ++r) {
-            const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
-            const float wgt = merge_weight(pr[g * hs + D], M);
-            o = fmaf(wgt, pr[g * hs + d], o);
-            l = fmaf(wgt, pr[g * hs + D + 1], l);
+        for (int64_t g = threadIdx.x; g < gl; g += NTHREADS) {
+            float M = NEG_INF;
+#pragma unroll
+            for (int w = 0; w < NWARPS; ++w) M = fmaxf(M, smem[(w * GMAX + g) * hs + D]);
+            float l = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NWARPS; ++w) {
+                const float* pw = smem + (w * GMAX + g) * hs;
+                l = fmaf(merge_weight(pw[D], M), pw[D + 1], l);
+            }
+            blk[g * hs + D] = M;
+            blk[g * hs + D + 1] = l;
         }
-        out[(b * q_heads + hq0 + g) * D + d] = __float2bfloat16_rn(l > 0.0f ? o / l : 0.0f);
+
+        /* Every block's partial is written (release) and visible (acquire) cluster-wide. */
+        __cluster_barrier_arrive();
+        __cluster_barrier_wait();
+
+        /* Block `rank` finishes outputs rank*NTHREADS + j*(nblk*NTHREADS) .. of this cluster. */
+        for (int64_t i = (int64_t)rank * NTHREADS + threadIdx.x; i < gl * D; i += (int64_t)nblk * NTHREADS) {
+            const int64_t g = i / D, d = i % D;
+            float M = NEG_INF;
+            for (unsigned r = 0; r < nblk; ++r) {
+                const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
+                M = fmaxf(M, pr[g * hs + D]);
+            }
+            float o = 0.0f, l = 0.0f;
+            for (unsigned r = 0; r < nblk; ++r) {
+                const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
+                const float wgt = merge_weight(pr[g * hs + D], M);
+                o = fmaf(wgt, pr[g * hs + d], o);
+                l = fmaf(wgt, pr[g * hs + D + 1], l);
+            }
+            out[(b * q_heads + hq0 + g) * D + d] = __float2bfloat16_rn(l > 0.0f ? o / l : 0.0f);
+        }
+
+        /* No block leaves (freeing its shared memory) or starts the next pass (rewriting
+         * it) while another may still read it. */
+        __cluster_barrier_arrive();
+        __cluster_barrier_wait();
     }
-
-    /* No block leaves (freeing its shared memory) while another may still read it. */
-    __cluster_barrier_arrive();
-    __cluster_barrier_wait();
 }
