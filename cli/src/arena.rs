@@ -38,21 +38,93 @@ impl LaneBackend {
     }
 }
 
+/// The timed workload of an arena (DESIGN 7 step 7) and the smaller audit run (step 8).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Workload {
+    /// Named model shape (`cacheon_kernels::engine::ModelConfig::named`).
+    pub model: &'static str,
+    /// Seed the weights are synthesized from (the arena's `model_digest` names the shape).
+    pub weights_seed: u64,
+    pub prompt_len: usize,
+    pub decode_steps: usize,
+    pub max_seq: usize,
+    pub audit_prompt_len: usize,
+    pub audit_decode_steps: usize,
+}
+
+/// How a speed verdict and the behaviour checks are decided. The margin and noise bound
+/// mirror the arena's on-chain policy (genesis values of `runtime/src/genesis.rs`).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Judging {
+    /// A PASS needs the speedup interval's lower end at or above `1 + margin`.
+    pub min_margin_ppm: u32,
+    /// Baseline bookends further apart than this are NoDecision.
+    pub max_noise_ppm: u32,
+    /// Pairs of reads before a decision may be taken, and the read budget.
+    pub min_pairs: usize,
+    pub max_pairs: usize,
+    /// Mean KL (nats) of the candidate's next-token distributions from the pristine
+    /// engine's above which behaviour changed, whatever the envelope.
+    pub kl_bound: f64,
+    /// The stock envelope: the candidate may also not exceed
+    /// `envelope_factor × KL(baseline) + envelope_floor`.
+    pub envelope_factor: f64,
+    pub envelope_floor: f64,
+}
+
 /// One arena, as the off-chain tools see it.
 #[derive(Clone, Copy, Debug)]
 pub struct Arena {
     pub name: &'static str,
     pub backend: LaneBackend,
+    pub workload: Workload,
+    pub judging: Judging,
 }
 
 pub const ARENAS: [Arena; 2] = [
     Arena {
         name: "cpu-tiny",
         backend: LaneBackend::Cpu,
+        workload: Workload {
+            model: "tiny",
+            weights_seed: 0,
+            prompt_len: 192,
+            decode_steps: 64,
+            max_seq: 288,
+            audit_prompt_len: 24,
+            audit_decode_steps: 8,
+        },
+        judging: Judging {
+            min_margin_ppm: 20_000,
+            max_noise_ppm: 50_000,
+            min_pairs: 6,
+            max_pairs: 20,
+            kl_bound: 1e-3,
+            envelope_factor: 4.0,
+            envelope_floor: 1e-4,
+        },
     },
     Arena {
         name: "h200-llama8b",
         backend: LaneBackend::Cuda,
+        workload: Workload {
+            model: "llama8b-8l",
+            weights_seed: 0,
+            prompt_len: 2048,
+            decode_steps: 128,
+            max_seq: 2304,
+            audit_prompt_len: 64,
+            audit_decode_steps: 8,
+        },
+        judging: Judging {
+            min_margin_ppm: 10_000,
+            max_noise_ppm: 20_000,
+            min_pairs: 6,
+            max_pairs: 40,
+            kl_bound: 2e-2,
+            envelope_factor: 4.0,
+            envelope_floor: 1e-3,
+        },
     },
 ];
 

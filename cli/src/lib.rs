@@ -7,12 +7,16 @@
 //! - [`arena`]: the arenas the off-chain tools know.
 //! - [`chain`]: the subxt client for the Cacheon node (types generated from the runtime
 //!   metadata file committed with the runtime).
+//! - [`qualify`]: one whole qualification attempt (screens, speed reads, audit A,
+//!   pristine reference T) and its report; [`evidence`] stores reports content-addressed.
 //! - [`unpack`]: writing a bundle's files into a fresh directory, safely.
 
 pub mod arena;
 pub mod chain;
+pub mod evidence;
 pub mod lane;
 pub mod policy;
+pub mod qualify;
 pub mod screens;
 pub mod unpack;
 

@@ -79,6 +79,33 @@ enum Command {
         #[arg(long)]
         seed: Option<u64>,
     },
+    /// One whole qualification attempt offline, as a validator runs it: the screens, then
+    /// speed reads of the arena's workload on a baseline lane (the incumbent) and a
+    /// candidate lane (incumbent + this bundle), interleaved until the speedup's 95 %
+    /// interval is decided against 1 + margin, then the audit of every candidate call in a
+    /// model run and the pristine reference. Exit 0 on PASS, 1 on FAIL, 3 on no decision.
+    Qualify {
+        /// Arena: cpu-tiny (the CUDA arena's speed lanes are not built yet).
+        #[arg(long, default_value = "cpu-tiny")]
+        arena: String,
+        /// The bundle folder.
+        #[arg(long)]
+        bundle: PathBuf,
+        /// Incumbent bundles above the genesis stack, in crown order (default: none).
+        #[arg(long, num_args = 1..)]
+        stack: Vec<PathBuf>,
+        /// Secret seed (default: fresh random).
+        #[arg(long)]
+        seed: Option<u64>,
+        #[command(flatten)]
+        evidence: cmd::EvidenceArgs,
+    },
+    /// Print a stored attempt report by its digest.
+    Evidence {
+        digest: String,
+        #[command(flatten)]
+        evidence: cmd::EvidenceArgs,
+    },
     /// Print a bundle's ContentHash (SHA-256 of its canonical bytes) and size.
     Pack {
         /// The bundle folder.
@@ -170,6 +197,14 @@ fn main() {
         Command::Slots => cmd::local::slots(&out),
         Command::Scan { dir, arena } => cmd::local::scan(&out, &dir, arena.as_deref()),
         Command::Verify { dir, device, seed } => cmd::local::verify(&out, &dir, device, seed),
+        Command::Qualify {
+            arena,
+            bundle,
+            stack,
+            seed,
+            evidence,
+        } => cmd::local::qualify(&out, &arena, &bundle, &stack, seed, &evidence),
+        Command::Evidence { digest, evidence } => cmd::local::evidence(&out, &digest, &evidence),
         Command::Pack { dir, out: file } => cmd::local::pack(&out, &dir, file.as_deref()),
         Command::Unpack { file, dir } => cmd::local::unpack(&out, &file, &dir),
         Command::Commit {

@@ -36,6 +36,10 @@ pub enum Stage {
     Abi,
     Verify,
     Graph,
+    /// The rest of an attempt (`qualify`): speed reads, audit A, pristine reference T.
+    Speed,
+    Audit,
+    Pristine,
 }
 
 impl Stage {
@@ -47,6 +51,9 @@ impl Stage {
             Stage::Abi => "abi",
             Stage::Verify => "verify",
             Stage::Graph => "graph",
+            Stage::Speed => "speed",
+            Stage::Audit => "audit",
+            Stage::Pristine => "pristine",
         }
     }
 }
@@ -89,7 +96,7 @@ fn ser_nd<S: serde::Serializer>(r: &NoDecisionReason, s: S) -> Result<S::Ok, S::
     s.serialize_str(&format!("{r:?}"))
 }
 
-fn fail(stage: Stage, reason: FailReason, detail: impl Into<String>) -> Finding {
+pub fn fail(stage: Stage, reason: FailReason, detail: impl Into<String>) -> Finding {
     Finding {
         stage,
         reason,
@@ -240,7 +247,7 @@ pub enum Progress {
 
 /// A lane error while running candidate code is the candidate's (FAIL); any other is
 /// ours (NoDecision).
-fn lane_outcome(stage: Stage, e: LaneError) -> Outcome {
+pub fn lane_outcome(stage: Stage, e: LaneError) -> Outcome {
     match e {
         LaneError::CandidateDied { .. } | LaneError::CandidateTimeout { .. } => {
             let reason = if stage == Stage::Build {
@@ -444,14 +451,16 @@ pub fn run_screens(
     report.lane_network_namespace = lane.network_namespace;
     let origin = format!("candidate {}", hex::encode(&packed.content_hash[..8]));
     match lane.build(&packed.canonical, &origin) {
-        Ok(BuildOutcome::Built {
-            log,
-            seccomp,
-            machine,
-        }) => {
+        Ok(BuildOutcome::Built { log, machine }) => {
             report.build_log = log;
-            report.lane_seccomp = seccomp;
             report.machine = machine;
+            match lane.seal() {
+                Ok(seccomp) => report.lane_seccomp = seccomp,
+                Err(e) => {
+                    report.outcome = lane_outcome(Stage::Build, e);
+                    return report;
+                }
+            }
         }
         Ok(BuildOutcome::Failed { stage, log }) => {
             let finding = match stage {

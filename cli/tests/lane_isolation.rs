@@ -73,9 +73,13 @@ fn candidate_code_has_no_network_processes_or_environment() {
     let files = bundle_with(PROBE);
     let canonical = bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES).unwrap();
     match lane.build(&canonical, "probe").expect("build") {
-        BuildOutcome::Built { seccomp, .. } => assert!(seccomp, "the seccomp filter is installed"),
+        BuildOutcome::Built { .. } => {}
         BuildOutcome::Failed { log, .. } => panic!("probe did not build: {log}"),
     }
+    assert!(
+        lane.seal().expect("seal"),
+        "the seccomp filter is installed"
+    );
     let req = Request::Verify {
         slot: "activation.silu_and_mul".into(),
         shape: vec![1, 8],

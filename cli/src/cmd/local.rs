@@ -181,7 +181,7 @@ pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
     }
 }
 
-fn fresh_seed() -> u64 {
+pub fn fresh_seed() -> u64 {
     let mut b = [0u8; 8];
     if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
         use std::io::Read;
@@ -332,5 +332,171 @@ pub fn unpack(out: &Out, file: &Path, dir: &Path) -> i32 {
             exit::OK
         }
         Err(e) => out.error(&e.to_string(), exit::FAIL),
+    }
+}
+
+pub fn qualify(
+    out: &Out,
+    arena_name: &str,
+    dir: &Path,
+    stack_dirs: &[std::path::PathBuf],
+    seed: Option<u64>,
+    evidence: &super::EvidenceArgs,
+) -> i32 {
+    let Some(arena) = arena::arena(arena_name) else {
+        return out.error(
+            &format!("unknown arena `{arena_name}` (cpu-tiny, h200-llama8b)"),
+            exit::USAGE,
+        );
+    };
+    let files = match read_for_screening(out, dir, arena.name) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let mut stack = Vec::new();
+    for d in stack_dirs {
+        let files = match read_bundle(out, d) {
+            Ok(f) => f,
+            Err(code) => return code,
+        };
+        match bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES) {
+            Ok(b) => stack.push(b),
+            Err(e) => return out.error(&format!("stack bundle {}: {e}", d.display()), exit::USAGE),
+        }
+    }
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            return out.error(
+                &format!("cannot find the cacheon binary: {e}"),
+                exit::NO_DECISION,
+            )
+        }
+    };
+    let opts = cacheon::qualify::AttemptOptions {
+        lane_exe: exe,
+        seed: seed.unwrap_or_else(fresh_seed),
+        stack,
+        deadlines: Default::default(),
+    };
+    let bar = if out.json {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(1);
+        b.set_style(
+            ProgressStyle::with_template("{spinner} {msg:<10} [{bar:30}] {pos}/{len} {elapsed}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        b
+    };
+    let report = cacheon::qualify::attempt(&files, arena, &opts, &mut |p| match p {
+        Progress::Stage(s) => bar.set_message(s.as_str()),
+        Progress::Cases { done, total } => {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+    });
+    bar.finish_and_clear();
+    let bytes = serde_json::to_vec_pretty(&report).expect("reports serialize");
+    let (digest, path) = match cacheon::evidence::store(&evidence.dir(), &bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            return out.error(
+                &format!("storing the report in {}: {e}", evidence.dir().display()),
+                exit::NO_DECISION,
+            )
+        }
+    };
+    let code = match report.outcome {
+        Outcome::Pass => exit::OK,
+        Outcome::Fail(_) => exit::FAIL,
+        Outcome::NoDecision { .. } => exit::NO_DECISION,
+    };
+    let reason = match &report.outcome {
+        Outcome::Pass => serde_json::Value::Null,
+        Outcome::Fail(f) => json!(screens::reason_name(f.reason)),
+        Outcome::NoDecision { reason, .. } => json!(format!("{reason:?}")),
+    };
+    let detail = match &report.outcome {
+        Outcome::Pass => String::new(),
+        Outcome::Fail(f) => format!(
+            "{} at {}: {}",
+            screens::reason_name(f.reason),
+            f.stage.as_str(),
+            f.detail
+        ),
+        Outcome::NoDecision { reason, detail } => format!("{reason:?}: {detail}"),
+    };
+    let speed = report.speed.as_ref();
+    out.emit(
+        json!({
+            "verdict": report.verdict(),
+            "reason": reason,
+            "speedup_ppm": report.speedup_ppm,
+            "evidence_digest": digest,
+            "evidence": path.display().to_string(),
+            "arena": arena.name,
+            "content_hash": report.content_hash,
+            "seed": report.seed,
+            "pairs": speed.map(|s| s.baseline_ms.len()),
+            "interval": speed.and_then(|s| s.interval),
+            "wall_ms": report.wall_ms,
+            "detail": detail,
+        }),
+        || {
+            let mut s = format!(
+                "{} {} on {}",
+                report.verdict().to_uppercase().replace('_', " "),
+                dir.display(),
+                arena.name
+            );
+            if let (Some(sp), Some(iv)) = (report.speedup_ppm, speed.and_then(|s| s.interval)) {
+                s.push_str(&format!(
+                    "\n  speedup {:.4} (95 % interval {:.4}..{:.4}, {} read pairs)",
+                    sp as f64 / 1e6,
+                    iv.low,
+                    iv.high,
+                    iv.pairs
+                ));
+            }
+            if !detail.is_empty() {
+                s.push_str(&format!("\n  {detail}"));
+            }
+            if let Some(a) = &report.audit {
+                s.push_str(&format!(
+                    "\n  audit: {} candidate calls, {} failed",
+                    a.calls, a.failed_calls
+                ));
+            }
+            if let Some(p) = &report.pristine {
+                s.push_str(&format!(
+                    "\n  pristine: KL candidate {:.2e}, baseline {:.2e} nats",
+                    p.kl_candidate, p.kl_baseline
+                ));
+            }
+            s.push_str(&format!(
+                "\n  evidence 0x{digest} ({:.1} s)",
+                report.wall_ms as f64 / 1e3
+            ));
+            s
+        },
+    );
+    code
+}
+
+pub fn evidence(out: &Out, digest: &str, evidence: &super::EvidenceArgs) -> i32 {
+    match cacheon::evidence::load(&evidence.dir(), digest) {
+        Ok(bytes) => {
+            let v: serde_json::Value =
+                serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+            if out.json {
+                println!("{v}");
+            } else {
+                println!("{}", String::from_utf8_lossy(&bytes));
+            }
+            exit::OK
+        }
+        Err(e) => out.error(&format!("evidence {digest}: {e}"), exit::USAGE),
     }
 }

@@ -14,12 +14,15 @@ pub struct Out {
 
 impl Out {
     /// Prints `value` as one JSON line, or `human` for a person.
+    /// A closed pipe (`cacheon … | head`) is not an error worth a panic.
     pub fn emit(&self, value: Value, human: impl FnOnce() -> String) {
-        if self.json {
-            println!("{value}");
+        use std::io::Write;
+        let text = if self.json {
+            value.to_string()
         } else {
-            println!("{}", human());
-        }
+            human()
+        };
+        let _ = writeln!(std::io::stdout(), "{text}");
     }
 
     /// An error: `{"error": ..}` on stdout with --json, else `error: ..` on stderr.
@@ -51,11 +54,30 @@ impl StateArgs {
         if let Some(d) = &self.state_dir {
             return d.clone();
         }
+        if let Some(d) = std::env::var_os("CACHEON_STATE_DIR") {
+            return PathBuf::from(d);
+        }
         if let Some(x) = std::env::var_os("XDG_DATA_HOME") {
             return PathBuf::from(x).join("cacheon");
         }
         let home = std::env::var_os("HOME").unwrap_or_else(|| ".".into());
         PathBuf::from(home).join(".local/share/cacheon")
+    }
+}
+
+/// Where attempt reports are stored.
+#[derive(clap::Args, Clone)]
+pub struct EvidenceArgs {
+    /// Folder of content-addressed attempt reports (default: <state>/evidence).
+    #[arg(long, env = "CACHEON_EVIDENCE_DIR")]
+    pub evidence_dir: Option<PathBuf>,
+}
+
+impl EvidenceArgs {
+    pub fn dir(&self) -> PathBuf {
+        self.evidence_dir
+            .clone()
+            .unwrap_or_else(|| StateArgs { state_dir: None }.dir().join("evidence"))
     }
 }
 

@@ -1,7 +1,8 @@
 //! The lane process itself (`cacheon lane`): the only place candidate code runs.
 //!
 //! It reads requests from stdin and answers on stdout (see [`super::protocol`]). It builds
-//! and loads one bundle, then installs its seccomp filter, then runs verification cases:
+//! and loads one bundle and (for speed lanes) the engine, then seals itself with its
+//! seccomp filter before any kernel runs, then runs verification cases or workloads:
 //! for each, it generates the seeded inputs, poisons the outputs, fills the guard bands,
 //! copies the inputs, says `Entering`, calls the kernel, and reports what the harness saw
 //! (guard bands, inputs) with the raw outputs. It judges nothing: the referee recomputes
@@ -14,10 +15,14 @@ use cacheon_kernels::cases;
 use cacheon_kernels::cpu_build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
 use cacheon_kernels::slots::SlotId;
 
+use cacheon_kernels::args::Buffer;
+
 use super::cuda_case;
+use super::engine_lane::EngineLane;
 use super::isolation;
 use super::protocol::{
-    read_frame, send, send_f32s, BuildStage, CallCheck, Frame, GuardHit, Reply, Request, Special,
+    read_frame, send, send_f32s, send_i32s, BuildStage, CallCheck, Frame, GuardHit, Reply, Request,
+    Special,
 };
 use crate::arena::LaneBackend;
 
@@ -31,6 +36,23 @@ enum Loaded {
     Nothing,
     Cpu(CpuBundle),
     Cuda(Box<cuda_case::CudaLane>),
+}
+
+/// Everything a lane holds.
+struct LaneState {
+    backend: LaneBackend,
+    loaded: Loaded,
+    engine: Option<EngineLane>,
+    /// `Some(in force)` once sealed.
+    sealed: Option<bool>,
+}
+
+impl LaneState {
+    fn seal(&mut self) -> bool {
+        *self
+            .sealed
+            .get_or_insert_with(|| isolation::install_seccomp().is_ok())
+    }
 }
 
 fn cpu_model() -> String {
@@ -58,7 +80,12 @@ pub fn run(backend: LaneBackend) -> i32 {
     if send(&mut out, &ready).and_then(|_| out.flush()).is_err() {
         return 2;
     }
-    let mut loaded = Loaded::Nothing;
+    let mut state = LaneState {
+        backend,
+        loaded: Loaded::Nothing,
+        engine: None,
+        sealed: None,
+    };
     loop {
         let request = match read_frame(&mut input) {
             Ok(Some(Frame::Json(j))) => match serde_json::from_slice::<Request>(&j) {
@@ -69,14 +96,23 @@ pub fn run(backend: LaneBackend) -> i32 {
             Ok(Some(Frame::Blob(_))) => return fault(&mut out, "unexpected blob"),
             Err(e) => return fault(&mut out, &format!("reading a request: {e}")),
         };
+        let mut blobs = |n: usize| -> Result<Vec<Vec<u8>>, i32> {
+            (0..n)
+                .map(|_| match read_frame(&mut input) {
+                    Ok(Some(Frame::Blob(b))) => Ok(b),
+                    _ => Err(2),
+                })
+                .collect()
+        };
         let result = match request {
             Request::Shutdown => return 0,
-            Request::Build { origin } => {
-                let bytes = match read_frame(&mut input) {
-                    Ok(Some(Frame::Blob(b))) => b,
-                    _ => return fault(&mut out, "a build request needs the bundle blob"),
-                };
-                build(backend, &origin, &bytes, &mut loaded, &mut out)
+            Request::Build { origin } => match blobs(1) {
+                Ok(b) => build(&mut state, &origin, &b[0], &mut out),
+                Err(_) => return fault(&mut out, "a build request needs the bundle blob"),
+            },
+            Request::Seal => {
+                let seccomp = state.seal();
+                send(&mut out, &Reply::Sealed { seccomp })
             }
             Request::Verify {
                 slot,
@@ -85,9 +121,51 @@ pub fn run(backend: LaneBackend) -> i32 {
                 special,
                 guard,
                 graph,
-            } => verify(
-                &loaded, &slot, &shape, &seeds, special, guard, graph, &mut out,
-            ),
+            } => {
+                state.seal();
+                verify(
+                    &state.loaded,
+                    &slot,
+                    &shape,
+                    &seeds,
+                    special,
+                    guard,
+                    graph,
+                    &mut out,
+                )
+            }
+            Request::LoadEngine {
+                model,
+                weights_seed,
+                max_seq,
+                stack,
+            } => match blobs(stack) {
+                Ok(stack) => {
+                    load_engine(&mut state, &model, weights_seed, max_seq, &stack, &mut out)
+                }
+                Err(_) => return fault(&mut out, "missing incumbent bundle blobs"),
+            },
+            Request::InstallCandidate => install_candidate(&mut state, &mut out),
+            Request::Run {
+                prompt,
+                decode_steps,
+                keep_logits,
+            } => {
+                state.seal();
+                engine_run(&mut state, &prompt, decode_steps, keep_logits, &mut out)
+            }
+            Request::Audit {
+                prompt,
+                decode_steps,
+                slots,
+            } => {
+                state.seal();
+                engine_audit(&mut state, &prompt, decode_steps, &slots, &mut out)
+            }
+            Request::TeacherForce { tokens } => {
+                state.seal();
+                engine_force(&mut state, &tokens, &mut out)
+            }
         };
         if let Err(e) = result.and_then(|_| out.flush()) {
             // The referee is gone or sent nonsense; nothing useful is left to do.
@@ -108,14 +186,21 @@ fn fault(out: &mut impl Write, message: &str) -> i32 {
     2
 }
 
+fn entering(out: &mut impl Write, what: String) -> io::Result<()> {
+    send(out, &Reply::Entering { what })?;
+    out.flush()
+}
+
 fn build(
-    backend: LaneBackend,
+    state: &mut LaneState,
     origin: &str,
     bytes: &[u8],
-    loaded: &mut Loaded,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let files = match cacheon_kernels::bundle::from_canonical_bytes(bytes, bytes.len()) {
+    let files = match cacheon_kernels::bundle::from_canonical_bytes(
+        bytes,
+        cacheon_kernels::bundle::MAX_BUNDLE_BYTES,
+    ) {
         Ok(f) => f,
         Err(e) => {
             let reply = Reply::BuildFailed {
@@ -125,30 +210,20 @@ fn build(
             return send(out, &reply);
         }
     };
-    // The compiler and the driver need processes and threads; the filter comes after.
-    send(
-        out,
-        &Reply::Entering {
-            what: "building and loading the bundle".into(),
-        },
-    )?;
-    out.flush()?;
-    let machine;
-    match backend {
+    // Loading a library runs its initialisers: candidate code from here on.
+    entering(out, "building and loading the bundle".into())?;
+    match state.backend {
         LaneBackend::Cpu => match build_cpu_bundle(&files, origin, &CpuBuildOptions::default()) {
             Ok(b) => {
-                machine = cpu_model();
                 let log = b.log.clone();
-                *loaded = Loaded::Cpu(b);
-                let seccomp = isolation::install_seccomp().is_ok();
-                return send(
+                state.loaded = Loaded::Cpu(b);
+                send(
                     out,
                     &Reply::Built {
                         log,
-                        seccomp,
-                        machine,
+                        machine: cpu_model(),
                     },
-                );
+                )
             }
             Err(e) => {
                 let stage = match &e {
@@ -174,27 +249,176 @@ fn build(
                     CpuBuildError::Build { log } | CpuBuildError::Timeout { log, .. } => log,
                     other => other.to_string(),
                 };
-                return send(out, &Reply::BuildFailed { stage, log });
+                send(out, &Reply::BuildFailed { stage, log })
             }
         },
         LaneBackend::Cuda => match cuda_case::CudaLane::build(&files, origin) {
             Ok(Ok(lane)) => {
-                machine = lane.machine();
+                let machine = lane.machine();
                 let log = lane.log();
-                *loaded = Loaded::Cuda(Box::new(lane));
-                let seccomp = isolation::install_seccomp().is_ok();
-                send(
-                    out,
-                    &Reply::Built {
-                        log,
-                        seccomp,
-                        machine,
-                    },
-                )
+                state.loaded = Loaded::Cuda(Box::new(lane));
+                send(out, &Reply::Built { log, machine })
             }
             Ok(Err((stage, log))) => send(out, &Reply::BuildFailed { stage, log }),
             Err(message) => send(out, &Reply::Fault { message }),
         },
+    }
+}
+
+fn load_engine(
+    state: &mut LaneState,
+    model: &str,
+    weights_seed: u64,
+    max_seq: usize,
+    stack: &[Vec<u8>],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    if state.backend != LaneBackend::Cpu {
+        return send(
+            out,
+            &Reply::Fault {
+                message:
+                    "engine lanes run on the CPU arena only (the CUDA engine lane is not built yet)"
+                        .into(),
+            },
+        );
+    }
+    if state.sealed.is_some() {
+        return send(
+            out,
+            &Reply::Fault {
+                message: "the lane is sealed: load the engine before sealing".into(),
+            },
+        );
+    }
+    match EngineLane::load(model, weights_seed, max_seq, stack, None) {
+        Ok((engine, weight_bytes)) => {
+            let vocab = engine.vocab();
+            state.engine = Some(engine);
+            send(
+                out,
+                &Reply::EngineReady {
+                    vocab,
+                    weight_bytes,
+                },
+            )
+        }
+        Err(message) => send(out, &Reply::Fault { message }),
+    }
+}
+
+fn install_candidate(state: &mut LaneState, out: &mut impl Write) -> io::Result<()> {
+    let (Some(engine), Loaded::Cpu(bundle)) = (state.engine.as_mut(), &state.loaded) else {
+        return send(
+            out,
+            &Reply::Fault {
+                message: "install needs a loaded engine and a built CPU bundle".into(),
+            },
+        );
+    };
+    engine.install(bundle);
+    let vocab = engine.vocab();
+    send(
+        out,
+        &Reply::EngineReady {
+            vocab,
+            weight_bytes: 0,
+        },
+    )
+}
+
+fn no_engine(out: &mut impl Write) -> io::Result<()> {
+    send(
+        out,
+        &Reply::Fault {
+            message: "no engine is loaded".into(),
+        },
+    )
+}
+
+fn engine_run(
+    state: &mut LaneState,
+    prompt: &[u32],
+    decode_steps: usize,
+    keep_logits: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let Some(engine) = state.engine.as_mut() else {
+        return no_engine(out);
+    };
+    entering(out, "the timed workload".into())?;
+    match engine.run(prompt, decode_steps, keep_logits) {
+        Ok((tokens, dispatch, logits)) => {
+            send(out, &Reply::Ran { tokens, dispatch })?;
+            if let Some(l) = logits {
+                send_f32s(out, &l)?;
+            }
+            Ok(())
+        }
+        Err(message) => send(out, &Reply::Fault { message }),
+    }
+}
+
+fn engine_audit(
+    state: &mut LaneState,
+    prompt: &[u32],
+    decode_steps: usize,
+    slots: &[String],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let Some(engine) = state.engine.as_mut() else {
+        return no_engine(out);
+    };
+    let Some(slots) = slots
+        .iter()
+        .map(|s| SlotId::parse(s))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return send(
+            out,
+            &Reply::Fault {
+                message: "unknown slot in an audit request".into(),
+            },
+        );
+    };
+    entering(out, "the audit run".into())?;
+    match engine.audit(prompt, decode_steps, &slots) {
+        Ok(calls) => {
+            let metas = calls.iter().map(|(m, _, _)| m.clone()).collect();
+            send(out, &Reply::Audited { calls: metas })?;
+            for (_, inputs, outputs) in &calls {
+                for b in inputs {
+                    match b {
+                        Buffer::F32(v) => send_f32s(out, v)?,
+                        Buffer::I32(v) => send_i32s(out, v)?,
+                    }
+                }
+                for o in outputs {
+                    send_f32s(out, o)?;
+                }
+            }
+            Ok(())
+        }
+        Err(message) => send(out, &Reply::Fault { message }),
+    }
+}
+
+fn engine_force(state: &mut LaneState, tokens: &[u32], out: &mut impl Write) -> io::Result<()> {
+    let Some(engine) = state.engine.as_mut() else {
+        return no_engine(out);
+    };
+    entering(out, "teacher forcing".into())?;
+    match engine.teacher_force(tokens) {
+        Ok(logits) => {
+            send(
+                out,
+                &Reply::Forced {
+                    positions: tokens.len(),
+                },
+            )?;
+            send_f32s(out, &logits)
+        }
+        Err(message) => send(out, &Reply::Fault { message }),
     }
 }
 

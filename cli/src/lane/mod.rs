@@ -8,6 +8,7 @@
 
 pub mod child;
 pub mod cuda_case;
+pub mod engine_lane;
 pub mod isolation;
 pub mod protocol;
 
@@ -73,7 +74,6 @@ pub struct Lane {
 pub enum BuildOutcome {
     Built {
         log: String,
-        seccomp: bool,
         machine: String,
     },
     Failed {
@@ -299,20 +299,155 @@ impl Lane {
         };
         self.request(&req, Some(canonical))?;
         match self.reply(self.deadlines.build)? {
-            Reply::Built {
-                log,
-                seccomp,
-                machine,
-            } => Ok(BuildOutcome::Built {
-                log,
-                seccomp,
-                machine,
-            }),
+            Reply::Built { log, machine } => Ok(BuildOutcome::Built { log, machine }),
             Reply::BuildFailed { stage, log } => Ok(BuildOutcome::Failed { stage, log }),
             other => Err(LaneError::Infrastructure(format!(
                 "unexpected reply {other:?}"
             ))),
         }
+    }
+
+    /// Installs the seccomp filter (no compiler runs after this); says whether it is in
+    /// force.
+    pub fn seal(&mut self) -> Result<bool, LaneError> {
+        self.request(&Request::Seal, None)?;
+        match self.reply(self.deadlines.start)? {
+            Reply::Sealed { seccomp } => Ok(seccomp),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Assembles the arena's engine with the incumbent stack (canonical bundle bytes, in
+    /// order). Returns the vocabulary size and the weight bytes one forward pass reads.
+    pub fn load_engine(
+        &mut self,
+        model: &str,
+        weights_seed: u64,
+        max_seq: usize,
+        stack: &[Vec<u8>],
+    ) -> Result<(usize, u64), LaneError> {
+        let req = Request::LoadEngine {
+            model: model.to_string(),
+            weights_seed,
+            max_seq,
+            stack: stack.len(),
+        };
+        self.request(&req, None)?;
+        for b in stack {
+            send_blob(&mut self.to_lane, b)
+                .and_then(|_| self.to_lane.flush())
+                .map_err(|e| LaneError::Infrastructure(format!("writing to the lane: {e}")))?;
+        }
+        match self.reply(self.deadlines.build)? {
+            Reply::EngineReady {
+                vocab,
+                weight_bytes,
+            } => Ok((vocab, weight_bytes)),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Installs the built candidate's kernels into the loaded engine.
+    pub fn install_candidate(&mut self) -> Result<(), LaneError> {
+        self.request(&Request::InstallCandidate, None)?;
+        match self.reply(self.deadlines.start)? {
+            Reply::EngineReady { .. } => Ok(()),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// One workload read: generated tokens, dispatch counts, and the logits if asked.
+    pub fn run(
+        &mut self,
+        prompt: &[u32],
+        decode_steps: usize,
+        keep_logits: bool,
+    ) -> Result<(Vec<u32>, Vec<u64>, Option<Vec<f32>>), LaneError> {
+        let req = Request::Run {
+            prompt: prompt.to_vec(),
+            decode_steps,
+            keep_logits,
+        };
+        self.request(&req, None)?;
+        let deadline = self.deadlines.call;
+        match self.reply(deadline)? {
+            Reply::Ran { tokens, dispatch } => {
+                let logits = if keep_logits {
+                    Some(self.f32_blob(deadline)?)
+                } else {
+                    None
+                };
+                Ok((tokens, dispatch, logits))
+            }
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// The audit run: every recorded call with its inputs and outputs.
+    #[allow(clippy::type_complexity)]
+    pub fn audit(
+        &mut self,
+        prompt: &[u32],
+        decode_steps: usize,
+        slots: &[cacheon_kernels::SlotId],
+    ) -> Result<
+        Vec<(
+            protocol::AuditCall,
+            Vec<cacheon_kernels::args::Buffer>,
+            Vec<Vec<f32>>,
+        )>,
+        LaneError,
+    > {
+        use cacheon_kernels::args::Buffer;
+        let req = Request::Audit {
+            prompt: prompt.to_vec(),
+            decode_steps,
+            slots: slots.iter().map(|s| s.as_str().to_string()).collect(),
+        };
+        self.request(&req, None)?;
+        let deadline = self.deadlines.call;
+        let calls = match self.reply(deadline)? {
+            Reply::Audited { calls } => calls,
+            other => return Err(unexpected(other)),
+        };
+        let mut out = Vec::with_capacity(calls.len());
+        for meta in calls {
+            let mut inputs = Vec::new();
+            for &int in &meta.int_inputs {
+                let blob = self.blob(deadline)?;
+                let bad =
+                    |e: std::io::Error| LaneError::Infrastructure(format!("bad audit blob: {e}"));
+                inputs.push(if int {
+                    Buffer::I32(protocol::i32s(&blob).map_err(bad)?)
+                } else {
+                    Buffer::F32(protocol::f32s(&blob).map_err(bad)?)
+                });
+            }
+            let mut outputs = Vec::new();
+            for _ in 0..meta.outputs {
+                outputs.push(self.f32_blob(deadline)?);
+            }
+            out.push((meta, inputs, outputs));
+        }
+        Ok(out)
+    }
+
+    /// Next-token logits at every position of `tokens`.
+    pub fn teacher_force(&mut self, tokens: &[u32]) -> Result<Vec<f32>, LaneError> {
+        let req = Request::TeacherForce {
+            tokens: tokens.to_vec(),
+        };
+        self.request(&req, None)?;
+        let deadline = self.deadlines.call;
+        match self.reply(deadline)? {
+            Reply::Forced { .. } => self.f32_blob(deadline),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    fn f32_blob(&mut self, deadline: Duration) -> Result<Vec<f32>, LaneError> {
+        let blob = self.blob(deadline)?;
+        protocol::f32s(&blob).map_err(|e| LaneError::Infrastructure(format!("bad blob: {e}")))
     }
 
     /// Runs one verification case; returns the harness's checks and the outputs
@@ -358,6 +493,10 @@ impl Drop for Lane {
             self.kill();
         }
     }
+}
+
+fn unexpected(reply: Reply) -> LaneError {
+    LaneError::Infrastructure(format!("unexpected reply {reply:?}"))
 }
 
 fn describe_status(s: std::process::ExitStatus) -> String {

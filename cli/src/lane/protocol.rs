@@ -69,8 +69,52 @@ pub enum Request {
         guard: usize,
         graph: bool,
     },
+    /// Assemble the arena's engine: the genesis stock kernels, then `stack` incumbent
+    /// bundles (that many blobs of canonical bytes follow, installed in order). Weights are
+    /// synthesized from `weights_seed` for the named model shape.
+    LoadEngine {
+        model: String,
+        weights_seed: u64,
+        max_seq: usize,
+        stack: usize,
+    },
+    /// Install the kernels of the bundle built by `Build` into the loaded engine.
+    InstallCandidate,
+    /// Install the seccomp filter now: no compiler runs after this. Requests that run
+    /// kernels seal the lane first if it is not sealed yet.
+    Seal,
+    /// One read of the timed workload: prefill `prompt`, then `decode_steps` greedy steps.
+    /// With `keep_logits`, the next-token logits of every generated position follow as one
+    /// blob (`[decode_steps + 1, vocab]`).
+    Run {
+        prompt: Vec<u32>,
+        decode_steps: usize,
+        keep_logits: bool,
+    },
+    /// The workload untimed, with every call of `slots` recorded (inputs before the call,
+    /// outputs after) and sent back for the referee's reference (audit A).
+    Audit {
+        prompt: Vec<u32>,
+        decode_steps: usize,
+        slots: Vec<String>,
+    },
+    /// Teacher forcing: the next-token logits at every position of `tokens` (one blob,
+    /// `[tokens.len(), vocab]`).
+    TeacherForce { tokens: Vec<u32> },
     /// Exit cleanly.
     Shutdown,
+}
+
+/// One recorded slot call of an audit run; its buffers follow as blobs: every input (f32
+/// or i32 little-endian, per `int_inputs`), then every output (f32).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuditCall {
+    pub slot: String,
+    pub shape: Vec<i64>,
+    pub scalars: Vec<f32>,
+    /// Which inputs are int32 (the rest are f32).
+    pub int_inputs: Vec<bool>,
+    pub outputs: usize,
 }
 
 /// Which step a build failed in.
@@ -116,10 +160,12 @@ pub enum Reply {
     /// The bundle built and loaded; `log` is the compiler's output.
     Built {
         log: String,
-        /// The seccomp filter was installed after loading.
-        seccomp: bool,
         /// Device name for CUDA lanes, CPU model for CPU lanes.
         machine: String,
+    },
+    /// The lane is sealed; `seccomp` says whether the filter is in force.
+    Sealed {
+        seccomp: bool,
     },
     BuildFailed {
         stage: BuildStage,
@@ -134,6 +180,26 @@ pub enum Reply {
     Called {
         checks: Vec<CallCheck>,
         outputs: usize,
+    },
+    /// The engine is assembled.
+    EngineReady {
+        vocab: usize,
+        /// Bytes of weights one forward pass reads (for the physical floor).
+        weight_bytes: u64,
+    },
+    /// A workload read finished: the generated tokens and each slot's dispatch count
+    /// during it (indexed like `SlotId::ALL`); logits follow as a blob if asked for.
+    Ran {
+        tokens: Vec<u32>,
+        dispatch: Vec<u64>,
+    },
+    /// An audit run finished; each call's blobs follow in order.
+    Audited {
+        calls: Vec<AuditCall>,
+    },
+    /// Teacher forcing finished; the logits follow as one blob.
+    Forced {
+        positions: usize,
     },
     /// The lane could not do what was asked for reasons that are not the candidate's.
     Fault {
@@ -211,6 +277,26 @@ pub fn read_frame(r: &mut impl Read) -> io::Result<Option<Frame>> {
             format!("unknown frame tag {t:#04x}"),
         )),
     }
+}
+
+/// Writes `i32`s as a blob of little-endian bytes.
+pub fn send_i32s(w: &mut impl Write, values: &[i32]) -> io::Result<()> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    send_blob(w, &bytes)
+}
+
+/// Decodes a blob of little-endian `i32`s.
+pub fn i32s(blob: &[u8]) -> io::Result<Vec<i32>> {
+    if blob.len() % 4 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "i32 blob length is not a multiple of 4",
+        ));
+    }
+    Ok(blob
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect())
 }
 
 /// Decodes a blob of `f32` bits.

@@ -1,0 +1,186 @@
+//! A lane's engine (CPU arena): the arena's model with the incumbent stack and, in a
+//! candidate lane, the candidate's kernels installed. It runs the timed workload, the
+//! recorded audit run and teacher forcing; timings are taken by the referee around the
+//! requests, never here.
+
+use std::sync::{Arc, Mutex};
+
+use cacheon_kernels::args::{Buffer, SlotArgs};
+use cacheon_kernels::bundle;
+use cacheon_kernels::engine::slot_table::{CallPhase, SlotCall, SlotObserver};
+use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
+use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
+
+use super::protocol::AuditCall;
+
+pub struct EngineLane {
+    engine: Engine,
+}
+
+/// Bytes of weights one forward pass must read at least: every matrix and norm except the
+/// embedding table (a forward reads only its tokens' rows of it).
+pub fn weight_bytes(cfg: &ModelConfig) -> u64 {
+    let embed = cfg.vocab_size * cfg.hidden_size;
+    (cfg.parameter_count().saturating_sub(embed) * 4) as u64
+}
+
+/// Greedy choice: the highest logit, ties to the lowest id (as the engine's sampler).
+fn argmax(v: &[f32]) -> u32 {
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if x > v[best] {
+            best = i;
+        }
+    }
+    best as u32
+}
+
+impl EngineLane {
+    /// Genesis stock kernels, then each incumbent bundle in order, then the candidate.
+    pub fn load(
+        model: &str,
+        weights_seed: u64,
+        max_seq: usize,
+        stack: &[Vec<u8>],
+        candidate: Option<&CpuBundle>,
+    ) -> Result<(EngineLane, u64), String> {
+        let cfg =
+            ModelConfig::named(model).ok_or_else(|| format!("unknown model shape `{model}`"))?;
+        let opts = CpuBuildOptions::default();
+        let mut slots = SlotTable::genesis_cpu(&opts).map_err(|e| e.to_string())?;
+        for (i, bytes) in stack.iter().enumerate() {
+            let files = bundle::from_canonical_bytes(bytes, bundle::MAX_BUNDLE_BYTES)
+                .map_err(|e| format!("incumbent bundle {i}: {e}"))?;
+            let built = build_cpu_bundle(&files, &format!("incumbent {i}"), &opts)
+                .map_err(|e| format!("incumbent bundle {i}: {e}"))?;
+            slots.install_bundle(&built);
+        }
+        if let Some(c) = candidate {
+            slots.install_bundle(c);
+        }
+        let weights = Weights::synthesize(&cfg, weights_seed);
+        let bytes = weight_bytes(&cfg);
+        let engine = Engine::new(cfg, weights, slots, 1, max_seq).map_err(|e| e.to_string())?;
+        Ok((EngineLane { engine }, bytes))
+    }
+
+    /// Installs a candidate bundle's kernels (its dispatch counts start at zero).
+    pub fn install(&mut self, bundle: &CpuBundle) {
+        self.engine.slots_mut().install_bundle(bundle);
+    }
+
+    pub fn vocab(&self) -> usize {
+        self.engine.config().vocab_size
+    }
+
+    /// One read of the workload. Returns the generated tokens, the dispatch counts during
+    /// the read, and (if asked) the logits of every generated position.
+    pub fn run(
+        &mut self,
+        prompt: &[u32],
+        decode_steps: usize,
+        keep_logits: bool,
+    ) -> Result<(Vec<u32>, Vec<u64>, Option<Vec<f32>>), String> {
+        if prompt.is_empty() || prompt.len() + decode_steps > self.engine.max_seq() {
+            return Err("the workload does not fit the engine's max_seq".into());
+        }
+        self.engine.reset();
+        self.engine.slots().reset_counts();
+        let mut kept = keep_logits.then(Vec::new);
+        let mut logits = self
+            .engine
+            .prefill(0, prompt, Logits::Last)
+            .map_err(|e| e.to_string())?;
+        let mut tokens = Vec::with_capacity(decode_steps + 1);
+        loop {
+            if let Some(k) = kept.as_mut() {
+                k.extend_from_slice(&logits);
+            }
+            let next = argmax(&logits);
+            tokens.push(next);
+            if tokens.len() > decode_steps {
+                break;
+            }
+            logits = self.engine.decode(&[next]).map_err(|e| e.to_string())?;
+        }
+        let dispatch = self.engine.slots().dispatch_counts().to_vec();
+        Ok((tokens, dispatch, kept))
+    }
+
+    /// The workload untimed with every call of `slots` recorded.
+    pub fn audit(
+        &mut self,
+        prompt: &[u32],
+        decode_steps: usize,
+        slots: &[SlotId],
+    ) -> Result<Vec<(AuditCall, Vec<Buffer>, Vec<Vec<f32>>)>, String> {
+        let recorder = Arc::new(Recorder {
+            slots: slots.to_vec(),
+            pending: Mutex::new(None),
+            calls: Mutex::new(Vec::new()),
+        });
+        self.engine.slots_mut().set_observer(Some(recorder.clone()));
+        let result = self.run(prompt, decode_steps, false);
+        self.engine.slots_mut().set_observer(None);
+        result?;
+        let calls = std::mem::take(&mut *recorder.calls.lock().expect("recorder lock"));
+        Ok(calls
+            .into_iter()
+            .map(|(args, outputs)| {
+                let meta = AuditCall {
+                    slot: args.slot.as_str().to_string(),
+                    shape: args.shape.clone(),
+                    scalars: args.scalars.clone(),
+                    int_inputs: args
+                        .inputs
+                        .iter()
+                        .map(|b| matches!(b, Buffer::I32(_)))
+                        .collect(),
+                    outputs: outputs.len(),
+                };
+                (meta, args.inputs, outputs)
+            })
+            .collect())
+    }
+
+    /// Next-token logits at every position of `tokens` (one sequence, from empty).
+    pub fn teacher_force(&mut self, tokens: &[u32]) -> Result<Vec<f32>, String> {
+        if tokens.is_empty() || tokens.len() > self.engine.max_seq() {
+            return Err("the sequence does not fit the engine's max_seq".into());
+        }
+        self.engine.reset();
+        self.engine
+            .prefill(0, tokens, Logits::All)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Records the calls of some slots: a private copy of the inputs before the kernel runs,
+/// the outputs after.
+struct Recorder {
+    slots: Vec<SlotId>,
+    pending: Mutex<Option<SlotArgs>>,
+    calls: Mutex<Vec<(SlotArgs, Vec<Vec<f32>>)>>,
+}
+
+impl SlotObserver for Recorder {
+    fn observe(&self, phase: CallPhase, call: &SlotCall<'_>) {
+        if !self.slots.contains(&call.slot()) {
+            return;
+        }
+        match phase {
+            CallPhase::Before => {
+                *self.pending.lock().expect("recorder lock") = Some(call.to_args())
+            }
+            CallPhase::After => {
+                if let Some(args) = self.pending.lock().expect("recorder lock").take() {
+                    let outputs = call.outputs().into_iter().map(|o| o.to_vec()).collect();
+                    self.calls
+                        .lock()
+                        .expect("recorder lock")
+                        .push((args, outputs));
+                }
+            }
+        }
+    }
+}

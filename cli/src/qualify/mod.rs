@@ -1,0 +1,390 @@
+//! One qualification attempt (DESIGN 7), the same for `cacheon qualify` and the validator:
+//! the screens (steps 1-6), then the speed reads on two resident lanes (7), the audit of
+//! the candidate's calls in a real model run (8), and, once the candidate lanes are gone,
+//! the pristine reference (9). The result is one report with a verdict.
+//!
+//! Only the CPU arena's engine lanes exist so far; a CUDA attempt stops after the screens
+//! with NoDecision (see docs/validator.md).
+
+pub mod behaviour;
+pub mod speed;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use cacheon_kernels::bundle::BundleFile;
+use cacheon_kernels::rng::Rng;
+use cacheon_kernels::SlotId;
+use cacheon_primitives::{FailReason, NoDecisionReason, PPM_ONE};
+use serde::Serialize;
+
+use crate::arena::{Arena, LaneBackend};
+use crate::lane::{BuildOutcome, Deadlines, Lane, LaneError};
+use crate::screens::{
+    self, fail, lane_outcome, Outcome, Progress, ScreenOptions, ScreenReport, Stage,
+};
+
+/// Options of one attempt.
+#[derive(Clone, Debug)]
+pub struct AttemptOptions {
+    pub lane_exe: PathBuf,
+    /// Secret seed: verification inputs and the workload's prompt derive from it.
+    pub seed: u64,
+    /// The incumbent stack above the genesis stock kernels, canonical bundle bytes in the
+    /// order they were crowned.
+    pub stack: Vec<Vec<u8>>,
+    pub deadlines: Deadlines,
+}
+
+/// The speed step's record.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SpeedRecord {
+    pub baseline_ms: Vec<f64>,
+    pub candidate_ms: Vec<f64>,
+    pub interval: Option<speed::Interval>,
+    pub decision: Option<speed::Decision>,
+    pub min_margin_ppm: u32,
+    pub max_noise_ppm: u32,
+    pub baseline_drift_ppm: u64,
+    /// Lower bound on a read's time: weight bytes of every forward pass at the measured
+    /// copy bandwidth of a buffer that size.
+    pub floor_ms: f64,
+    pub copy_gb_per_s: f64,
+    /// Each slot's dispatch count in the candidate's reads.
+    pub candidate_dispatch: Vec<(String, u64)>,
+}
+
+/// The pristine reference's record.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PristineRecord {
+    pub kl_baseline: f64,
+    pub kl_candidate: f64,
+    pub kl_bound: f64,
+    pub envelope: f64,
+}
+
+/// Everything one attempt found; stored as evidence.
+#[derive(Clone, Debug, Serialize)]
+pub struct AttemptReport {
+    pub arena: &'static str,
+    pub content_hash: Option<String>,
+    pub seed: u64,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The measured speedup (set on PASS, and on a speed FAIL for the record).
+    pub speedup_ppm: Option<u32>,
+    pub machine: String,
+    pub wall_ms: u64,
+    pub screens: ScreenReport,
+    pub speed: Option<SpeedRecord>,
+    pub audit: Option<behaviour::AuditSummary>,
+    pub pristine: Option<PristineRecord>,
+    pub workload: crate::arena::Workload,
+}
+
+impl AttemptReport {
+    /// The verdict's short name: `pass`, `fail` or `no_decision`.
+    pub fn verdict(&self) -> &'static str {
+        match self.outcome {
+            Outcome::Pass => "pass",
+            Outcome::Fail(_) => "fail",
+            Outcome::NoDecision { .. } => "no_decision",
+        }
+    }
+}
+
+/// The prompt of an attempt: `len` tokens drawn from the attempt's seed.
+pub fn prompt(seed: u64, len: usize, vocab: usize) -> Vec<u32> {
+    let mut rng = Rng::derive(seed, "workload-prompt");
+    (0..len).map(|_| rng.below(vocab as u64) as u32).collect()
+}
+
+/// Best copy rate over a buffer of `bytes` (read + written bytes per second), measured by
+/// the referee itself: the physical floor's bandwidth.
+pub fn copy_bandwidth(bytes: usize) -> f64 {
+    let n = bytes.max(1 << 16) / 4;
+    let src = vec![1.0f32; n];
+    let mut dst = vec![0.0f32; n];
+    let mut best = f64::INFINITY;
+    for _ in 0..7 {
+        let t = Instant::now();
+        dst.copy_from_slice(&src);
+        std::hint::black_box(&mut dst);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    (2 * n * 4) as f64 / best.max(1e-9)
+}
+
+/// Runs one attempt.
+pub fn attempt(
+    files: &[BundleFile],
+    arena: Arena,
+    opts: &AttemptOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> AttemptReport {
+    let started = Instant::now();
+    let mut screen_opts = ScreenOptions::new(opts.lane_exe.clone(), opts.seed);
+    screen_opts.deadlines = opts.deadlines;
+    let screens = screens::run_screens(files, arena, &screen_opts, progress);
+    let mut report = AttemptReport {
+        arena: arena.name,
+        content_hash: screens.content_hash.clone(),
+        seed: opts.seed,
+        outcome: screens.outcome.clone(),
+        speedup_ppm: None,
+        machine: screens.machine.clone(),
+        wall_ms: 0,
+        screens,
+        speed: None,
+        audit: None,
+        pristine: None,
+        workload: arena.workload,
+    };
+    if report.outcome == Outcome::Pass {
+        report.outcome = match arena.backend {
+            LaneBackend::Cpu => measure(files, arena, opts, &mut report, progress),
+            LaneBackend::Cuda => Outcome::NoDecision {
+                reason: NoDecisionReason::Infrastructure,
+                detail: "speed lanes for the CUDA arena are not built yet: the screens passed"
+                    .into(),
+            },
+        };
+    }
+    report.wall_ms = started.elapsed().as_millis() as u64;
+    report
+}
+
+/// Steps 7-9 for a bundle that passed the screens.
+fn measure(
+    files: &[BundleFile],
+    arena: Arena,
+    opts: &AttemptOptions,
+    report: &mut AttemptReport,
+    progress: &mut dyn FnMut(Progress),
+) -> Outcome {
+    let w = arena.workload;
+    let j = arena.judging;
+    let canonical = match cacheon_kernels::bundle::canonical_bytes(
+        files,
+        cacheon_kernels::bundle::MAX_BUNDLE_BYTES,
+    ) {
+        Ok(c) => c,
+        Err(e) => return Outcome::Fail(fail(Stage::Pack, FailReason::Policy, e.to_string())),
+    };
+    let manifest = match cacheon_kernels::Manifest::from_bundle(files) {
+        Ok(m) => m,
+        Err(e) => return Outcome::Fail(fail(Stage::Policy, FailReason::Policy, e.to_string())),
+    };
+    let candidate_slots: Vec<SlotId> = manifest.ops.iter().map(|o| o.slot).collect();
+    progress(Progress::Stage(Stage::Speed));
+
+    // Two resident lanes: the exact incumbent, and the incumbent plus this proposal only.
+    let start_lane = |candidate: bool| -> Result<(Lane, usize, u64), LaneError> {
+        let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
+        let (vocab, weight_bytes) =
+            lane.load_engine(w.model, w.weights_seed, w.max_seq, &opts.stack)?;
+        if candidate {
+            match lane.build(&canonical, "candidate")? {
+                BuildOutcome::Built { .. } => lane.install_candidate()?,
+                BuildOutcome::Failed { log, .. } => {
+                    return Err(LaneError::Infrastructure(format!(
+                        "the candidate built in the screens but not in its speed lane: {log}"
+                    )))
+                }
+            }
+        }
+        lane.seal()?;
+        Ok((lane, vocab, weight_bytes))
+    };
+    let (mut base, vocab, weight_bytes) = match start_lane(false) {
+        Ok(l) => l,
+        Err(e) => return lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())),
+    };
+    let mut cand = match start_lane(true) {
+        Ok((l, _, _)) => l,
+        Err(e) => return lane_outcome(Stage::Speed, e),
+    };
+    let prompt = prompt(opts.seed, w.prompt_len, vocab);
+    let copy = copy_bandwidth(weight_bytes as usize);
+    let mut rec = SpeedRecord {
+        min_margin_ppm: j.min_margin_ppm,
+        max_noise_ppm: j.max_noise_ppm,
+        floor_ms: (1 + w.decode_steps) as f64 * weight_bytes as f64 / copy * 1e3,
+        copy_gb_per_s: copy / 1e9,
+        ..Default::default()
+    };
+
+    // Warm both lanes, then interleave B, C, B', C', ...
+    let warm = base
+        .run(&prompt, w.decode_steps, false)
+        .and_then(|_| cand.run(&prompt, w.decode_steps, false));
+    if let Err(e) = warm {
+        return lane_outcome(Stage::Speed, e);
+    }
+    let decision = loop {
+        progress(Progress::Cases {
+            done: rec.baseline_ms.len(),
+            total: j.max_pairs,
+        });
+        let t = Instant::now();
+        if let Err(e) = base.run(&prompt, w.decode_steps, false) {
+            return lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string()));
+        }
+        rec.baseline_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        let dispatch = match cand.run(&prompt, w.decode_steps, false) {
+            Ok((_, d, _)) => d,
+            Err(e) => return lane_outcome(Stage::Speed, e),
+        };
+        let c_ms = t.elapsed().as_secs_f64() * 1e3;
+        rec.candidate_ms.push(c_ms);
+        rec.candidate_dispatch = SlotId::ALL
+            .iter()
+            .zip(&dispatch)
+            .map(|(s, &n)| (s.as_str().to_string(), n))
+            .collect();
+        if c_ms < rec.floor_ms {
+            report.speed = Some(rec.clone());
+            return Outcome::Fail(fail(
+                Stage::Speed,
+                FailReason::Cheating,
+                format!(
+                    "a read took {c_ms:.3} ms, below the physical floor of {:.3} ms",
+                    rec.floor_ms
+                ),
+            ));
+        }
+        if let Some(s) = candidate_slots
+            .iter()
+            .find(|s| dispatch.get(s.index()).copied().unwrap_or(0) == 0)
+        {
+            report.speed = Some(rec.clone());
+            return Outcome::Fail(fail(
+                Stage::Speed,
+                FailReason::NotFaster,
+                format!("the candidate's {s} kernel never ran in the workload (dispatch count 0)"),
+            ));
+        }
+        let d = speed::decide(
+            &rec.baseline_ms,
+            &rec.candidate_ms,
+            j.min_margin_ppm,
+            j.max_noise_ppm,
+            j.min_pairs,
+            j.max_pairs,
+        );
+        if d != speed::Decision::Continue {
+            break d;
+        }
+    };
+    let iv = speed::interval(&rec.baseline_ms, &rec.candidate_ms);
+    rec.interval = Some(iv);
+    rec.decision = Some(decision);
+    rec.baseline_drift_ppm = speed::baseline_drift_ppm(&rec.baseline_ms);
+    report.speedup_ppm = Some((iv.speedup * PPM_ONE as f64).min(u32::MAX as f64) as u32);
+    report.speed = Some(rec);
+    match decision {
+        speed::Decision::Faster => {}
+        speed::Decision::NotFaster => {
+            return Outcome::Fail(fail(
+                Stage::Speed,
+                FailReason::NotFaster,
+                format!(
+                    "speedup {:.4} (95 % interval {:.4}..{:.4} over {} pairs) is not proven above {:.4}",
+                    iv.speedup,
+                    iv.low,
+                    iv.high,
+                    iv.pairs,
+                    1.0 + j.min_margin_ppm as f64 / 1e6
+                ),
+            ))
+        }
+        speed::Decision::Noise { drift_ppm } => {
+            return Outcome::NoDecision {
+                reason: NoDecisionReason::Noise,
+                detail: format!("the baseline drifted by {drift_ppm} ppm, more than {}", j.max_noise_ppm),
+            }
+        }
+        speed::Decision::Continue => unreachable!("the loop only ends decided"),
+    }
+
+    // Token sequences and next-token distributions of both engines, for T.
+    let (b_run, c_run) = match (
+        base.run(&prompt, w.decode_steps, true),
+        cand.run(&prompt, w.decode_steps, true),
+    ) {
+        (Ok(b), Ok(c)) => (b, c),
+        (Err(e), _) => {
+            return lane_outcome(Stage::Pristine, LaneError::Infrastructure(e.to_string()))
+        }
+        (_, Err(e)) => return lane_outcome(Stage::Pristine, e),
+    };
+
+    // Audit A: every candidate call of a real (shorter, fresh-prompt) model run.
+    progress(Progress::Stage(Stage::Audit));
+    let audit_prompt = prompt_for_audit(opts.seed, w.audit_prompt_len, vocab);
+    let calls = match cand.audit(&audit_prompt, w.audit_decode_steps, &candidate_slots) {
+        Ok(c) => c,
+        Err(e) => return lane_outcome(Stage::Audit, e),
+    };
+    let summary = behaviour::audit(&calls, arena.backend.dtype());
+    let audit_failed = summary.failed_calls > 0 || summary.calls == 0;
+    let audit_detail = summary
+        .first_failure
+        .clone()
+        .unwrap_or_else(|| "no candidate call was recorded".into());
+    report.audit = Some(summary);
+    base.shutdown();
+    cand.shutdown();
+    if audit_failed {
+        return Outcome::Fail(fail(
+            Stage::Audit,
+            FailReason::BehaviourChanged,
+            audit_detail,
+        ));
+    }
+
+    // Pristine reference T: stock kernels only, after the candidate lanes are gone.
+    progress(Progress::Stage(Stage::Pristine));
+    let pristine = (|| -> Result<(Vec<f32>, Vec<f32>), LaneError> {
+        let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
+        lane.load_engine(w.model, w.weights_seed, w.max_seq, &[])?;
+        lane.seal()?;
+        let forced = |lane: &mut Lane, generated: &[u32]| -> Result<Vec<f32>, LaneError> {
+            // Positions prompt_len-1 .. end-1 predict the generated tokens.
+            let mut seq = prompt.clone();
+            seq.extend_from_slice(&generated[..generated.len() - 1]);
+            let all = lane.teacher_force(&seq)?;
+            Ok(all[(prompt.len() - 1) * vocab..].to_vec())
+        };
+        let b = forced(&mut lane, &b_run.0)?;
+        let c = forced(&mut lane, &c_run.0)?;
+        lane.shutdown();
+        Ok((b, c))
+    })();
+    let (p_b, p_c) = match pristine {
+        Ok(v) => v,
+        Err(e) => return lane_outcome(Stage::Pristine, LaneError::Infrastructure(e.to_string())),
+    };
+    let kl_b = behaviour::mean_kl(&p_b, b_run.2.as_deref().unwrap_or_default(), vocab);
+    let kl_c = behaviour::mean_kl(&p_c, c_run.2.as_deref().unwrap_or_default(), vocab);
+    let envelope = j.envelope_factor * kl_b + j.envelope_floor;
+    report.pristine = Some(PristineRecord {
+        kl_baseline: kl_b,
+        kl_candidate: kl_c,
+        kl_bound: j.kl_bound,
+        envelope,
+    });
+    if kl_c > j.kl_bound || kl_c > envelope {
+        return Outcome::Fail(fail(
+            Stage::Pristine,
+            FailReason::BehaviourChanged,
+            format!("mean KL from the pristine engine {kl_c:.3e} nats (bound {:.1e}, stock envelope {envelope:.3e})", j.kl_bound),
+        ));
+    }
+    Outcome::Pass
+}
+
+fn prompt_for_audit(seed: u64, len: usize, vocab: usize) -> Vec<u32> {
+    prompt(seed ^ 0x5eed_a0d1, len, vocab)
+}

@@ -1,0 +1,146 @@
+//! Whole qualification attempts on the CPU arena through the library and the real lane
+//! processes: the statistics of DESIGN 8 ("the incumbent's own bytes never PASS; a clear
+//! win PASSes in at least 19 of 20"), a shape-gaming kernel caught by the audit, and the
+//! `qualify` command's JSON and exit codes. Timing-sensitive: CI runs this file alone
+//! (`--test-threads 1`, in the node step), never beside other tests.
+
+mod common;
+
+use std::path::PathBuf;
+
+use cacheon::arena;
+use cacheon::qualify::{attempt, AttemptOptions};
+use cacheon::screens::{Outcome, Stage};
+use cacheon_kernels::bundle;
+use cacheon_primitives::FailReason;
+use common::{repo_root, run_json};
+
+fn opts(seed: u64) -> AttemptOptions {
+    AttemptOptions {
+        lane_exe: PathBuf::from(env!("CARGO_BIN_EXE_cacheon")),
+        seed,
+        stack: vec![],
+        deadlines: Default::default(),
+    }
+}
+
+fn files(rel: &str) -> Vec<bundle::BundleFile> {
+    bundle::read_dir(&repo_root().join(rel)).unwrap()
+}
+
+#[test]
+fn the_incumbents_own_bytes_never_pass() {
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    let stock =
+        cacheon_kernels::stock::cpu_bundle(cacheon_kernels::SlotId::AttentionDecode).files();
+    let mut verdicts = Vec::new();
+    for seed in 0..20 {
+        let r = attempt(&stock, cpu, &opts(1000 + seed), &mut |_| {});
+        eprintln!(
+            "attempt {seed}: {} {:?} speedup {:?}",
+            r.verdict(),
+            r.speed.as_ref().and_then(|s| s.interval),
+            r.speedup_ppm
+        );
+        verdicts.push(r.verdict());
+    }
+    assert_eq!(
+        verdicts.iter().filter(|v| **v == "pass").count(),
+        0,
+        "{verdicts:?}"
+    );
+}
+
+#[test]
+fn a_clear_win_passes_at_least_19_of_20() {
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    let win = files("examples/cpu/attention-onepass");
+    let mut passes = 0;
+    for seed in 0..20 {
+        let r = attempt(&win, cpu, &opts(2000 + seed), &mut |_| {});
+        eprintln!(
+            "attempt {seed}: {} {:?} speedup {:?} audit {:?} pristine {:?}",
+            r.verdict(),
+            r.speed.as_ref().and_then(|s| s.interval),
+            r.speedup_ppm,
+            r.audit.as_ref().map(|a| (a.calls, a.failed_calls)),
+            r.pristine.as_ref().map(|p| p.kl_candidate)
+        );
+        if r.outcome == Outcome::Pass {
+            passes += 1;
+            assert!(r.speedup_ppm.unwrap() >= 1_020_000);
+            let a = r.audit.unwrap();
+            assert!(a.calls > 0 && a.failed_calls == 0);
+        }
+    }
+    assert!(passes >= 19, "{passes} of 20 passed");
+}
+
+#[test]
+fn correct_at_verification_shapes_but_wrong_in_the_model_fails_the_audit() {
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    let r = attempt(
+        &files("examples/cpu/fail-shape-gaming"),
+        cpu,
+        &opts(77),
+        &mut |_| {},
+    );
+    assert_eq!(
+        r.screens.outcome,
+        Outcome::Pass,
+        "the screens cannot see it"
+    );
+    match &r.outcome {
+        Outcome::Fail(f) => {
+            assert_eq!(f.reason, FailReason::BehaviourChanged, "{f:?}");
+            assert!(matches!(f.stage, Stage::Audit | Stage::Pristine), "{f:?}");
+        }
+        other => panic!("expected BehaviourChanged, got {other:?}"),
+    }
+}
+
+#[test]
+fn qualify_command_prints_one_object_and_exits_by_verdict() {
+    let state = tempfile::tempdir().unwrap();
+    let ev = state.path().join("evidence");
+    let ev = ev.to_str().unwrap();
+    let dir = repo_root().join("examples/cpu/fail-wrong-math");
+    let (code, v) = run_json(&[
+        "qualify",
+        "--arena",
+        "cpu-tiny",
+        "--bundle",
+        dir.to_str().unwrap(),
+        "--evidence-dir",
+        ev,
+    ]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["verdict"], "fail");
+    assert_eq!(v["reason"], "Incorrect");
+    let digest = v["evidence_digest"].as_str().unwrap();
+    assert_eq!(digest.len(), 64);
+    let (code, report) = run_json(&["evidence", digest, "--evidence-dir", ev]);
+    assert_eq!(code, 0);
+    assert_eq!(report["verdict"], "fail");
+    assert_eq!(report["seed"], v["seed"]);
+
+    let dir = repo_root().join("examples/cpu/attention-onepass");
+    let (code, v) = run_json(&[
+        "qualify",
+        "--bundle",
+        dir.to_str().unwrap(),
+        "--evidence-dir",
+        ev,
+        "--seed",
+        "5",
+    ]);
+    assert!(
+        code == 0 || code == 3,
+        "a clear win passes (or, on a noisy machine, no decision): {v}"
+    );
+    assert!(v["speedup_ppm"].as_u64().unwrap() > 1_000_000, "{v}");
+    if code == 0 {
+        assert_eq!(v["verdict"], "pass");
+        assert!(v["reason"].is_null());
+    }
+}
