@@ -60,6 +60,9 @@ pub struct Judging {
     pub min_margin_ppm: u32,
     /// Baseline bookends further apart than this are NoDecision.
     pub max_noise_ppm: u32,
+    /// Runs of the workload behind one read: the read is the fastest of them (interference
+    /// only ever slows a run, so the fastest is the least disturbed).
+    pub runs_per_read: usize,
     /// Pairs of reads before a decision may be taken, and the read budget.
     pub min_pairs: usize,
     pub max_pairs: usize,
@@ -88,15 +91,16 @@ pub const ARENAS: [Arena; 2] = [
         workload: Workload {
             model: "tiny",
             weights_seed: 0,
-            prompt_len: 192,
-            decode_steps: 64,
+            prompt_len: 160,
+            decode_steps: 32,
             max_seq: 288,
             audit_prompt_len: 24,
             audit_decode_steps: 8,
         },
         judging: Judging {
             min_margin_ppm: 20_000,
-            max_noise_ppm: 50_000,
+            max_noise_ppm: 150_000,
+            runs_per_read: 3,
             min_pairs: 6,
             max_pairs: 20,
             kl_bound: 1e-3,
@@ -119,6 +123,7 @@ pub const ARENAS: [Arena; 2] = [
         judging: Judging {
             min_margin_ppm: 10_000,
             max_noise_ppm: 20_000,
+            runs_per_read: 1,
             min_pairs: 6,
             max_pairs: 40,
             kl_bound: 2e-2,

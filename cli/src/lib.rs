@@ -9,6 +9,8 @@
 //!   metadata file committed with the runtime).
 //! - [`qualify`]: one whole qualification attempt (screens, speed reads, audit A,
 //!   pristine reference T) and its report; [`evidence`] stores reports content-addressed.
+//! - [`validator`]: the validator daemon (follows finalized blocks, leases, attempts,
+//!   attests; SQLite attempt index; Prometheus metrics).
 //! - [`unpack`]: writing a bundle's files into a fresh directory, safely.
 
 pub mod arena;
@@ -19,6 +21,7 @@ pub mod policy;
 pub mod qualify;
 pub mod screens;
 pub mod unpack;
+pub mod validator;
 
 /// Exit codes of the `cacheon` binary (documented in `--help`).
 pub mod exit {

@@ -172,6 +172,26 @@ enum Command {
         #[arg(long, default_value_t = 600)]
         for_secs: u64,
     },
+    /// Run a validator: follow finalized blocks, lease proposals of the served arenas in
+    /// reveal order, qualify each (as `qualify` does) on the bundle bytes from chain storage,
+    /// store the report, attest, and confirm the attestation in a finalized block. Safe to
+    /// kill at any point: restarted, it never attests twice and leaves an interrupted
+    /// attempt to its lease expiry.
+    Validator {
+        /// Arenas to serve (the key must be registered for them on chain).
+        #[arg(long = "arena", default_value = "cpu-tiny")]
+        arenas: Vec<String>,
+        #[command(flatten)]
+        key: KeyArgs,
+        #[command(flatten)]
+        chain: ChainArgs,
+        /// Folder for the attempt index (SQLite) and the evidence store.
+        #[arg(long)]
+        data_dir: PathBuf,
+        /// Serve Prometheus metrics on 127.0.0.1:PORT/metrics.
+        #[arg(long)]
+        prometheus_port: Option<u16>,
+    },
     /// Internal: the lane process that runs candidate code (started by `verify`).
     #[command(hide = true)]
     Lane {
@@ -185,8 +205,14 @@ fn main() {
     if !matches!(cli.command, Command::Lane { .. }) {
         tracing_subscriber::fmt()
             .with_env_filter(
-                tracing_subscriber::EnvFilter::try_from_env("CACHEON_LOG")
-                    .unwrap_or_else(|_| "warn".into()),
+                tracing_subscriber::EnvFilter::try_from_env("CACHEON_LOG").unwrap_or_else(|_| {
+                    if matches!(cli.command, Command::Validator { .. }) {
+                        "info"
+                    } else {
+                        "warn"
+                    }
+                    .into()
+                }),
             )
             .with_writer(std::io::stderr)
             .init();
@@ -197,6 +223,20 @@ fn main() {
         Command::Slots => cmd::local::slots(&out),
         Command::Scan { dir, arena } => cmd::local::scan(&out, &dir, arena.as_deref()),
         Command::Verify { dir, device, seed } => cmd::local::verify(&out, &dir, device, seed),
+        Command::Validator {
+            arenas,
+            key,
+            chain,
+            data_dir,
+            prometheus_port,
+        } => cmd::block_on(cmd::onchain::validator(
+            &out,
+            &arenas,
+            &key,
+            &chain,
+            data_dir,
+            prometheus_port,
+        )),
         Command::Qualify {
             arena,
             bundle,

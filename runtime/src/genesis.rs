@@ -81,7 +81,7 @@ pub fn arenas() -> Vec<ArenaConfig<BlockNumber>> {
             targets: BoundedVec::truncate_from(all_targets.clone()),
             policy: ArenaPolicy {
                 min_margin_ppm: 20_000,
-                max_noise_ppm: 50_000,
+                max_noise_ppm: 150_000,
                 noise_multiplier: 3,
                 lease_blocks: 300,
                 max_attempts: 3,

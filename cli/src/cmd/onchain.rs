@@ -638,3 +638,52 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
         }
     }
 }
+
+pub async fn validator(
+    out: &Out,
+    arenas: &[String],
+    key: &KeyArgs,
+    c: &ChainArgs,
+    data_dir: PathBuf,
+    prometheus_port: Option<u16>,
+) -> i32 {
+    let mut served = Vec::new();
+    for name in arenas {
+        match arena::arena(name) {
+            Some(a) => served.push(a),
+            None => return out.error(&format!("unknown arena `{name}`"), exit::USAGE),
+        }
+    }
+    let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return fail(out, e),
+    };
+    let lane_exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            return out.error(
+                &format!("cannot find the cacheon binary: {e}"),
+                exit::NO_DECISION,
+            )
+        }
+    };
+    let cfg = cacheon::validator::Config {
+        url: c.url.clone(),
+        key: signer,
+        arenas: served,
+        data_dir,
+        lane_exe,
+        prometheus_port,
+        timeout: Duration::from_secs(c.timeout),
+    };
+    tokio::select! {
+        r = cacheon::validator::run(cfg) => match r {
+            Ok(()) => exit::OK,
+            Err(e) => fail(out, e),
+        },
+        _ = tokio::signal::ctrl_c() => {
+            tracing::info!("interrupted: stopping (an unfinished attempt is left to its lease expiry)");
+            exit::OK
+        }
+    }
+}

@@ -31,6 +31,10 @@ pub struct Limits {
     pub open_files: u64,
     /// Largest file the lane may write (`RLIMIT_FSIZE`).
     pub file_size: u64,
+    /// Pin the lane to one CPU (the highest the referee may use): timed CPU work is then
+    /// single-threaded on a core of its own choosing, the same core for baseline and
+    /// candidate, which takes the scheduler out of the measurement.
+    pub pin_one_cpu: bool,
 }
 
 impl Limits {
@@ -39,12 +43,14 @@ impl Limits {
         cpu_seconds: 600,
         open_files: 256,
         file_size: 256 << 20,
+        pin_one_cpu: true,
     };
     pub const CUDA_LANE: Limits = Limits {
         address_space: None,
         cpu_seconds: 1200,
         open_files: 1024,
         file_size: 256 << 20,
+        pin_one_cpu: false,
     };
 }
 
@@ -54,16 +60,31 @@ pub struct ChildSetup {
     limits: Limits,
     uid_map: CString,
     gid_map: CString,
+    cpu: Option<libc::cpu_set_t>,
 }
 
 impl ChildSetup {
     pub fn new(limits: Limits) -> ChildSetup {
         // SAFETY: getuid/getgid cannot fail.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let cpu = limits
+            .pin_one_cpu
+            .then(highest_allowed_cpu)
+            .flatten()
+            .map(|c| {
+                // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET write within it.
+                unsafe {
+                    let mut set: libc::cpu_set_t = std::mem::zeroed();
+                    libc::CPU_ZERO(&mut set);
+                    libc::CPU_SET(c, &mut set);
+                    set
+                }
+            });
         ChildSetup {
             limits,
             uid_map: CString::new(format!("{uid} {uid} 1")).expect("no NUL"),
             gid_map: CString::new(format!("{gid} {gid} 1")).expect("no NUL"),
+            cpu,
         }
     }
 
@@ -91,6 +112,9 @@ impl ChildSetup {
             set(libc::RLIMIT_NOFILE, self.limits.open_files);
             set(libc::RLIMIT_FSIZE, self.limits.file_size);
             set(libc::RLIMIT_CORE, 0);
+            if let Some(cpu) = &self.cpu {
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), cpu);
+            }
             // A private network namespace needs a user namespace when unprivileged. Where
             // the system refuses (containers often do), the seccomp filter still refuses
             // network sockets.
@@ -101,6 +125,20 @@ impl ChildSetup {
             }
         }
         Ok(())
+    }
+}
+
+/// The highest-numbered CPU this process may run on.
+fn highest_allowed_cpu() -> Option<usize> {
+    // SAFETY: sched_getaffinity fills a zeroed cpu_set_t of the size given.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return None;
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .rev()
+            .find(|&c| libc::CPU_ISSET(c, &set))
     }
 }
 

@@ -1,0 +1,545 @@
+//! `cacheon validator` (DESIGN 7): follows finalized blocks, leases proposals of the arenas
+//! it serves in reveal order, runs one attempt at a time ([`crate::qualify::attempt`]) on
+//! bundle bytes read from chain storage, stores the report content-addressed, indexes its
+//! attempts in SQLite ([`store`]) and attests, confirming the attestation in a finalized
+//! block.
+//!
+//! Crash safety: the cursor (last finalized block whose events were processed) and every
+//! attempt's state are persisted before the next step. On start, attempts that were still
+//! running are abandoned to their lease expiry (NoDecision for the chain, never a miner
+//! FAIL); finished reports whose lease is still held are attested; a lease that is no
+//! longer held is never attested.
+
+pub mod metrics;
+pub mod store;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use codec::{Decode, Encode};
+use subxt_signer::sr25519::Keypair;
+use tracing::{info, warn};
+
+use crate::arena::Arena;
+use crate::chain::{self, api, AccountId, ChainError, Client};
+use crate::qualify::{attempt, AttemptOptions};
+use crate::screens::Outcome;
+use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
+use metrics::Metrics;
+use store::{State, Store};
+
+type ApiStatus = api::runtime_types::pallet_cacheon::types::ProposalStatus<AccountId, u32>;
+type ApiProposal = api::runtime_types::pallet_cacheon::types::Proposal<AccountId, u32, u128>;
+
+/// How a validator runs.
+pub struct Config {
+    pub url: String,
+    pub key: Keypair,
+    pub arenas: Vec<Arena>,
+    pub data_dir: PathBuf,
+    /// The `cacheon` binary (lanes are started from it).
+    pub lane_exe: PathBuf,
+    pub prometheus_port: Option<u16>,
+    /// Per chain call (connection, finality).
+    pub timeout: Duration,
+}
+
+fn unavailable(e: impl std::fmt::Display) -> ChainError {
+    ChainError::Unavailable(e.to_string())
+}
+
+fn db(e: rusqlite::Error) -> ChainError {
+    ChainError::Input(format!("attempt index: {e}"))
+}
+
+/// Runs until the process is stopped; reconnects when the node goes away.
+pub async fn run(cfg: Config) -> Result<(), ChainError> {
+    std::fs::create_dir_all(&cfg.data_dir)
+        .map_err(|e| ChainError::Input(format!("{}: {e}", cfg.data_dir.display())))?;
+    let store = Store::open(&cfg.data_dir.join("validator.sqlite")).map_err(db)?;
+    let metrics = Metrics::new();
+    if let Some(port) = cfg.prometheus_port {
+        let m = metrics.clone();
+        tokio::spawn(async move {
+            if let Err(e) = m.serve(port).await {
+                warn!("metrics endpoint: {e}");
+            }
+        });
+    }
+    for a in store.in_state(State::Leased).map_err(db)? {
+        warn!(
+            proposal = a.proposal,
+            expires_at = a.expires_at,
+            "an attempt was interrupted: left to its lease expiry"
+        );
+        store
+            .mark(a.proposal, a.expires_at, State::Abandoned, None)
+            .map_err(db)?;
+    }
+    let me = chain::account(&cfg.key);
+    info!(validator = %me, arenas = ?cfg.arenas.iter().map(|a| a.name).collect::<Vec<_>>(), "validator starting");
+    loop {
+        match session(&cfg, &store, &metrics, &me).await {
+            Ok(()) => return Ok(()),
+            Err(ChainError::Input(e)) => return Err(ChainError::Input(e)),
+            Err(e) => {
+                warn!("{e}; reconnecting in 2 s");
+                tokio::time::sleep(Duration::from_secs(2)).await;
+            }
+        }
+    }
+}
+
+/// One connection's life: follow finalized blocks until the subscription ends.
+async fn session(
+    cfg: &Config,
+    store: &Store,
+    metrics: &Metrics,
+    me: &AccountId,
+) -> Result<(), ChainError> {
+    let client = chain::connect(&cfg.url, cfg.timeout).await?;
+    let mut blocks = client.stream_blocks().await.map_err(unavailable)?;
+    while let Some(block) = blocks.next().await {
+        let block = block.map_err(unavailable)?;
+        let n = block.number();
+        metrics.last_finalized_block.set(n as i64);
+        catch_up(&client, store, me, n).await?;
+        // Decide on the newest finalized state, not on a block the stream had queued.
+        let at = client.at_current_block().await.map_err(unavailable)?;
+        for a in store.in_state(State::Reported).map_err(db)? {
+            attest(&client, store, metrics, cfg, me, a).await?;
+        }
+        if let Some((id, arena)) = next_claimable(&at, cfg, me, metrics).await? {
+            work_on(&client, store, metrics, cfg, me, id, arena).await?;
+        }
+    }
+    Err(ChainError::Unavailable(
+        "the finalized block subscription ended".into(),
+    ))
+}
+
+/// Processes the events of every finalized block after the cursor, up to `head`.
+async fn catch_up(
+    client: &Client,
+    store: &Store,
+    me: &AccountId,
+    head: u64,
+) -> Result<(), ChainError> {
+    let from = match store.cursor().map_err(db)? {
+        Some(c) if c < head => (c + 1).max(head.saturating_sub(1000)),
+        Some(_) => return Ok(()),
+        None => head,
+    };
+    for b in from..=head {
+        let at = client.at_block(b).await.map_err(unavailable)?;
+        let events = at.events().fetch().await.map_err(unavailable)?;
+        for e in events
+            .find::<api::cacheon::events::LeaseExpired>()
+            .flatten()
+        {
+            if &e.validator == me {
+                for a in store.all().map_err(db)? {
+                    if a.proposal == e.proposal
+                        && matches!(a.state, State::Leased | State::Reported)
+                    {
+                        warn!(
+                            proposal = a.proposal,
+                            "our lease expired before an attestation"
+                        );
+                        store
+                            .mark(a.proposal, a.expires_at, State::Abandoned, None)
+                            .map_err(db)?;
+                    }
+                }
+            }
+        }
+        for e in events.find::<api::cacheon::events::Crowned>().flatten() {
+            info!(
+                proposal = e.proposal,
+                speedup_ppm = e.speedup_ppm,
+                generation = e.generation,
+                "crowned"
+            );
+        }
+        store.set_cursor(b).map_err(db)?;
+    }
+    Ok(())
+}
+
+type At = subxt::client::ClientAtBlock<
+    subxt::PolkadotConfig,
+    subxt::client::OnlineClientAtBlockImpl<subxt::PolkadotConfig>,
+>;
+
+async fn proposal_at(at: &At, id: u64) -> Result<Option<ApiProposal>, ChainError> {
+    at.storage()
+        .try_fetch(api::storage().cacheon().proposals(), (id,))
+        .await
+        .map_err(unavailable)?
+        .map(|v| v.decode().map_err(unavailable))
+        .transpose()
+}
+
+/// The earliest proposal of a served arena this validator may lease (reveal order).
+async fn next_claimable(
+    at: &At,
+    cfg: &Config,
+    me: &AccountId,
+    metrics: &Metrics,
+) -> Result<Option<(u64, Arena)>, ChainError> {
+    let mut depth = 0;
+    let mut found = None;
+    for arena in &cfg.arenas {
+        let queue = at
+            .storage()
+            .try_fetch(
+                api::storage().cacheon().queue(),
+                (chain::bounded(arena.name.as_bytes()),),
+            )
+            .await
+            .map_err(unavailable)?
+            .map(|v| v.decode().map_err(unavailable))
+            .transpose()?
+            .map(|q| q.0)
+            .unwrap_or_default();
+        depth += queue.len();
+        if found.is_some() {
+            continue;
+        }
+        for id in queue {
+            let Some(p) = proposal_at(at, id).await? else {
+                continue;
+            };
+            let claimable = match &p.status {
+                ApiStatus::Queued => true,
+                ApiStatus::ReproductionQueued { primary } => &primary.validator != me,
+                _ => false,
+            };
+            if claimable {
+                found = Some((id, *arena));
+                break;
+            }
+        }
+    }
+    metrics.queue_depth.set(depth as i64);
+    Ok(found)
+}
+
+/// Leases `id`, runs the attempt, stores the report and attests.
+async fn work_on(
+    client: &Client,
+    store: &Store,
+    metrics: &Metrics,
+    cfg: &Config,
+    me: &AccountId,
+    id: u64,
+    arena: Arena,
+) -> Result<(), ChainError> {
+    let call = api::transactions().cacheon().claim(id);
+    let (events, block) = match chain::submit(client, &call, &cfg.key, cfg.timeout).await {
+        Ok(r) => r,
+        Err(ChainError::Refused(e)) => {
+            info!(
+                proposal = id,
+                "claim refused (another validator was first?): {e}"
+            );
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let Some(Ok(leased)) = events.find_first::<api::cacheon::events::Leased>() else {
+        return Err(unavailable("claim finalized without a Leased event"));
+    };
+    let phase = format!("{:?}", leased.phase).to_lowercase();
+    store
+        .record_lease(
+            id,
+            leased.expires_at as u64,
+            leased.generation,
+            &phase,
+            arena.name,
+        )
+        .map_err(db)?;
+    metrics.attestations.with_label_values(&["claim"]).inc();
+    info!(
+        proposal = id,
+        phase,
+        generation = leased.generation,
+        expires_at = leased.expires_at,
+        block,
+        "leased"
+    );
+
+    let at = client.at_block(block).await.map_err(unavailable)?;
+    let Some(p) = proposal_at(&at, id).await? else {
+        return Err(unavailable(format!("proposal {id} vanished")));
+    };
+    let files = bundle_files(&at, &p.content_hash).await;
+    let stack = incumbent_stack(&at, arena).await?;
+    let seed = fresh_seed();
+    let started = Instant::now();
+    let report = match files {
+        Ok(files) => {
+            let opts = AttemptOptions {
+                lane_exe: cfg.lane_exe.clone(),
+                seed,
+                stack,
+                deadlines: Default::default(),
+            };
+            tokio::task::spawn_blocking(move || attempt(&files, arena, &opts, &mut |_| {}))
+                .await
+                .map_err(|e| unavailable(format!("attempt task: {e}")))?
+        }
+        Err(detail) => {
+            warn!(proposal = id, "{detail}");
+            return finish(
+                store,
+                metrics,
+                cfg,
+                client,
+                me,
+                id,
+                leased.expires_at as u64,
+                Verdict::NoDecision {
+                    reason: NoDecisionReason::Infrastructure,
+                },
+                "no_decision",
+                serde_json::json!({"error": detail}),
+                seed,
+                started,
+            )
+            .await;
+        }
+    };
+    let verdict = match &report.outcome {
+        Outcome::Pass => Verdict::Pass {
+            speedup_ppm: report.speedup_ppm.unwrap_or(0),
+        },
+        Outcome::Fail(f) => Verdict::Fail { reason: f.reason },
+        Outcome::NoDecision { reason, .. } => Verdict::NoDecision { reason: *reason },
+    };
+    let outcome = report.verdict();
+    let value = serde_json::to_value(&report).map_err(|e| unavailable(e.to_string()))?;
+    finish(
+        store,
+        metrics,
+        cfg,
+        client,
+        me,
+        id,
+        leased.expires_at as u64,
+        verdict,
+        outcome,
+        value,
+        seed,
+        started,
+    )
+    .await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn finish(
+    store: &Store,
+    metrics: &Metrics,
+    cfg: &Config,
+    client: &Client,
+    me: &AccountId,
+    id: u64,
+    expires_at: u64,
+    verdict: Verdict,
+    outcome: &str,
+    report: serde_json::Value,
+    seed: u64,
+    started: Instant,
+) -> Result<(), ChainError> {
+    let bytes = serde_json::to_vec_pretty(&report).expect("JSON");
+    let (digest, _) = crate::evidence::store(&cfg.data_dir.join("evidence"), &bytes)
+        .map_err(|e| ChainError::Input(format!("storing evidence: {e}")))?;
+    let attempt_digest = hex::encode(cacheon_primitives::bundle::content_hash(
+        &(me.0, id, expires_at, seed).encode(),
+    ));
+    store
+        .record_report(
+            id,
+            expires_at,
+            &verdict.encode(),
+            &digest,
+            &attempt_digest,
+            outcome,
+        )
+        .map_err(db)?;
+    metrics.attempts.with_label_values(&[outcome]).inc();
+    metrics
+        .attempt_seconds
+        .observe(started.elapsed().as_secs_f64());
+    info!(proposal = id, outcome, evidence = %digest, seconds = started.elapsed().as_secs_f64(), "attempt finished");
+    if let Some(a) = store.get(id, expires_at).map_err(db)? {
+        attest(client, store, metrics, cfg, me, a).await?;
+    }
+    Ok(())
+}
+
+/// Attests a reported attempt if its lease is still ours; otherwise abandons it.
+async fn attest(
+    client: &Client,
+    store: &Store,
+    metrics: &Metrics,
+    cfg: &Config,
+    me: &AccountId,
+    a: store::Attempt,
+) -> Result<(), ChainError> {
+    let at = client.at_current_block().await.map_err(unavailable)?;
+    let lease = proposal_at(&at, a.proposal)
+        .await?
+        .and_then(|p| match p.status {
+            ApiStatus::Primary { lease } | ApiStatus::Reproduction { lease, .. } => Some(lease),
+            _ => None,
+        });
+    let ours = lease.is_some_and(|l| {
+        &l.validator == me
+            && l.expires_at as u64 == a.expires_at
+            && (at.block_number()) < a.expires_at
+    });
+    if !ours {
+        warn!(
+            proposal = a.proposal,
+            "the lease is no longer ours (expired, or already attested): not attesting"
+        );
+        return store
+            .mark(a.proposal, a.expires_at, State::Abandoned, None)
+            .map_err(db);
+    }
+    let verdict = a
+        .verdict
+        .as_deref()
+        .and_then(|b| Verdict::decode(&mut &b[..]).ok())
+        .ok_or_else(|| {
+            ChainError::Input(format!("attempt {} has no readable verdict", a.proposal))
+        })?;
+    let digest = |h: &Option<String>| -> [u8; 32] {
+        h.as_deref()
+            .and_then(|h| hex::decode(h).ok())
+            .and_then(|v| v.try_into().ok())
+            .unwrap_or([0; 32])
+    };
+    let attestation = api::runtime_types::pallet_cacheon::types::Attestation {
+        verdict: to_api(verdict),
+        incumbent_generation: a.generation,
+        evidence_digest: digest(&a.evidence),
+        attempt_digest: digest(&a.attempt_digest),
+    };
+    let call = api::transactions()
+        .cacheon()
+        .attest(a.proposal, attestation);
+    match chain::submit(client, &call, &cfg.key, cfg.timeout).await {
+        Ok((_, block)) => {
+            store
+                .mark(a.proposal, a.expires_at, State::Attested, Some(block))
+                .map_err(db)?;
+            metrics.attestations.with_label_values(&["attest"]).inc();
+            info!(proposal = a.proposal, block, "attestation finalized");
+            Ok(())
+        }
+        Err(ChainError::Refused(e)) => {
+            warn!(proposal = a.proposal, "attestation refused: {e}");
+            store
+                .mark(a.proposal, a.expires_at, State::Abandoned, None)
+                .map_err(db)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn to_api(v: Verdict) -> api::runtime_types::cacheon_primitives::verdict::Verdict {
+    use api::runtime_types::cacheon_primitives::verdict as t;
+    match v {
+        Verdict::Pass { speedup_ppm } => t::Verdict::Pass { speedup_ppm },
+        Verdict::Fail { reason } => t::Verdict::Fail {
+            reason: match reason {
+                FailReason::Build => t::FailReason::Build,
+                FailReason::Abi => t::FailReason::Abi,
+                FailReason::Incorrect => t::FailReason::Incorrect,
+                FailReason::GraphUnsafe => t::FailReason::GraphUnsafe,
+                FailReason::NotFaster => t::FailReason::NotFaster,
+                FailReason::BehaviourChanged => t::FailReason::BehaviourChanged,
+                FailReason::Cheating => t::FailReason::Cheating,
+                FailReason::CopyOf(p) => t::FailReason::CopyOf(p),
+                FailReason::Policy => t::FailReason::Policy,
+            },
+        },
+        Verdict::NoDecision { reason } => t::Verdict::NoDecision {
+            reason: match reason {
+                NoDecisionReason::Infrastructure => t::NoDecisionReason::Infrastructure,
+                NoDecisionReason::Noise => t::NoDecisionReason::Noise,
+                NoDecisionReason::Timeout => t::NoDecisionReason::Timeout,
+            },
+        },
+    }
+}
+
+/// A bundle's files from chain storage, with the ContentHash checked again.
+async fn bundle_files(
+    at: &At,
+    hash: &[u8; 32],
+) -> Result<Vec<cacheon_kernels::BundleFile>, String> {
+    let stored = at
+        .storage()
+        .try_fetch(api::storage().cacheon().bundles(), (*hash,))
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("bundle 0x{} is not in chain storage", hex::encode(hash)))?
+        .decode()
+        .map_err(|e| e.to_string())?;
+    let bytes = stored.bytes.0;
+    if &cacheon_primitives::bundle::content_hash(&bytes) != hash {
+        return Err(format!(
+            "stored bundle bytes do not hash to 0x{}",
+            hex::encode(hash)
+        ));
+    }
+    cacheon_kernels::bundle::from_canonical_bytes(&bytes, cacheon_kernels::bundle::MAX_BUNDLE_BYTES)
+        .map_err(|e| e.to_string())
+}
+
+/// The arena's crowned bundles (canonical bytes), oldest proposal first.
+async fn incumbent_stack(at: &At, arena: Arena) -> Result<Vec<Vec<u8>>, ChainError> {
+    let mut entries = Vec::new();
+    let mut it = at
+        .storage()
+        .iter(
+            api::storage().cacheon().incumbents(),
+            (chain::bounded(arena.name.as_bytes()),),
+        )
+        .await
+        .map_err(unavailable)?;
+    while let Some(kv) = it.next().await {
+        let kv = kv.map_err(unavailable)?;
+        let e = kv.value().decode().map_err(unavailable)?;
+        entries.push((e.proposal, e.content_hash));
+    }
+    entries.sort();
+    let mut stack = Vec::new();
+    for (_, hash) in entries {
+        let stored = at
+            .storage()
+            .try_fetch(api::storage().cacheon().bundles(), (hash,))
+            .await
+            .map_err(unavailable)?
+            .ok_or_else(|| {
+                unavailable(format!("incumbent bundle 0x{} missing", hex::encode(hash)))
+            })?
+            .decode()
+            .map_err(unavailable)?;
+        stack.push(stored.bytes.0);
+    }
+    Ok(stack)
+}
+
+fn fresh_seed() -> u64 {
+    let mut b = [0u8; 8];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut b);
+    }
+    u64::from_le_bytes(b)
+}

@@ -1,0 +1,242 @@
+//! The validator's attempt index: SQLite in WAL mode, one row per lease it took. A row
+//! moves `leased` → `reported` (the report is stored, the verdict known) → `attested`
+//! (the attestation is in a finalized block), or to `abandoned` (left to the lease expiry:
+//! an attempt interrupted by a crash, a lease that ran out). With the finalized-block
+//! cursor this is what makes the validator safe to kill at any point: it never attests a
+//! lease twice, never loses a finished report, and never attests an unfinished attempt.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// Where an attempt stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Leased,
+    Reported,
+    Attested,
+    Abandoned,
+}
+
+impl State {
+    fn as_str(self) -> &'static str {
+        match self {
+            State::Leased => "leased",
+            State::Reported => "reported",
+            State::Attested => "attested",
+            State::Abandoned => "abandoned",
+        }
+    }
+
+    fn parse(s: &str) -> State {
+        match s {
+            "leased" => State::Leased,
+            "reported" => State::Reported,
+            "attested" => State::Attested,
+            _ => State::Abandoned,
+        }
+    }
+}
+
+/// One lease this validator took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    pub proposal: u64,
+    pub expires_at: u64,
+    pub generation: u32,
+    pub phase: String,
+    pub arena: String,
+    pub state: State,
+    /// The SCALE-encoded `Verdict` to attest, once reported.
+    pub verdict: Option<Vec<u8>>,
+    pub evidence: Option<String>,
+    pub attempt_digest: Option<String>,
+    pub outcome: Option<String>,
+    pub attest_block: Option<u64>,
+}
+
+pub struct Store {
+    conn: Connection,
+}
+
+fn row_to_attempt(r: &rusqlite::Row<'_>) -> rusqlite::Result<Attempt> {
+    Ok(Attempt {
+        proposal: r.get::<_, i64>(0)? as u64,
+        expires_at: r.get::<_, i64>(1)? as u64,
+        generation: r.get::<_, i64>(2)? as u32,
+        phase: r.get(3)?,
+        arena: r.get(4)?,
+        state: State::parse(&r.get::<_, String>(5)?),
+        verdict: r.get(6)?,
+        evidence: r.get(7)?,
+        attempt_digest: r.get(8)?,
+        outcome: r.get(9)?,
+        attest_block: r.get::<_, Option<i64>>(10)?.map(|b| b as u64),
+    })
+}
+
+const COLUMNS: &str = "proposal, expires_at, generation, phase, arena, state, verdict, evidence, attempt_digest, outcome, attest_block";
+
+impl Store {
+    /// Opens (or creates) the index at `path`.
+    pub fn open(path: &Path) -> rusqlite::Result<Store> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS cursor (
+                 id INTEGER PRIMARY KEY CHECK (id = 0),
+                 block INTEGER NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS attempts (
+                 proposal INTEGER NOT NULL,
+                 expires_at INTEGER NOT NULL,
+                 generation INTEGER NOT NULL,
+                 phase TEXT NOT NULL,
+                 arena TEXT NOT NULL,
+                 state TEXT NOT NULL,
+                 verdict BLOB,
+                 evidence TEXT,
+                 attempt_digest TEXT,
+                 outcome TEXT,
+                 attest_block INTEGER,
+                 updated TEXT NOT NULL DEFAULT (datetime('now')),
+                 PRIMARY KEY (proposal, expires_at)
+             );",
+        )?;
+        Ok(Store { conn })
+    }
+
+    /// The last finalized block whose events were processed.
+    pub fn cursor(&self) -> rusqlite::Result<Option<u64>> {
+        self.conn
+            .query_row("SELECT block FROM cursor WHERE id = 0", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .optional()
+            .map(|b| b.map(|b| b as u64))
+    }
+
+    pub fn set_cursor(&self, block: u64) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT INTO cursor (id, block) VALUES (0, ?1) ON CONFLICT(id) DO UPDATE SET block = excluded.block",
+            params![block as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Records a lease just taken (idempotent).
+    pub fn record_lease(
+        &self,
+        proposal: u64,
+        expires_at: u64,
+        generation: u32,
+        phase: &str,
+        arena: &str,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO attempts (proposal, expires_at, generation, phase, arena, state)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'leased')",
+            params![
+                proposal as i64,
+                expires_at as i64,
+                generation as i64,
+                phase,
+                arena
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Records a finished attempt's report (only from `leased`).
+    pub fn record_report(
+        &self,
+        proposal: u64,
+        expires_at: u64,
+        verdict: &[u8],
+        evidence: &str,
+        attempt_digest: &str,
+        outcome: &str,
+    ) -> rusqlite::Result<bool> {
+        let n = self.conn.execute(
+            "UPDATE attempts SET state = 'reported', verdict = ?3, evidence = ?4, attempt_digest = ?5,
+                 outcome = ?6, updated = datetime('now')
+             WHERE proposal = ?1 AND expires_at = ?2 AND state = 'leased'",
+            params![proposal as i64, expires_at as i64, verdict, evidence, attempt_digest, outcome],
+        )?;
+        Ok(n == 1)
+    }
+
+    pub fn mark(
+        &self,
+        proposal: u64,
+        expires_at: u64,
+        state: State,
+        attest_block: Option<u64>,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE attempts SET state = ?3, attest_block = COALESCE(?4, attest_block), updated = datetime('now')
+             WHERE proposal = ?1 AND expires_at = ?2",
+            params![proposal as i64, expires_at as i64, state.as_str(), attest_block.map(|b| b as i64)],
+        )?;
+        Ok(())
+    }
+
+    pub fn in_state(&self, state: State) -> rusqlite::Result<Vec<Attempt>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM attempts WHERE state = ?1 ORDER BY proposal, expires_at"
+        ))?;
+        let rows = stmt.query_map(params![state.as_str()], row_to_attempt)?;
+        rows.collect()
+    }
+
+    pub fn get(&self, proposal: u64, expires_at: u64) -> rusqlite::Result<Option<Attempt>> {
+        self.conn
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM attempts WHERE proposal = ?1 AND expires_at = ?2"),
+                params![proposal as i64, expires_at as i64],
+                row_to_attempt,
+            )
+            .optional()
+    }
+
+    pub fn all(&self) -> rusqlite::Result<Vec<Attempt>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM attempts ORDER BY proposal, expires_at"
+        ))?;
+        let rows = stmt.query_map([], row_to_attempt)?;
+        rows.collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_attempt_moves_forward_only_and_survives_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.sqlite");
+        {
+            let s = Store::open(&path).unwrap();
+            assert_eq!(s.cursor().unwrap(), None);
+            s.set_cursor(7).unwrap();
+            s.set_cursor(9).unwrap();
+            s.record_lease(3, 100, 0, "primary", "cpu-tiny").unwrap();
+            s.record_lease(3, 100, 0, "primary", "cpu-tiny").unwrap();
+            assert!(s.record_report(3, 100, b"v", "ab", "cd", "pass").unwrap());
+            assert!(
+                !s.record_report(3, 100, b"v", "ab", "cd", "pass").unwrap(),
+                "only once"
+            );
+        }
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.cursor().unwrap(), Some(9));
+        let r = s.in_state(State::Reported).unwrap();
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].verdict.as_deref(), Some(&b"v"[..]));
+        s.mark(3, 100, State::Attested, Some(12)).unwrap();
+        assert_eq!(s.get(3, 100).unwrap().unwrap().attest_block, Some(12));
+        assert!(s.in_state(State::Reported).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,310 @@
+//! Validators against a real dev node, with real processes only: two validators (Alice and
+//! Bob, registered for `cpu-tiny` in the development genesis) qualify a miner's clear win
+//! to a crown; a validator killed mid-attempt never attests that lease, and the proposal
+//! still completes after the lease expires. Needs `cacheon-node` (scripts/test.sh builds it).
+
+mod common;
+#[path = "common/node.rs"]
+mod node;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{cacheon, repo_root};
+use serde_json::Value;
+
+struct Validator {
+    name: String,
+    data: PathBuf,
+    log: PathBuf,
+    child: Option<Child>,
+}
+
+impl Validator {
+    fn start(
+        name: &str,
+        suri: &str,
+        url: &str,
+        dir: &Path,
+        metrics_port: Option<u16>,
+    ) -> Validator {
+        let data = dir.join(name);
+        let log = dir.join(format!("{name}.log"));
+        let out = std::fs::File::options()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .unwrap();
+        let mut cmd = cacheon();
+        cmd.args([
+            "validator",
+            "--arena",
+            "cpu-tiny",
+            "--suri",
+            suri,
+            "--url",
+            url,
+            "--timeout",
+            "60",
+        ])
+        .arg("--data-dir")
+        .arg(&data)
+        .env("CACHEON_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(out);
+        if let Some(p) = metrics_port {
+            cmd.args(["--prometheus-port", &p.to_string()]);
+        }
+        let child = cmd.spawn().expect("start validator");
+        eprintln!("started validator {name} (log {})", log.display());
+        Validator {
+            name: name.into(),
+            data,
+            log,
+            child: Some(child),
+        }
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+            eprintln!("killed validator {}", self.name);
+        }
+    }
+
+    /// (proposal, state, outcome) of every attempt in the validator's SQLite index.
+    fn attempts(&self) -> Vec<(i64, String, Option<String>)> {
+        let conn = rusqlite::Connection::open(self.data.join("validator.sqlite")).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT proposal, state, outcome FROM attempts ORDER BY proposal, expires_at")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    }
+}
+
+impl Drop for Validator {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn run(args: &[&str]) -> (i32, Vec<Value>) {
+    let out = cacheon()
+        .arg("--json")
+        .args(args)
+        .output()
+        .expect("run cacheon");
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (out.status.code().unwrap_or(-1), lines)
+}
+
+/// Commits and reveals `bundle` as `suri`; returns the proposal id.
+fn propose(url: &str, state: &Path, bundle: &str, suri: &str) -> u64 {
+    let state = state.to_str().unwrap();
+    let (code, lines) = run(&[
+        "commit",
+        bundle,
+        "--suri",
+        suri,
+        "--url",
+        url,
+        "--state-dir",
+        state,
+    ]);
+    assert_eq!(code, 0, "commit: {lines:?}");
+    let (code, lines) = run(&[
+        "reveal",
+        bundle,
+        "--suri",
+        suri,
+        "--url",
+        url,
+        "--state-dir",
+        state,
+    ]);
+    assert_eq!(code, 0, "reveal: {lines:?}");
+    lines[0]["proposal"].as_u64().unwrap()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn diagnostics(node: &node::DevNode, vs: &[&Validator]) -> String {
+    let mut s = format!("--- node ---\n{}\n", node.log_tail());
+    for v in vs {
+        let text = v.log_text();
+        let lines: Vec<&str> = text.lines().collect();
+        s.push_str(&format!(
+            "--- {} ---\n{}\n",
+            v.name,
+            lines[lines.len().saturating_sub(25)..].join("\n")
+        ));
+    }
+    s
+}
+
+#[test]
+fn two_validators_crown_a_clear_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = node::DevNode::start(dir.path(), 500);
+    let metrics_port = free_port();
+    let alice = Validator::start(
+        "alice",
+        "//Alice",
+        &node.url,
+        dir.path(),
+        Some(metrics_port),
+    );
+    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
+    let bundle = repo_root().join("examples/cpu/attention-onepass");
+    let id = propose(
+        &node.url,
+        &dir.path().join("miner"),
+        bundle.to_str().unwrap(),
+        "//Charlie",
+    );
+    eprintln!("waiting for: proposal {id} to be leased, qualified by Alice and Bob, and crowned (600 s budget)");
+    let (code, events) = run(&[
+        "watch",
+        &id.to_string(),
+        "--url",
+        &node.url,
+        "--for-secs",
+        "600",
+    ]);
+    let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
+    eprintln!("events: {names:?}");
+    assert_eq!(
+        code,
+        0,
+        "not crowned; events {events:#?}\n{}",
+        diagnostics(&node, &[&alice, &bob])
+    );
+    assert!(names.contains(&"crowned"), "{names:?}");
+    let passes = names.iter().filter(|n| **n == "pass_recorded").count();
+    assert!(passes >= 1, "a primary PASS before the crown: {names:?}");
+    // Both validators attested a PASS for this proposal (one primary, one reproduction);
+    // the last one marks its row a moment after the crown is finalized.
+    for v in [&alice, &bob] {
+        let start = Instant::now();
+        loop {
+            let rows = v.attempts();
+            if rows
+                .iter()
+                .any(|(p, s, o)| *p == id as i64 && s == "attested" && o.as_deref() == Some("pass"))
+            {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{}: {rows:?}",
+                v.name
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    let body = std::net::TcpStream::connect(("127.0.0.1", metrics_port))
+        .and_then(|mut s| {
+            use std::io::{Read, Write};
+            s.write_all(b"GET /metrics HTTP/1.0\r\n\r\n")?;
+            let mut b = String::new();
+            s.read_to_string(&mut b)?;
+            Ok(b)
+        })
+        .expect("metrics endpoint answers");
+    assert!(
+        body.contains("cacheon_validator_last_finalized_block"),
+        "{body}"
+    );
+    assert!(
+        body.contains("cacheon_validator_attempts_total{verdict=\"pass\"}"),
+        "{body}"
+    );
+}
+
+#[test]
+fn a_validator_killed_mid_attempt_never_attests_that_lease() {
+    let dir = tempfile::tempdir().unwrap();
+    // 100 ms blocks: the 300-block lease runs out in about 30 s.
+    let node = node::DevNode::start(dir.path(), 100);
+    let mut alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
+    let bundle = repo_root().join("examples/cpu/attention-onepass");
+    let id = propose(
+        &node.url,
+        &dir.path().join("miner"),
+        bundle.to_str().unwrap(),
+        "//Charlie",
+    );
+    eprintln!("waiting for: Alice to lease proposal {id}, then killing her mid-attempt");
+    let start = Instant::now();
+    while !alice.log_text().contains("leased") {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "Alice never leased\n{}",
+            diagnostics(&node, &[&alice])
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    alice.kill();
+    let rows = alice.attempts();
+    assert!(
+        rows.iter()
+            .any(|(p, s, _)| *p == id as i64 && s == "leased"),
+        "{rows:?}"
+    );
+
+    eprintln!("waiting for: Alice restarted and Bob to finish the proposal after the lease expires (600 s budget)");
+    let alice2 = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
+    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
+    let (code, events) = run(&[
+        "watch",
+        &id.to_string(),
+        "--url",
+        &node.url,
+        "--for-secs",
+        "600",
+    ]);
+    let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
+    eprintln!("events: {names:?}");
+    assert_eq!(
+        code,
+        0,
+        "not crowned; events {events:#?}\n{}",
+        diagnostics(&node, &[&alice2, &bob])
+    );
+    assert!(
+        names.contains(&"lease_expired"),
+        "the interrupted lease expired: {names:?}"
+    );
+    // The interrupted attempt was abandoned on restart, never attested.
+    let rows = alice2.attempts();
+    let first = rows
+        .iter()
+        .find(|(p, _, _)| *p == id as i64)
+        .expect("Alice's first lease is indexed");
+    assert_eq!(first.1, "abandoned", "{rows:?}");
+    assert!(
+        alice2.log_text().contains("interrupted"),
+        "{}",
+        alice2.log_text()
+    );
+}
