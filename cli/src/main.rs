@@ -192,6 +192,24 @@ enum Command {
         #[arg(long)]
         prometheus_port: Option<u16>,
     },
+    /// The main job on embedded defaults: starts a dev chain (cacheon-node --dev --tmp) and
+    /// two validators (Alice, Bob) on the CPU arena; a miner (Charlie) packs, commits and
+    /// reveals a faster attention kernel; shows the lease, both attestations, the crown,
+    /// the next epoch's weights and the payout as they happen; then stops everything.
+    Demo {
+        /// The node binary (default: cacheon-node beside this binary, then on PATH).
+        #[arg(long)]
+        node: Option<PathBuf>,
+        /// The miner's bundle (default: examples/cpu/attention-onepass).
+        #[arg(long)]
+        bundle: Option<PathBuf>,
+        /// Milliseconds between dev blocks.
+        #[arg(long, default_value_t = 500)]
+        block_ms: u64,
+        /// Keep the node and validator logs in this folder (default: a temp dir, removed).
+        #[arg(long)]
+        keep_logs: Option<PathBuf>,
+    },
     /// Internal: the lane process that runs candidate code (started by `verify`).
     #[command(hide = true)]
     Lane {
@@ -223,6 +241,18 @@ fn main() {
         Command::Slots => cmd::local::slots(&out),
         Command::Scan { dir, arena } => cmd::local::scan(&out, &dir, arena.as_deref()),
         Command::Verify { dir, device, seed } => cmd::local::verify(&out, &dir, device, seed),
+        Command::Demo {
+            node,
+            bundle,
+            block_ms,
+            keep_logs,
+        } => cmd::block_on(cmd::demo::demo(
+            &out,
+            node.as_deref(),
+            bundle.as_deref(),
+            block_ms,
+            keep_logs.as_deref(),
+        )),
         Command::Validator {
             arenas,
             key,

@@ -1,5 +1,6 @@
 //! The `cacheon` subcommands: [`local`] (no chain) and [`onchain`].
 
+pub mod demo;
 pub mod local;
 pub mod onchain;
 

@@ -178,18 +178,42 @@ pub async fn commit(
 }
 
 pub async fn reveal(out: &Out, dir: &Path, key: &KeyArgs, c: &ChainArgs, state: &StateArgs) -> i32 {
+    reveal_id(out, dir, key, c, state).await.0
+}
+
+/// `reveal`, also returning the proposal id on success.
+pub async fn reveal_id(
+    out: &Out,
+    dir: &Path,
+    key: &KeyArgs,
+    c: &ChainArgs,
+    state: &StateArgs,
+) -> (i32, Option<u64>) {
+    match reveal_steps(out, dir, key, c, state).await {
+        Ok(id) => (exit::OK, Some(id)),
+        Err(code) => (code, None),
+    }
+}
+
+async fn reveal_steps(
+    out: &Out,
+    dir: &Path,
+    key: &KeyArgs,
+    c: &ChainArgs,
+    state: &StateArgs,
+) -> Result<u64, i32> {
     let files = match bundle::read_dir(dir) {
         Ok(f) => f,
-        Err(e) => return out.error(&format!("{}: {e}", dir.display()), exit::USAGE),
+        Err(e) => return Err(out.error(&format!("{}: {e}", dir.display()), exit::USAGE)),
     };
     let canonical = match bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES) {
         Ok(b) => b,
-        Err(e) => return out.error(&format!("{}: {e}", dir.display()), exit::FAIL),
+        Err(e) => return Err(out.error(&format!("{}: {e}", dir.display()), exit::FAIL)),
     };
     let hash = hex::encode(cacheon_primitives::bundle::content_hash(&canonical));
     let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
         Ok(k) => k,
-        Err(e) => return fail(out, e),
+        Err(e) => return Err(fail(out, e)),
     };
     let account = chain::account(&signer);
     let Some(mut record) = load_records(state)
@@ -199,13 +223,13 @@ pub async fn reveal(out: &Out, dir: &Path, key: &KeyArgs, c: &ChainArgs, state: 
         })
         .max_by_key(|r| r.commit_block.unwrap_or(0))
     else {
-        return out.error(
+        return Err(out.error(
             &format!(
                 "no unrevealed commitment of {account} to bundle 0x{hash} in {} (run `cacheon commit` first; the bytes must be unchanged)",
                 state.dir().display()
             ),
             exit::USAGE,
-        );
+        ));
     };
     let commitment: [u8; 32] = hex::decode(&record.commitment)
         .ok()
@@ -217,14 +241,14 @@ pub async fn reveal(out: &Out, dir: &Path, key: &KeyArgs, c: &ChainArgs, state: 
         .expect("records hold 32-byte salts");
     let client = match connect(out, c).await {
         Ok(cl) => cl,
-        Err(code) => return code,
+        Err(code) => return Err(code),
     };
     // Wait until the reveal delay has passed in a finalized block.
     let deadline = std::time::Instant::now() + Duration::from_secs(c.timeout);
     loop {
         let at = match client.at_current_block().await {
             Ok(a) => a,
-            Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
+            Err(e) => return Err(fail(out, ChainError::Unavailable(e.to_string()))),
         };
         let commit_block = match at
             .storage()
@@ -233,12 +257,12 @@ pub async fn reveal(out: &Out, dir: &Path, key: &KeyArgs, c: &ChainArgs, state: 
         {
             Ok(Some(v)) => v.decode().unwrap_or(0) as u64,
             Ok(None) => {
-                return out.error(
+                return Err(out.error(
                     &format!("commitment 0x{} is not pending on chain (revealed, cancelled or never finalized)", record.commitment),
                     exit::CHAIN_REFUSED,
-                )
+                ))
             }
-            Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
+            Err(e) => return Err(fail(out, ChainError::Unavailable(e.to_string()))),
         };
         let delay = at
             .constants()
@@ -248,10 +272,10 @@ pub async fn reveal(out: &Out, dir: &Path, key: &KeyArgs, c: &ChainArgs, state: 
             break;
         }
         if std::time::Instant::now() > deadline {
-            return fail(
+            return Err(fail(
                 out,
                 ChainError::Timeout("the reveal delay did not pass in time".into()),
-            );
+            ));
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -264,13 +288,13 @@ pub async fn reveal(out: &Out, dir: &Path, key: &KeyArgs, c: &ChainArgs, state: 
     let (events, block) =
         match chain::submit(&client, &call, &signer, Duration::from_secs(c.timeout)).await {
             Ok(r) => r,
-            Err(e) => return fail(out, e),
+            Err(e) => return Err(fail(out, e)),
         };
     let Some(Ok(revealed)) = events.find_first::<api::cacheon::events::Revealed>() else {
-        return out.error(
+        return Err(out.error(
             "the reveal was finalized without a Revealed event",
             exit::CHAIN_REFUSED,
-        );
+        ));
     };
     record.proposal = Some(revealed.proposal);
     let _ = save_record(state, &record);
@@ -284,7 +308,7 @@ pub async fn reveal(out: &Out, dir: &Path, key: &KeyArgs, c: &ChainArgs, state: 
             )
         },
     );
-    exit::OK
+    Ok(revealed.proposal)
 }
 
 pub async fn withdraw(out: &Out, proposal: u64, key: &KeyArgs, c: &ChainArgs) -> i32 {
@@ -557,7 +581,11 @@ fn describe(v: &serde_json::Value) -> String {
         })
         .unwrap_or_default();
     fields.sort();
-    format!("#{:<6} {name:<22} {}", v["block"], fields.join(" "))
+    format!(
+        "#{:<6} {name:<22} {}",
+        v["block"].to_string(),
+        fields.join(" ")
+    )
 }
 
 pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i32 {

@@ -51,9 +51,11 @@ impl Special {
     }
 }
 
-/// What the referee asks of a lane.
+/// What the referee asks of a lane. Messages are externally tagged JSON: an internally
+/// tagged enum would buffer its fields, and with serde_json's `arbitrary_precision` (which
+/// node crates switch on in a workspace build) buffered numbers no longer read as `f32`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "request", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Request {
     /// Build and load a bundle; one blob follows: its canonical bytes.
     Build { origin: String },
@@ -149,7 +151,7 @@ pub struct CallCheck {
 
 /// What a lane answers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "reply", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Reply {
     /// First message after start: the isolation that is in force.
     Ready {
