@@ -577,7 +577,8 @@ fn copy_into(dst: &mut cacheon_kernels::args::Buffer, src: cacheon_kernels::args
     }
 }
 
-fn same_bits(a: &cacheon_kernels::args::Buffer, b: &cacheon_kernels::args::Buffer) -> bool {
+/// Whether two input buffers hold the same bits (NaN payloads included).
+pub fn same_bits(a: &cacheon_kernels::args::Buffer, b: &cacheon_kernels::args::Buffer) -> bool {
     use cacheon_kernels::args::Buffer;
     match (a, b) {
         (Buffer::F32(x), Buffer::F32(y)) => {

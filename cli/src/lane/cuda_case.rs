@@ -2,7 +2,7 @@
 //! device, poisoned before every call, inputs refreshed in place (same addresses), and
 //! optionally one CUDA graph captured once and replayed per seed (DESIGN 7 steps 5-6).
 
-use cacheon_kernels::args::{Buffer, SlotArgs};
+use cacheon_kernels::args::SlotArgs;
 use cacheon_kernels::cuda::kernel::{DeviceArgs, DeviceBuffer};
 use cacheon_kernels::cuda::timing::capture_graph;
 use cacheon_kernels::cuda::{BuildStage as CudaStage, CudaBuildOptions};
@@ -10,7 +10,7 @@ use cacheon_kernels::slots::{Dtype, SlotId};
 use cacheon_kernels::{build_cuda_bundle, BundleFile, CudaBundle, CudaDevice};
 use cudarc::driver::{sys, CudaSlice, DevicePtr};
 
-use super::child::{case_args, guard_hits};
+use super::child::{case_args, guard_hits, same_bits};
 use super::protocol::{BuildStage, CallCheck, Special};
 
 /// Poison for bf16 outputs: a quiet NaN with a payload arithmetic does not produce.
@@ -183,21 +183,11 @@ impl CudaLane {
                 .iter()
                 .zip(&args.inputs)
                 .enumerate()
-                .filter(|(_, (a, b))| !same(a, b))
+                .filter(|(_, (a, b))| !same_bits(a, b))
                 .map(|(i, _)| i)
                 .collect();
             checks.push(check);
         }
         Ok((checks, outputs))
-    }
-}
-
-fn same(a: &Buffer, b: &Buffer) -> bool {
-    match (a, b) {
-        (Buffer::F32(x), Buffer::F32(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
-        }
-        (Buffer::I32(x), Buffer::I32(y)) => x == y,
-        _ => false,
     }
 }
