@@ -2,36 +2,18 @@
 //! reveal delay), status, a copy refused, withdraw, and watch following the proposal to its
 //! end. Needs the `cacheon-node` binary (scripts/test.sh builds it first).
 
+#[path = "common/chain.rs"]
+mod chain;
 mod common;
-#[path = "common/node.rs"]
-mod node;
 
-use common::{cacheon, repo_root};
+use chain::run_lines as run;
+use common::repo_root;
 use serde_json::Value;
-
-fn run(args: &[&str]) -> (i32, Vec<Value>, String) {
-    let out = cacheon()
-        .arg("--json")
-        .args(args)
-        .output()
-        .expect("run cacheon");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let lines = stdout
-        .lines()
-        .filter(|l| l.starts_with('{'))
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    (
-        out.status.code().unwrap_or(-1),
-        lines,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn commit_reveal_status_copy_withdraw_and_watch() {
     let logs = tempfile::tempdir().unwrap();
-    let node = node::DevNode::start(logs.path(), 250);
+    let node = chain::DevNode::start(logs.path(), 250);
     let url = node.url.as_str();
     let state = logs.path().join("state");
     let state = state.to_str().unwrap();

@@ -3,141 +3,14 @@
 //! to a crown; a validator killed mid-attempt never attests that lease, and the proposal
 //! still completes after the lease expires. Needs `cacheon-node` (scripts/test.sh builds it).
 
+#[path = "common/chain.rs"]
+mod chain;
 mod common;
-#[path = "common/node.rs"]
-mod node;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{cacheon, repo_root};
-use serde_json::Value;
-
-struct Validator {
-    name: String,
-    data: PathBuf,
-    log: PathBuf,
-    child: Option<Child>,
-}
-
-impl Validator {
-    fn start(
-        name: &str,
-        suri: &str,
-        url: &str,
-        dir: &Path,
-        metrics_port: Option<u16>,
-    ) -> Validator {
-        let data = dir.join(name);
-        let log = dir.join(format!("{name}.log"));
-        let out = std::fs::File::options()
-            .create(true)
-            .append(true)
-            .open(&log)
-            .unwrap();
-        let mut cmd = cacheon();
-        cmd.args([
-            "validator",
-            "--arena",
-            "cpu-tiny",
-            "--suri",
-            suri,
-            "--url",
-            url,
-            "--timeout",
-            "60",
-        ])
-        .arg("--data-dir")
-        .arg(&data)
-        .env("CACHEON_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(out);
-        if let Some(p) = metrics_port {
-            cmd.args(["--prometheus-port", &p.to_string()]);
-        }
-        let child = cmd.spawn().expect("start validator");
-        eprintln!("started validator {name} (log {})", log.display());
-        Validator {
-            name: name.into(),
-            data,
-            log,
-            child: Some(child),
-        }
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-            eprintln!("killed validator {}", self.name);
-        }
-    }
-
-    /// (proposal, state, outcome) of every attempt in the validator's SQLite index.
-    fn attempts(&self) -> Vec<(i64, String, Option<String>)> {
-        let conn = rusqlite::Connection::open(self.data.join("validator.sqlite")).unwrap();
-        let mut stmt = conn
-            .prepare("SELECT proposal, state, outcome FROM attempts ORDER BY proposal, expires_at")
-            .unwrap();
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .map(|r| r.unwrap())
-            .collect()
-    }
-}
-
-impl Drop for Validator {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn run(args: &[&str]) -> (i32, Vec<Value>) {
-    let out = cacheon()
-        .arg("--json")
-        .args(args)
-        .output()
-        .expect("run cacheon");
-    let lines = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.starts_with('{'))
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    (out.status.code().unwrap_or(-1), lines)
-}
-
-/// Commits and reveals `bundle` as `suri`; returns the proposal id.
-fn propose(url: &str, state: &Path, bundle: &str, suri: &str) -> u64 {
-    let state = state.to_str().unwrap();
-    let (code, lines) = run(&[
-        "commit",
-        bundle,
-        "--suri",
-        suri,
-        "--url",
-        url,
-        "--state-dir",
-        state,
-    ]);
-    assert_eq!(code, 0, "commit: {lines:?}");
-    let (code, lines) = run(&[
-        "reveal",
-        bundle,
-        "--suri",
-        suri,
-        "--url",
-        url,
-        "--state-dir",
-        state,
-    ]);
-    assert_eq!(code, 0, "reveal: {lines:?}");
-    lines[0]["proposal"].as_u64().unwrap()
-}
+use chain::{propose, run_lines, DevNode, Validator};
+use common::repo_root;
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -147,7 +20,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn diagnostics(node: &node::DevNode, vs: &[&Validator]) -> String {
+fn diagnostics(node: &DevNode, vs: &[&Validator]) -> String {
     let mut s = format!("--- node ---\n{}\n", node.log_tail());
     for v in vs {
         let text = v.log_text();
@@ -164,7 +37,7 @@ fn diagnostics(node: &node::DevNode, vs: &[&Validator]) -> String {
 #[test]
 fn two_validators_crown_a_clear_win() {
     let dir = tempfile::tempdir().unwrap();
-    let node = node::DevNode::start(dir.path(), 500);
+    let node = DevNode::start(dir.path(), 500);
     let metrics_port = free_port();
     let alice = Validator::start(
         "alice",
@@ -182,7 +55,7 @@ fn two_validators_crown_a_clear_win() {
         "//Charlie",
     );
     eprintln!("waiting for: proposal {id} to be leased, qualified by Alice and Bob, and crowned (600 s budget)");
-    let (code, events) = run(&[
+    let (code, events, _) = run_lines(&[
         "watch",
         &id.to_string(),
         "--url",
@@ -244,7 +117,7 @@ fn two_validators_crown_a_clear_win() {
 fn a_validator_killed_mid_attempt_never_attests_that_lease() {
     let dir = tempfile::tempdir().unwrap();
     // 100 ms blocks: the 300-block lease runs out in about 30 s.
-    let node = node::DevNode::start(dir.path(), 100);
+    let node = DevNode::start(dir.path(), 100);
     let mut alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bundle = repo_root().join("examples/cpu/attention-onepass");
     let id = propose(
@@ -275,7 +148,7 @@ fn a_validator_killed_mid_attempt_never_attests_that_lease() {
     eprintln!("waiting for: Alice restarted and Bob to finish the proposal after the lease expires (600 s budget)");
     let alice2 = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
-    let (code, events) = run(&[
+    let (code, events, _) = run_lines(&[
         "watch",
         &id.to_string(),
         "--url",

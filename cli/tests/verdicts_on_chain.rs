@@ -3,93 +3,21 @@
 //! output FAILs `Cheating`. Each test prints what it waits for and fails with the events
 //! it saw. Needs `cacheon-node` (scripts/test.sh builds it first).
 
+#[path = "common/chain.rs"]
+mod chain;
 mod common;
-#[path = "common/node.rs"]
-mod node;
 
-use std::path::Path;
-use std::process::{Child, Stdio};
-
-use common::{cacheon, repo_root};
-use serde_json::Value;
-
-struct Running(Vec<Child>);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-fn run(args: &[&str]) -> (i32, Vec<Value>) {
-    let out = cacheon()
-        .arg("--json")
-        .args(args)
-        .output()
-        .expect("run cacheon");
-    let lines = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.starts_with('{'))
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    (out.status.code().unwrap_or(-1), lines)
-}
-
-fn propose(url: &str, state: &Path, bundle: &str, suri: &str) -> u64 {
-    let state = state.to_str().unwrap();
-    let (code, lines) = run(&[
-        "commit",
-        bundle,
-        "--suri",
-        suri,
-        "--url",
-        url,
-        "--state-dir",
-        state,
-    ]);
-    assert_eq!(code, 0, "commit {bundle}: {lines:?}");
-    let (code, lines) = run(&[
-        "reveal",
-        bundle,
-        "--suri",
-        suri,
-        "--url",
-        url,
-        "--state-dir",
-        state,
-    ]);
-    assert_eq!(code, 0, "reveal {bundle}: {lines:?}");
-    lines[0]["proposal"].as_u64().unwrap()
-}
+use chain::{propose, run_lines, DevNode, Validator};
+use common::repo_root;
 
 #[test]
 fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     let dir = tempfile::tempdir().unwrap();
-    let node = node::DevNode::start(dir.path(), 500);
-    let mut running = Running(Vec::new());
-    for (name, suri) in [("alice", "//Alice"), ("bob", "//Bob")] {
-        let log = std::fs::File::create(dir.path().join(format!("{name}.log"))).unwrap();
-        let child = cacheon()
-            .args([
-                "validator",
-                "--arena",
-                "cpu-tiny",
-                "--suri",
-                suri,
-                "--url",
-                &node.url,
-            ])
-            .arg("--data-dir")
-            .arg(dir.path().join(name))
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        running.0.push(child);
-    }
+    let node = DevNode::start(dir.path(), 500);
+    let _validators = [
+        Validator::start("alice", "//Alice", &node.url, dir.path(), None),
+        Validator::start("bob", "//Bob", &node.url, dir.path(), None),
+    ];
     let stock = repo_root().join("kernels/stock/cpu/attention_decode");
     let cheat = repo_root().join("examples/cpu/fail-out-of-bounds");
     let slow = propose(
@@ -106,7 +34,7 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     );
     for (id, reason) in [(slow, "NotFaster"), (bad, "Cheating")] {
         eprintln!("waiting for: proposal {id} to fail with {reason} (300 s budget)");
-        let (code, events) = run(&[
+        let (code, events, _) = run_lines(&[
             "watch",
             &id.to_string(),
             "--url",

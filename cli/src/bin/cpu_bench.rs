@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use cacheon_kernels::bundle;
 use cacheon_kernels::cases;
+use cacheon_kernels::engine::sampler::argmax;
 use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuKernel};
 
@@ -64,16 +65,6 @@ fn time_engine(slots: SlotTable, cfg: &ModelConfig, weights: &Weights) -> f64 {
         })
         .collect();
     median(samples)
-}
-
-fn argmax(v: &[f32]) -> u32 {
-    let mut best = 0;
-    for (i, &x) in v.iter().enumerate() {
-        if x > v[best] {
-            best = i;
-        }
-    }
-    best as u32
 }
 
 fn main() {

@@ -181,31 +181,17 @@ pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
     }
 }
 
-pub fn fresh_seed() -> u64 {
-    let mut b = [0u8; 8];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        let _ = f.read_exact(&mut b);
-    }
-    u64::from_le_bytes(b) ^ std::process::id() as u64
-}
-
 pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> i32 {
     let arena = arena::default_arena(device);
     let files = match read_for_screening(out, dir, arena.name) {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let exe = match std::env::current_exe() {
+    let exe = match super::lane_exe(out) {
         Ok(e) => e,
-        Err(e) => {
-            return out.error(
-                &format!("cannot find the cacheon binary: {e}"),
-                exit::NO_DECISION,
-            )
-        }
+        Err(code) => return code,
     };
-    let opts = ScreenOptions::new(exe, seed.unwrap_or_else(fresh_seed));
+    let opts = ScreenOptions::new(exe, seed.unwrap_or_else(cacheon::qualify::fresh_seed));
     let bar = if out.json {
         ProgressBar::hidden()
     } else {
@@ -364,18 +350,13 @@ pub fn qualify(
             Err(e) => return out.error(&format!("stack bundle {}: {e}", d.display()), exit::USAGE),
         }
     }
-    let exe = match std::env::current_exe() {
+    let exe = match super::lane_exe(out) {
         Ok(e) => e,
-        Err(e) => {
-            return out.error(
-                &format!("cannot find the cacheon binary: {e}"),
-                exit::NO_DECISION,
-            )
-        }
+        Err(code) => return code,
     };
     let opts = cacheon::qualify::AttemptOptions {
         lane_exe: exe,
-        seed: seed.unwrap_or_else(fresh_seed),
+        seed: seed.unwrap_or_else(cacheon::qualify::fresh_seed),
         stack,
         deadlines: Default::default(),
     };

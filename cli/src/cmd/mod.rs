@@ -82,6 +82,16 @@ impl EvidenceArgs {
     }
 }
 
+/// This executable, which lanes are started from (`cacheon lane`).
+pub fn lane_exe(out: &Out) -> Result<PathBuf, i32> {
+    std::env::current_exe().map_err(|e| {
+        out.error(
+            &format!("cannot find the cacheon binary: {e}"),
+            cacheon::exit::NO_DECISION,
+        )
+    })
+}
+
 /// Runs an async command on a fresh runtime.
 pub fn block_on(fut: impl std::future::Future<Output = i32>) -> i32 {
     tokio::runtime::Builder::new_multi_thread()

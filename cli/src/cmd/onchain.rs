@@ -686,14 +686,9 @@ pub async fn validator(
         Ok(k) => k,
         Err(e) => return fail(out, e),
     };
-    let lane_exe = match std::env::current_exe() {
+    let lane_exe = match super::lane_exe(out) {
         Ok(e) => e,
-        Err(e) => {
-            return out.error(
-                &format!("cannot find the cacheon binary: {e}"),
-                exit::NO_DECISION,
-            )
-        }
+        Err(code) => return code,
     };
     let cfg = cacheon::validator::Config {
         url: c.url.clone(),

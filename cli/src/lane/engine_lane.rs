@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use cacheon_kernels::args::{Buffer, SlotArgs};
 use cacheon_kernels::bundle;
+use cacheon_kernels::engine::sampler::argmax;
 use cacheon_kernels::engine::slot_table::{CallPhase, SlotCall, SlotObserver};
 use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
@@ -22,17 +23,6 @@ pub struct EngineLane {
 pub fn weight_bytes(cfg: &ModelConfig) -> u64 {
     let embed = cfg.vocab_size * cfg.hidden_size;
     (cfg.parameter_count().saturating_sub(embed) * 4) as u64
-}
-
-/// Greedy choice: the highest logit, ties to the lowest id (as the engine's sampler).
-fn argmax(v: &[f32]) -> u32 {
-    let mut best = 0;
-    for (i, &x) in v.iter().enumerate() {
-        if x > v[best] {
-            best = i;
-        }
-    }
-    best as u32
 }
 
 impl EngineLane {

@@ -94,6 +94,16 @@ impl AttemptReport {
     }
 }
 
+/// A fresh secret seed for an attempt, from the operating system's random source.
+pub fn fresh_seed() -> u64 {
+    let mut b = [0u8; 8];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut b);
+    }
+    u64::from_le_bytes(b) ^ std::process::id() as u64
+}
+
 /// The prompt of an attempt: `len` tokens drawn from the attempt's seed.
 pub fn prompt(seed: u64, len: usize, vocab: usize) -> Vec<u32> {
     let mut rng = Rng::derive(seed, "workload-prompt");

@@ -276,7 +276,7 @@ async fn work_on(
     };
     let files = bundle_files(&at, &p.content_hash).await;
     let stack = incumbent_stack(&at, arena).await?;
-    let seed = fresh_seed();
+    let seed = crate::qualify::fresh_seed();
     let started = Instant::now();
     let report = match files {
         Ok(files) => {
@@ -477,26 +477,33 @@ fn to_api(v: Verdict) -> api::runtime_types::cacheon_primitives::verdict::Verdic
     }
 }
 
-/// A bundle's files from chain storage, with the ContentHash checked again.
-async fn bundle_files(
-    at: &At,
-    hash: &[u8; 32],
-) -> Result<Vec<cacheon_kernels::BundleFile>, String> {
-    let stored = at
+/// A bundle's canonical bytes from chain storage, with the ContentHash checked again.
+async fn stored_bundle(at: &At, hash: &[u8; 32]) -> Result<Vec<u8>, String> {
+    let bytes = at
         .storage()
         .try_fetch(api::storage().cacheon().bundles(), (*hash,))
         .await
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("bundle 0x{} is not in chain storage", hex::encode(hash)))?
         .decode()
-        .map_err(|e| e.to_string())?;
-    let bytes = stored.bytes.0;
+        .map_err(|e| e.to_string())?
+        .bytes
+        .0;
     if &cacheon_primitives::bundle::content_hash(&bytes) != hash {
         return Err(format!(
             "stored bundle bytes do not hash to 0x{}",
             hex::encode(hash)
         ));
     }
+    Ok(bytes)
+}
+
+/// A proposal's files from chain storage.
+async fn bundle_files(
+    at: &At,
+    hash: &[u8; 32],
+) -> Result<Vec<cacheon_kernels::BundleFile>, String> {
+    let bytes = stored_bundle(at, hash).await?;
     cacheon_kernels::bundle::from_canonical_bytes(&bytes, cacheon_kernels::bundle::MAX_BUNDLE_BYTES)
         .map_err(|e| e.to_string())
 }
@@ -520,26 +527,7 @@ async fn incumbent_stack(at: &At, arena: Arena) -> Result<Vec<Vec<u8>>, ChainErr
     entries.sort();
     let mut stack = Vec::new();
     for (_, hash) in entries {
-        let stored = at
-            .storage()
-            .try_fetch(api::storage().cacheon().bundles(), (hash,))
-            .await
-            .map_err(unavailable)?
-            .ok_or_else(|| {
-                unavailable(format!("incumbent bundle 0x{} missing", hex::encode(hash)))
-            })?
-            .decode()
-            .map_err(unavailable)?;
-        stack.push(stored.bytes.0);
+        stack.push(stored_bundle(at, &hash).await.map_err(unavailable)?);
     }
     Ok(stack)
-}
-
-fn fresh_seed() -> u64 {
-    let mut b = [0u8; 8];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        let _ = f.read_exact(&mut b);
-    }
-    u64::from_le_bytes(b)
 }
