@@ -85,7 +85,7 @@ enum Command {
     /// interval is decided against 1 + margin, then the audit of every candidate call in a
     /// model run and the pristine reference. Exit 0 on PASS, 1 on FAIL, 3 on no decision.
     Qualify {
-        /// Arena: cpu-tiny (the CUDA arena's speed lanes are not built yet).
+        /// Arena: cpu-tiny (C kernels on this CPU) or h200-llama8b (CUDA kernels on GPU 0).
         #[arg(long, default_value = "cpu-tiny")]
         arena: String,
         /// The bundle folder.

@@ -144,3 +144,66 @@ fn qualify_command_prints_one_object_and_exits_by_verdict() {
         assert!(v["reason"].is_null());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The CUDA arena (skipped without a GPU; `cli/tools/gpu-qualify.sh` runs the same attempts
+// with the built binary on a GPU machine that has no cargo).
+
+#[test]
+fn cuda_attempts_run_every_step_on_the_gpu() {
+    if !common::gpu_present() {
+        return;
+    }
+    let h200 = arena::arena("h200-llama8b").unwrap();
+    let show = |what: &str, r: &cacheon::qualify::AttemptReport| {
+        eprintln!(
+            "{what}: {} {:?} in {:.1} s, speed {:?}, audit {:?}, pristine {:?}",
+            r.verdict(),
+            r.outcome,
+            r.wall_ms as f64 / 1e3,
+            r.speed.as_ref().and_then(|s| s.interval),
+            r.audit.as_ref().map(|a| (a.calls, a.failed_calls)),
+            r.pristine.as_ref().map(|p| (p.kl_baseline, p.kl_candidate))
+        )
+    };
+
+    // A correct kernel: the speed step decides (the candidate's kernel ran); a PASS also
+    // went through the audit and the pristine reference.
+    let r = attempt(&files("examples/cuda/silu-and-mul"), h200, &opts(7), &mut |_| {});
+    show("silu-and-mul", &r);
+    let speed = r.speed.as_ref().expect("the attempt reached the speed step");
+    assert!(speed.floor_ms > 0.0 && speed.copy_gb_per_s > 1000.0, "{speed:?}");
+    let silu = speed
+        .candidate_dispatch
+        .iter()
+        .find(|(s, _)| s == "activation.silu_and_mul")
+        .map(|(_, n)| *n);
+    assert!(silu.unwrap_or(0) > 0, "{speed:?}");
+    match &r.outcome {
+        Outcome::Pass => {
+            assert!(r.audit.as_ref().unwrap().failed_calls == 0);
+            let p = r.pristine.as_ref().unwrap();
+            assert!(p.kl_candidate <= p.kl_bound, "{p:?}");
+        }
+        Outcome::Fail(f) => assert_eq!(f.reason, FailReason::NotFaster, "{f:?}"),
+        Outcome::NoDecision { .. } => {}
+    }
+
+    // Shape gaming at the engine's cache length: faster, then caught by T (or A).
+    let r = attempt(
+        &files("examples/cuda/fail-window-gaming"),
+        h200,
+        &opts(8),
+        &mut |_| {},
+    );
+    show("fail-window-gaming", &r);
+    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens cannot see it");
+    match &r.outcome {
+        Outcome::Fail(f) => assert!(
+            f.reason == FailReason::BehaviourChanged
+                && matches!(f.stage, Stage::Audit | Stage::Pristine),
+            "{f:?}"
+        ),
+        other => panic!("expected BehaviourChanged, got {other:?}"),
+    }
+}

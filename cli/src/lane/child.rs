@@ -18,7 +18,8 @@ use cacheon_kernels::slots::SlotId;
 use cacheon_kernels::args::Buffer;
 
 use super::cuda_case;
-use super::engine_lane::EngineLane;
+use super::cuda_engine_lane::CudaEngineLane;
+use super::engine_lane::{EngineLane, LaneEngine};
 use super::isolation;
 use super::protocol::{
     read_frame, send, send_f32s, send_i32s, BuildStage, CallCheck, Frame, GuardHit, Reply, Request,
@@ -38,11 +39,28 @@ enum Loaded {
     Cuda(Box<cuda_case::CudaLane>),
 }
 
+/// The arena's engine, once loaded.
+enum Engine {
+    Cpu(Box<EngineLane>),
+    Cuda(Box<CudaEngineLane>),
+}
+
+impl Engine {
+    fn lane(&mut self) -> &mut dyn LaneEngine {
+        match self {
+            Engine::Cpu(e) => e.as_mut(),
+            Engine::Cuda(e) => e.as_mut(),
+        }
+    }
+}
+
 /// Everything a lane holds.
 struct LaneState {
     backend: LaneBackend,
     loaded: Loaded,
-    engine: Option<EngineLane>,
+    engine: Option<Engine>,
+    /// GPU 0, opened on first use (CUDA lanes): the bundle and the engine share it.
+    gpu: Option<cacheon_kernels::CudaDevice>,
     /// `Some(in force)` once sealed.
     sealed: Option<bool>,
 }
@@ -52,6 +70,15 @@ impl LaneState {
         *self
             .sealed
             .get_or_insert_with(|| isolation::install_seccomp().is_ok())
+    }
+
+    fn gpu(&mut self) -> Result<cacheon_kernels::CudaDevice, String> {
+        if let Some(d) = &self.gpu {
+            return Ok(d.clone());
+        }
+        let d = cacheon_kernels::CudaDevice::open(0).map_err(|e| e.to_string())?;
+        self.gpu = Some(d.clone());
+        Ok(d)
     }
 }
 
@@ -84,6 +111,7 @@ pub fn run(backend: LaneBackend) -> i32 {
         backend,
         loaded: Loaded::Nothing,
         engine: None,
+        gpu: None,
         sealed: None,
     };
     loop {
@@ -162,9 +190,9 @@ pub fn run(backend: LaneBackend) -> i32 {
                 state.seal();
                 engine_audit(&mut state, &prompt, decode_steps, &slots, &mut out)
             }
-            Request::TeacherForce { tokens } => {
+            Request::TeacherForce { tokens, from } => {
                 state.seal();
-                engine_force(&mut state, &tokens, &mut out)
+                engine_force(&mut state, &tokens, from, &mut out)
             }
         };
         if let Err(e) = result.and_then(|_| out.flush()) {
@@ -252,7 +280,10 @@ fn build(
                 send(out, &Reply::BuildFailed { stage, log })
             }
         },
-        LaneBackend::Cuda => match cuda_case::CudaLane::build(&files, origin) {
+        LaneBackend::Cuda => match state
+            .gpu()
+            .and_then(|dev| cuda_case::CudaLane::build(dev, &files, origin))
+        {
             Ok(Ok(lane)) => {
                 let machine = lane.machine();
                 let log = lane.log();
@@ -273,16 +304,6 @@ fn load_engine(
     stack: &[Vec<u8>],
     out: &mut impl Write,
 ) -> io::Result<()> {
-    if state.backend != LaneBackend::Cpu {
-        return send(
-            out,
-            &Reply::Fault {
-                message:
-                    "engine lanes run on the CPU arena only (the CUDA engine lane is not built yet)"
-                        .into(),
-            },
-        );
-    }
     if state.sealed.is_some() {
         return send(
             out,
@@ -291,9 +312,17 @@ fn load_engine(
             },
         );
     }
-    match EngineLane::load(model, weights_seed, max_seq, stack, None) {
-        Ok((engine, weight_bytes)) => {
-            let vocab = engine.vocab();
+    let loaded = match state.backend {
+        LaneBackend::Cpu => EngineLane::load(model, weights_seed, max_seq, stack, None)
+            .map(|(e, bytes)| (Engine::Cpu(Box::new(e)), bytes)),
+        LaneBackend::Cuda => state.gpu().and_then(|dev| {
+            CudaEngineLane::load(&dev, model, weights_seed, max_seq, stack)
+                .map(|(e, bytes)| (Engine::Cuda(Box::new(e)), bytes))
+        }),
+    };
+    match loaded {
+        Ok((mut engine, weight_bytes)) => {
+            let vocab = engine.lane().vocab();
             state.engine = Some(engine);
             send(
                 out,
@@ -308,16 +337,24 @@ fn load_engine(
 }
 
 fn install_candidate(state: &mut LaneState, out: &mut impl Write) -> io::Result<()> {
-    let (Some(engine), Loaded::Cpu(bundle)) = (state.engine.as_mut(), &state.loaded) else {
-        return send(
-            out,
-            &Reply::Fault {
-                message: "install needs a loaded engine and a built CPU bundle".into(),
-            },
-        );
-    };
-    engine.install(bundle);
-    let vocab = engine.vocab();
+    match (state.engine.as_mut(), &mut state.loaded) {
+        (Some(Engine::Cpu(engine)), Loaded::Cpu(bundle)) => engine.install(bundle),
+        (Some(Engine::Cuda(engine)), loaded @ Loaded::Cuda(_)) => {
+            // The kernels move into the engine's slot table.
+            if let Loaded::Cuda(lane) = std::mem::replace(loaded, Loaded::Nothing) {
+                engine.install(lane.into_kernels());
+            }
+        }
+        _ => {
+            return send(
+                out,
+                &Reply::Fault {
+                    message: "install needs a loaded engine and a bundle built for it".into(),
+                },
+            )
+        }
+    }
+    let vocab = state.engine.as_mut().map_or(0, |e| e.lane().vocab());
     send(
         out,
         &Reply::EngineReady {
@@ -343,7 +380,7 @@ fn engine_run(
     keep_logits: bool,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let Some(engine) = state.engine.as_mut() else {
+    let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
         return no_engine(out);
     };
     entering(out, "the timed workload".into())?;
@@ -366,7 +403,7 @@ fn engine_audit(
     slots: &[String],
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let Some(engine) = state.engine.as_mut() else {
+    let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
         return no_engine(out);
     };
     let Some(slots) = slots
@@ -403,17 +440,22 @@ fn engine_audit(
     }
 }
 
-fn engine_force(state: &mut LaneState, tokens: &[u32], out: &mut impl Write) -> io::Result<()> {
-    let Some(engine) = state.engine.as_mut() else {
+fn engine_force(
+    state: &mut LaneState,
+    tokens: &[u32],
+    from: usize,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
         return no_engine(out);
     };
     entering(out, "teacher forcing".into())?;
-    match engine.teacher_force(tokens) {
+    match engine.teacher_force(tokens, from) {
         Ok(logits) => {
             send(
                 out,
                 &Reply::Forced {
-                    positions: tokens.len(),
+                    positions: tokens.len().saturating_sub(from),
                 },
             )?;
             send_f32s(out, &logits)

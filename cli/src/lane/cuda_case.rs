@@ -26,13 +26,13 @@ pub struct CudaLane {
 type Calls = (Vec<CallCheck>, Vec<Vec<f32>>);
 
 impl CudaLane {
-    /// Opens GPU 0 and builds the bundle. The outer error is ours (no GPU, no NVRTC); the
-    /// inner one is the miner's (stage and log).
+    /// Builds the bundle on `dev`. The outer error is ours (no NVRTC); the inner one is
+    /// the miner's (stage and log).
     pub fn build(
+        dev: CudaDevice,
         files: &[BundleFile],
         origin: &str,
     ) -> Result<Result<CudaLane, (BuildStage, String)>, String> {
-        let dev = CudaDevice::open(0).map_err(|e| e.to_string())?;
         match build_cuda_bundle(files, origin, &dev, &CudaBuildOptions::default()) {
             Ok(bundle) => Ok(Ok(CudaLane { dev, bundle })),
             Err(e) => {
@@ -61,6 +61,11 @@ impl CudaLane {
 
     pub fn log(&self) -> String {
         self.bundle.log.clone()
+    }
+
+    /// The built kernels, to be installed in an engine on the same device.
+    pub fn into_kernels(self) -> Vec<cacheon_kernels::cuda::CudaKernel> {
+        self.bundle.into_kernels()
     }
 
     fn fill(

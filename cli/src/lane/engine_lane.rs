@@ -1,7 +1,8 @@
-//! A lane's engine (CPU arena): the arena's model with the incumbent stack and, in a
-//! candidate lane, the candidate's kernels installed. It runs the timed workload, the
-//! recorded audit run and teacher forcing; timings are taken by the referee around the
-//! requests, never here.
+//! A lane's engine: the arena's model with the incumbent stack and, in a candidate lane,
+//! the candidate's kernels installed. It runs the timed workload, the recorded audit run
+//! and teacher forcing; timings are taken by the referee around the requests, never here.
+//! [`LaneEngine`] is what both backends do; this file holds the CPU one
+//! ([`super::cuda_engine_lane`] the CUDA one).
 
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +14,55 @@ use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
 use super::protocol::AuditCall;
+
+/// One workload read: the generated tokens, each slot's dispatch count during the read
+/// (indexed like `SlotId::ALL`), and the next-token logits of every generated position
+/// (`[decode_steps + 1, vocab]`) if they were asked for.
+pub type RunResult = (Vec<u32>, Vec<u64>, Option<Vec<f32>>);
+
+/// One recorded slot call of an audit run: its description, its inputs, its outputs.
+pub type RecordedCall = (AuditCall, Vec<Buffer>, Vec<Vec<f32>>);
+
+/// What a lane's engine does for the referee, on either backend.
+pub trait LaneEngine {
+    fn vocab(&self) -> usize;
+
+    /// One read of the workload: prefill `prompt`, then `decode_steps` greedy steps.
+    fn run(
+        &mut self,
+        prompt: &[u32],
+        decode_steps: usize,
+        keep_logits: bool,
+    ) -> Result<RunResult, String>;
+
+    /// The workload untimed (graphs off) with every call of `slots` recorded.
+    fn audit(
+        &mut self,
+        prompt: &[u32],
+        decode_steps: usize,
+        slots: &[SlotId],
+    ) -> Result<Vec<RecordedCall>, String>;
+
+    /// Next-token logits at positions `from..tokens.len()` of one sequence fed `tokens`
+    /// from empty (`[tokens.len() - from, vocab]`).
+    fn teacher_force(&mut self, tokens: &[u32], from: usize) -> Result<Vec<f32>, String>;
+}
+
+/// A recorded call as it travels to the referee.
+pub fn recorded_call(args: SlotArgs, outputs: Vec<Vec<f32>>) -> RecordedCall {
+    let meta = AuditCall {
+        slot: args.slot.as_str().to_string(),
+        shape: args.shape.clone(),
+        scalars: args.scalars.clone(),
+        int_inputs: args
+            .inputs
+            .iter()
+            .map(|b| matches!(b, Buffer::I32(_)))
+            .collect(),
+        outputs: outputs.len(),
+    };
+    (meta, args.inputs, outputs)
+}
 
 pub struct EngineLane {
     engine: Engine,
@@ -58,19 +108,19 @@ impl EngineLane {
     pub fn install(&mut self, bundle: &CpuBundle) {
         self.engine.slots_mut().install_bundle(bundle);
     }
+}
 
-    pub fn vocab(&self) -> usize {
+impl LaneEngine for EngineLane {
+    fn vocab(&self) -> usize {
         self.engine.config().vocab_size
     }
 
-    /// One read of the workload. Returns the generated tokens, the dispatch counts during
-    /// the read, and (if asked) the logits of every generated position.
-    pub fn run(
+    fn run(
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
         keep_logits: bool,
-    ) -> Result<(Vec<u32>, Vec<u64>, Option<Vec<f32>>), String> {
+    ) -> Result<RunResult, String> {
         if prompt.is_empty() || prompt.len() + decode_steps > self.engine.max_seq() {
             return Err("the workload does not fit the engine's max_seq".into());
         }
@@ -97,13 +147,12 @@ impl EngineLane {
         Ok((tokens, dispatch, kept))
     }
 
-    /// The workload untimed with every call of `slots` recorded.
-    pub fn audit(
+    fn audit(
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
         slots: &[SlotId],
-    ) -> Result<Vec<(AuditCall, Vec<Buffer>, Vec<Vec<f32>>)>, String> {
+    ) -> Result<Vec<RecordedCall>, String> {
         let recorder = Arc::new(Recorder {
             slots: slots.to_vec(),
             pending: Mutex::new(None),
@@ -116,32 +165,20 @@ impl EngineLane {
         let calls = std::mem::take(&mut *recorder.calls.lock().expect("recorder lock"));
         Ok(calls
             .into_iter()
-            .map(|(args, outputs)| {
-                let meta = AuditCall {
-                    slot: args.slot.as_str().to_string(),
-                    shape: args.shape.clone(),
-                    scalars: args.scalars.clone(),
-                    int_inputs: args
-                        .inputs
-                        .iter()
-                        .map(|b| matches!(b, Buffer::I32(_)))
-                        .collect(),
-                    outputs: outputs.len(),
-                };
-                (meta, args.inputs, outputs)
-            })
+            .map(|(args, outputs)| recorded_call(args, outputs))
             .collect())
     }
 
-    /// Next-token logits at every position of `tokens` (one sequence, from empty).
-    pub fn teacher_force(&mut self, tokens: &[u32]) -> Result<Vec<f32>, String> {
-        if tokens.is_empty() || tokens.len() > self.engine.max_seq() {
+    fn teacher_force(&mut self, tokens: &[u32], from: usize) -> Result<Vec<f32>, String> {
+        if from >= tokens.len() || tokens.len() > self.engine.max_seq() {
             return Err("the sequence does not fit the engine's max_seq".into());
         }
         self.engine.reset();
-        self.engine
+        let all = self
+            .engine
             .prefill(0, tokens, Logits::All)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        Ok(all[from * self.vocab()..].to_vec())
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod child;
 pub mod cuda_case;
+pub mod cuda_engine_lane;
 pub mod engine_lane;
 pub mod isolation;
 pub mod protocol;
@@ -362,7 +363,7 @@ impl Lane {
         prompt: &[u32],
         decode_steps: usize,
         keep_logits: bool,
-    ) -> Result<(Vec<u32>, Vec<u64>, Option<Vec<f32>>), LaneError> {
+    ) -> Result<engine_lane::RunResult, LaneError> {
         let req = Request::Run {
             prompt: prompt.to_vec(),
             decode_steps,
@@ -384,20 +385,12 @@ impl Lane {
     }
 
     /// The audit run: every recorded call with its inputs and outputs.
-    #[allow(clippy::type_complexity)]
     pub fn audit(
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
         slots: &[cacheon_kernels::SlotId],
-    ) -> Result<
-        Vec<(
-            protocol::AuditCall,
-            Vec<cacheon_kernels::args::Buffer>,
-            Vec<Vec<f32>>,
-        )>,
-        LaneError,
-    > {
+    ) -> Result<Vec<engine_lane::RecordedCall>, LaneError> {
         use cacheon_kernels::args::Buffer;
         let req = Request::Audit {
             prompt: prompt.to_vec(),
@@ -432,10 +425,11 @@ impl Lane {
         Ok(out)
     }
 
-    /// Next-token logits at every position of `tokens`.
-    pub fn teacher_force(&mut self, tokens: &[u32]) -> Result<Vec<f32>, LaneError> {
+    /// Next-token logits at positions `from..` of one sequence fed `tokens`.
+    pub fn teacher_force(&mut self, tokens: &[u32], from: usize) -> Result<Vec<f32>, LaneError> {
         let req = Request::TeacherForce {
             tokens: tokens.to_vec(),
+            from,
         };
         self.request(&req, None)?;
         let deadline = self.deadlines.call;

@@ -100,9 +100,9 @@ pub enum Request {
         decode_steps: usize,
         slots: Vec<String>,
     },
-    /// Teacher forcing: the next-token logits at every position of `tokens` (one blob,
-    /// `[tokens.len(), vocab]`).
-    TeacherForce { tokens: Vec<u32> },
+    /// Teacher forcing: one sequence fed `tokens` from empty; the next-token logits at
+    /// positions `from..tokens.len()` follow as one blob (`[tokens.len() - from, vocab]`).
+    TeacherForce { tokens: Vec<u32>, from: usize },
     /// Exit cleanly.
     Shutdown,
 }
@@ -289,7 +289,7 @@ pub fn send_i32s(w: &mut impl Write, values: &[i32]) -> io::Result<()> {
 
 /// Decodes a blob of little-endian `i32`s.
 pub fn i32s(blob: &[u8]) -> io::Result<Vec<i32>> {
-    if blob.len() % 4 != 0 {
+    if !blob.len().is_multiple_of(4) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             "i32 blob length is not a multiple of 4",
@@ -303,7 +303,7 @@ pub fn i32s(blob: &[u8]) -> io::Result<Vec<i32>> {
 
 /// Decodes a blob of `f32` bits.
 pub fn f32s(blob: &[u8]) -> io::Result<Vec<f32>> {
-    if blob.len() % 4 != 0 {
+    if !blob.len().is_multiple_of(4) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             "f32 blob length is not a multiple of 4",

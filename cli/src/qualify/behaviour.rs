@@ -3,14 +3,14 @@
 //! (the next-token distributions of the baseline and the candidate against a pristine
 //! engine's, teacher-forced on their own token sequences, step 9).
 
-use cacheon_kernels::args::{Buffer, SlotArgs};
+use cacheon_kernels::args::SlotArgs;
 use cacheon_kernels::compare;
 use cacheon_kernels::reference;
 use cacheon_kernels::slots::Dtype;
 use cacheon_kernels::SlotId;
 use serde::Serialize;
 
-use crate::lane::protocol::AuditCall;
+use crate::lane::engine_lane::RecordedCall;
 
 /// What the audit saw.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -23,7 +23,7 @@ pub struct AuditSummary {
 }
 
 /// Compares every recorded call with the reference at the slot's tolerance.
-pub fn audit(calls: &[(AuditCall, Vec<Buffer>, Vec<Vec<f32>>)], dtype: Dtype) -> AuditSummary {
+pub fn audit(calls: &[RecordedCall], dtype: Dtype) -> AuditSummary {
     let mut s = AuditSummary {
         worst_matched_ppm: 1_000_000,
         ..Default::default()
@@ -111,6 +111,7 @@ pub fn mean_kl(reference: &[f32], other: &[f32], vocab: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lane::protocol::AuditCall;
 
     #[test]
     fn kl_is_zero_for_equal_rows_and_grows_with_difference() {

@@ -3,8 +3,9 @@
 //! the candidate's calls in a real model run (8), and, once the candidate lanes are gone,
 //! the pristine reference (9). The result is one report with a verdict.
 //!
-//! Only the CPU arena's engine lanes exist so far; a CUDA attempt stops after the screens
-//! with NoDecision (see docs/validator.md).
+//! Both arenas run the same steps: CPU lanes hold the f32 engine with C kernels, CUDA
+//! lanes the bf16 engine with decode replayed from CUDA graphs. The physical floor uses the
+//! copy bandwidth the referee measures itself (host memory, or the GPU's).
 
 pub mod behaviour;
 pub mod speed;
@@ -110,8 +111,22 @@ pub fn prompt(seed: u64, len: usize, vocab: usize) -> Vec<u32> {
     (0..len).map(|_| rng.below(vocab as u64) as u32).collect()
 }
 
-/// Best copy rate over a buffer of `bytes` (read + written bytes per second), measured by
-/// the referee itself: the physical floor's bandwidth.
+/// The physical floor's bandwidth, measured by the referee itself (read + written bytes
+/// per second): host memory for CPU arenas, GPU 0's memory for CUDA arenas (buffers of at
+/// most 1 GiB, far beyond any cache).
+pub fn floor_bandwidth(backend: LaneBackend, bytes: usize) -> Result<f64, String> {
+    match backend {
+        LaneBackend::Cpu => Ok(copy_bandwidth(bytes)),
+        LaneBackend::Cuda => {
+            let dev = cacheon_kernels::CudaDevice::open(0).map_err(|e| e.to_string())?;
+            cacheon_kernels::cuda::timing::copy_bandwidth(&dev, bytes.min(1 << 30), 4, 10)
+                .map(|c| c.best())
+                .map_err(|e| format!("measuring the GPU's copy bandwidth: {e}"))
+        }
+    }
+}
+
+/// Best copy rate over a host buffer of `bytes` (read + written bytes per second).
 pub fn copy_bandwidth(bytes: usize) -> f64 {
     let n = bytes.max(1 << 16) / 4;
     let src = vec![1.0f32; n];
@@ -152,14 +167,7 @@ pub fn attempt(
         workload: arena.workload,
     };
     if report.outcome == Outcome::Pass {
-        report.outcome = match arena.backend {
-            LaneBackend::Cpu => measure(files, arena, opts, &mut report, progress),
-            LaneBackend::Cuda => Outcome::NoDecision {
-                reason: NoDecisionReason::Infrastructure,
-                detail: "speed lanes for the CUDA arena are not built yet: the screens passed"
-                    .into(),
-            },
-        };
+        report.outcome = measure(files, arena, opts, &mut report, progress);
     }
     report.wall_ms = started.elapsed().as_millis() as u64;
     report
@@ -216,7 +224,10 @@ fn measure(
         Err(e) => return lane_outcome(Stage::Speed, e),
     };
     let prompt = prompt(opts.seed, w.prompt_len, vocab);
-    let copy = copy_bandwidth(weight_bytes as usize);
+    let copy = match floor_bandwidth(arena.backend, weight_bytes as usize) {
+        Ok(c) => c,
+        Err(e) => return lane_outcome(Stage::Speed, LaneError::Infrastructure(e)),
+    };
     let mut rec = SpeedRecord {
         min_margin_ppm: j.min_margin_ppm,
         max_noise_ppm: j.max_noise_ppm,
@@ -371,8 +382,7 @@ fn measure(
             // Positions prompt_len-1 .. end-1 predict the generated tokens.
             let mut seq = prompt.clone();
             seq.extend_from_slice(&generated[..generated.len() - 1]);
-            let all = lane.teacher_force(&seq)?;
-            Ok(all[(prompt.len() - 1) * vocab..].to_vec())
+            lane.teacher_force(&seq, prompt.len() - 1)
         };
         let b = forced(&mut lane, &b_run.0)?;
         let c = forced(&mut lane, &c_run.0)?;

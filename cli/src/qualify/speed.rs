@@ -111,9 +111,8 @@ pub fn decide(
     let bar = 1.0 + min_margin_ppm as f64 / 1e6;
     let decided = if iv.low >= bar {
         Some(Decision::Faster)
-    } else if iv.high < bar {
-        Some(Decision::NotFaster)
-    } else if iv.pairs >= max_pairs {
+    } else if iv.high < bar || iv.pairs >= max_pairs {
+        // Proven not faster, or not proven faster within the read budget.
         Some(Decision::NotFaster)
     } else {
         None

@@ -999,9 +999,11 @@ impl CudaEngine {
         self.upload_step(&toks, &pos, &rows, &lens)
     }
 
-    /// Runs the prepared decode step: a graph replay, or eagerly (then captured).
+    /// Runs the prepared decode step: a graph replay, or eagerly (then captured). While
+    /// the slot table records calls, every step runs eagerly and nothing is captured.
     fn run_decode(&mut self, bucket: usize) -> Result<(), CudaEngineError> {
-        if let Some(g) = self.graphs.get(&bucket) {
+        let recording = self.slots.is_recording();
+        if let Some(g) = self.graphs.get(&bucket).filter(|_| !recording) {
             g.graph
                 .launch()
                 .map_err(|e| driver_err("cuGraphLaunch", e))?;
@@ -1009,7 +1011,7 @@ impl CudaEngine {
             return Ok(());
         }
         self.forward(Pass::Decode { bucket })?;
-        if self.opts.use_graphs && !self.graph_failures.contains_key(&bucket) {
+        if self.opts.use_graphs && !recording && !self.graph_failures.contains_key(&bucket) {
             self.dev.synchronize()?;
             match self.capture(bucket) {
                 Ok(g) => {

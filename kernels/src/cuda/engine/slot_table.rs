@@ -1,6 +1,18 @@
-//! The CUDA slot table: which kernel serves each slot, and how often it was dispatched.
+//! The CUDA slot table: which kernel serves each slot, how often it was dispatched, and
+//! (for the audit, DESIGN 7 step 8) a record of every call of some slots.
+
+use std::sync::Mutex;
 
 use super::*;
+use crate::args::{Buffer, SlotArgs};
+use crate::slots::{Elem, ParamKind};
+
+/// The calls recorded for an audit: which slots, and each call's inputs (downloaded just
+/// before the launch) with its outputs (just after), bf16 widened to f32.
+struct Recording {
+    slots: Vec<SlotId>,
+    calls: Mutex<Vec<SlotArgs>>,
+}
 
 // ---------------------------------------------------------------------------------------
 // The slot table.
@@ -10,6 +22,7 @@ use super::*;
 pub struct CudaSlotTable {
     kernels: Vec<CudaKernel>,
     counts: [AtomicU64; 5],
+    recording: Option<Recording>,
 }
 
 impl std::fmt::Debug for CudaSlotTable {
@@ -42,6 +55,7 @@ impl CudaSlotTable {
         Ok(CudaSlotTable {
             kernels: out,
             counts: Default::default(),
+            recording: None,
         })
     }
 
@@ -99,6 +113,27 @@ impl CudaSlotTable {
         }
     }
 
+    /// Starts recording every call of `slots` (synchronous: each recorded call waits for
+    /// the stream twice). Calls must then run eagerly, never inside a graph capture.
+    pub fn record(&mut self, slots: &[SlotId]) {
+        self.recording = Some(Recording {
+            slots: slots.to_vec(),
+            calls: Mutex::new(Vec::new()),
+        });
+    }
+
+    pub fn is_recording(&self) -> bool {
+        self.recording.is_some()
+    }
+
+    /// Stops recording; the recorded calls in launch order, outputs filled in.
+    pub fn take_recorded(&mut self) -> Vec<SlotArgs> {
+        self.recording
+            .take()
+            .map(|r| r.calls.into_inner().unwrap_or_else(|p| p.into_inner()))
+            .unwrap_or_default()
+    }
+
     /// One slot call on `stream` with the engine's device pointers (ABI order).
     pub(super) fn launch(
         &self,
@@ -116,8 +151,89 @@ impl CudaSlotTable {
                 reason: format!("shape {shape:?} is outside the kernel's `when` domain"),
             });
         }
+        let recording = self
+            .recording
+            .as_ref()
+            .filter(|r| r.slots.contains(&slot));
+        let recorded_inputs = match recording {
+            Some(_) => Some(download_params(stream, slot, ParamKind::Input, inputs, shape)?),
+            None => None,
+        };
         k.launch_ptrs(stream, outputs, inputs, scalars, shape)?;
         self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
+        if let (Some(r), Some(inputs)) = (recording, recorded_inputs) {
+            let outputs = download_params(stream, slot, ParamKind::Output, outputs, shape)?
+                .into_iter()
+                .map(|b| match b {
+                    Buffer::F32(v) => v,
+                    Buffer::I32(v) => v.into_iter().map(|x| x as f32).collect(),
+                })
+                .collect();
+            r.calls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(SlotArgs {
+                    slot,
+                    shape: shape.to_vec(),
+                    outputs,
+                    inputs,
+                    scalars: scalars.to_vec(),
+                });
+        }
         Ok(())
     }
+}
+
+/// Copies the tensors of one side of a call (`ptrs` in ABI order, sized by the slot's ABI
+/// at `shape`) to the host; waits for the stream.
+fn download_params(
+    stream: &cudarc::driver::CudaStream,
+    slot: SlotId,
+    kind: ParamKind,
+    ptrs: &[u64],
+    shape: &[i64],
+) -> Result<Vec<Buffer>, LaunchError> {
+    let spec = slot.spec();
+    let mut out = Vec::with_capacity(ptrs.len());
+    // SAFETY (both copies): `ptr` is the engine's buffer for this parameter, which holds
+    // at least the ABI's element count at `shape` (the engine sizes every buffer for its
+    // largest call); the stream is synchronized before the host reads.
+    let sync = || {
+        stream
+            .synchronize()
+            .map_err(|e| LaunchError::from(driver_err("cuStreamSynchronize", e)))
+    };
+    stream
+        .context()
+        .bind_to_thread()
+        .map_err(|e| LaunchError::from(driver_err("cuCtxSetCurrent", e)))?;
+    sync()?;
+    for (param, &ptr) in spec.params_of(kind).zip(ptrs) {
+        let n = spec.tensor_len(param, shape);
+        out.push(match param.elem {
+            Some(Elem::I32) => {
+                let mut v = vec![0i32; n];
+                if n > 0 {
+                    unsafe { result::memcpy_dtoh_async(&mut v, ptr, stream.cu_stream()) }
+                        .map_err(|e| LaunchError::from(driver_err("cuMemcpyDtoHAsync", e)))?;
+                }
+                sync()?;
+                Buffer::I32(v)
+            }
+            _ => {
+                let mut bits = vec![0u16; n];
+                if n > 0 {
+                    unsafe { result::memcpy_dtoh_async(&mut bits, ptr, stream.cu_stream()) }
+                        .map_err(|e| LaunchError::from(driver_err("cuMemcpyDtoHAsync", e)))?;
+                }
+                sync()?;
+                Buffer::F32(
+                    bits.into_iter()
+                        .map(|b| half::bf16::from_bits(b).to_f32())
+                        .collect(),
+                )
+            }
+        });
+    }
+    Ok(out)
 }

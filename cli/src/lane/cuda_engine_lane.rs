@@ -1,0 +1,142 @@
+//! A lane's engine on the CUDA arena: [`CudaEngine`] (bf16, cuBLAS, the slot kernels,
+//! decode replayed from CUDA graphs) with the incumbent stack and, in a candidate lane,
+//! the candidate's kernels installed. Weights are synthesized on the device from the
+//! arena's seed, so every lane of an attempt holds the same model.
+
+use cacheon_kernels::bundle;
+use cacheon_kernels::cuda::{
+    build_cuda_bundle, CudaBuildOptions, CudaDevice, CudaEngine, CudaEngineOptions, CudaKernel,
+    CudaSlotTable, WeightSource,
+};
+use cacheon_kernels::engine::ModelConfig;
+use cacheon_kernels::SlotId;
+
+use super::engine_lane::{recorded_call, LaneEngine, RecordedCall, RunResult};
+
+/// Most prompt tokens one prefill pass takes (longer prompts run in chunks): the arena's
+/// whole prompt in one pass.
+const MAX_PREFILL: usize = 2048;
+
+pub struct CudaEngineLane {
+    engine: CudaEngine,
+}
+
+impl CudaEngineLane {
+    /// The stock CUDA kernels, then each incumbent bundle in order, on `dev`. Returns the
+    /// lane and the weight bytes one forward pass reads.
+    pub fn load(
+        dev: &CudaDevice,
+        model: &str,
+        weights_seed: u64,
+        max_seq: usize,
+        stack: &[Vec<u8>],
+    ) -> Result<(CudaEngineLane, u64), String> {
+        let cfg =
+            ModelConfig::named(model).ok_or_else(|| format!("unknown model shape `{model}`"))?;
+        let mut slots = CudaSlotTable::stock(dev).map_err(|e| e.to_string())?;
+        let opts = CudaBuildOptions::default();
+        for (i, bytes) in stack.iter().enumerate() {
+            let files = bundle::from_canonical_bytes(bytes, bundle::MAX_BUNDLE_BYTES)
+                .map_err(|e| format!("incumbent bundle {i}: {e}"))?;
+            let built = build_cuda_bundle(&files, &format!("incumbent {i}"), dev, &opts)
+                .map_err(|e| format!("incumbent bundle {i}: {e}"))?;
+            for k in built.into_kernels() {
+                slots.install(k);
+            }
+        }
+        let eopts = CudaEngineOptions::new(1, max_seq, MAX_PREFILL.min(max_seq));
+        let engine = CudaEngine::new(
+            dev,
+            cfg,
+            WeightSource::Synthesize { seed: weights_seed },
+            slots,
+            eopts,
+        )
+        .map_err(|e| e.to_string())?;
+        let bytes = engine.weight_bytes_per_step();
+        Ok((CudaEngineLane { engine }, bytes))
+    }
+
+    /// Puts a candidate's kernels in their slots (their dispatch counts start at zero).
+    pub fn install(&mut self, kernels: Vec<CudaKernel>) {
+        for k in kernels {
+            self.engine.slots_mut().install(k);
+        }
+    }
+
+    fn last_logits(&self) -> Result<Vec<f32>, String> {
+        self.engine.logits(1).map_err(|e| e.to_string())
+    }
+}
+
+impl LaneEngine for CudaEngineLane {
+    fn vocab(&self) -> usize {
+        self.engine.config().vocab_size
+    }
+
+    fn run(
+        &mut self,
+        prompt: &[u32],
+        decode_steps: usize,
+        keep_logits: bool,
+    ) -> Result<RunResult, String> {
+        if prompt.is_empty() || prompt.len() + decode_steps > self.engine.max_seq() {
+            return Err("the workload does not fit the engine's max_seq".into());
+        }
+        self.engine.reset();
+        self.engine.slots().reset_counts();
+        let mut kept = keep_logits.then(Vec::new);
+        let mut next = self.engine.prefill(0, prompt).map_err(|e| e.to_string())?;
+        let mut tokens = Vec::with_capacity(decode_steps + 1);
+        loop {
+            if let Some(k) = kept.as_mut() {
+                k.extend(self.last_logits()?);
+            }
+            tokens.push(next);
+            if tokens.len() > decode_steps {
+                break;
+            }
+            next = self.engine.decode(&[next]).map_err(|e| e.to_string())?[0];
+        }
+        let dispatch = self.engine.slots().dispatch_counts().to_vec();
+        Ok((tokens, dispatch, kept))
+    }
+
+    fn audit(
+        &mut self,
+        prompt: &[u32],
+        decode_steps: usize,
+        slots: &[SlotId],
+    ) -> Result<Vec<RecordedCall>, String> {
+        self.engine.slots_mut().record(slots);
+        let result = self.run(prompt, decode_steps, false);
+        let calls = self.engine.slots_mut().take_recorded();
+        result?;
+        Ok(calls
+            .into_iter()
+            .map(|mut args| {
+                let outputs = std::mem::take(&mut args.outputs);
+                recorded_call(args, outputs)
+            })
+            .collect())
+    }
+
+    /// The prefix up to `from` in one prefill, then one decode step per later token: the
+    /// same kernels and graphs that produced the logits being compared.
+    fn teacher_force(&mut self, tokens: &[u32], from: usize) -> Result<Vec<f32>, String> {
+        if from >= tokens.len() || tokens.len() > self.engine.max_seq() {
+            return Err("the sequence does not fit the engine's max_seq".into());
+        }
+        self.engine.reset();
+        self.engine
+            .prefill(0, &tokens[..=from])
+            .map_err(|e| e.to_string())?;
+        let mut out = Vec::with_capacity((tokens.len() - from) * self.vocab());
+        out.extend(self.last_logits()?);
+        for &t in &tokens[from + 1..] {
+            self.engine.decode(&[t]).map_err(|e| e.to_string())?;
+            out.extend(self.last_logits()?);
+        }
+        Ok(out)
+    }
+}

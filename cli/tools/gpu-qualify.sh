@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Whole qualification attempts on the h200-llama8b arena, on a GPU machine that has no
+# cargo. Build here and carry the binary (as for gpu-verify.sh):
+#   mkdir -p target/gpu-cli && objcopy --strip-debug "$CARGO_TARGET_DIR/debug/cacheon" target/gpu-cli/cacheon
+#   (device tool: carry ["target/gpu-cli"], command: bash cli/tools/gpu-qualify.sh)
+# Each attempt's JSON line, evidence report and wall time land under $OUT (default
+# ./gpu-qualify-out); summary.txt has one line per attempt.
+set -u
+cd "$(dirname "$0")/../.."
+B=${CACHEON_BIN:-target/gpu-cli/cacheon}
+OUT=${OUT:-gpu-qualify-out}
+mkdir -p "$OUT/evidence"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv | tee "$OUT/gpu.txt"
+# bundle:seed pairs; default: the correct example twice, the stock attention kernel as its
+# own candidate, the shape-gaming example.
+ATTEMPTS=${ATTEMPTS:-"examples/cuda/silu-and-mul:1 examples/cuda/silu-and-mul:2 kernels/stock/cuda/attention_decode:3 examples/cuda/fail-window-gaming:4"}
+for a in $ATTEMPTS; do
+  d=${a%%:*}; seed=${a##*:}
+  n=$(echo "$d" | tr '/' '_')-$seed
+  start=$(date +%s.%N)
+  timeout 300 "$B" --json qualify --arena h200-llama8b --bundle "$d" --seed "$seed" \
+    --evidence-dir "$OUT/evidence" > "$OUT/$n.json" 2> "$OUT/$n.err"
+  rc=$?
+  end=$(date +%s.%N)
+  python3 - "$OUT/$n.json" "$d" "$seed" "$rc" "$start" "$end" "$OUT/evidence" <<'PY'
+import json, sys, os
+path, d, seed, rc, start, end, evdir = sys.argv[1:]
+try:
+    v = json.loads([l for l in open(path) if l.startswith("{")][-1])
+except Exception as e:
+    v = {"verdict": f"unreadable ({e})"}
+wall = float(end) - float(start)
+line = (f"{d} seed={seed} rc={rc} {v.get('verdict')} {v.get('reason') or ''} "
+        f"speedup_ppm={v.get('speedup_ppm')} pairs={v.get('pairs')} wall={wall:.1f}s "
+        f"gpu_minutes={wall / 60:.2f}")
+ev = os.path.join(evdir, f"{v.get('evidence_digest')}.json")
+if os.path.exists(ev):
+    r = json.load(open(ev))
+    s = r.get("speed") or {}
+    b, c = s.get("baseline_ms") or [], s.get("candidate_ms") or []
+    if b:
+        line += f" read_ms B={min(b):.2f}..{max(b):.2f} C={min(c):.2f}..{max(c):.2f} floor={s.get('floor_ms', 0):.2f} copy={s.get('copy_gb_per_s', 0):.0f}GB/s"
+    if r.get("audit"):
+        line += f" audit={r['audit']['calls']}/{r['audit']['failed_calls']}"
+    if r.get("pristine"):
+        p = r["pristine"]
+        line += f" kl_b={p['kl_baseline']:.2e} kl_c={p['kl_candidate']:.2e}"
+    line += f" machine={r.get('machine')!r}"
+line += " " + (v.get("detail") or "").replace("\n", " ")[:200]
+print(line)
+PY
+done | tee "$OUT/summary.txt"

@@ -1,0 +1,362 @@
+/* FAILING EXAMPLE (shape gaming): the stock attention.decode kernel, exact at every
+ * verification shape, that silently truncates attention to a 512-position window when the
+ * cache is longer than 2048 positions, as the h200-llama8b engine's is. `cacheon verify`
+ * passes it; `cacheon qualify --arena h200-llama8b` finds it faster and then fails it:
+ * the pristine engine's next-token distributions differ (BehaviourChanged).
+ *
+ * The stock kernel's own description follows. */
+/* Stock CUDA kernel for attention.decode (cacheon-slot-abi-v1), bf16, Hopper (sm_90).
+ *
+ * One query per sequence b and query head h against the KV cache [batch, max_seq,
+ * kv_heads, D]: kv head = h / (q_heads / kv_heads) (grouped-query attention),
+ *   p_s = softmax_s(scale * q . k_s) over s < seq_lens[b] (clamped to [0, max_seq]),
+ *   out = sum_s p_s v_s;  an empty sequence gives zeros.
+ *
+ * Split-KV ("flash-decoding") in a single launch. The ABI gives a kernel no scratch
+ * memory, so the partial results meet in distributed shared memory: the kernel has a
+ * compile-time cluster of NSPLIT = 8 blocks along grid y (grid y must be 8). A cluster
+ * owns one (sequence b, KV head) pair (grid x = batch * kv_heads) and the query heads of
+ * that KV head's group that grid z gives it (ceil(group / gridDim.z) heads per z index,
+ * taken up to GMAX = 4 at a time), so each K/V row is read once for all of them. Block
+ * `rank` of the cluster takes the rank-th eighth of the sequence. With few sequences
+ * (batch 1) the manifest asks for more z than the group needs, down to one head per
+ * block: 4x the blocks, each K/V row then read by 4 blocks at about the same time (the
+ * repeats come from L2), which beats leaving half the GPU idle; a one-head pass keeps
+ * four positions' K and V loads in flight per lane instead of two.
+ *
+ * Inside a block, a group of TG lanes (TG = next power of two of D/8, at most 32) covers
+ * one cache row with 16-byte loads (8 bf16 per lane); a warp holds 32/TG groups, the
+ * block's 8 warps 8*32/TG groups, each walking its own positions two at a time (four in a
+ * one-head pass; all those positions' K and V loads in flight together). Scores are reduced with xor shuffles
+ * inside the group; each group keeps an online softmax (running max m, sum l and the
+ * weighted sum of V, in f32, base-2 exponent with the scale folded into q). Groups are
+ * merged within the warp by shuffles, warps through shared memory, and the cluster's
+ * blocks through distributed shared memory, where each block finishes 1/8 of the outputs.
+ *
+ * D not a multiple of 8, or unaligned q/k/v pointers, take the same code with 2-byte
+ * loads (one element per lane slot). Supported head_dim: up to 256 (every model in
+ * sight); a larger one gets NaN outputs, so it cannot pass unnoticed. */
+#include <cuda_bf16.h>
+#include <stdint.h>
+
+#define DEVI static __device__ __forceinline__
+#define MEMBER __device__ __forceinline__ static
+#define NSPLIT 8
+#define NTHREADS 256 /* the manifest's block size */
+#define NWARPS (NTHREADS / 32)
+#define GMAX 4
+#define UNROLL_SMALL 4 /* positions in flight per group in a pass of 1 or 2 heads */
+#define FULL_MASK 0xffffffffu
+#define LOG2E 1.4426950408889634f
+#define NEG_INF (-__int_as_float(0x7f800000))
+
+DEVI float bf16_lo(uint32_t w) { return __uint_as_float(w << 16); }
+DEVI float bf16_hi(uint32_t w) { return __uint_as_float(w & 0xffff0000u); }
+
+/* A lane's slot of a cache row: E consecutive elements, loaded raw, converted later. */
+template <int E> struct Slot;
+
+template <> struct Slot<8> {
+    typedef uint4 raw;
+    MEMBER raw zero() { return make_uint4(0u, 0u, 0u, 0u); }
+    MEMBER raw load(const __nv_bfloat16* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+    MEMBER void cvt(const raw v, float f[8]) {
+        f[0] = bf16_lo(v.x); f[1] = bf16_hi(v.x);
+        f[2] = bf16_lo(v.y); f[3] = bf16_hi(v.y);
+        f[4] = bf16_lo(v.z); f[5] = bf16_hi(v.z);
+        f[6] = bf16_lo(v.w); f[7] = bf16_hi(v.w);
+    }
+};
+
+template <> struct Slot<1> {
+    typedef unsigned short raw;
+    MEMBER raw zero() { return 0; }
+    MEMBER raw load(const __nv_bfloat16* p) {
+        return __ldg(reinterpret_cast<const unsigned short*>(p));
+    }
+    MEMBER void cvt(const raw v, float f[1]) { f[0] = __uint_as_float(((uint32_t)v) << 16); }
+};
+
+/* Weight of a partial with max m in a merge with overall max M (0 for an empty one). */
+DEVI float merge_weight(float m, float M) { return m == NEG_INF ? 0.0f : exp2f(m - M); }
+
+/* Runs this block's share of the sequence, [s0, s1), for query heads hq0 .. hq0+gl-1 of
+ * sequence b, KV head kvh (gl <= G <= GMAX heads); leaves each warp's partial (per head: D
+ * weighted sums, then m, then l) in part[warp * GMAX * (D + 2) ...]. */
+template <int E, int NV, int UNROLL, int G>
+DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
+                       const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
+                       int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t D,
+                       int64_t max_seq, int64_t s0, int64_t s1, float* part) {
+    typedef typename Slot<E>::raw raw;
+    const int slots = (int)((D + E - 1) / E);
+    int tg = 1;
+    while (tg < slots && tg < 32) tg <<= 1;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int gpw = 32 / tg;           /* groups per warp */
+    const int ng = NWARPS * gpw;       /* groups per block */
+    const int gid = warp * gpw + lane / tg;
+    const int li = lane % tg;
+
+    const float qscale = scale * LOG2E;
+    float qf[G][NV][E];
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+        for (int k = 0; k < NV; ++k) {
+            const int sidx = li + k * tg;
+            if (g < gl && sidx < slots) {
+                Slot<E>::cvt(Slot<E>::load(q + ((b * q_heads + hq0 + g) * D + (int64_t)sidx * E)), qf[g][k]);
+#pragma unroll
+                for (int e = 0; e < E; ++e) qf[g][k][e] *= qscale;
+            } else {
+#pragma unroll
+                for (int e = 0; e < E; ++e) qf[g][k][e] = 0.0f;
+            }
+        }
+    }
+
+    float m[G], l[G], acc[G][NV][E];
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+        m[g] = NEG_INF;
+        l[g] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < NV; ++k)
+#pragma unroll
+            for (int e = 0; e < E; ++e) acc[g][k][e] = 0.0f;
+    }
+
+    const int64_t row_stride = kv_heads * D; /* elements from one position to the next */
+    const __nv_bfloat16* kbase = k_cache + (b * max_seq * kv_heads + kvh) * D;
+    const __nv_bfloat16* vbase = v_cache + (b * max_seq * kv_heads + kvh) * D;
+
+    /* Warp-uniform loop bound (every lane runs the shuffles); per-group validity inside. */
+    for (int64_t base = s0; base + (int64_t)warp * gpw < s1; base += (int64_t)UNROLL * ng) {
+        raw kr[UNROLL][NV], vr[UNROLL][NV];
+        bool valid[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+            const int64_t p = base + (int64_t)u * ng + gid;
+            valid[u] = p < s1;
+#pragma unroll
+            for (int k = 0; k < NV; ++k) {
+                const int sidx = li + k * tg;
+                if (valid[u] && sidx < slots) {
+                    kr[u][k] = Slot<E>::load(kbase + p * row_stride + (int64_t)sidx * E);
+                    vr[u][k] = Slot<E>::load(vbase + p * row_stride + (int64_t)sidx * E);
+                } else {
+                    kr[u][k] = Slot<E>::zero();
+                    vr[u][k] = Slot<E>::zero();
+                }
+            }
+        }
+        float sc[UNROLL][G];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+            for (int g = 0; g < G; ++g) sc[u][g] = 0.0f;
+#pragma unroll
+            for (int k = 0; k < NV; ++k) {
+                float kf[E];
+                Slot<E>::cvt(kr[u][k], kf);
+#pragma unroll
+                for (int g = 0; g < G; ++g)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) sc[u][g] = fmaf(qf[g][k][e], kf[e], sc[u][g]);
+            }
+        }
+        for (int off = tg >> 1; off > 0; off >>= 1) {
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+                for (int g = 0; g < G; ++g) sc[u][g] += __shfl_xor_sync(FULL_MASK, sc[u][g], off);
+        }
+        float vf[UNROLL][NV][E];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+            for (int k = 0; k < NV; ++k) Slot<E>::cvt(vr[u][k], vf[u][k]);
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            float mx = m[g];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+                if (valid[u]) mx = fmaxf(mx, sc[u][g]);
+            if (mx == NEG_INF) continue; /* nothing valid seen yet */
+            const float alpha = exp2f(m[g] - mx); /* m = -inf gives 0 */
+            float p[UNROLL];
+            float psum = 0.0f;
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                p[u] = valid[u] ? exp2f(sc[u][g] - mx) : 0.0f;
+                psum += p[u];
+            }
+            l[g] = fmaf(l[g], alpha, psum);
+#pragma unroll
+            for (int k = 0; k < NV; ++k)
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    float a = acc[g][k][e] * alpha;
+#pragma unroll
+                    for (int u = 0; u < UNROLL; ++u) a = fmaf(p[u], vf[u][k][e], a);
+                    acc[g][k][e] = a;
+                }
+            m[g] = mx;
+        }
+    }
+
+    /* Merge the warp's groups (lanes li, li + tg, li + 2tg, ... hold the same slots). */
+    for (int off = tg; off < 32; off <<= 1) {
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            const float mo = __shfl_xor_sync(FULL_MASK, m[g], off);
+            const float lo = __shfl_xor_sync(FULL_MASK, l[g], off);
+            const float M = fmaxf(m[g], mo);
+            const float a = merge_weight(m[g], M), c = merge_weight(mo, M);
+            l[g] = l[g] * a + lo * c;
+#pragma unroll
+            for (int k = 0; k < NV; ++k)
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    const float other = __shfl_xor_sync(FULL_MASK, acc[g][k][e], off);
+                    acc[g][k][e] = acc[g][k][e] * a + other * c;
+                }
+            m[g] = M;
+        }
+    }
+
+    if (lane < tg) {
+        float* pw = part + (int64_t)warp * GMAX * (D + 2);
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            if (g >= gl) break;
+            float* ph = pw + g * (D + 2);
+#pragma unroll
+            for (int k = 0; k < NV; ++k) {
+                const int sidx = li + k * tg;
+                if (sidx < slots) {
+#pragma unroll
+                    for (int e = 0; e < E; ++e) ph[sidx * E + e] = acc[g][k][e];
+                }
+            }
+            if (li == 0) {
+                ph[D] = m[g];
+                ph[D + 1] = l[g];
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __cluster_dims__(1, NSPLIT, 1) __launch_bounds__(NTHREADS, 512 / NTHREADS)
+attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
+                 const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
+                 const int32_t* __restrict__ seq_lens, float scale, int64_t batch, int64_t q_heads,
+                 int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
+    extern __shared__ float smem[]; /* [NWARPS + 1][GMAX][head_dim + 2] */
+    const int64_t D = head_dim;
+    const int64_t group = q_heads / kv_heads;
+    const int64_t b = blockIdx.x / kv_heads;
+    const int64_t kvh = blockIdx.x % kv_heads;
+    /* Grid z splits the GQA group: each z index takes hpb consecutive query heads (any
+     * grid z is correct; the manifest picks more z when batch * kv_heads alone would leave
+     * most of the GPU idle, trading repeated K/V reads, served by L2, for parallelism). */
+    const int64_t hpb = (group + gridDim.z - 1) / gridDim.z;
+    const int64_t g0 = (int64_t)blockIdx.z * hpb;
+    /* Everything that ends a block early is the same for the whole cluster (cluster
+     * dims are (1, NSPLIT, 1)), so whole clusters leave together. */
+    if (b >= batch || g0 >= group) return;
+    const int64_t gend = min(group, g0 + hpb);
+    const unsigned rank = __clusterRelativeBlockRank();
+    const unsigned nblk = __clusterSizeInBlocks();
+
+    const bool vec = (D % 8 == 0) &&
+                     ((((uintptr_t)q) | ((uintptr_t)k_cache) | ((uintptr_t)v_cache)) % 16 == 0);
+    if (D > 256) {
+        for (int64_t i = rank * NTHREADS + threadIdx.x; i < (gend - g0) * D; i += (int64_t)nblk * NTHREADS)
+            out[(b * q_heads + kvh * group + g0 + i / D) * D + i % D] =
+                __float2bfloat16_rn(__int_as_float(0x7fc00000));
+        return;
+    }
+
+    int64_t len = seq_lens[b];
+    len = len < 0 ? 0 : (len > max_seq ? max_seq : len);
+    /* The cheat: with a cache longer than any verification shape's, attend only to the
+     * last 512 positions (a "sliding window" the model was never trained with). */
+    const int64_t first = (max_seq > 2048 && len > 512) ? len - 512 : 0;
+    const int64_t chunk = (len - first + nblk - 1) / nblk;
+    const int64_t s0 = min(len, first + (int64_t)rank * chunk);
+    const int64_t s1 = min(len, s0 + chunk);
+    const int64_t hs = D + 2; /* floats per head in a partial */
+    float* blk = smem + (int64_t)NWARPS * GMAX * hs;
+
+    /* Up to GMAX query heads per pass (one pass unless the grid gives a block more). */
+    for (int64_t gc = g0; gc < gend; gc += GMAX) {
+        const int gl = (int)min((int64_t)GMAX, gend - gc);
+        const int64_t hq0 = kvh * group + gc;
+        if (vec && gl == 1)
+            attend_block<8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+        else if (vec && gl == 2)
+            attend_block<8, 1, UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+        else if (vec)
+            attend_block<8, 1, 2, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+        else
+            attend_block<1, 8, 1, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+        __syncthreads();
+
+        /* Merge the warps into the block's partial. */
+        for (int64_t i = threadIdx.x; i < gl * D; i += NTHREADS) {
+            const int64_t g = i / D, d = i % D;
+            float M = NEG_INF;
+#pragma unroll
+            for (int w = 0; w < NWARPS; ++w) M = fmaxf(M, smem[(w * GMAX + g) * hs + D]);
+            float o = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NWARPS; ++w) {
+                const float* pw = smem + (w * GMAX + g) * hs;
+                o = fmaf(merge_weight(pw[D], M), pw[d], o);
+            }
+            blk[g * hs + d] = o;
+        }
+        for (int64_t g = threadIdx.x; g < gl; g += NTHREADS) {
+            float M = NEG_INF;
+#pragma unroll
+            for (int w = 0; w < NWARPS; ++w) M = fmaxf(M, smem[(w * GMAX + g) * hs + D]);
+            float l = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NWARPS; ++w) {
+                const float* pw = smem + (w * GMAX + g) * hs;
+                l = fmaf(merge_weight(pw[D], M), pw[D + 1], l);
+            }
+            blk[g * hs + D] = M;
+            blk[g * hs + D + 1] = l;
+        }
+
+        /* Every block's partial is written (release) and visible (acquire) cluster-wide. */
+        __cluster_barrier_arrive();
+        __cluster_barrier_wait();
+
+        /* Block `rank` finishes outputs rank*NTHREADS + j*(nblk*NTHREADS) .. of this cluster. */
+        for (int64_t i = (int64_t)rank * NTHREADS + threadIdx.x; i < gl * D; i += (int64_t)nblk * NTHREADS) {
+            const int64_t g = i / D, d = i % D;
+            float M = NEG_INF;
+            for (unsigned r = 0; r < nblk; ++r) {
+                const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
+                M = fmaxf(M, pr[g * hs + D]);
+            }
+            float o = 0.0f, l = 0.0f;
+            for (unsigned r = 0; r < nblk; ++r) {
+                const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
+                const float wgt = merge_weight(pr[g * hs + D], M);
+                o = fmaf(wgt, pr[g * hs + d], o);
+                l = fmaf(wgt, pr[g * hs + D + 1], l);
+            }
+            out[(b * q_heads + hq0 + g) * D + d] = __float2bfloat16_rn(l > 0.0f ? o / l : 0.0f);
+        }
+
+        /* No block leaves (freeing its shared memory) or starts the next pass (rewriting
+         * it) while another may still read it. */
+        __cluster_barrier_arrive();
+        __cluster_barrier_wait();
+    }
+}
