@@ -50,11 +50,13 @@ impl CudaLane {
     pub fn machine(&self) -> String {
         let i = self.dev.info();
         format!(
-            "{} (compute {}.{}, {} SMs, driver {})",
+            "{} (compute {}.{}, {} SMs, SM clock up to {} MHz, memory clock {} MHz, driver {})",
             i.name,
             i.compute_capability.0,
             i.compute_capability.1,
             i.multiprocessors,
+            i.max_sm_clock_khz / 1000,
+            i.max_mem_clock_khz / 1000,
             i.driver_version
         )
     }

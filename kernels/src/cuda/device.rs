@@ -57,6 +57,9 @@ pub struct DeviceInfo {
     /// Largest dynamic shared memory a block may opt into.
     pub max_shared_mem_per_block_optin: i64,
     pub total_mem_bytes: u64,
+    /// Peak SM and memory clocks the driver reports (kHz; 0 where it reports none).
+    pub max_sm_clock_khz: i32,
+    pub max_mem_clock_khz: i32,
     /// e.g. 13000 for CUDA 13.0.
     pub driver_version: i32,
 }
@@ -153,6 +156,8 @@ impl CudaDevice {
                 .map_err(|e| driver_err("cuDeviceTotalMem", e))?
                 as u64,
             driver_version,
+            max_sm_clock_khz: attr(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).unwrap_or(0),
+            max_mem_clock_khz: attr(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).unwrap_or(0),
         };
         Ok(CudaDevice { ctx, stream, info })
     }
