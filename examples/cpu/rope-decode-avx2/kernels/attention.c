@@ -1,9 +1,11 @@
 /* attention.decode for the cpu-tiny arena, eight lanes at a time (AVX2 + FMA).
  * The query heads that share a KV head (grouped-query attention) are taken two at a
  * time, so every K and V row is loaded once per pair instead of once per head:
- *   1. scores: q . k_s for both heads (f32 FMA, eight partial sums per head), times scale;
- *   2. softmax weights p_s = exp(score_s - max) eight positions at a time (the
- *      Cephes-style exp of silu-avx2, about 1 ulp), and their sum;
+ *   1. scores: q . k_s for both heads in f64 as the reference computes them (exact even
+ *      for inputs x1e4, where f32 scores are off by tenths), four rows at a time, each K
+ *      element converted once for both heads;
+ *   2. softmax weights p_s = exp(score_s - max) in f32, eight positions at a time (the
+ *      Cephes-style exp of silu-avx2, about 1 ulp; 0 below -87), and their sum;
  *   3. out = sum_s p_s v_s / sum_s p_s, the accumulators for 32 dimensions of both heads
  *      held in registers while the positions stream past.
  * The plain stock kernel reads K twice per head and computes one element at a time. */
