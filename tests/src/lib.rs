@@ -528,6 +528,39 @@ impl Chain {
         }
     }
 
+    /// Waits until the finalized head is above `block`; returns it. Fails with every event
+    /// seen and `context()` after `timeout`.
+    pub fn wait_head_above(
+        &mut self,
+        block: u64,
+        timeout: Duration,
+        context: impl Fn() -> String,
+    ) -> u64 {
+        eprintln!(
+            "waiting for: a finalized block after #{block} ({} s budget)",
+            timeout.as_secs()
+        );
+        let start = Instant::now();
+        loop {
+            let head = self.poll();
+            if let Ok(h) = head {
+                if h > block {
+                    eprintln!("saw: finalized block #{h}");
+                    return h;
+                }
+            }
+            if start.elapsed() > timeout {
+                panic!(
+                    "the finalized head did not pass #{block} within {} s (last: {head:?})\n{}\n{}",
+                    timeout.as_secs(),
+                    self.events_text(),
+                    context()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+
     /// Waits until proposal `id` is crowned; fails at once (with every event seen and
     /// `context()`) if it ends any other way first. Returns the index of its `Crowned` event.
     pub fn wait_crowned(
