@@ -7,7 +7,7 @@
 //! - [`cacheon`], [`run_lines`], [`propose`]: the miner's side, through the `cacheon` binary.
 //! - [`Chain`]: follows finalized blocks over RPC and keeps every Cacheon event it saw, so a
 //!   test can say what it waits for and, when the wait fails, print the events instead of a
-//!   bare timeout; it also reads the storage the tests assert on (claims, weights).
+//!   bare timeout; it also reads the reward claims from storage.
 //!
 //! The binaries are the ones built into the same target directory as the test (`cargo build
 //! -p cacheon -p cacheon-node`; scripts/test.sh builds them first), or those named by
@@ -33,9 +33,12 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// A fresh folder for one test's logs and state: removed when dropped (the `TempDir` is
-/// held for that), unless `CACHEON_E2E_KEEP` is set (then it stays, and its path is printed).
-pub struct TestDir(#[allow(dead_code)] Option<tempfile::TempDir>, PathBuf);
+/// A fresh folder for one test's logs and state: removed when dropped, unless
+/// `CACHEON_E2E_KEEP` is set (then it stays, and its path is printed).
+pub struct TestDir {
+    path: PathBuf,
+    _removed_on_drop: Option<tempfile::TempDir>,
+}
 
 impl TestDir {
     pub fn new() -> TestDir {
@@ -43,16 +46,21 @@ impl TestDir {
             .prefix("cacheon-e2e-")
             .tempdir()
             .expect("a temp dir");
-        let path = dir.path().to_path_buf();
         if std::env::var_os("CACHEON_E2E_KEEP").is_some() {
-            eprintln!("logs and state kept in {}", path.display());
-            return TestDir(None, dir.keep());
+            eprintln!("logs and state kept in {}", dir.path().display());
+            return TestDir {
+                path: dir.keep(),
+                _removed_on_drop: None,
+            };
         }
-        TestDir(Some(dir), path)
+        TestDir {
+            path: dir.path().to_path_buf(),
+            _removed_on_drop: Some(dir),
+        }
     }
 
     pub fn path(&self) -> &Path {
-        &self.1
+        &self.path
     }
 }
 
@@ -189,9 +197,13 @@ impl DevNode {
         self.child = Some(child);
         let start = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", rpc)).is_err() {
+            let exited = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
             assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "node RPC never opened\n{}",
+                exited.is_none() && start.elapsed() < Duration::from_secs(120),
+                "node RPC never opened (exit: {exited:?})\n{}",
                 self.log_tail()
             );
             std::thread::sleep(Duration::from_millis(200));
@@ -259,9 +271,9 @@ pub fn run_lines(args: &[&str]) -> (i32, Vec<Value>, String) {
 pub fn propose(url: &str, state: &Path, bundle: &Path, suri: &str) -> u64 {
     let (state, bundle) = (state.to_str().unwrap(), bundle.to_str().unwrap());
     eprintln!("waiting for: {suri}'s commit and reveal of {bundle}");
-    for step in ["commit", "reveal"] {
-        let (code, lines, err) = run_lines(&[
-            step,
+    let step = |name: &str| {
+        let args = [
+            name,
             bundle,
             "--suri",
             suri,
@@ -269,15 +281,17 @@ pub fn propose(url: &str, state: &Path, bundle: &Path, suri: &str) -> u64 {
             url,
             "--state-dir",
             state,
-        ]);
-        assert_eq!(code, 0, "{step} {bundle}: {lines:?}\n{err}");
-        if step == "reveal" {
-            let id = lines[0]["proposal"].as_u64().unwrap();
-            eprintln!("revealed as proposal {id}");
-            return id;
-        }
-    }
-    unreachable!()
+        ];
+        let (code, lines, err) = run_lines(&args);
+        assert_eq!(code, 0, "{name} {bundle}: {lines:?}\n{err}");
+        lines
+    };
+    step("commit");
+    let id = step("reveal")[0]["proposal"]
+        .as_u64()
+        .expect("the reveal names its proposal");
+    eprintln!("revealed as proposal {id}");
+    id
 }
 
 /// A `cacheon validator` process on `cpu-tiny`, logging to `<dir>/<name>.log`, its data
