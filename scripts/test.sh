@@ -16,13 +16,15 @@ step "unit tests: primitives, pallet (with benchmarks as tests), kernels, cacheo
 SKIP_WASM_BUILD=1 cargo nextest run --locked --no-fail-fast \
   -p cacheon-primitives -p pallet-cacheon -p cacheon-kernels -p cacheon \
   --features pallet-cacheon/runtime-benchmarks \
-  -E 'not (binary(chain_commands) | binary(validator) | binary(qualify) | binary(demo) | binary(verdicts_on_chain))'
+  -E 'not (package(cacheon) & binary(qualify))'
 
 step "runtime: wasm build, genesis presets, metadata drift"
 cargo nextest run --locked --no-fail-fast -p cacheon-runtime
 
-step "node and validators, one test at a time (real processes; qualification timings): dev chain, four-authority network, the miner's chain commands, whole attempts, validators to a crown"
-cargo nextest run --locked --no-fail-fast -p cacheon-node -p cacheon --test-threads 1 \
-  -E 'package(cacheon-node) | binary(chain_commands) | binary(qualify) | binary(validator) | binary(demo) | binary(verdicts_on_chain)'
+step "node and end to end, one test at a time (real processes; qualification timings): dev chain, four-authority network, whole attempts, then tests/ (cacheon-e2e): the miner's chain commands, validators to a crown, verdicts, supersession, the atomic target, a node restart"
+# The end-to-end tests run the binaries of this target directory.
+cargo build --locked -p cacheon -p cacheon-node --bins
+cargo nextest run --locked --no-fail-fast -p cacheon-node -p cacheon -p cacheon-e2e --test-threads 1 \
+  -E 'package(cacheon-node) | (package(cacheon) & binary(qualify)) | package(cacheon-e2e)'
 
 step "done in $(( $(date +%s) - started )) s"

@@ -100,7 +100,7 @@ pub const ARENAS: [Arena; 2] = [
         judging: Judging {
             min_margin_ppm: 20_000,
             max_noise_ppm: 150_000,
-            runs_per_read: 3,
+            runs_per_read: 5,
             min_pairs: 6,
             max_pairs: 20,
             kl_bound: 1e-3,

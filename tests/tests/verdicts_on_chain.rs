@@ -1,18 +1,13 @@
 //! Verdicts other than a crown, end to end with the real node and two validators: the
 //! incumbent's own bytes proposed again FAIL `NotFaster`; a kernel that writes past its
 //! output FAILs `Cheating`. Each test prints what it waits for and fails with the events
-//! it saw. Needs `cacheon-node` (scripts/test.sh builds it first).
+//! it saw. Needs `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
 
-#[path = "common/chain.rs"]
-mod chain;
-mod common;
-
-use chain::{propose, run_lines, DevNode, Validator};
-use common::repo_root;
+use cacheon_e2e::{propose, repo_root, run_lines, DevNode, Validator};
 
 #[test]
 fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = cacheon_e2e::TestDir::new();
     let node = DevNode::start(dir.path(), 500);
     let _validators = [
         Validator::start("alice", "//Alice", &node.url, dir.path(), None),
@@ -20,18 +15,8 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     ];
     let stock = repo_root().join("kernels/stock/cpu/attention_decode");
     let cheat = repo_root().join("examples/cpu/fail-out-of-bounds");
-    let slow = propose(
-        &node.url,
-        &dir.path().join("charlie"),
-        stock.to_str().unwrap(),
-        "//Charlie",
-    );
-    let bad = propose(
-        &node.url,
-        &dir.path().join("dave"),
-        cheat.to_str().unwrap(),
-        "//Dave",
-    );
+    let slow = propose(&node.url, &dir.path().join("charlie"), &stock, "//Charlie");
+    let bad = propose(&node.url, &dir.path().join("dave"), &cheat, "//Dave");
     for (id, reason) in [(slow, "NotFaster"), (bad, "Cheating")] {
         eprintln!("waiting for: proposal {id} to fail with {reason} (300 s budget)");
         let (code, events, _) = run_lines(&[

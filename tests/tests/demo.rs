@@ -1,22 +1,17 @@
 //! `cacheon demo --json` (what README's first command runs): the real node and validators,
 //! from the miner's pack to the crown, the next epoch's weights and the payout, then a
-//! clean stop. Needs `cacheon-node` beside `cacheon` (scripts/test.sh builds it first).
+//! clean stop. Needs `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
 
-mod common;
-
-use common::cacheon;
+use cacheon_e2e::{cacheon, node_bin};
 
 #[test]
 fn the_demo_goes_from_pack_to_payout_and_stops_everything() {
-    let node = std::path::Path::new(env!("CARGO_BIN_EXE_cacheon")).with_file_name("cacheon-node");
-    assert!(
-        node.exists(),
-        "build the node first: cargo build -p cacheon-node"
-    );
-    let logs = tempfile::tempdir().unwrap();
+    let logs = cacheon_e2e::TestDir::new();
     eprintln!("waiting for: the whole demo (about 40 s)");
     let out = cacheon()
-        .args(["--json", "demo", "--keep-logs"])
+        .args(["--json", "demo", "--node"])
+        .arg(node_bin())
+        .arg("--keep-logs")
         .arg(logs.path())
         .output()
         .expect("run cacheon demo");

@@ -1,42 +1,16 @@
 //! Validators against a real dev node, with real processes only: two validators (Alice and
 //! Bob, registered for `cpu-tiny` in the development genesis) qualify a miner's clear win
 //! to a crown; a validator killed mid-attempt never attests that lease, and the proposal
-//! still completes after the lease expires. Needs `cacheon-node` (scripts/test.sh builds it).
-
-#[path = "common/chain.rs"]
-mod chain;
-mod common;
+//! still completes after the lease expires. Needs `cacheon` and `cacheon-node` built
+//! (scripts/test.sh builds them first).
 
 use std::time::{Duration, Instant};
 
-use chain::{propose, run_lines, DevNode, Validator};
-use common::repo_root;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn diagnostics(node: &DevNode, vs: &[&Validator]) -> String {
-    let mut s = format!("--- node ---\n{}\n", node.log_tail());
-    for v in vs {
-        let text = v.log_text();
-        let lines: Vec<&str> = text.lines().collect();
-        s.push_str(&format!(
-            "--- {} ---\n{}\n",
-            v.name,
-            lines[lines.len().saturating_sub(25)..].join("\n")
-        ));
-    }
-    s
-}
+use cacheon_e2e::{diagnostics, free_port, propose, repo_root, run_lines, DevNode, Validator};
 
 #[test]
 fn two_validators_crown_a_clear_win() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = cacheon_e2e::TestDir::new();
     let node = DevNode::start(dir.path(), 500);
     let metrics_port = free_port();
     let alice = Validator::start(
@@ -48,12 +22,7 @@ fn two_validators_crown_a_clear_win() {
     );
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let bundle = repo_root().join("examples/cpu/attention-onepass");
-    let id = propose(
-        &node.url,
-        &dir.path().join("miner"),
-        bundle.to_str().unwrap(),
-        "//Charlie",
-    );
+    let id = propose(&node.url, &dir.path().join("miner"), &bundle, "//Charlie");
     eprintln!("waiting for: proposal {id} to be leased, qualified by Alice and Bob, and crowned (600 s budget)");
     let (code, events, _) = run_lines(&[
         "watch",
@@ -115,17 +84,12 @@ fn two_validators_crown_a_clear_win() {
 
 #[test]
 fn a_validator_killed_mid_attempt_never_attests_that_lease() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = cacheon_e2e::TestDir::new();
     // 100 ms blocks: the 300-block lease runs out in about 30 s.
     let node = DevNode::start(dir.path(), 100);
     let mut alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bundle = repo_root().join("examples/cpu/attention-onepass");
-    let id = propose(
-        &node.url,
-        &dir.path().join("miner"),
-        bundle.to_str().unwrap(),
-        "//Charlie",
-    );
+    let id = propose(&node.url, &dir.path().join("miner"), &bundle, "//Charlie");
     eprintln!("waiting for: Alice to lease proposal {id}, then killing her mid-attempt");
     let start = Instant::now();
     while !alice.log_text().contains("leased") {

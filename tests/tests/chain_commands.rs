@@ -1,19 +1,14 @@
 //! The miner's chain commands against a real dev node: commit, reveal (waiting out the
 //! reveal delay), status, a copy refused, withdraw, and watch following the proposal to its
-//! end. Needs the `cacheon-node` binary (scripts/test.sh builds it first).
+//! end. Needs `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
 
-#[path = "common/chain.rs"]
-mod chain;
-mod common;
-
-use chain::run_lines as run;
-use common::repo_root;
+use cacheon_e2e::{repo_root, run_lines as run, DevNode};
 use serde_json::Value;
 
 #[test]
 fn commit_reveal_status_copy_withdraw_and_watch() {
-    let logs = tempfile::tempdir().unwrap();
-    let node = chain::DevNode::start(logs.path(), 250);
+    let logs = cacheon_e2e::TestDir::new();
+    let node = DevNode::start(logs.path(), 250);
     let url = node.url.as_str();
     let state = logs.path().join("state");
     let state = state.to_str().unwrap();
