@@ -169,10 +169,21 @@ fn cuda_attempts_run_every_step_on_the_gpu() {
 
     // A correct kernel: the speed step decides (the candidate's kernel ran); a PASS also
     // went through the audit and the pristine reference.
-    let r = attempt(&files("examples/cuda/silu-and-mul"), h200, &opts(7), &mut |_| {});
+    let r = attempt(
+        &files("examples/cuda/silu-and-mul"),
+        h200,
+        &opts(7),
+        &mut |_| {},
+    );
     show("silu-and-mul", &r);
-    let speed = r.speed.as_ref().expect("the attempt reached the speed step");
-    assert!(speed.floor_ms > 0.0 && speed.copy_gb_per_s > 1000.0, "{speed:?}");
+    let speed = r
+        .speed
+        .as_ref()
+        .expect("the attempt reached the speed step");
+    assert!(
+        speed.floor_ms > 0.0 && speed.copy_gb_per_s > 1000.0,
+        "{speed:?}"
+    );
     let silu = speed
         .candidate_dispatch
         .iter()
@@ -197,7 +208,11 @@ fn cuda_attempts_run_every_step_on_the_gpu() {
         &mut |_| {},
     );
     show("fail-window-gaming", &r);
-    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens cannot see it");
+    assert_eq!(
+        r.screens.outcome,
+        Outcome::Pass,
+        "the screens cannot see it"
+    );
     match &r.outcome {
         Outcome::Fail(f) => assert!(
             f.reason == FailReason::BehaviourChanged

@@ -381,11 +381,30 @@ impl Drop for Validator {
 
 /// The node's log tail and each validator's, for failure messages.
 pub fn diagnostics(node: &DevNode, validators: &[&Validator]) -> String {
-    let mut s = format!("{}\n", node.log_tail());
+    // Validators first: CI summaries keep the head of a failure's output.
+    let mut s = String::new();
     for v in validators {
-        s.push_str(&tail(&v.log, 25));
+        s.push_str(&tail(&v.log, 40));
         s.push('\n');
     }
+    // The node's routine per-block lines say nothing about a failure; keep the rest.
+    let text = std::fs::read_to_string(&node.log).unwrap_or_default();
+    let routine = [
+        "Prepared block",
+        "Imported #",
+        "Starting consensus",
+        "CreatedBlock",
+        "Idle (",
+    ];
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !routine.iter().any(|r| l.contains(r)))
+        .collect();
+    s.push_str(&format!(
+        "--- last non-routine lines of {} ---\n{}\n",
+        node.log.display(),
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    ));
     s
 }
 

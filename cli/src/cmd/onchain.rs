@@ -594,7 +594,7 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
         Err(code) => return code,
     };
     let work = async {
-        match fetch_proposal(&client, proposal).await? {
+        let status_block = match fetch_proposal(&client, proposal).await? {
             None => return Err(ChainError::Input(format!("no proposal {proposal}"))),
             Some((block, p)) => {
                 let mut v = proposal_json(proposal, &p);
@@ -605,28 +605,44 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
                 if fin {
                     return Ok(p.status);
                 }
+                block
             }
-        }
+        };
         let mut blocks = client
             .stream_blocks()
             .await
             .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        // The subscription may skip finalized blocks (a slow reader's subscription is
+        // dropped by the node and resubscribed from the newest head): read every block
+        // between the last one read and the one announced, so no event is missed.
+        let mut next = status_block + 1;
         while let Some(block) = blocks.next().await {
             let block = block.map_err(|e| ChainError::Unavailable(e.to_string()))?;
-            let number = block.number();
-            let at = block
-                .at()
-                .await
-                .map_err(|e| ChainError::Unavailable(e.to_string()))?;
-            let events = at
-                .events()
-                .fetch()
-                .await
-                .map_err(|e| ChainError::Unavailable(e.to_string()))?;
-            for mut v in proposal_events(&events, proposal) {
-                v["block"] = json!(number);
-                out.emit(v.clone(), || describe(&v));
+            let head = block.number();
+            let from = next;
+            if from > head {
+                continue;
             }
+            for number in from..=head {
+                let at = client
+                    .at_block(number)
+                    .await
+                    .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+                let events = at
+                    .events()
+                    .fetch()
+                    .await
+                    .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+                for mut v in proposal_events(&events, proposal) {
+                    v["block"] = json!(number);
+                    out.emit(v.clone(), || describe(&v));
+                }
+            }
+            next = head + 1;
+            let at = client
+                .at_block(head)
+                .await
+                .map_err(|e| ChainError::Unavailable(e.to_string()))?;
             let status = at
                 .storage()
                 .try_fetch(api::storage().cacheon().proposals(), (proposal,))

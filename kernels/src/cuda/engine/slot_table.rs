@@ -151,12 +151,15 @@ impl CudaSlotTable {
                 reason: format!("shape {shape:?} is outside the kernel's `when` domain"),
             });
         }
-        let recording = self
-            .recording
-            .as_ref()
-            .filter(|r| r.slots.contains(&slot));
+        let recording = self.recording.as_ref().filter(|r| r.slots.contains(&slot));
         let recorded_inputs = match recording {
-            Some(_) => Some(download_params(stream, slot, ParamKind::Input, inputs, shape)?),
+            Some(_) => Some(download_params(
+                stream,
+                slot,
+                ParamKind::Input,
+                inputs,
+                shape,
+            )?),
             None => None,
         };
         k.launch_ptrs(stream, outputs, inputs, scalars, shape)?;
