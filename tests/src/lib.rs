@@ -267,6 +267,38 @@ pub fn run_lines(args: &[&str]) -> (i32, Vec<Value>, String) {
     )
 }
 
+/// What `cacheon watch` saw of one proposal until it ended or `secs` ran out.
+pub struct Watched {
+    /// `cacheon watch`'s exit code: 0 crowned, 1 another end, 5 out of time or no chain.
+    pub code: i32,
+    pub events: Vec<Value>,
+}
+
+impl Watched {
+    /// The events' names, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.events
+            .iter()
+            .filter_map(|e| e["event"].as_str())
+            .collect()
+    }
+}
+
+/// Runs `cacheon watch ID --for-secs SECS` against `url` and prints the event names seen.
+pub fn watch(url: &str, id: u64, secs: u64) -> Watched {
+    let (code, events, _) = run_lines(&[
+        "watch",
+        &id.to_string(),
+        "--url",
+        url,
+        "--for-secs",
+        &secs.to_string(),
+    ]);
+    let w = Watched { code, events };
+    eprintln!("proposal {id}: watch exited {code}, events {:?}", w.names());
+    w
+}
+
 /// Commits and reveals `bundle` as `suri` (the salt kept in `state`); returns the proposal id.
 pub fn propose(url: &str, state: &Path, bundle: &Path, suri: &str) -> u64 {
     let (state, bundle) = (state.to_str().unwrap(), bundle.to_str().unwrap());

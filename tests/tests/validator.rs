@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use cacheon_e2e::{diagnostics, free_port, propose, repo_root, run_lines, DevNode, Validator};
+use cacheon_e2e::{diagnostics, free_port, propose, repo_root, watch, DevNode, Validator};
 
 #[test]
 fn two_validators_crown_a_clear_win() {
@@ -24,20 +24,13 @@ fn two_validators_crown_a_clear_win() {
     let bundle = repo_root().join("examples/cpu/attention-onepass");
     let id = propose(&node.url, &dir.path().join("miner"), &bundle, "//Charlie");
     eprintln!("waiting for: proposal {id} to be leased, qualified by Alice and Bob, and crowned (600 s budget)");
-    let (code, events, _) = run_lines(&[
-        "watch",
-        &id.to_string(),
-        "--url",
-        &node.url,
-        "--for-secs",
-        "600",
-    ]);
-    let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
-    eprintln!("events: {names:?}");
+    let w = watch(&node.url, id, 600);
+    let names = w.names();
     assert_eq!(
-        code,
+        w.code,
         0,
-        "not crowned; events {events:#?}\n{}",
+        "not crowned; events {:#?}\n{}",
+        w.events,
         diagnostics(&node, &[&alice, &bob])
     );
     assert!(names.contains(&"crowned"), "{names:?}");
@@ -114,20 +107,13 @@ fn a_validator_killed_mid_attempt_never_attests_that_lease() {
     eprintln!("waiting for: Alice restarted and Bob to finish the proposal after the lease expires (600 s budget)");
     let alice2 = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
-    let (code, events, _) = run_lines(&[
-        "watch",
-        &id.to_string(),
-        "--url",
-        &node.url,
-        "--for-secs",
-        "600",
-    ]);
-    let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
-    eprintln!("events: {names:?}");
+    let w = watch(&node.url, id, 600);
+    let names = w.names();
     assert_eq!(
-        code,
+        w.code,
         0,
-        "not crowned; events {events:#?}\n{}",
+        "not crowned; events {:#?}\n{}",
+        w.events,
         diagnostics(&node, &[&alice2, &bob])
     );
     assert!(

@@ -3,42 +3,26 @@
 //! output FAILs `Cheating`. Each test prints what it waits for and fails with the events
 //! it saw. Needs `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
 
-use cacheon_e2e::{propose, repo_root, run_lines, DevNode, Validator};
+use cacheon_e2e::{diagnostics, propose, repo_root, watch, DevNode, Validator, Watched};
 
 #[test]
 fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     let dir = cacheon_e2e::TestDir::new();
     let node = DevNode::start(dir.path(), 500);
-    let _validators = [
-        Validator::start("alice", "//Alice", &node.url, dir.path(), None),
-        Validator::start("bob", "//Bob", &node.url, dir.path(), None),
-    ];
+    let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
+    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let stock = repo_root().join("kernels/stock/cpu/attention_decode");
     let cheat = repo_root().join("examples/cpu/fail-out-of-bounds");
     let slow = propose(&node.url, &dir.path().join("charlie"), &stock, "//Charlie");
     let bad = propose(&node.url, &dir.path().join("dave"), &cheat, "//Dave");
     for (id, reason) in [(slow, "NotFaster"), (bad, "Cheating")] {
         eprintln!("waiting for: proposal {id} to fail with {reason} (300 s budget)");
-        let (code, events, _) = run_lines(&[
-            "watch",
-            &id.to_string(),
-            "--url",
-            &node.url,
-            "--for-secs",
-            "300",
-        ]);
-        let logs: String = ["alice", "bob"]
-            .iter()
-            .map(|n| {
-                std::fs::read_to_string(dir.path().join(format!("{n}.log"))).unwrap_or_default()
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+        let Watched { code, events } = watch(&node.url, id, 300);
         assert_eq!(
             code,
             1,
-            "proposal {id} did not end failed: {events:#?}\n{}\n{logs}",
-            node.log_tail()
+            "proposal {id} did not end failed: {events:#?}\n{}",
+            diagnostics(&node, &[&alice, &bob])
         );
         // Seen as it happens, or (when it ended before `watch` started) in the first status.
         let seen = events
@@ -51,7 +35,8 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
             });
         assert!(
             seen,
-            "proposal {id} did not fail with {reason}: {events:#?}\n{logs}"
+            "proposal {id} did not fail with {reason}: {events:#?}\n{}",
+            diagnostics(&node, &[&alice, &bob])
         );
         assert_eq!(events.last().unwrap()["status"], "failed");
     }
