@@ -235,6 +235,9 @@ pub struct ScreenReport {
     pub machine: String,
     pub lane_network_namespace: bool,
     pub lane_seccomp: bool,
+    /// Whether the lane's Landlock filesystem ruleset was in force (false on kernels
+    /// without Landlock).
+    pub lane_landlock: bool,
     pub seed: u64,
 }
 
@@ -424,6 +427,7 @@ pub fn run_screens(
         machine: String::new(),
         lane_network_namespace: false,
         lane_seccomp: false,
+        lane_landlock: false,
         seed: opts.seed,
     };
     progress(Progress::Stage(Stage::Pack));
@@ -455,7 +459,10 @@ pub fn run_screens(
             report.build_log = log;
             report.machine = machine;
             match lane.seal() {
-                Ok(seccomp) => report.lane_seccomp = seccomp,
+                Ok(sealed) => {
+                    report.lane_seccomp = sealed.seccomp;
+                    report.lane_landlock = sealed.landlock;
+                }
                 Err(e) => {
                     report.outcome = lane_outcome(Stage::Build, e);
                     return report;

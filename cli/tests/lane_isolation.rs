@@ -63,6 +63,12 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     int s = socket(AF_UNIX, SOCK_STREAM, 0);
     out[5] = s >= 0 ? 1.0f : 0.0f;
     if (s >= 0) close(s);
+    int secret = open("SECRET_PATH", O_RDONLY);
+    out[6] = secret >= 0 ? 1.0f : 0.0f;
+    if (secret >= 0) close(secret);
+    int parent = open("/proc/PARENT_PID/cmdline", O_RDONLY);
+    out[7] = parent >= 0 ? 1.0f : 0.0f;
+    if (parent >= 0) close(parent);
 }
 "#;
 
@@ -70,16 +76,21 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
 fn candidate_code_has_no_network_processes_or_environment() {
     let mut lane =
         Lane::spawn(&exe(), LaneBackend::Cpu, Deadlines::default()).expect("lane starts");
-    let files = bundle_with(PROBE);
+    // A file the validator's user can read, outside the lane's directory: what a key file
+    // or the attempt index looks like to candidate code.
+    let secret = std::env::temp_dir().join(format!("cacheon-secret-{}", std::process::id()));
+    std::fs::write(&secret, "not for candidate code").unwrap();
+    let probe = PROBE
+        .replace("SECRET_PATH", secret.to_str().unwrap())
+        .replace("PARENT_PID", &std::process::id().to_string());
+    let files = bundle_with(&probe);
     let canonical = bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES).unwrap();
     match lane.build(&canonical, "probe").expect("build") {
         BuildOutcome::Built { .. } => {}
         BuildOutcome::Failed { log, .. } => panic!("probe did not build: {log}"),
     }
-    assert!(
-        lane.seal().expect("seal"),
-        "the seccomp filter is installed"
-    );
+    let sealed = lane.seal().expect("seal");
+    assert!(sealed.seccomp, "the seccomp filter is installed");
     let req = Request::Verify {
         slot: "activation.silu_and_mul".into(),
         shape: vec![1, 8],
@@ -91,15 +102,28 @@ fn candidate_code_has_no_network_processes_or_environment() {
     let (_, outputs) = lane.verify(&req).expect("probe runs");
     let o = &outputs[0];
     eprintln!(
-        "probe: socket {} fork {} execve {} HOME {} file {} unix {} (netns {})",
-        o[0], o[1], o[2], o[3], o[4], o[5], lane.network_namespace
+        "probe: socket {} fork {} execve {} HOME {} file {} unix {} secret {} parent cmdline {} (netns {}, landlock {})",
+        o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], lane.network_namespace, sealed.landlock
     );
+    let _ = std::fs::remove_file(&secret);
     assert_eq!(o[0], -1.0, "no internet socket");
     assert_eq!(o[1], -1.0, "no new process");
     assert_eq!(o[2], -1.0, "no new program");
     assert_eq!(o[3], 0.0, "empty environment: no HOME");
     assert_eq!(o[4], 1.0, "its private temp dir is writable");
     assert_eq!(o[5], 1.0, "local sockets stay (the CUDA driver uses them)");
+    if sealed.landlock {
+        assert_eq!(
+            o[6], 0.0,
+            "no file of the validator's user outside the lane's dir"
+        );
+        assert_eq!(
+            o[7], 0.0,
+            "no other process's /proc (the referee's command line)"
+        );
+    } else {
+        eprintln!("NOTE: this kernel has no Landlock; the filesystem checks did not run");
+    }
     let dir = lane.dir().to_path_buf();
     assert!(
         dir.join("work/probe-file").exists(),

@@ -247,8 +247,13 @@ pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> 
             return s;
         }
         s.push_str(&format!(
-            "\n  lane isolation: seccomp {}, private network namespace {}",
+            "\n  lane isolation: seccomp {}, landlock {}, private network namespace {}",
             if report.lane_seccomp { "on" } else { "off" },
+            if report.lane_landlock {
+                "on"
+            } else {
+                "off (not in this kernel)"
+            },
             if report.lane_network_namespace {
                 "yes"
             } else {

@@ -20,11 +20,11 @@ use cacheon_kernels::args::Buffer;
 use super::cuda_case;
 use super::cuda_engine_lane::CudaEngineLane;
 use super::engine_lane::{EngineLane, LaneEngine};
-use super::isolation;
 use super::protocol::{
     read_frame, send, send_f32s, send_i32s, BuildStage, CallCheck, Frame, GuardHit, Reply, Request,
     Special,
 };
+use super::{isolation, landlock, Sealed};
 use crate::arena::LaneBackend;
 
 /// Bits written into every output element before a call: a quiet NaN with a payload no
@@ -61,15 +61,26 @@ struct LaneState {
     engine: Option<Engine>,
     /// GPU 0, opened on first use (CUDA lanes): the bundle and the engine share it.
     gpu: Option<cacheon_kernels::CudaDevice>,
-    /// `Some(in force)` once sealed.
-    sealed: Option<bool>,
+    /// What is in force, once sealed.
+    sealed: Option<Sealed>,
 }
 
 impl LaneState {
-    fn seal(&mut self) -> bool {
-        *self
-            .sealed
-            .get_or_insert_with(|| isolation::install_seccomp().is_ok())
+    /// Landlock first (it needs the paths it allows), then seccomp; once.
+    fn seal(&mut self) -> Sealed {
+        let cuda = self.backend == LaneBackend::Cuda;
+        *self.sealed.get_or_insert_with(|| {
+            let landlock = std::env::current_dir()
+                .map_err(|e| e.to_string())
+                .and_then(|dir| landlock::restrict_filesystem(&dir, cuda));
+            if let Err(e) = &landlock {
+                eprintln!("lane: landlock: {e}");
+            }
+            Sealed {
+                landlock: landlock.unwrap_or(false),
+                seccomp: isolation::install_seccomp().is_ok(),
+            }
+        })
     }
 
     fn gpu(&mut self) -> Result<cacheon_kernels::CudaDevice, String> {
@@ -139,8 +150,8 @@ pub fn run(backend: LaneBackend) -> i32 {
                 Err(_) => return fault(&mut out, "a build request needs the bundle blob"),
             },
             Request::Seal => {
-                let seccomp = state.seal();
-                send(&mut out, &Reply::Sealed { seccomp })
+                let Sealed { seccomp, landlock } = state.seal();
+                send(&mut out, &Reply::Sealed { seccomp, landlock })
             }
             Request::Verify {
                 slot,

@@ -11,6 +11,7 @@ pub mod cuda_case;
 pub mod cuda_engine_lane;
 pub mod engine_lane;
 pub mod isolation;
+pub mod landlock;
 pub mod protocol;
 
 use std::fs::File;
@@ -68,6 +69,15 @@ pub struct Lane {
     inside: Option<String>,
     deadlines: Deadlines,
     pub network_namespace: bool,
+}
+
+/// What a sealed lane has in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sealed {
+    /// The seccomp filter (no new programs or processes, no network sockets).
+    pub seccomp: bool,
+    /// The Landlock filesystem ruleset (see [`landlock`]); false where the kernel has none.
+    pub landlock: bool,
 }
 
 /// What a build came to.
@@ -308,12 +318,12 @@ impl Lane {
         }
     }
 
-    /// Installs the seccomp filter (no compiler runs after this); says whether it is in
-    /// force.
-    pub fn seal(&mut self) -> Result<bool, LaneError> {
+    /// Restricts the lane's filesystem view (Landlock) and installs the seccomp filter (no
+    /// compiler runs after this); says which of the two are in force.
+    pub fn seal(&mut self) -> Result<Sealed, LaneError> {
         self.request(&Request::Seal, None)?;
         match self.reply(self.deadlines.start)? {
-            Reply::Sealed { seccomp } => Ok(seccomp),
+            Reply::Sealed { seccomp, landlock } => Ok(Sealed { seccomp, landlock }),
             other => Err(unexpected(other)),
         }
     }

@@ -165,9 +165,10 @@ pub enum Reply {
         /// Device name for CUDA lanes, CPU model for CPU lanes.
         machine: String,
     },
-    /// The lane is sealed; `seccomp` says whether the filter is in force.
+    /// The lane is sealed; `seccomp` and `landlock` say whether each is in force.
     Sealed {
         seccomp: bool,
+        landlock: bool,
     },
     BuildFailed {
         stage: BuildStage,
