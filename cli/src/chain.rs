@@ -46,6 +46,11 @@ impl ChainError {
     }
 }
 
+/// A node or RPC failure, as the error the chain commands report.
+pub fn unavailable(e: impl std::fmt::Display) -> ChainError {
+    ChainError::Unavailable(e.to_string())
+}
+
 /// Connects to `url`, retrying until `timeout`.
 pub async fn connect(url: &str, timeout: Duration) -> Result<Client, ChainError> {
     let start = std::time::Instant::now();
@@ -99,10 +104,7 @@ pub async fn submit<Call: subxt::transactions::Payload>(
     timeout: Duration,
 ) -> Result<(Events, u64), ChainError> {
     let work = async {
-        let at = client
-            .at_current_block()
-            .await
-            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        let at = client.at_current_block().await.map_err(unavailable)?;
         let progress = at
             .transactions()
             .sign_and_submit_then_watch_default(call, key)
@@ -121,7 +123,7 @@ pub async fn submit<Call: subxt::transactions::Payload>(
             .at_block(hash)
             .await
             .map(|b| b.block_number())
-            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+            .map_err(unavailable)?;
         Ok((events, number))
     };
     tokio::time::timeout(timeout, work)

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cacheon::arena;
-use cacheon::chain::{self, api, ChainError, Client};
+use cacheon::chain::{self, api, unavailable, ChainError, Client};
 use cacheon::exit;
 use cacheon::screens;
 use cacheon_kernels::bundle;
@@ -352,22 +352,15 @@ pub fn status_name(s: &ProposalStatus) -> (&'static str, bool) {
 type Proposal = api::runtime_types::pallet_cacheon::types::Proposal<chain::AccountId, u32, u128>;
 
 async fn fetch_proposal(client: &Client, id: u64) -> Result<Option<(u64, Proposal)>, ChainError> {
-    let at = client
-        .at_current_block()
-        .await
-        .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+    let at = client.at_current_block().await.map_err(unavailable)?;
     let v = at
         .storage()
         .try_fetch(api::storage().cacheon().proposals(), (id,))
         .await
-        .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        .map_err(unavailable)?;
     match v {
         None => Ok(None),
-        Some(v) => Ok(Some((
-            at.block_number(),
-            v.decode()
-                .map_err(|e| ChainError::Unavailable(e.to_string()))?,
-        ))),
+        Some(v) => Ok(Some((at.block_number(), v.decode().map_err(unavailable)?))),
     }
 }
 
@@ -608,46 +601,33 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
                 block
             }
         };
-        let mut blocks = client
-            .stream_blocks()
-            .await
-            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        let mut blocks = client.stream_blocks().await.map_err(unavailable)?;
         // The subscription may skip finalized blocks (a slow reader's subscription is
         // dropped by the node and resubscribed from the newest head): read every block
         // between the last one read and the one announced, so no event is missed.
         let mut next = status_block + 1;
         while let Some(block) = blocks.next().await {
-            let block = block.map_err(|e| ChainError::Unavailable(e.to_string()))?;
+            let block = block.map_err(unavailable)?;
             let head = block.number();
             let from = next;
             if from > head {
                 continue;
             }
             for number in from..=head {
-                let at = client
-                    .at_block(number)
-                    .await
-                    .map_err(|e| ChainError::Unavailable(e.to_string()))?;
-                let events = at
-                    .events()
-                    .fetch()
-                    .await
-                    .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+                let at = client.at_block(number).await.map_err(unavailable)?;
+                let events = at.events().fetch().await.map_err(unavailable)?;
                 for mut v in proposal_events(&events, proposal) {
                     v["block"] = json!(number);
                     out.emit(v.clone(), || describe(&v));
                 }
             }
             next = head + 1;
-            let at = client
-                .at_block(head)
-                .await
-                .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+            let at = client.at_block(head).await.map_err(unavailable)?;
             let status = at
                 .storage()
                 .try_fetch(api::storage().cacheon().proposals(), (proposal,))
                 .await
-                .map_err(|e| ChainError::Unavailable(e.to_string()))?
+                .map_err(unavailable)?
                 .and_then(|v| v.decode().ok());
             if let Some(p) = status {
                 let p: Proposal = p;

@@ -21,7 +21,7 @@ use subxt_signer::sr25519::Keypair;
 use tracing::{info, warn};
 
 use crate::arena::Arena;
-use crate::chain::{self, api, AccountId, ChainError, Client};
+use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
 use crate::qualify::{attempt, AttemptOptions};
 use crate::screens::Outcome;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
@@ -42,10 +42,6 @@ pub struct Config {
     pub prometheus_port: Option<u16>,
     /// Per chain call (connection, finality).
     pub timeout: Duration,
-}
-
-fn unavailable(e: impl std::fmt::Display) -> ChainError {
-    ChainError::Unavailable(e.to_string())
 }
 
 fn db(e: rusqlite::Error) -> ChainError {
