@@ -37,10 +37,11 @@ fn the_incumbents_own_bytes_never_pass() {
     for seed in 0..20 {
         let r = attempt(&stock, cpu, &opts(1000 + seed), &mut |_| {});
         eprintln!(
-            "attempt {seed}: {} {:?} speedup {:?}",
+            "attempt {seed}: {} {:?} speedup {:?}: {:?}",
             r.verdict(),
             r.speed.as_ref().and_then(|s| s.interval),
-            r.speedup_ppm
+            r.speedup_ppm,
+            r.outcome
         );
         verdicts.push(r.verdict());
     }
@@ -59,12 +60,17 @@ fn a_clear_win_passes_at_least_19_of_20() {
     for seed in 0..20 {
         let r = attempt(&win, cpu, &opts(2000 + seed), &mut |_| {});
         eprintln!(
-            "attempt {seed}: {} {:?} speedup {:?} audit {:?} pristine {:?}",
+            "attempt {seed}: {} {:?} speedup {:?} audit {:?} pristine {:?} drift {:?} ppm{}",
             r.verdict(),
             r.speed.as_ref().and_then(|s| s.interval),
             r.speedup_ppm,
             r.audit.as_ref().map(|a| (a.calls, a.failed_calls)),
-            r.pristine.as_ref().map(|p| p.kl_candidate)
+            r.pristine.as_ref().map(|p| p.kl_candidate),
+            r.speed.as_ref().map(|s| s.baseline_drift_ppm),
+            match &r.outcome {
+                Outcome::Pass => String::new(),
+                other => format!(": {other:?}"),
+            }
         );
         if r.outcome == Outcome::Pass {
             passes += 1;
