@@ -299,7 +299,11 @@ fn plan(manifest: &Manifest, backend: LaneBackend) -> Vec<(Stage, SlotId, Vec<i6
     cases
 }
 
+/// One call's outputs and the reference's, output by output.
+type CallResults = (Vec<Vec<f32>>, Vec<Vec<f32>>);
+
 /// Judges one case's calls against the trusted reference.
+#[allow(clippy::too_many_arguments)]
 fn judge(
     stage: Stage,
     slot: SlotId,
@@ -324,7 +328,7 @@ fn judge(
         ));
     }
     let first_scalars = case_args(slot, shape, seeds[0], special).scalars;
-    let mut previous: Option<(Vec<Vec<f32>>, Vec<Vec<f32>>)> = None;
+    let mut previous: Option<CallResults> = None;
     record.matched_ppm = 1_000_000;
     for (k, (&seed, check)) in seeds.iter().zip(checks).enumerate() {
         let call = format!("{where_}, call {}", k + 1);

@@ -66,7 +66,8 @@ fn a_non_utf8_name_is_refused() {
 
 #[test]
 fn bad_names_elf_files_and_sizes_get_their_rule() {
-    let cases: Vec<(&str, Box<dyn Fn(&Path)>, &str)> = vec![
+    type Case = (&'static str, Box<dyn Fn(&Path)>, &'static str);
+    let cases: Vec<Case> = vec![
         (
             "space in a name",
             Box::new(|d: &Path| std::fs::write(d.join("a b.c"), "x").unwrap()),

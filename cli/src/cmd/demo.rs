@@ -326,7 +326,7 @@ async fn free_balance(client: &chain::Client, who: &chain::AccountId) -> u128 {
         return 0;
     };
     at.storage()
-        .try_fetch(api::storage().system().account(), (who.clone(),))
+        .try_fetch(api::storage().system().account(), (*who,))
         .await
         .ok()
         .flatten()

@@ -252,7 +252,7 @@ async fn reveal_steps(
         };
         let commit_block = match at
             .storage()
-            .try_fetch(api::storage().cacheon().commits(), (account.clone(), commitment))
+            .try_fetch(api::storage().cacheon().commits(), (account, commitment))
             .await
         {
             Ok(Some(v)) => v.decode().unwrap_or(0) as u64,

@@ -54,6 +54,9 @@ use frame::traits::{
 pub type BalanceOf<T> =
     <<T as Config>::Currency as Inspect<<T as frame_system::Config>::AccountId>>::Balance;
 pub type ArenaConfigOf<T> = ArenaConfig<BlockNumberFor<T>>;
+/// One crowned entry of an arena's incumbent stack, as [`Pallet::incumbent_stack`] lists it:
+/// `(target, proposal, content_hash)`.
+pub type StackEntry = (TargetId, ProposalId, ContentHash);
 pub type ArenaInfoOf<T> = ArenaInfo<BlockNumberFor<T>>;
 pub type ProposalOf<T> =
     Proposal<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
@@ -727,9 +730,7 @@ pub mod pallet {
         }
 
         /// An arena's generation and crowned incumbent entries `(target, proposal, content_hash)`.
-        pub fn incumbent_stack(
-            arena: ArenaId,
-        ) -> Option<(u32, alloc::vec::Vec<(TargetId, ProposalId, ContentHash)>)> {
+        pub fn incumbent_stack(arena: ArenaId) -> Option<(u32, alloc::vec::Vec<StackEntry>)> {
             let info = Arenas::<T>::get(&arena)?;
             let entries = Incumbents::<T>::iter_prefix(&arena)
                 .map(|(target, e)| (target, e.proposal, e.content_hash))

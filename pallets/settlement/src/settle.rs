@@ -88,7 +88,7 @@ impl<T: Config> Pallet<T> {
                 continue;
             }
             if let Some(next) = Targets::<T>::get(&t) {
-                stack.extend(next.displaces.into_iter());
+                stack.extend(next.displaces);
             }
         }
         true
