@@ -16,6 +16,7 @@
 pub mod arena;
 pub mod chain;
 pub mod evidence;
+pub mod fingerprint;
 pub mod lane;
 pub mod policy;
 pub mod qualify;

@@ -1,6 +1,7 @@
 //! The screens a proposal passes before anyone times it (DESIGN 7 steps 1-6), in order:
 //! pack (the bundle rules shared with the chain), policy (manifest, arena, source policy,
-//! launch geometry), then in a lane process build, ABI, verify and (CUDA) graph.
+//! launch geometry), copy (validators: the normalized fingerprint against earlier
+//! proposals of other miners), then in a lane process build, ABI, verify and (CUDA) graph.
 //!
 //! Each step ends the attempt with a typed [`Finding`] that carries the on-chain
 //! [`FailReason`], or with NoDecision when the fault is ours (the lane could not start, the
@@ -22,6 +23,7 @@ use cacheon_primitives::{ContentHash, FailReason, NoDecisionReason};
 use serde::Serialize;
 
 use crate::arena::{Arena, LaneBackend};
+use crate::fingerprint::{copy_of, fingerprint, Earlier};
 use crate::lane::protocol::{BuildStage, CallCheck, Request, Special};
 use crate::lane::{child::case_args, BuildOutcome, Deadlines, Lane, LaneError};
 use crate::policy::{self, Language};
@@ -32,6 +34,8 @@ use crate::policy::{self, Language};
 pub enum Stage {
     Pack,
     Policy,
+    /// Normalized-copy detection against earlier proposals (validators only).
+    Copy,
     Build,
     Abi,
     Verify,
@@ -47,6 +51,7 @@ impl Stage {
         match self {
             Stage::Pack => "pack",
             Stage::Policy => "policy",
+            Stage::Copy => "copy",
             Stage::Build => "build",
             Stage::Abi => "abi",
             Stage::Verify => "verify",
@@ -192,6 +197,9 @@ pub struct ScreenOptions {
     pub guard: usize,
     /// Graph replays per graph case (DESIGN: at least 3).
     pub graph_replays: usize,
+    /// Earlier proposals by other miners for the copy screen; `None` skips the stage
+    /// (offline runs have nothing to compare against).
+    pub earlier: Option<Vec<Earlier>>,
 }
 
 impl ScreenOptions {
@@ -202,6 +210,7 @@ impl ScreenOptions {
             deadlines: Deadlines::default(),
             guard: 1024,
             graph_replays: 3,
+            earlier: None,
         }
     }
 }
@@ -226,6 +235,8 @@ pub struct CaseRecord {
 pub struct ScreenReport {
     pub arena: &'static str,
     pub content_hash: Option<String>,
+    /// The normalized fingerprint (`fingerprint`), once the manifest parsed.
+    pub fingerprint: Option<String>,
     #[serde(flatten)]
     pub outcome: Outcome,
     /// The steps that ran to completion, in order.
@@ -424,6 +435,7 @@ pub fn run_screens(
     let mut report = ScreenReport {
         arena: arena.name,
         content_hash: None,
+        fingerprint: None,
         outcome: Outcome::Pass,
         passed_stages: vec![],
         cases: vec![],
@@ -447,6 +459,24 @@ pub fn run_screens(
     };
     report.content_hash = Some(hex::encode(packed.content_hash));
     report.passed_stages.extend([Stage::Pack, Stage::Policy]);
+    let fp = fingerprint(files, &packed.manifest);
+    report.fingerprint = Some(hex::encode(fp));
+    if let Some(earlier) = &opts.earlier {
+        progress(Progress::Stage(Stage::Copy));
+        if let Some(original) = copy_of(&fp, earlier) {
+            report.outcome = Outcome::Fail(fail(
+                Stage::Copy,
+                FailReason::CopyOf(original),
+                format!(
+                    "the bundle normalizes to the same kernel as proposal {original}, revealed \
+                     earlier by another miner (fingerprint {})",
+                    hex::encode(fp)
+                ),
+            ));
+            return report;
+        }
+        report.passed_stages.push(Stage::Copy);
+    }
 
     progress(Progress::Stage(Stage::Build));
     let mut lane = match Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines) {

@@ -17,6 +17,8 @@ struct Example {
     verdict: String,
     stage: Option<String>,
     reason: Option<String>,
+    /// Fewer verification cases than usual (an op whose `when` domain leaves shapes out).
+    min_cases: Option<usize>,
 }
 
 fn examples() -> Vec<Example> {
@@ -87,7 +89,7 @@ fn cpu_examples_scan_pack_and_verify_as_recorded() {
         if ex.verdict == "pass" {
             let cases = v["cases"].as_array().unwrap();
             assert!(
-                cases.len() >= 10,
+                cases.len() >= ex.min_cases.unwrap_or(10),
                 "every shape and the special values: {}",
                 cases.len()
             );

@@ -1,7 +1,8 @@
 //! Whole qualification attempts on the CPU arena through the library and the real lane
 //! processes: the statistics of DESIGN 8 ("the incumbent's own bytes never PASS; a clear
-//! win PASSes in at least 19 of 20"), a shape-gaming kernel caught by the audit, and the
-//! `qualify` command's JSON and exit codes. Timing-sensitive: CI runs this file alone
+//! win PASSes in at least 19 of 20"), a shape-gaming kernel caught by the audit, a kernel
+//! the engine never calls, a read under the physical floor, and the `qualify` command's
+//! JSON and exit codes. Timing-sensitive: CI runs this file alone
 //! (`--test-threads 1`, in the node step), never beside other tests.
 
 mod common;
@@ -21,6 +22,8 @@ fn opts(seed: u64) -> AttemptOptions {
         seed,
         stack: vec![],
         deadlines: Default::default(),
+        earlier: None,
+        copy_bandwidth: None,
     }
 }
 
@@ -103,6 +106,71 @@ fn correct_at_verification_shapes_but_wrong_in_the_model_fails_the_audit() {
         }
         other => panic!("expected BehaviourChanged, got {other:?}"),
     }
+}
+
+#[test]
+fn a_kernel_the_engine_never_calls_fails_not_faster() {
+    // Correct at the verification shapes its `when` domain takes in, never called by the
+    // arena's engine: without the dispatch count B and C would be one engine.
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    let r = attempt(
+        &files("examples/cpu/fail-never-dispatched"),
+        cpu,
+        &opts(78),
+        &mut |_| {},
+    );
+    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    match &r.outcome {
+        Outcome::Fail(f) => {
+            assert_eq!(
+                (f.stage, f.reason),
+                (Stage::Speed, FailReason::NotFaster),
+                "{f:?}"
+            );
+            assert!(f.detail.contains("dispatch count 0"), "{f:?}");
+        }
+        other => panic!("expected NotFaster, got {other:?}"),
+    }
+    let speed = r.speed.expect("the speed record");
+    assert_eq!(speed.candidate_ms.len(), 1, "decided at the first read");
+    assert!(speed
+        .candidate_dispatch
+        .iter()
+        .any(|(slot, n)| slot == "attention.decode" && *n == 0));
+    assert!(speed
+        .candidate_dispatch
+        .iter()
+        .any(|(slot, n)| slot == "norm.rmsnorm" && *n > 0));
+}
+
+#[test]
+fn a_read_below_the_physical_floor_is_cheating() {
+    // The floor is passes x weight bytes / copy rate. No honest kernel gets under the
+    // machine's real rate, so the referee is told a rate a thousand times too low (about
+    // 10 MB/s): every read is then "faster than memory allows".
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    let mut o = opts(79);
+    o.copy_bandwidth = Some(1e7);
+    let r = attempt(
+        &files("examples/cpu/attention-onepass"),
+        cpu,
+        &o,
+        &mut |_| {},
+    );
+    match &r.outcome {
+        Outcome::Fail(f) => {
+            assert_eq!(
+                (f.stage, f.reason),
+                (Stage::Speed, FailReason::Cheating),
+                "{f:?}"
+            );
+            assert!(f.detail.contains("below the physical floor"), "{f:?}");
+        }
+        other => panic!("expected Cheating, got {other:?}"),
+    }
+    let speed = r.speed.expect("the speed record");
+    assert!(speed.candidate_ms[0] < speed.floor_ms, "{speed:?}");
+    assert!((speed.copy_gb_per_s - 0.01).abs() < 1e-9);
 }
 
 #[test]

@@ -169,6 +169,7 @@ pub fn build_cpu_bundle(
             op.slot,
             op.entry.clone(),
             origin.to_string(),
+            op.when.clone(),
             addr,
             lib.clone(),
         ));

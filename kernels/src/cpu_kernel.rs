@@ -5,12 +5,14 @@
 //! Beyond that, safety rests on the kernel honouring its ABI (write only its outputs,
 //! return); candidate kernels therefore run only in lane-runner processes (DESIGN 7.1).
 
+use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::Arc;
 
 use libloading::os::unix::Library;
 
 use crate::args::{Buffer, SlotArgs};
+use crate::manifest::Domain;
 use crate::slots::SlotId;
 
 pub type SiluAndMulFn = unsafe extern "C" fn(*mut f32, *const f32, i64, i64);
@@ -49,6 +51,8 @@ pub struct CpuKernel {
     slot: SlotId,
     entry: String,
     origin: String,
+    /// The op's `when` domain (empty: every shape).
+    when: BTreeMap<String, Domain>,
     addr: *const c_void,
     _lib: Arc<Library>,
 }
@@ -93,6 +97,7 @@ impl CpuKernel {
         slot: SlotId,
         entry: String,
         origin: String,
+        when: BTreeMap<String, Domain>,
         addr: *const c_void,
         lib: Arc<Library>,
     ) -> Self {
@@ -100,6 +105,7 @@ impl CpuKernel {
             slot,
             entry,
             origin,
+            when,
             addr,
             _lib: lib,
         }
@@ -117,6 +123,11 @@ impl CpuKernel {
     /// Where the kernel came from (a stock bundle's name, a proposal, a folder).
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// Whether a call with these shape values (ABI order) is inside the op's `when` domain.
+    pub fn accepts(&self, shape: &[i64]) -> bool {
+        crate::manifest::in_domain(self.slot, &self.when, shape)
     }
 
     fn expect_slot(&self, slot: SlotId) {

@@ -146,14 +146,21 @@ pub struct Op {
 impl Op {
     /// Whether a call with these shape values (ABI order) is inside the op's domain.
     pub fn accepts(&self, shape: &[i64]) -> bool {
-        let symbols = self.slot.spec().shape_symbols();
-        self.when.iter().all(|(sym, dom)| {
-            symbols
-                .iter()
-                .position(|s| s == sym)
-                .is_some_and(|i| dom.contains(shape[i]))
-        })
+        in_domain(self.slot, &self.when, shape)
     }
+}
+
+/// Whether shape values (in `slot`'s ABI order) lie inside a `when` domain (an empty one
+/// takes every shape). The engines call a kernel only inside its domain and hand calls
+/// outside it to the kernel below (the incumbent).
+pub fn in_domain(slot: SlotId, when: &BTreeMap<String, Domain>, shape: &[i64]) -> bool {
+    let symbols = slot.spec().shape_symbols();
+    when.iter().all(|(sym, dom)| {
+        symbols
+            .iter()
+            .position(|s| s == sym)
+            .is_some_and(|i| shape.get(i).is_some_and(|&v| dom.contains(v)))
+    })
 }
 
 /// A validated manifest.

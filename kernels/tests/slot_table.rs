@@ -1,6 +1,7 @@
 //! The slot table: swapping one slot's kernel changes only that slot (its kernel and its
-//! dispatch count); an atomic bundle swaps its member slots together; the observer sees
-//! every call with inputs the reference can re-run (the audit hook).
+//! dispatch count); calls outside a kernel's `when` domain go to the kernel below it; an
+//! atomic bundle swaps its member slots together; the observer sees every call with
+//! inputs the reference can re-run (the audit hook).
 
 mod common;
 
@@ -41,6 +42,63 @@ void silu2(float* out, const float* x, int64_t tokens, int64_t d) {
         BundleFile::new("manifest.toml", manifest),
         BundleFile::new("kernels/silu2.c", src),
     ]
+}
+
+/// `doubled_silu_bundle` limited to calls of `tokens` in `[min, max]`.
+fn doubled_silu_for_tokens(min: i64, max: i64) -> Vec<BundleFile> {
+    let mut files = doubled_silu_bundle();
+    let manifest = String::from_utf8(files[0].data.clone()).unwrap()
+        + &format!("when = {{ tokens = {{ min = {min}, max = {max} }} }}\n");
+    files[0] = BundleFile::new("manifest.toml", manifest);
+    files
+}
+
+#[test]
+fn calls_outside_a_kernels_domain_go_to_the_kernel_below() {
+    // The tiny prefill calls silu_and_mul with tokens = the prompt's length; decode with 1.
+    let mut e = tiny_engine(1, 32);
+    let genesis_prefill = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    let genesis_decode = e.decode(&[7]).unwrap();
+
+    let n = PROMPT.len() as i64;
+    let prefill_only = build_cpu_bundle(
+        &doubled_silu_for_tokens(2, 4096),
+        "prefill only",
+        &CpuBuildOptions::default(),
+    )
+    .unwrap();
+    e.slots_mut().install_bundle(&prefill_only);
+    e.reset();
+    let prefill = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    let layers = e.config().num_hidden_layers as u64;
+    assert_eq!(
+        e.slots().dispatch_count(SlotId::SiluAndMul),
+        layers,
+        "the candidate served the {n}-token prefill"
+    );
+    assert_ne!(prefill, genesis_prefill, "and changed it");
+    let decode = e.decode(&[7]).unwrap();
+    assert_eq!(
+        e.slots().dispatch_count(SlotId::SiluAndMul),
+        layers,
+        "one-token calls are outside its domain: not counted"
+    );
+    assert_ne!(
+        decode, genesis_decode,
+        "the cache holds the candidate's prefill"
+    );
+
+    // A kernel over it that takes no shape the engine uses: every call falls through it.
+    let never = build_cpu_bundle(
+        &doubled_silu_for_tokens(100_000, 100_001),
+        "never",
+        &CpuBuildOptions::default(),
+    )
+    .unwrap();
+    e.slots_mut().install_bundle(&never);
+    e.reset();
+    assert_eq!(e.prefill(0, &PROMPT, Logits::All).unwrap(), prefill);
+    assert_eq!(e.slots().dispatch_count(SlotId::SiluAndMul), 0);
 }
 
 #[test]

@@ -1,9 +1,36 @@
 //! Verdicts other than a crown, end to end with the real node and two validators: the
 //! incumbent's own bytes proposed again FAIL `NotFaster`; a kernel that writes past its
-//! output FAILs `Cheating`. Each test prints what it waits for and fails with the events
-//! it saw. Needs `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
+//! output FAILs `Cheating`; another miner's renamed and reformatted copy of an earlier
+//! proposal (new bytes, so the chain's exact-copy check lets it in) FAILs `CopyOf`. Each
+//! test prints what it waits for and fails with the events it saw. Needs `cacheon` and
+//! `cacheon-node` built (scripts/test.sh builds them first).
+
+use std::path::{Path, PathBuf};
 
 use cacheon_e2e::{diagnostics, propose, repo_root, watch, DevNode, Validator, Watched};
+
+/// What a copier does to a revealed bundle: every local name changed, comments rewritten,
+/// the layout and the bundle's name changed. Written under `dir`.
+fn renamed_copy(original: &Path, dir: &Path) -> PathBuf {
+    let src = std::fs::read_to_string(original.join("kernels/attention_decode.c")).unwrap();
+    let body = src.split_once("#include <math.h>").unwrap().1;
+    let copied = format!(
+        "// attention, my own fast version\n#include <math.h>{}",
+        body.replace("acc", "accumulator")
+            .replace("denom", "norm_sum")
+            .replace("max_score", "running_max")
+            .replace("    ", "  ")
+    );
+    let manifest = std::fs::read_to_string(original.join("manifest.toml"))
+        .unwrap()
+        .replace("stock-cpu-attention_decode", "eves-attention")
+        .replace("kernels/attention_decode.c", "src/attn.c");
+    let out = dir.join("eve-bundle");
+    std::fs::create_dir_all(out.join("src")).unwrap();
+    std::fs::write(out.join("src/attn.c"), copied).unwrap();
+    std::fs::write(out.join("manifest.toml"), manifest).unwrap();
+    out
+}
 
 #[test]
 fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
@@ -15,7 +42,10 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     let cheat = repo_root().join("examples/cpu/fail-out-of-bounds");
     let slow = propose(&node.url, &dir.path().join("charlie"), &stock, "//Charlie");
     let bad = propose(&node.url, &dir.path().join("dave"), &cheat, "//Dave");
-    for (id, reason) in [(slow, "NotFaster"), (bad, "Cheating")] {
+    let copy = renamed_copy(&stock, dir.path());
+    let copied = propose(&node.url, &dir.path().join("eve"), &copy, "//Eve");
+    let copy_of = format!("CopyOf({slow})");
+    for (id, reason) in [(slow, "NotFaster"), (bad, "Cheating"), (copied, &copy_of)] {
         eprintln!("waiting for: proposal {id} to fail with {reason} (300 s budget)");
         let Watched { code, events } = watch(&node.url, id, 300);
         assert_eq!(

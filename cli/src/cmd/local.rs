@@ -364,6 +364,8 @@ pub fn qualify(
         seed: seed.unwrap_or_else(cacheon::qualify::fresh_seed),
         stack,
         deadlines: Default::default(),
+        earlier: None,
+        copy_bandwidth: None,
     };
     let bar = if out.json {
         ProgressBar::hidden()

@@ -35,6 +35,12 @@ pub struct AttemptOptions {
     /// order they were crowned.
     pub stack: Vec<Vec<u8>>,
     pub deadlines: Deadlines,
+    /// Earlier proposals by other miners for the copy screen (`None` offline).
+    pub earlier: Option<Vec<crate::fingerprint::Earlier>>,
+    /// The copy rate (read + written bytes per second) the physical floor uses; `None`
+    /// measures it, as validators and `cacheon qualify` always do. Tests set a rate far
+    /// below the machine's to show a read under the floor FAILing `Cheating`.
+    pub copy_bandwidth: Option<f64>,
 }
 
 /// The speed step's record.
@@ -151,6 +157,7 @@ pub fn attempt(
     let started = Instant::now();
     let mut screen_opts = ScreenOptions::new(opts.lane_exe.clone(), opts.seed);
     screen_opts.deadlines = opts.deadlines;
+    screen_opts.earlier = opts.earlier.clone();
     let screens = screens::run_screens(files, arena, &screen_opts, progress);
     let mut report = AttemptReport {
         arena: arena.name,
@@ -224,7 +231,11 @@ fn measure(
         Err(e) => return lane_outcome(Stage::Speed, e),
     };
     let prompt = prompt(opts.seed, w.prompt_len, vocab);
-    let copy = match floor_bandwidth(arena.backend, weight_bytes as usize) {
+    let measured = match opts.copy_bandwidth {
+        Some(rate) => Ok(rate),
+        None => floor_bandwidth(arena.backend, weight_bytes as usize),
+    };
+    let copy = match measured {
         Ok(c) => c,
         Err(e) => return lane_outcome(Stage::Speed, LaneError::Infrastructure(e)),
     };

@@ -2,7 +2,9 @@
 //! it serves in reveal order, runs one attempt at a time ([`crate::qualify::attempt`]) on
 //! bundle bytes read from chain storage, stores the report content-addressed, indexes its
 //! attempts in SQLite ([`store`]) and attests, confirming the attestation in a finalized
-//! block.
+//! block. Before the screens it gathers the fingerprints of every earlier proposal by
+//! another miner (cached in SQLite, so they outlive the chain's copy of the bytes) for the
+//! copy screen ([`crate::fingerprint`]).
 //!
 //! Crash safety: the cursor (last finalized block whose events were processed) and every
 //! attempt's state are persisted before the next step. On start, attempts that were still
@@ -18,10 +20,11 @@ use std::time::{Duration, Instant};
 
 use codec::{Decode, Encode};
 use subxt_signer::sr25519::Keypair;
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 use crate::arena::Arena;
 use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
+use crate::fingerprint::{fingerprint, Earlier};
 use crate::qualify::{attempt, AttemptOptions};
 use crate::screens::Outcome;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
@@ -149,6 +152,10 @@ async fn catch_up(
                 }
             }
         }
+        // Every revealed bundle's fingerprint, while its bytes are surely in storage.
+        for e in events.find::<api::cacheon::events::Revealed>().flatten() {
+            remember_fingerprint(&at, store, &e.content_hash).await?;
+        }
         for e in events.find::<api::cacheon::events::Crowned>().flatten() {
             info!(
                 proposal = e.proposal,
@@ -271,7 +278,9 @@ async fn work_on(
         return Err(unavailable(format!("proposal {id} vanished")));
     };
     let files = bundle_files(&at, &p.content_hash).await;
+    remember_fingerprint(&at, store, &p.content_hash).await?;
     let stack = incumbent_stack(&at, arena).await?;
+    let earlier = earlier_proposals(&at, store, id, &p.miner).await?;
     let seed = crate::qualify::fresh_seed();
     let started = Instant::now();
     let report = match files {
@@ -281,6 +290,8 @@ async fn work_on(
                 seed,
                 stack,
                 deadlines: Default::default(),
+                earlier: Some(earlier),
+                copy_bandwidth: None,
             };
             tokio::task::spawn_blocking(move || attempt(&files, arena, &opts, &mut |_| {}))
                 .await
@@ -502,6 +513,62 @@ async fn bundle_files(
     let bytes = stored_bundle(at, hash).await?;
     cacheon_kernels::bundle::from_canonical_bytes(&bytes, cacheon_kernels::bundle::MAX_BUNDLE_BYTES)
         .map_err(|e| e.to_string())
+}
+
+/// Every proposal revealed before `id` by another miner whose fingerprint is known: cached
+/// when its reveal was followed (or an earlier attempt read it), else computed from its
+/// bytes while the chain still stores them. Proposals whose bytes are gone and were never
+/// seen here are skipped (logged at debug level).
+async fn earlier_proposals(
+    at: &At,
+    store: &Store,
+    id: u64,
+    miner: &AccountId,
+) -> Result<Vec<Earlier>, ChainError> {
+    let mut earlier = Vec::new();
+    for q in 0..id {
+        let Some(p) = proposal_at(at, q).await? else {
+            continue;
+        };
+        if &p.miner == miner {
+            continue;
+        }
+        if let Some(fingerprint) = remember_fingerprint(at, store, &p.content_hash).await? {
+            earlier.push(Earlier {
+                proposal: q,
+                fingerprint,
+            });
+        }
+    }
+    Ok(earlier)
+}
+
+/// A bundle's fingerprint from the cache, else computed from its bytes in storage at `at`
+/// and cached; `None` when its manifest does not parse or its bytes are gone.
+async fn remember_fingerprint(
+    at: &At,
+    store: &Store,
+    hash: &[u8; 32],
+) -> Result<Option<[u8; 32]>, ChainError> {
+    if let Some(fp) = store.fingerprint(hash).map_err(db)? {
+        return Ok(fp);
+    }
+    match bundle_files(at, hash).await {
+        Ok(files) => {
+            let fp = cacheon_kernels::Manifest::from_bundle(&files)
+                .ok()
+                .map(|m| fingerprint(&files, &m));
+            store.record_fingerprint(hash, fp).map_err(db)?;
+            Ok(fp)
+        }
+        Err(e) => {
+            debug!(
+                content_hash = hex::encode(hash),
+                "no fingerprint for the copy screen: {e}"
+            );
+            Ok(None)
+        }
+    }
 }
 
 /// The arena's crowned bundles (canonical bytes), oldest proposal first.

@@ -102,6 +102,10 @@ impl Store {
                  attest_block INTEGER,
                  updated TEXT NOT NULL DEFAULT (datetime('now')),
                  PRIMARY KEY (proposal, expires_at)
+             );
+             CREATE TABLE IF NOT EXISTS fingerprints (
+                 content_hash BLOB PRIMARY KEY,
+                 fingerprint BLOB
              );",
         )?;
         Ok(Store { conn })
@@ -121,6 +125,36 @@ impl Store {
         self.conn.execute(
             "INSERT INTO cursor (id, block) VALUES (0, ?1) ON CONFLICT(id) DO UPDATE SET block = excluded.block",
             params![block as i64],
+        )?;
+        Ok(())
+    }
+
+    /// The cached copy-screen fingerprint of a bundle: `Some(None)` when the bundle was
+    /// seen and has none (its manifest does not parse), `None` when never seen.
+    pub fn fingerprint(
+        &self,
+        content_hash: &[u8; 32],
+    ) -> rusqlite::Result<Option<Option<[u8; 32]>>> {
+        self.conn
+            .query_row(
+                "SELECT fingerprint FROM fingerprints WHERE content_hash = ?1",
+                params![&content_hash[..]],
+                |r| r.get::<_, Option<Vec<u8>>>(0),
+            )
+            .optional()
+            .map(|row| row.map(|fp| fp.and_then(|v| <[u8; 32]>::try_from(v).ok())))
+    }
+
+    /// Caches a bundle's fingerprint (kept after the chain drops the bundle's bytes, so
+    /// later proposals are still compared with it).
+    pub fn record_fingerprint(
+        &self,
+        content_hash: &[u8; 32],
+        fingerprint: Option<[u8; 32]>,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO fingerprints (content_hash, fingerprint) VALUES (?1, ?2)",
+            params![&content_hash[..], fingerprint.as_ref().map(|f| &f[..])],
         )?;
         Ok(())
     }

@@ -505,13 +505,7 @@ impl CudaKernel {
 
     /// Whether a call with these shape values is inside the op's `when` domain.
     pub fn accepts(&self, shape: &[i64]) -> bool {
-        let symbols = self.slot.spec().shape_symbols();
-        self.when.iter().all(|(sym, dom)| {
-            symbols
-                .iter()
-                .position(|s| s == sym)
-                .is_some_and(|i| dom.contains(shape[i]))
-        })
+        crate::manifest::in_domain(self.slot, &self.when, shape)
     }
 
     /// Registers, local memory and static shared memory of the compiled kernel.

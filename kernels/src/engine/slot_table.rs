@@ -203,9 +203,14 @@ macro_rules! observed {
 /// Per-slot dispatch counts, indexed by [`SlotId::index`].
 pub type DispatchCounts = [u64; 5];
 
-/// The kernel serving each slot, with dispatch counters and an optional observer.
+/// The kernels serving each slot, with dispatch counters and an optional observer.
+///
+/// Per slot, a stack: the genesis kernel at the bottom, each installed kernel over the
+/// ones before it. A call goes to the topmost kernel whose `when` domain takes its shape
+/// (DESIGN 6: "calls outside it use the incumbent"); genesis kernels take every shape.
 pub struct SlotTable {
-    kernels: [CpuKernel; 5],
+    stacks: [Vec<CpuKernel>; 5],
+    /// Calls served by each slot's top kernel (the one installed last).
     counts: [AtomicU64; 5],
     observer: Option<Arc<dyn SlotObserver>>,
 }
@@ -213,7 +218,7 @@ pub struct SlotTable {
 impl std::fmt::Debug for SlotTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SlotTable")
-            .field("kernels", &self.kernels)
+            .field("stacks", &self.stacks)
             .field("counts", &self.dispatch_counts())
             .field("observer", &self.observer.is_some())
             .finish()
@@ -233,10 +238,10 @@ impl SlotTable {
         }
         let mut out = Vec::with_capacity(5);
         for (slot, k) in SlotId::ALL.into_iter().zip(slots) {
-            out.push(k.ok_or(SlotTableError::Missing(slot))?);
+            out.push(vec![k.ok_or(SlotTableError::Missing(slot))?]);
         }
         Ok(SlotTable {
-            kernels: out.try_into().expect("five slots"),
+            stacks: out.try_into().expect("five slots"),
             counts: Default::default(),
             observer: None,
         })
@@ -257,17 +262,20 @@ impl SlotTable {
         SlotTable::new(kernels)
     }
 
-    /// Replaces one slot's kernel and returns the one it replaced. The slot's dispatch
-    /// count restarts at zero, so counts always belong to the installed kernel; the other
-    /// slots' kernels and counts are untouched.
+    /// Installs a kernel over its slot's current one and returns (a handle to) the kernel
+    /// it covers, which still serves the calls outside the new kernel's `when` domain.
+    /// The slot's dispatch count restarts at zero, so counts always belong to the
+    /// installed kernel; the other slots' kernels and counts are untouched.
     pub fn install(&mut self, kernel: CpuKernel) -> CpuKernel {
         let at = kernel.slot().index();
         self.counts[at].store(0, Ordering::Relaxed);
-        std::mem::replace(&mut self.kernels[at], kernel)
+        let covered = self.stacks[at].last().expect("a genesis kernel").clone();
+        self.stacks[at].push(kernel);
+        covered
     }
 
-    /// Installs every kernel of a bundle together (an atomic target replaces all of its
-    /// member slots at once); returns the replaced kernels.
+    /// Installs every kernel of a bundle together (an atomic target covers all of its
+    /// member slots at once); returns the covered kernels.
     pub fn install_bundle(&mut self, bundle: &CpuBundle) -> Vec<CpuKernel> {
         bundle
             .kernels()
@@ -276,13 +284,14 @@ impl SlotTable {
             .collect()
     }
 
-    /// The kernel serving a slot.
+    /// The kernel installed last in a slot (it serves every call inside its domain).
     pub fn kernel(&self, slot: SlotId) -> &CpuKernel {
-        &self.kernels[slot.index()]
+        self.stacks[slot.index()].last().expect("a genesis kernel")
     }
 
     /// How many times each slot's installed kernel has been called (since it was
-    /// installed or the last reset).
+    /// installed or the last reset); calls outside its domain, served by a kernel below
+    /// it, do not count.
     pub fn dispatch_counts(&self) -> DispatchCounts {
         std::array::from_fn(|i| self.counts[i].load(Ordering::Relaxed))
     }
@@ -302,9 +311,24 @@ impl SlotTable {
         self.observer = observer;
     }
 
-    fn dispatch(&self, slot: SlotId) -> &CpuKernel {
-        self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
-        &self.kernels[slot.index()]
+    /// The kernel for one call: the topmost whose domain takes `shape` (ABI order).
+    fn dispatch(&self, slot: SlotId, shape: &[usize]) -> &CpuKernel {
+        let mut values = [0i64; 5];
+        values
+            .iter_mut()
+            .zip(shape)
+            .for_each(|(v, &s)| *v = s as i64);
+        let shape = &values[..shape.len()];
+        let stack = &self.stacks[slot.index()];
+        let top = stack.len() - 1;
+        let at = (0..=top)
+            .rev()
+            .find(|&i| i == 0 || stack[i].accepts(shape))
+            .unwrap_or(0);
+        if at == top {
+            self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
+        }
+        &stack[at]
     }
 
     pub fn silu_and_mul(&self, out: &mut [f32], x: &[f32], tokens: usize, d: usize) {
@@ -316,7 +340,7 @@ impl SlotTable {
                 tokens,
                 d
             },
-            self.dispatch(SlotId::SiluAndMul)
+            self.dispatch(SlotId::SiluAndMul, &[tokens, d])
                 .silu_and_mul(out, x, tokens, d)
         );
     }
@@ -340,7 +364,7 @@ impl SlotTable {
                 tokens,
                 hidden
             },
-            self.dispatch(SlotId::RmsNorm)
+            self.dispatch(SlotId::RmsNorm, &[tokens, hidden])
                 .rmsnorm(out, x, w, eps, tokens, hidden)
         );
     }
@@ -369,16 +393,8 @@ impl SlotTable {
                 tokens,
                 hidden,
             },
-            self.dispatch(SlotId::FusedAddRmsNorm).fused_add_rmsnorm(
-                out_norm,
-                out_residual,
-                x,
-                residual,
-                w,
-                eps,
-                tokens,
-                hidden
-            )
+            self.dispatch(SlotId::FusedAddRmsNorm, &[tokens, hidden])
+                .fused_add_rmsnorm(out_norm, out_residual, x, residual, w, eps, tokens, hidden)
         );
     }
 
@@ -410,7 +426,7 @@ impl SlotTable {
                 kv_heads,
                 head_dim,
             },
-            self.dispatch(SlotId::Rope)
+            self.dispatch(SlotId::Rope, &[tokens, q_heads, kv_heads, head_dim])
                 .rope(q_out, k_out, q, k, positions, theta, tokens, q_heads, kv_heads, head_dim)
         );
     }
@@ -445,7 +461,11 @@ impl SlotTable {
                 head_dim,
                 max_seq,
             },
-            self.dispatch(SlotId::AttentionDecode).attention_decode(
+            self.dispatch(
+                SlotId::AttentionDecode,
+                &[batch, q_heads, kv_heads, head_dim, max_seq]
+            )
+            .attention_decode(
                 out, q, k_cache, v_cache, seq_lens, scale, batch, q_heads, kv_heads, head_dim,
                 max_seq,
             )

@@ -17,10 +17,13 @@ struct Recording {
 // ---------------------------------------------------------------------------------------
 // The slot table.
 
-/// Which loaded CUDA kernel serves each slot, with per-slot dispatch counters. Genesis
-/// contents: the stock CUDA bundles; [`CudaSlotTable::install`] swaps one slot.
+/// Which loaded CUDA kernels serve each slot, with per-slot dispatch counters. Genesis
+/// contents: the stock CUDA bundles; [`CudaSlotTable::install`] puts a kernel over its
+/// slot's current one. A call goes to the topmost kernel whose `when` domain takes its
+/// shape (DESIGN 6: "calls outside it use the incumbent"); stock kernels take every shape.
 pub struct CudaSlotTable {
-    kernels: Vec<CudaKernel>,
+    stacks: Vec<Vec<CudaKernel>>,
+    /// Calls served by each slot's top kernel (the one installed last).
     counts: [AtomicU64; 5],
     recording: Option<Recording>,
 }
@@ -28,7 +31,7 @@ pub struct CudaSlotTable {
 impl std::fmt::Debug for CudaSlotTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CudaSlotTable")
-            .field("kernels", &self.kernels)
+            .field("stacks", &self.stacks)
             .field("counts", &self.dispatch_counts())
             .finish()
     }
@@ -50,10 +53,12 @@ impl CudaSlotTable {
         }
         let mut out = Vec::with_capacity(5);
         for (slot, k) in SlotId::ALL.iter().zip(slots) {
-            out.push(k.ok_or_else(|| CudaEngineError::Slots(format!("no kernel for {slot}")))?);
+            out.push(vec![k.ok_or_else(|| {
+                CudaEngineError::Slots(format!("no kernel for {slot}"))
+            })?]);
         }
         Ok(CudaSlotTable {
-            kernels: out,
+            stacks: out,
             counts: Default::default(),
             recording: None,
         })
@@ -75,15 +80,17 @@ impl CudaSlotTable {
         CudaSlotTable::new(kernels)
     }
 
-    /// Puts `kernel` in its slot, returns the one it replaces and resets that slot's count.
-    pub fn install(&mut self, kernel: CudaKernel) -> CudaKernel {
+    /// Puts `kernel` over its slot's current kernel (which keeps serving the calls outside
+    /// the new one's domain) and resets that slot's count.
+    pub fn install(&mut self, kernel: CudaKernel) {
         let at = kernel.slot().index();
         self.counts[at].store(0, Ordering::Relaxed);
-        std::mem::replace(&mut self.kernels[at], kernel)
+        self.stacks[at].push(kernel);
     }
 
+    /// The kernel installed last in a slot.
     pub fn kernel(&self, slot: SlotId) -> &CudaKernel {
-        &self.kernels[slot.index()]
+        self.stacks[slot.index()].last().expect("a stock kernel")
     }
 
     /// Calls per slot, in [`SlotId::ALL`] order.
@@ -144,13 +151,15 @@ impl CudaSlotTable {
         scalars: &[f32],
         shape: &[i64],
     ) -> Result<(), LaunchError> {
-        let k = self.kernel(slot);
-        if !k.accepts(shape) {
+        let stack = &self.stacks[slot.index()];
+        let top = stack.len() - 1;
+        let Some(at) = (0..=top).rev().find(|&i| stack[i].accepts(shape)) else {
             return Err(LaunchError::Args {
                 slot,
-                reason: format!("shape {shape:?} is outside the kernel's `when` domain"),
+                reason: format!("shape {shape:?} is outside every kernel's `when` domain"),
             });
-        }
+        };
+        let k = &stack[at];
         let recording = self.recording.as_ref().filter(|r| r.slots.contains(&slot));
         let recorded_inputs = match recording {
             Some(_) => Some(download_params(
@@ -163,7 +172,9 @@ impl CudaSlotTable {
             None => None,
         };
         k.launch_ptrs(stream, outputs, inputs, scalars, shape)?;
-        self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
+        if at == top {
+            self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
+        }
         if let (Some(r), Some(inputs)) = (recording, recorded_inputs) {
             let outputs = download_params(stream, slot, ParamKind::Output, outputs, shape)?
                 .into_iter()

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Diagnostic variants of the stock CUDA attention.decode kernel, as bundles for
+# `cacheon-engine-bench --bundle DIR`, written under target/attention-variants/ (ignored by
+# git; carry it with target/gpu-bin). Each changes one thing, to split the kernel's 13.5 µs
+# per layer (batch 1, 2,049 cached positions, docs/kernels-bench-h200.md) into its parts:
+#   u8, u16  positions in flight per lane group in 1-2-head passes (stock: 4)
+#   noloop   no cache reads at all (prologue, merges and launch only; wrong results)
+#   empty    writes the output and returns (launch of the cluster grid only; wrong results)
+#   z4       4 z at batch 1 (one query head per block, 256 blocks; stock: 2)
+#   z4u16    z4 with 16 positions in flight
+#   z1       1 z (all four heads of a KV head per block, 64 blocks)
+# Timing only: the wrong-result variants must never be installed anywhere else.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+src=kernels/stock/cuda/attention_decode
+out=target/attention-variants
+rm -rf "$out"
+mkdir -p "$out"
+mk() { # name, sed script for the source, sed script for the manifest
+  cp -r "$src" "$out/$1"
+  sed -i "$2" "$out/$1/kernels/attention_decode.cu"
+  sed -i "$3" "$out/$1/manifest.toml"
+  sed -i "s/^name = .*/name = \"variant-$1\"/" "$out/$1/manifest.toml"
+}
+z4='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_heads, 1), 4), min(q_heads / max(kv_heads, 1), ceil_div(32, max(batch * kv_heads, 1))))"]|'
+z1='s|^grid = .*|grid = ["batch * kv_heads", 8, "ceil_div(q_heads / max(kv_heads, 1), 4)"]|'
+mk u8 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 8/' ''
+mk u16 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 16/' ''
+mk noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;/' ''
+mk empty 's/if (D > 256) {/if (D > 0) {/' ''
+mk z4 '' "$z4"
+mk z4u16 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 16/' "$z4"
+mk z1 '' "$z1"
+# Every variant must differ from the stock bundle.
+for v in "$out"/*; do
+  if diff -q "$src/kernels/attention_decode.cu" "$v/kernels/attention_decode.cu" >/dev/null &&
+     [ "$(grep '^grid' "$src/manifest.toml")" = "$(grep '^grid' "$v/manifest.toml")" ]; then
+    echo "variant $(basename "$v") is the stock kernel: its sed script no longer matches" >&2
+    exit 1
+  fi
+done
+ls "$out"
