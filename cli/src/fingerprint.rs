@@ -2,56 +2,81 @@
 //! bundle's behaviour-relevant content, blind to the edits a copier makes to dodge the
 //! chain's exact ContentHash check.
 //!
-//! The fingerprint is a SHA-256 over, for each op in manifest order: the slot, backend,
-//! dtype, launch geometry and `when` domains (as parsed, so spacing and quoting in the
-//! manifest do not count), the entry name, then the op's source as a token stream:
+//! The fingerprint is a SHA-256 over, for each op in slot order: the slot, backend, dtype,
+//! launch geometry and `when` domains (as parsed, so spacing and quoting in the manifest do
+//! not count), the entry name, then the op's source as a token stream:
 //! - comments, whitespace and line continuations are gone (a newline counts only where it
-//!   ends a preprocessor directive);
-//! - identifiers are renamed to `v0, v1, …` in order of first appearance, except
-//!   keywords, directive names, CUDA's built-in variables, names starting with `__`
-//!   (qualifiers and intrinsics) and the math library: renaming a variable, function or
-//!   macro does not change the fingerprint, swapping `expf` for `__expf` does;
-//! - numbers are compared by value and kind (`1.0f`, `1.f` and `1.0F` are one token;
-//!   `1.0` is another, `1` another);
+//!   ends a preprocessor directive); digraphs read as the punctuators they stand for;
+//! - names the bundle itself declares (macros and their parameters, functions, types,
+//!   variables, parameters, template parameters: an identifier in a declarator position)
+//!   are renamed to `v0, v1, …` in order of first appearance; every other name keeps its
+//!   spelling — keywords, the toolkit's and the C library's names (`expf`, `__expf`,
+//!   `_mm256_loadu_ps`, `atomicAdd`, `INFINITY`), member names after `.` and `->`. So
+//!   renaming a variable, function or macro does not change the fingerprint; calling a
+//!   different library function does;
+//! - numbers are compared by value and kind (`1.0f`, `1.f` and `1.0F` are one token, and
+//!   so are two `f` literals that round to one `float`; `1.0` is another, `1` another);
 //! - `#include "file"` of a bundle header is replaced by that header's tokens (once per
 //!   bundle), so renaming or moving headers does not count either; the bundle's `name`
 //!   and file names never count.
 //!
 //! What it does not catch, by design: reordered functions or statements, added dead code,
-//! macros wrapping the same code. Those are not mechanical renames, and a copy that
-//! survives them is then judged on speed against whatever it copied once that is crowned.
-//! Two proposals with one fingerprint are the same kernel: the later one by another miner
-//! FAILs `CopyOf(earlier)` (`screens::run_screens`, stage `copy`).
+//! macros wrapping the same code, a header pasted in place of its `#include`. Those are not
+//! mechanical renames, and a copy that survives them is still judged on speed against
+//! whatever it copied once that is crowned. Two proposals with one fingerprint are the same
+//! kernel: the later one FAILs `CopyOf(earlier)` when the earliest with that fingerprint is
+//! another miner's (`screens::run_screens`, stage `copy`). [`VERSION`] names the algorithm:
+//! validators cache fingerprints by it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::screen::resolve_bundle_header;
 use cacheon_kernels::Manifest;
 
+/// The normalization's version; a change to what counts bumps it (cached fingerprints of
+/// another version are not compared).
+pub const VERSION: u32 = 1;
+
 /// SHA-256 of a bundle's normalized content.
 pub type Fingerprint = [u8; 32];
 
-/// An earlier proposal by another miner, as the copy screen compares against it.
+/// A proposal revealed before the one being screened, as the copy screen compares with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Earlier {
     pub proposal: u64,
     pub fingerprint: Fingerprint,
+    /// Revealed by another account than the screened proposal's miner.
+    pub other_miner: bool,
 }
 
-/// The first earlier proposal (lowest id) with the same fingerprint.
+/// The original of a copy: the earliest proposal (lowest id) with the same fingerprint,
+/// when another miner revealed it. A miner's own earlier proposal is never a copy's
+/// original (and, being earliest, shields a re-reveal from a copier's later one).
 pub fn copy_of(fp: &Fingerprint, earlier: &[Earlier]) -> Option<u64> {
     earlier
         .iter()
         .filter(|e| &e.fingerprint == fp)
+        .min_by_key(|e| e.proposal)
+        .filter(|e| e.other_miner)
         .map(|e| e.proposal)
-        .min()
 }
 
 /// The fingerprint of a bundle whose manifest parsed (`manifest` is `files`' own).
 pub fn fingerprint(files: &[BundleFile], manifest: &Manifest) -> Fingerprint {
+    let tokens: HashMap<&str, Vec<Tok>> = files
+        .iter()
+        .filter(|f| f.path != "manifest.toml")
+        .map(|f| (f.path.as_str(), tokens(&String::from_utf8_lossy(&f.data))))
+        .collect();
+    let mut declared = HashSet::new();
+    for toks in tokens.values() {
+        declared_names(toks, &mut declared);
+    }
     let mut n = Normalizer {
         files,
+        tokens: &tokens,
+        declared,
         names: HashMap::new(),
         emitted: Vec::new(),
         out: Vec::new(),
@@ -60,13 +85,15 @@ pub fn fingerprint(files: &[BundleFile], manifest: &Manifest) -> Fingerprint {
         "target {} {:?} {:?}",
         manifest.target.id, manifest.mode, manifest.backend
     ));
-    for op in &manifest.ops {
+    let mut ops: Vec<_> = manifest.ops.iter().collect();
+    ops.sort_by_key(|op| op.slot.index());
+    for op in ops {
         n.line(&format!(
             "op {} {:?} {:?} launch {:?} when {:?}",
             op.slot, op.backend, op.dtype, op.launch, op.when
         ));
         n.file(&op.source);
-        let entry = n.rename(&op.entry);
+        let entry = n.name(&op.entry);
         n.line(&format!("entry {entry}"));
     }
     cacheon_primitives::bundle::content_hash(&n.out)
@@ -74,6 +101,9 @@ pub fn fingerprint(files: &[BundleFile], manifest: &Manifest) -> Fingerprint {
 
 struct Normalizer<'a> {
     files: &'a [BundleFile],
+    tokens: &'a HashMap<&'a str, Vec<Tok>>,
+    /// Names the bundle declares (renamed).
+    declared: HashSet<String>,
     /// Renamed identifiers: original -> index of first appearance.
     names: HashMap<String, usize>,
     /// Files already emitted, in order.
@@ -87,8 +117,9 @@ impl Normalizer<'_> {
         self.out.push(b'\n');
     }
 
-    fn rename(&mut self, ident: &str) -> String {
-        if kept(ident) {
+    /// A name as it enters the fingerprint: renamed when the bundle declares it.
+    fn name(&mut self, ident: &str) -> String {
+        if !self.declared.contains(ident) {
             return ident.to_string();
         }
         let next = self.names.len();
@@ -102,60 +133,64 @@ impl Normalizer<'_> {
             return;
         }
         self.emitted.push(path.to_string());
-        let Some(f) = self.files.iter().find(|f| f.path == path) else {
+        let Some(toks) = self.tokens.get(path) else {
             self.line("file-missing");
             return;
         };
-        let text = String::from_utf8_lossy(&f.data).into_owned();
-        let toks = tokens(&text);
         let mut i = 0;
         while i < toks.len() {
-            // `#include "header"` of a bundle file: the header's tokens instead; a system
-            // header: its name as one token (never renamed).
-            if let (Tok::Punct(hash), Some(Tok::Ident(inc)), Some(arg)) =
-                (&toks[i], toks.get(i + 1), toks.get(i + 2))
-            {
-                if hash == "#" && inc == "include" {
-                    match arg {
-                        Tok::Str(s) => {
-                            let spelling = s.trim_matches('"');
-                            if let Some(header) = resolve_bundle_header(path, spelling, self.files)
-                            {
-                                self.line("#include");
-                                self.file(&header);
-                                i += 3;
-                                continue;
-                            }
-                        }
-                        Tok::Punct(lt) if lt == "<" => {
-                            let mut name = String::new();
-                            let mut j = i + 3;
-                            while let Some(t) = toks.get(j) {
-                                j += 1;
-                                match t {
-                                    Tok::Punct(gt) if gt == ">" => break,
-                                    Tok::Ident(x) | Tok::Num(x) | Tok::Str(x) | Tok::Punct(x) => {
-                                        name.push_str(x)
-                                    }
-                                    Tok::EndDirective => break,
-                                }
-                            }
-                            self.line(&format!("#include <{name}>"));
-                            i = j;
-                            continue;
-                        }
-                        _ => {}
-                    }
-                }
+            if let Some(next) = self.include(path, toks, i) {
+                i = next;
+                continue;
             }
+            let member = i > 0 && matches!(&toks[i - 1], Tok::Punct(p) if p == "." || p == "->");
             let t = match &toks[i] {
-                Tok::Ident(s) => self.rename(s),
+                Tok::Ident(s) if member => s.clone(),
+                Tok::Ident(s) => self.name(s),
                 Tok::Num(s) => number(s),
                 Tok::Str(s) | Tok::Punct(s) => s.clone(),
                 Tok::EndDirective => "⏎".to_string(),
             };
             self.line(&t);
             i += 1;
+        }
+    }
+
+    /// At an `#include` (token `i` is its `#`): emits the bundle header's tokens, or a
+    /// system header's name as one token; returns the index after the directive's name.
+    fn include(&mut self, path: &str, toks: &[Tok], i: usize) -> Option<usize> {
+        let (Tok::Punct(hash), Some(Tok::Ident(inc)), Some(arg)) =
+            (&toks[i], toks.get(i + 1), toks.get(i + 2))
+        else {
+            return None;
+        };
+        if hash != "#" || inc != "include" {
+            return None;
+        }
+        match arg {
+            Tok::Str(s) => {
+                let header = resolve_bundle_header(path, s.trim_matches('"'), self.files)?;
+                self.line("#include");
+                self.file(&header);
+                Some(i + 3)
+            }
+            Tok::Punct(lt) if lt == "<" => {
+                let mut name = String::new();
+                let mut j = i + 3;
+                while let Some(t) = toks.get(j) {
+                    j += 1;
+                    match t {
+                        Tok::Punct(gt) if gt == ">" => break,
+                        Tok::EndDirective => break,
+                        Tok::Ident(x) | Tok::Num(x) | Tok::Str(x) | Tok::Punct(x) => {
+                            name.push_str(x)
+                        }
+                    }
+                }
+                self.line(&format!("#include <{name}>"));
+                Some(j)
+            }
+            _ => None,
         }
     }
 }
@@ -171,13 +206,25 @@ enum Tok {
     EndDirective,
 }
 
-/// Multi-character punctuators, longest first (the compiler's maximal munch).
+/// Multi-character punctuators, longest first (the compiler's maximal munch), and the
+/// digraphs with what they stand for.
 const PUNCT: [&str; 25] = [
     "<<=", ">>=", "...", "->*", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
     "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", "##",
 ];
+const DIGRAPHS: [(&str, &str); 5] = [
+    ("%:", "#"),
+    ("<:", "["),
+    (":>", "]"),
+    ("<%", "{"),
+    ("%>", "}"),
+];
 
-/// C/CUDA tokens of `text`, comments and whitespace dropped.
+fn ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// C/CUDA tokens of `text`, comments and whitespace dropped. Linear in the text's length.
 fn tokens(text: &str) -> Vec<Tok> {
     let src: Vec<char> = text
         .replace("\\\r\n", "")
@@ -226,19 +273,17 @@ fn tokens(text: &str) -> Vec<Tok> {
             while i < src.len() && src[i] != c && src[i] != '\n' {
                 i += if src[i] == '\\' { 2 } else { 1 };
             }
-            i = (i + 1).min(src.len());
-            out.push(Tok::Str(src[start..i].iter().collect()));
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            while i < src.len() && (src[i].is_ascii_alphanumeric() || src[i] == '_') {
-                i += 1;
+            i = i.min(src.len());
+            if i < src.len() && src[i] == c {
+                i += 1; // the closing quote (an unterminated literal leaves its newline)
             }
-            out.push(Tok::Ident(src[start..i].iter().collect()));
+            out.push(Tok::Str(src[start..i].iter().collect()));
         } else if c.is_ascii_digit() || (c == '.' && next.is_some_and(|d| d.is_ascii_digit())) {
+            // An exponent's sign: after `e` in a decimal number, after `p` in a hex one.
+            let hex = c == '0' && matches!(next, Some('x' | 'X'));
+            let exponent = if hex { ['p', 'P'] } else { ['e', 'E'] };
             while i < src.len() {
                 let d = src[i];
-                // An exponent's sign: after `e` in a decimal number, after `p` in a hex one.
-                let hex = src[start..i].iter().any(|&x| x == 'x' || x == 'X');
-                let exponent = if hex { ['p', 'P'] } else { ['e', 'E'] };
                 let exp_sign = (d == '+' || d == '-') && exponent.contains(&src[i - 1]);
                 if d.is_ascii_alphanumeric() || d == '.' || d == '_' || d == '\'' || exp_sign {
                     i += 1;
@@ -247,13 +292,24 @@ fn tokens(text: &str) -> Vec<Tok> {
                 }
             }
             out.push(Tok::Num(src[start..i].iter().collect()));
+        } else if ident_char(c) {
+            while i < src.len() && ident_char(src[i]) {
+                i += 1;
+            }
+            out.push(Tok::Ident(src[start..i].iter().collect()));
         } else {
             let rest: String = src[i..(i + 3).min(src.len())].iter().collect();
-            let p = PUNCT
-                .iter()
-                .find(|p| rest.starts_with(*p))
-                .map_or_else(|| c.to_string(), |p| p.to_string());
-            i += p.chars().count();
+            let (len, p) = if let Some((d, p)) = DIGRAPHS.iter().find(|(d, _)| rest.starts_with(d))
+            {
+                (d.len(), p.to_string())
+            } else {
+                let p = PUNCT
+                    .iter()
+                    .find(|p| rest.starts_with(*p))
+                    .map_or_else(|| c.to_string(), |p| p.to_string());
+                (p.chars().count(), p)
+            };
+            i += len;
             if p == "#" && at_line_start {
                 in_directive = true;
             }
@@ -264,6 +320,148 @@ fn tokens(text: &str) -> Vec<Tok> {
         out.push(Tok::EndDirective);
     }
     out
+}
+
+/// Words that end a walk back through a declaration's specifiers: an identifier after
+/// them is an operand or a label, not a declarator.
+const NOT_SPECIFIERS: &[&str] = &[
+    "return",
+    "case",
+    "goto",
+    "sizeof",
+    "else",
+    "do",
+    "throw",
+    "new",
+    "delete",
+    "co_return",
+    "if",
+    "while",
+    "for",
+    "switch",
+    "defined",
+    "alignof",
+    "decltype",
+];
+
+fn is_word(t: &Tok) -> bool {
+    matches!(t, Tok::Ident(w) if !NOT_SPECIFIERS.contains(&w.as_str()))
+}
+
+fn punct(t: Option<&Tok>, set: &[&str]) -> bool {
+    matches!(t, Some(Tok::Punct(p)) if set.contains(&p.as_str()))
+}
+
+/// Adds the names `toks` declares: `#define` names and their parameters, and every
+/// identifier in a declarator position — after a run of specifiers (words, `*`, `&`, `::`,
+/// `<…>` template arguments, `extern "C"`, `__attr__(…)` groups) that starts a statement,
+/// a parameter or a template parameter, and before `= ; , ) [ ( : { < >`; and after a
+/// top-level comma of a declaration statement (`int a, *b;`).
+fn declared_names(toks: &[Tok], out: &mut HashSet<String>) {
+    const AFTER: &[&str] = &["=", ";", ",", ")", "[", "(", ":", "{", "<", ">"];
+    const STARTS: &[&str] = &["(", ",", ";", "{", "}", "<", ":"];
+    let mut decl_statement = false; // the current statement began with `word word`/`word *`
+    let mut depth = 0usize; // parentheses inside the current statement
+    for i in 0..toks.len() {
+        // #define NAME / #define NAME(params)
+        if let (Tok::Punct(h), Some(Tok::Ident(d)), Some(Tok::Ident(name))) =
+            (&toks[i], toks.get(i + 1), toks.get(i + 2))
+        {
+            if h == "#" && d == "define" {
+                out.insert(name.clone());
+                if punct(toks.get(i + 3), &["("]) {
+                    for t in toks[i + 4..].iter().take_while(|t| !punct(Some(t), &[")"])) {
+                        if let Tok::Ident(p) = t {
+                            out.insert(p.clone());
+                        }
+                    }
+                }
+            }
+        }
+        match &toks[i] {
+            Tok::Punct(p) if p == ";" || p == "{" || p == "}" => {
+                decl_statement = toks.get(i + 1).is_some_and(is_word)
+                    && (toks.get(i + 2).is_some_and(is_word)
+                        || punct(toks.get(i + 2), &["*", "&"]));
+                depth = 0;
+                continue;
+            }
+            Tok::Punct(p) if p == "(" => depth += 1,
+            Tok::Punct(p) if p == ")" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let Tok::Ident(name) = &toks[i] else { continue };
+        // `__` names belong to the implementation (`__launch_bounds__(256)` is no function).
+        if name.starts_with("__") || !punct(toks.get(i + 1), AFTER) {
+            continue;
+        }
+        // `int a, *b`: a name after a top-level comma of a declaration statement.
+        let mut j = i;
+        while j > 0 && punct(toks.get(j - 1), &["*", "&", "&&"]) {
+            j -= 1;
+        }
+        if j > 0 && punct(toks.get(j - 1), &[","]) && decl_statement && depth == 0 {
+            out.insert(name.clone());
+            continue;
+        }
+        // Otherwise walk back over the specifiers to what starts the declaration.
+        let mut k = i;
+        let mut words = 0;
+        let starts = loop {
+            if k == 0 {
+                break true;
+            }
+            let prev = &toks[k - 1];
+            if punct(Some(prev), &["*", "&", "&&", "::"]) || matches!(prev, Tok::Str(_)) {
+                k -= 1;
+            } else if is_word(prev) {
+                words += 1;
+                k -= 1;
+            } else if let Some(m) = group_start(toks, k - 1) {
+                // `__attr__(…)` or `Name<…>`: part of the specifiers.
+                words += 1;
+                k = m;
+            } else {
+                break punct(Some(prev), STARTS) || matches!(prev, Tok::EndDirective);
+            }
+        };
+        if words > 0 && starts {
+            out.insert(name.clone());
+        }
+    }
+}
+
+/// When token `close` ends an attribute group `__name(…)` or template arguments `Name<…>`,
+/// the index of that `__name` or `Name`.
+fn group_start(toks: &[Tok], close: usize) -> Option<usize> {
+    let (open_p, close_p) = match &toks[close] {
+        Tok::Punct(p) if p == ")" => ("(", ")"),
+        Tok::Punct(p) if p == ">" => ("<", ">"),
+        _ => return None,
+    };
+    let mut level = 0usize;
+    let mut m = close;
+    loop {
+        match &toks[m] {
+            Tok::Punct(p) if p == close_p => level += 1,
+            Tok::Punct(p) if p == open_p => level -= 1,
+            Tok::Punct(p) if p == ";" || p == "{" || p == "}" => return None,
+            _ => {}
+        }
+        if level == 0 {
+            break;
+        }
+        if m == 0 {
+            return None;
+        }
+        m -= 1;
+    }
+    let name = m.checked_sub(1)?;
+    match &toks[name] {
+        Tok::Ident(a) if open_p == "(" && a.starts_with("__") => Some(name),
+        t if open_p == "<" && is_word(t) => Some(name),
+        _ => None,
+    }
 }
 
 /// A number by kind and value: `i<suffix>:<value>` for integers, `f:`/`d:` for float and
@@ -280,12 +478,15 @@ fn number(raw: &str) -> String {
         if hex {
             return s;
         }
-        let (body, kind) = match s.strip_suffix('f') {
-            Some(b) => (b, "f"),
-            None => (s.strip_suffix('l').unwrap_or(&s), "d"),
-        };
+        if let Some(body) = s.strip_suffix('f') {
+            return match body.parse::<f32>() {
+                Ok(v) => format!("f:{v:e}"),
+                Err(_) => s,
+            };
+        }
+        let body = s.strip_suffix('l').unwrap_or(&s);
         return match body.parse::<f64>() {
-            Ok(v) => format!("{kind}:{v:e}"),
+            Ok(v) => format!("d:{v:e}"),
             Err(_) => s,
         };
     }
@@ -306,165 +507,6 @@ fn number(raw: &str) -> String {
         Ok(v) => format!("i{unsigned}{longs}:{v}"),
         Err(_) => s,
     }
-}
-
-/// Identifiers that keep their spelling: renaming them would change what the code means.
-fn kept(ident: &str) -> bool {
-    const KEPT: &[&str] = &[
-        // C and C++ keywords the kernels use, and the preprocessor's words.
-        "auto",
-        "bool",
-        "break",
-        "case",
-        "char",
-        "const",
-        "constexpr",
-        "continue",
-        "default",
-        "do",
-        "double",
-        "else",
-        "enum",
-        "extern",
-        "false",
-        "float",
-        "for",
-        "goto",
-        "if",
-        "inline",
-        "int",
-        "long",
-        "nullptr",
-        "operator",
-        "register",
-        "restrict",
-        "return",
-        "short",
-        "signed",
-        "sizeof",
-        "static",
-        "static_assert",
-        "struct",
-        "switch",
-        "template",
-        "true",
-        "typedef",
-        "typename",
-        "union",
-        "unsigned",
-        "using",
-        "void",
-        "volatile",
-        "while",
-        "class",
-        "namespace",
-        "reinterpret_cast",
-        "static_cast",
-        "const_cast",
-        "alignas",
-        "alignof",
-        "decltype",
-        "noexcept",
-        "include",
-        "define",
-        "undef",
-        "ifdef",
-        "ifndef",
-        "elif",
-        "endif",
-        "error",
-        "pragma",
-        "defined",
-        "unroll",
-        "nounroll",
-        "once",
-        "GCC",
-        "ivdep",
-        // Fixed-width types of stdint.h, CUDA's vector and bf16/half types.
-        "int8_t",
-        "int16_t",
-        "int32_t",
-        "int64_t",
-        "uint8_t",
-        "uint16_t",
-        "uint32_t",
-        "uint64_t",
-        "size_t",
-        "uintptr_t",
-        "intptr_t",
-        "float2",
-        "float4",
-        "int2",
-        "int4",
-        "uint2",
-        "uint4",
-        "half",
-        "half2",
-        "nv_bfloat16",
-        "nv_bfloat162",
-        // CUDA's built-in variables.
-        "threadIdx",
-        "blockIdx",
-        "blockDim",
-        "gridDim",
-        "warpSize",
-        // The math library (single and double precision).
-        "expf",
-        "exp2f",
-        "exp10f",
-        "expm1f",
-        "logf",
-        "log2f",
-        "log10f",
-        "log1pf",
-        "powf",
-        "sqrtf",
-        "rsqrtf",
-        "cbrtf",
-        "sinf",
-        "cosf",
-        "tanf",
-        "tanhf",
-        "sinhf",
-        "coshf",
-        "erff",
-        "fabsf",
-        "fmaxf",
-        "fminf",
-        "fmaf",
-        "floorf",
-        "ceilf",
-        "roundf",
-        "truncf",
-        "rintf",
-        "fmodf",
-        "sincosf",
-        "exp",
-        "exp2",
-        "log",
-        "log2",
-        "pow",
-        "sqrt",
-        "rsqrt",
-        "sin",
-        "cos",
-        "tan",
-        "tanh",
-        "erf",
-        "fabs",
-        "fmax",
-        "fmin",
-        "fma",
-        "floor",
-        "ceil",
-        "round",
-        "trunc",
-        "fmod",
-        "min",
-        "max",
-        "abs",
-    ];
-    ident.starts_with("__") || KEPT.contains(&ident)
 }
 
 #[cfg(test)]
@@ -615,6 +657,8 @@ void silu_and_mul(float *out, const float *in, int64_t tokens, int64_t d) {
     #[test]
     fn numbers_compare_by_kind_and_value() {
         assert_eq!(number("1.0f"), number("1.F"));
+        assert_eq!(number("1.0f"), number("1.00000001f"), "one float");
+        assert_ne!(number("1.0"), number("1.00000001"));
         assert_eq!(number("0x10"), number("16"));
         assert_eq!(number("020"), number("16"));
         assert_eq!(number("16u"), number("16U"));
@@ -639,21 +683,129 @@ void silu_and_mul(float *out, const float *in, int64_t tokens, int64_t d) {
     fn the_earliest_match_is_the_original() {
         let f = fp(&original());
         let other = [0u8; 32];
-        let earlier = [
-            Earlier {
-                proposal: 9,
-                fingerprint: f,
-            },
-            Earlier {
-                proposal: 4,
-                fingerprint: f,
-            },
-            Earlier {
-                proposal: 2,
-                fingerprint: other,
-            },
-        ];
+        let e = |proposal, fingerprint, other_miner| Earlier {
+            proposal,
+            fingerprint,
+            other_miner,
+        };
+        let earlier = [e(9, f, true), e(4, f, true), e(2, other, true)];
         assert_eq!(copy_of(&f, &earlier), Some(4));
         assert_eq!(copy_of(&other, &earlier[..2]), None);
+        // The miner's own proposal came first: a re-reveal is not a copy of a copier's.
+        assert_eq!(copy_of(&f, &[e(9, f, true), e(3, f, false)]), None);
+    }
+
+    fn cuda_bundle(src: &str) -> Vec<BundleFile> {
+        let manifest = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../kernels/stock/cuda/attention_decode/manifest.toml"
+        ))
+        .unwrap();
+        bundle(&manifest, &[("kernels/attention_decode.cu", src)])
+    }
+
+    #[test]
+    fn the_stock_cuda_attention_with_its_names_changed_is_the_same_kernel() {
+        let src = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../kernels/stock/cuda/attention_decode/kernels/attention_decode.cu"
+        ))
+        .unwrap();
+        let renamed = src
+            .replace("attend_block", "process_chunk")
+            .replace("merge_weight", "mw")
+            .replace("qscale", "q_scale")
+            .replace("NSPLIT", "CLUSTER")
+            .replace("UNROLL_SMALL", "DEPTH")
+            .replace("Slot", "Lanes")
+            .replace("kbase", "k_ptr")
+            .replace("psum", "p_total")
+            .replace("/* Runs this block", "/* (mine) Runs this block");
+        assert_ne!(renamed, src);
+        assert_eq!(fp(&cuda_bundle(&renamed)), fp(&cuda_bundle(&src)));
+        // A different intrinsic, constant, vector member or library call at one place is
+        // a different kernel.
+        for (from, to) in [
+            (
+                "__shfl_xor_sync(FULL_MASK, sc[u][g], off)",
+                "__shfl_down_sync(FULL_MASK, sc[u][g], off)",
+            ),
+            (
+                "return make_uint4(0u, 0u, 0u, 0u)",
+                "return make_uint4(0u, 0u, 0u, 1u)",
+            ),
+            ("f[2] = bf16_lo(v.y)", "f[2] = bf16_lo(v.z)"),
+            ("fmaxf(mx, sc[u][g])", "fminf(mx, sc[u][g])"),
+        ] {
+            assert!(src.contains(from), "{from}");
+            let changed = src.replacen(from, to, 1);
+            assert_ne!(fp(&cuda_bundle(&changed)), fp(&cuda_bundle(&src)), "{to}");
+        }
+    }
+
+    fn declared(src: &str) -> Vec<String> {
+        let mut set = HashSet::new();
+        declared_names(&tokens(src), &mut set);
+        let mut v: Vec<_> = set.into_iter().collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn library_names_keep_their_spelling() {
+        let base = "void k(float* o, const float* a) { __m256 v = _mm256_loadu_ps(a); \
+                    _mm256_storeu_ps(o, v); o[1] = INFINITY; }\n";
+        assert_eq!(declared(base), ["a", "k", "o", "v"]);
+        let manifest = MANIFEST.replace("entry = \"silu_and_mul\"", "entry = \"k\"");
+        let f = |src: &str| fp(&bundle(&manifest, &[("kernels/silu.c", src)]));
+        assert_ne!(
+            f(&base.replace("_mm256_loadu_ps", "_mm256_load_ps")),
+            f(base)
+        );
+        assert_ne!(f(&base.replace("INFINITY", "NAN")), f(base));
+        assert_eq!(
+            f(&base.replace(" v ", " w ").replace("o, v)", "o, w)")),
+            f(base)
+        );
+    }
+
+    #[test]
+    fn declarations_are_found_where_c_puts_them() {
+        let src = r#"#define N 4
+#define SQ(x) ((x) * (x))
+template <int E, class S> struct Pack;
+typedef unsigned int word;
+extern "C" __global__ void __launch_bounds__(256) kern(float* __restrict__ out, long long n) {
+    const float *a = out + 1, *b = a + n;
+    for (long long i = 0; i < n; ++i) out[i] = SQ(a[i]) + b[i] * INFINITY;
+    [=](int m) { return m; };
+}
+"#;
+        assert_eq!(
+            declared(src),
+            ["E", "N", "Pack", "S", "SQ", "a", "b", "i", "kern", "m", "n", "out", "word", "x"]
+        );
+    }
+
+    #[test]
+    fn hostile_sources_are_tokenized_in_linear_time_without_panics() {
+        let long_number = "0".repeat(400_000) + "x";
+        assert_eq!(tokens(&long_number).len(), 1);
+        for src in [
+            "\"unterminated\n#define X 1\n",
+            "/* open",
+            "'",
+            "0x1p+",
+            "a$b \u{fc} = 1;",
+            "<: :> <% %> %:define Y",
+        ] {
+            let _ = tokens(src);
+        }
+        assert_eq!(
+            tokens("\"open\n#define X 1\n").last(),
+            Some(&Tok::EndDirective),
+            "the literal's newline still ends the line"
+        );
+        assert_eq!(tokens("a<:1:>"), tokens("a[1]"));
     }
 }

@@ -53,6 +53,20 @@ fn doubled_silu_for_tokens(min: i64, max: i64) -> Vec<BundleFile> {
     files
 }
 
+/// Records the token count of every silu_and_mul call it is shown.
+#[derive(Default)]
+struct SeenSilu {
+    tokens: Mutex<Vec<usize>>,
+}
+
+impl SlotObserver for SeenSilu {
+    fn observe(&self, _phase: CallPhase, call: &SlotCall<'_>) {
+        if let SlotCall::SiluAndMul { tokens, .. } = call {
+            self.tokens.lock().unwrap().push(*tokens);
+        }
+    }
+}
+
 #[test]
 fn calls_outside_a_kernels_domain_go_to_the_kernel_below() {
     // The tiny prefill calls silu_and_mul with tokens = the prompt's length; decode with 1.
@@ -86,6 +100,19 @@ fn calls_outside_a_kernels_domain_go_to_the_kernel_below() {
     assert_ne!(
         decode, genesis_decode,
         "the cache holds the candidate's prefill"
+    );
+
+    // The audit hook sees only the calls the top kernel serves: the prefill's.
+    let seen = Arc::new(SeenSilu::default());
+    e.slots_mut().set_observer(Some(seen.clone()));
+    e.reset();
+    e.prefill(0, &PROMPT, Logits::All).unwrap();
+    e.decode(&[7]).unwrap();
+    e.slots_mut().set_observer(None);
+    assert_eq!(
+        *seen.tokens.lock().unwrap(),
+        vec![PROMPT.len(); 2 * layers as usize],
+        "before and after each prefill call, no decode call"
     );
 
     // A kernel over it that takes no shape the engine uses: every call falls through it.

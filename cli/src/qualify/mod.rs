@@ -367,11 +367,20 @@ fn measure(
         Err(e) => return lane_outcome(Stage::Audit, e),
     };
     let summary = behaviour::audit(&calls, arena.backend.dtype());
-    let audit_failed = summary.failed_calls > 0 || summary.calls == 0;
-    let audit_detail = summary
-        .first_failure
-        .clone()
-        .unwrap_or_else(|| "no candidate call was recorded".into());
+    // Every candidate slot must have been audited: a kernel whose `when` domain leaves
+    // out the audit run's shapes would otherwise run unchecked in the timed workload.
+    let unaudited = candidate_slots
+        .iter()
+        .find(|s| !calls.iter().any(|(meta, _, _)| meta.slot == s.as_str()));
+    let audit_failed = summary.failed_calls > 0 || unaudited.is_some();
+    let audit_detail = match (&summary.first_failure, unaudited) {
+        (Some(f), _) => f.clone(),
+        (None, Some(s)) => format!(
+            "the candidate's {s} kernel served no call of the audit run (its `when` domain \
+             leaves out the audit's shapes), so its work in the timed run is unchecked"
+        ),
+        (None, None) => String::new(),
+    };
     report.audit = Some(summary);
     base.shutdown();
     cand.shutdown();

@@ -515,7 +515,8 @@ async fn bundle_files(
         .map_err(|e| e.to_string())
 }
 
-/// Every proposal revealed before `id` by another miner whose fingerprint is known: cached
+/// Every proposal revealed before `id` whose fingerprint is known (the miner's own too: an
+/// earliest match of its own is no copy), marked by whether another miner revealed it: cached
 /// when its reveal was followed (or an earlier attempt read it), else computed from its
 /// bytes while the chain still stores them. Proposals whose bytes are gone and were never
 /// seen here are skipped (logged at debug level).
@@ -530,13 +531,11 @@ async fn earlier_proposals(
         let Some(p) = proposal_at(at, q).await? else {
             continue;
         };
-        if &p.miner == miner {
-            continue;
-        }
         if let Some(fingerprint) = remember_fingerprint(at, store, &p.content_hash).await? {
             earlier.push(Earlier {
                 proposal: q,
                 fingerprint,
+                other_miner: &p.miner != miner,
             });
         }
     }
@@ -544,7 +543,8 @@ async fn earlier_proposals(
 }
 
 /// A bundle's fingerprint from the cache, else computed from its bytes in storage at `at`
-/// and cached; `None` when its manifest does not parse or its bytes are gone.
+/// and cached; `None` when it does not decode or its manifest does not parse (cached too),
+/// or its bytes are gone (not cached).
 async fn remember_fingerprint(
     at: &At,
     store: &Store,
@@ -553,22 +553,32 @@ async fn remember_fingerprint(
     if let Some(fp) = store.fingerprint(hash).map_err(db)? {
         return Ok(fp);
     }
-    match bundle_files(at, hash).await {
-        Ok(files) => {
-            let fp = cacheon_kernels::Manifest::from_bundle(&files)
-                .ok()
-                .map(|m| fingerprint(&files, &m));
-            store.record_fingerprint(hash, fp).map_err(db)?;
-            Ok(fp)
-        }
-        Err(e) => {
-            debug!(
-                content_hash = hex::encode(hash),
-                "no fingerprint for the copy screen: {e}"
-            );
-            Ok(None)
-        }
-    }
+    // A transport error is ours (the attempt must not go on without the comparison); bytes
+    // no longer stored are a proposal this validator never saw while they were.
+    let Some(stored) = at
+        .storage()
+        .try_fetch(api::storage().cacheon().bundles(), (*hash,))
+        .await
+        .map_err(unavailable)?
+    else {
+        debug!(
+            content_hash = hex::encode(hash),
+            "no fingerprint for the copy screen: the bundle is no longer stored"
+        );
+        return Ok(None);
+    };
+    let bytes = stored.decode().map_err(unavailable)?.bytes.0;
+    let files = cacheon_kernels::bundle::from_canonical_bytes(
+        &bytes,
+        cacheon_kernels::bundle::MAX_BUNDLE_BYTES,
+    );
+    let fp = files.ok().and_then(|files| {
+        cacheon_kernels::Manifest::from_bundle(&files)
+            .ok()
+            .map(|m| fingerprint(&files, &m))
+    });
+    store.record_fingerprint(hash, fp).map_err(db)?;
+    Ok(fp)
 }
 
 /// The arena's crowned bundles (canonical bytes), oldest proposal first.

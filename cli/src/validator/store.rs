@@ -104,8 +104,10 @@ impl Store {
                  PRIMARY KEY (proposal, expires_at)
              );
              CREATE TABLE IF NOT EXISTS fingerprints (
-                 content_hash BLOB PRIMARY KEY,
-                 fingerprint BLOB
+                 content_hash BLOB NOT NULL,
+                 version INTEGER NOT NULL,
+                 fingerprint BLOB,
+                 PRIMARY KEY (content_hash, version)
              );",
         )?;
         Ok(Store { conn })
@@ -129,16 +131,17 @@ impl Store {
         Ok(())
     }
 
-    /// The cached copy-screen fingerprint of a bundle: `Some(None)` when the bundle was
-    /// seen and has none (its manifest does not parse), `None` when never seen.
+    /// The cached copy-screen fingerprint of a bundle (this version of the algorithm):
+    /// `Some(None)` when the bundle was seen and has none (its manifest does not parse),
+    /// `None` when never seen.
     pub fn fingerprint(
         &self,
         content_hash: &[u8; 32],
     ) -> rusqlite::Result<Option<Option<[u8; 32]>>> {
         self.conn
             .query_row(
-                "SELECT fingerprint FROM fingerprints WHERE content_hash = ?1",
-                params![&content_hash[..]],
+                "SELECT fingerprint FROM fingerprints WHERE content_hash = ?1 AND version = ?2",
+                params![&content_hash[..], crate::fingerprint::VERSION],
                 |r| r.get::<_, Option<Vec<u8>>>(0),
             )
             .optional()
@@ -153,8 +156,12 @@ impl Store {
         fingerprint: Option<[u8; 32]>,
     ) -> rusqlite::Result<()> {
         self.conn.execute(
-            "INSERT OR REPLACE INTO fingerprints (content_hash, fingerprint) VALUES (?1, ?2)",
-            params![&content_hash[..], fingerprint.as_ref().map(|f| &f[..])],
+            "INSERT OR REPLACE INTO fingerprints (content_hash, version, fingerprint) VALUES (?1, ?2, ?3)",
+            params![
+                &content_hash[..],
+                crate::fingerprint::VERSION,
+                fingerprint.as_ref().map(|f| &f[..])
+            ],
         )?;
         Ok(())
     }

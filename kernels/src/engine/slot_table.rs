@@ -168,7 +168,8 @@ impl SlotCall<'_> {
     }
 }
 
-/// Sees every slot call (the audit hook of DESIGN 7 step 8).
+/// Sees every slot call served by its slot's top kernel, the one installed last (the
+/// audit hook of DESIGN 7 step 8: the candidate's calls, not the incumbent's below it).
 pub trait SlotObserver: Send + Sync {
     fn observe(&self, phase: CallPhase, call: &SlotCall<'_>);
 }
@@ -187,14 +188,18 @@ pub enum SlotTableError {
     },
 }
 
-/// Shows `$call` to the observer, runs `$run`, shows `$call` again (now with outputs).
+/// Picks the kernel for one call of `$slot` at `$shape` (bound to `$k`), shows `$call` to
+/// the observer when the slot's top kernel serves it, runs `$run`, shows `$call` again
+/// (now with outputs).
 macro_rules! observed {
-    ($self:ident, $call:expr, $run:expr) => {{
-        if let Some(o) = &$self.observer {
+    ($self:ident, $slot:expr, $shape:expr, $call:expr, |$k:ident| $run:expr) => {{
+        let ($k, top) = $self.dispatch($slot, $shape);
+        let observer = $self.observer.as_ref().filter(|_| top);
+        if let Some(o) = observer {
             o.observe(CallPhase::Before, &$call);
         }
         $run;
-        if let Some(o) = &$self.observer {
+        if let Some(o) = observer {
             o.observe(CallPhase::After, &$call);
         }
     }};
@@ -311,8 +316,9 @@ impl SlotTable {
         self.observer = observer;
     }
 
-    /// The kernel for one call: the topmost whose domain takes `shape` (ABI order).
-    fn dispatch(&self, slot: SlotId, shape: &[usize]) -> &CpuKernel {
+    /// The kernel for one call, the topmost whose domain takes `shape` (ABI order), and
+    /// whether it is the slot's top kernel.
+    fn dispatch(&self, slot: SlotId, shape: &[usize]) -> (&CpuKernel, bool) {
         let mut values = [0i64; 5];
         values
             .iter_mut()
@@ -328,20 +334,21 @@ impl SlotTable {
         if at == top {
             self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
         }
-        &stack[at]
+        (&stack[at], at == top)
     }
 
     pub fn silu_and_mul(&self, out: &mut [f32], x: &[f32], tokens: usize, d: usize) {
         observed!(
             self,
+            SlotId::SiluAndMul,
+            &[tokens, d],
             SlotCall::SiluAndMul {
                 out: &*out,
                 x,
                 tokens,
                 d
             },
-            self.dispatch(SlotId::SiluAndMul, &[tokens, d])
-                .silu_and_mul(out, x, tokens, d)
+            |kernel| kernel.silu_and_mul(out, x, tokens, d)
         );
     }
 
@@ -356,6 +363,8 @@ impl SlotTable {
     ) {
         observed!(
             self,
+            SlotId::RmsNorm,
+            &[tokens, hidden],
             SlotCall::RmsNorm {
                 out: &*out,
                 x,
@@ -364,8 +373,7 @@ impl SlotTable {
                 tokens,
                 hidden
             },
-            self.dispatch(SlotId::RmsNorm, &[tokens, hidden])
-                .rmsnorm(out, x, w, eps, tokens, hidden)
+            |kernel| kernel.rmsnorm(out, x, w, eps, tokens, hidden)
         );
     }
 
@@ -383,6 +391,8 @@ impl SlotTable {
     ) {
         observed!(
             self,
+            SlotId::FusedAddRmsNorm,
+            &[tokens, hidden],
             SlotCall::FusedAddRmsNorm {
                 out_norm: &*out_norm,
                 out_residual: &*out_residual,
@@ -393,8 +403,16 @@ impl SlotTable {
                 tokens,
                 hidden,
             },
-            self.dispatch(SlotId::FusedAddRmsNorm, &[tokens, hidden])
-                .fused_add_rmsnorm(out_norm, out_residual, x, residual, w, eps, tokens, hidden)
+            |kernel| kernel.fused_add_rmsnorm(
+                out_norm,
+                out_residual,
+                x,
+                residual,
+                w,
+                eps,
+                tokens,
+                hidden
+            )
         );
     }
 
@@ -414,6 +432,8 @@ impl SlotTable {
     ) {
         observed!(
             self,
+            SlotId::Rope,
+            &[tokens, q_heads, kv_heads, head_dim],
             SlotCall::Rope {
                 q_out: &*q_out,
                 k_out: &*k_out,
@@ -426,7 +446,7 @@ impl SlotTable {
                 kv_heads,
                 head_dim,
             },
-            self.dispatch(SlotId::Rope, &[tokens, q_heads, kv_heads, head_dim])
+            |kernel| kernel
                 .rope(q_out, k_out, q, k, positions, theta, tokens, q_heads, kv_heads, head_dim)
         );
     }
@@ -448,6 +468,8 @@ impl SlotTable {
     ) {
         observed!(
             self,
+            SlotId::AttentionDecode,
+            &[batch, q_heads, kv_heads, head_dim, max_seq],
             SlotCall::AttentionDecode {
                 out: &*out,
                 q,
@@ -461,11 +483,7 @@ impl SlotTable {
                 head_dim,
                 max_seq,
             },
-            self.dispatch(
-                SlotId::AttentionDecode,
-                &[batch, q_heads, kv_heads, head_dim, max_seq]
-            )
-            .attention_decode(
+            |kernel| kernel.attention_decode(
                 out, q, k_cache, v_cache, seq_lens, scale, batch, q_heads, kv_heads, head_dim,
                 max_seq,
             )

@@ -120,7 +120,8 @@ impl CudaSlotTable {
         }
     }
 
-    /// Starts recording every call of `slots` (synchronous: each recorded call waits for
+    /// Starts recording every call of `slots` served by their top kernels (the candidate's,
+    /// not the incumbent's below; synchronous: each recorded call waits for
     /// the stream twice). Calls must then run eagerly, never inside a graph capture.
     pub fn record(&mut self, slots: &[SlotId]) {
         self.recording = Some(Recording {
@@ -160,7 +161,11 @@ impl CudaSlotTable {
             });
         };
         let k = &stack[at];
-        let recording = self.recording.as_ref().filter(|r| r.slots.contains(&slot));
+        // The audit records the calls the slot's top kernel serves (the candidate's).
+        let recording = self
+            .recording
+            .as_ref()
+            .filter(|r| at == top && r.slots.contains(&slot));
         let recorded_inputs = match recording {
             Some(_) => Some(download_params(
                 stream,
