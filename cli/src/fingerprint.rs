@@ -545,10 +545,7 @@ void silu_and_mul(float *out, const float *in, int64_t tokens, int64_t d) {
     fn bundle(manifest: &str, files: &[(&str, &str)]) -> Vec<BundleFile> {
         std::iter::once(("manifest.toml", manifest))
             .chain(files.iter().copied())
-            .map(|(p, d)| BundleFile {
-                path: p.to_string(),
-                data: d.as_bytes().to_vec(),
-            })
+            .map(|(p, d)| BundleFile::new(p, d))
             .collect()
     }
 
