@@ -62,6 +62,13 @@ pub fn copy_of(fp: &Fingerprint, earlier: &[Earlier]) -> Option<u64> {
         .map(|e| e.proposal)
 }
 
+/// The fingerprint of a bundle's files, `None` when its manifest does not parse.
+pub fn fingerprint_of(files: &[BundleFile]) -> Option<Fingerprint> {
+    Manifest::from_bundle(files)
+        .ok()
+        .map(|m| fingerprint(files, &m))
+}
+
 /// The fingerprint of a bundle whose manifest parsed (`manifest` is `files`' own).
 pub fn fingerprint(files: &[BundleFile], manifest: &Manifest) -> Fingerprint {
     let tokens: HashMap<&str, Vec<Tok>> = files

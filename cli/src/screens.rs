@@ -1,7 +1,7 @@
 //! The screens a proposal passes before anyone times it (DESIGN 7 steps 1-6), in order:
 //! pack (the bundle rules shared with the chain), policy (manifest, arena, source policy,
 //! launch geometry), copy (validators: the normalized fingerprint against earlier
-//! proposals of other miners), then in a lane process build, ABI, verify and (CUDA) graph.
+//! proposals), then in a lane process build, ABI, verify and (CUDA) graph.
 //!
 //! Each step ends the attempt with a typed [`Finding`] that carries the on-chain
 //! [`FailReason`], or with NoDecision when the fault is ours (the lane could not start, the
@@ -197,8 +197,8 @@ pub struct ScreenOptions {
     pub guard: usize,
     /// Graph replays per graph case (DESIGN: at least 3).
     pub graph_replays: usize,
-    /// Earlier proposals by other miners for the copy screen; `None` skips the stage
-    /// (offline runs have nothing to compare against).
+    /// Earlier proposals (the miner's own marked) for the copy screen; `None` skips the
+    /// stage (offline runs have nothing to compare against).
     pub earlier: Option<Vec<Earlier>>,
 }
 

@@ -35,7 +35,8 @@ pub struct AttemptOptions {
     /// order they were crowned.
     pub stack: Vec<Vec<u8>>,
     pub deadlines: Deadlines,
-    /// Earlier proposals by other miners for the copy screen (`None` offline).
+    /// Every earlier proposal with a known fingerprint, for the copy screen (`None`
+    /// offline).
     pub earlier: Option<Vec<crate::fingerprint::Earlier>>,
     /// The copy rate (read + written bytes per second) the physical floor uses; `None`
     /// measures it, as validators and `cacheon qualify` always do. Tests set a rate far

@@ -2,8 +2,8 @@
 //! it serves in reveal order, runs one attempt at a time ([`crate::qualify::attempt`]) on
 //! bundle bytes read from chain storage, stores the report content-addressed, indexes its
 //! attempts in SQLite ([`store`]) and attests, confirming the attestation in a finalized
-//! block. Before the screens it gathers the fingerprints of every earlier proposal by
-//! another miner (cached in SQLite, so they outlive the chain's copy of the bytes) for the
+//! block. Before the screens it gathers the fingerprints of every earlier proposal
+//! (cached in SQLite, so they outlive the chain's copy of the bytes) for the
 //! copy screen ([`crate::fingerprint`]).
 //!
 //! Crash safety: the cursor (last finalized block whose events were processed) and every
@@ -24,7 +24,7 @@ use tracing::{debug, info, warn};
 
 use crate::arena::Arena;
 use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
-use crate::fingerprint::{fingerprint, Earlier};
+use crate::fingerprint::{fingerprint_of, Earlier};
 use crate::qualify::{attempt, AttemptOptions};
 use crate::screens::Outcome;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
@@ -278,7 +278,13 @@ async fn work_on(
         return Err(unavailable(format!("proposal {id} vanished")));
     };
     let files = bundle_files(&at, &p.content_hash).await;
-    remember_fingerprint(&at, store, &p.content_hash).await?;
+    if let Ok(files) = &files {
+        // Kept for later proposals' copy screens, also when this validator did not follow
+        // the reveal.
+        store
+            .record_fingerprint(&p.content_hash, fingerprint_of(files))
+            .map_err(db)?;
+    }
     let stack = incumbent_stack(&at, arena).await?;
     let earlier = earlier_proposals(&at, store, id, &p.miner).await?;
     let seed = crate::qualify::fresh_seed();
@@ -568,15 +574,12 @@ async fn remember_fingerprint(
         return Ok(None);
     };
     let bytes = stored.decode().map_err(unavailable)?.bytes.0;
-    let files = cacheon_kernels::bundle::from_canonical_bytes(
+    let fp = cacheon_kernels::bundle::from_canonical_bytes(
         &bytes,
         cacheon_kernels::bundle::MAX_BUNDLE_BYTES,
-    );
-    let fp = files.ok().and_then(|files| {
-        cacheon_kernels::Manifest::from_bundle(&files)
-            .ok()
-            .map(|m| fingerprint(&files, &m))
-    });
+    )
+    .ok()
+    .and_then(|files| fingerprint_of(&files));
     store.record_fingerprint(hash, fp).map_err(db)?;
     Ok(fp)
 }

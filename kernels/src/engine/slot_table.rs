@@ -327,9 +327,10 @@ impl SlotTable {
         let shape = &values[..shape.len()];
         let stack = &self.stacks[slot.index()];
         let top = stack.len() - 1;
+        // Nothing taking the shape (genesis kernels take all): the bottom kernel.
         let at = (0..=top)
             .rev()
-            .find(|&i| i == 0 || stack[i].accepts(shape))
+            .find(|&i| stack[i].accepts(shape))
             .unwrap_or(0);
         if at == top {
             self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
