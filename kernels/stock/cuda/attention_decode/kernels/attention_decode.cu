@@ -326,22 +326,33 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
         __cluster_barrier_arrive();
         __cluster_barrier_wait();
 
-        /* Block `rank` finishes outputs rank*NTHREADS + j*(nblk*NTHREADS) .. of this cluster. */
-        for (int64_t i = (int64_t)rank * NTHREADS + threadIdx.x; i < gl * D; i += (int64_t)nblk * NTHREADS) {
-            const int64_t g = i / D, d = i % D;
-            float M = NEG_INF;
-            for (unsigned r = 0; r < nblk; ++r) {
-                const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
-                M = fmaxf(M, pr[g * hs + D]);
+        /* Block `rank` finishes a contiguous 1/NSPLIT of the cluster's outputs; a thread
+         * issues all its remote reads at once (cluster size is NSPLIT by __cluster_dims__). */
+        {
+            const int64_t per = (gl * D + NSPLIT - 1) / NSPLIT;
+            const int64_t iend = min((int64_t)gl * D, (int64_t)(rank + 1) * per);
+            for (int64_t i = (int64_t)rank * per + threadIdx.x; i < iend; i += NTHREADS) {
+                const int64_t g = i / D, d = i % D;
+                float mr[NSPLIT], lr[NSPLIT], orr[NSPLIT];
+#pragma unroll
+                for (int r = 0; r < NSPLIT; ++r) {
+                    const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
+                    mr[r] = pr[g * hs + D];
+                    lr[r] = pr[g * hs + D + 1];
+                    orr[r] = pr[g * hs + d];
+                }
+                float M = NEG_INF;
+#pragma unroll
+                for (int r = 0; r < NSPLIT; ++r) M = fmaxf(M, mr[r]);
+                float o = 0.0f, l = 0.0f;
+#pragma unroll
+                for (int r = 0; r < NSPLIT; ++r) {
+                    const float wgt = merge_weight(mr[r], M);
+                    o = fmaf(wgt, orr[r], o);
+                    l = fmaf(wgt, lr[r], l);
+                }
+                out[(b * q_heads + hq0 + g) * D + d] = __float2bfloat16_rn(l > 0.0f ? o / l : 0.0f);
             }
-            float o = 0.0f, l = 0.0f;
-            for (unsigned r = 0; r < nblk; ++r) {
-                const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
-                const float wgt = merge_weight(pr[g * hs + D], M);
-                o = fmaf(wgt, pr[g * hs + d], o);
-                l = fmaf(wgt, pr[g * hs + D + 1], l);
-            }
-            out[(b * q_heads + hq0 + g) * D + d] = __float2bfloat16_rn(l > 0.0f ? o / l : 0.0f);
         }
 
         /* No block leaves (freeing its shared memory) or starts the next pass (rewriting

@@ -3,10 +3,11 @@
  *   s = x + residual (f32);  out_residual = bf16(s);  out_norm = bf16(s * rsqrt(mean(s^2) + eps) * w)
  *
  * The norm is taken of the f32 sum, as the reference does. One block per row (rows stride
- * over grid x). Each thread loads up to VPT 16-byte vectors of x and of residual, keeps
- * their f32 sums in registers, writes out_residual at once, reduces the sum of squares
- * with warp shuffles, then scales its cached sums: x and residual are read once, both
- * outputs written once. Longer rows re-read the rest; a ragged hidden or unaligned
+ * over grid x). Each thread loads up to VPT 16-byte vectors of x, residual and w (all in
+ * flight together: loading w only after the reduction costs one more memory round trip,
+ * 0.5 us of a 2.4 us call at one row on an H200), keeps the f32 sums in registers, writes
+ * out_residual at once, reduces the sum of squares with warp shuffles, then scales its
+ * cached sums: x and residual are read once, both outputs written once. Longer rows re-read the rest; a ragged hidden or unaligned
  * pointers take a scalar path. blockDim.x must be a multiple of 32 (the manifest's is). */
 #include <cuda_bf16.h>
 #include <stdint.h>
@@ -98,13 +99,14 @@ fused_add_rmsnorm(__nv_bfloat16* __restrict__ out_norm, __nv_bfloat16* __restric
             const uint4* w4 = reinterpret_cast<const uint4*>(w);
             uint4* on4 = reinterpret_cast<uint4*>(out_norm + base);
             uint4* or4 = reinterpret_cast<uint4*>(out_residual + base);
-            uint4 xv[VPT], rv[VPT];
+            uint4 xv[VPT], rv[VPT], wv[VPT];
 #pragma unroll
             for (int k = 0; k < VPT; ++k) {
                 const int64_t v = threadIdx.x + (int64_t)k * blockDim.x;
                 if (v < nvec) {
                     xv[k] = __ldg(x4 + v);
                     rv[k] = __ldg(r4 + v);
+                    wv[k] = __ldg(w4 + v);
                 }
             }
             float s[VPT][8];
@@ -126,7 +128,7 @@ fused_add_rmsnorm(__nv_bfloat16* __restrict__ out_norm, __nv_bfloat16* __restric
 #pragma unroll
             for (int k = 0; k < VPT; ++k) {
                 const int64_t v = threadIdx.x + (int64_t)k * blockDim.x;
-                if (v < nvec) on4[v] = scale8(s[k], __ldg(w4 + v), inv);
+                if (v < nvec) on4[v] = scale8(s[k], wv[k], inv);
             }
             for (int64_t v = threadIdx.x + (int64_t)VPT * blockDim.x; v < nvec; v += blockDim.x) {
                 float tmp[8];

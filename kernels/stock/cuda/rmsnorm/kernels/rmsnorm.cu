@@ -3,7 +3,8 @@
  *   out[t, :] = x[t, :] * rsqrt(mean(x[t, :]^2) + eps) * w
  *
  * One block per row (rows stride over grid x, so any grid is correct). Each thread loads
- * up to VPT 16-byte vectors of its row into registers (all loads in flight together),
+ * up to VPT 16-byte vectors of its row, and the matching vectors of w, into registers
+ * (all loads in flight together; w fetched after the reduction would cost a round trip),
  * the sum of squares is reduced in f32 with warp shuffles and one shared-memory step,
  * then the cached vectors are scaled and stored: the row is read from memory once. Rows
  * longer than blockDim * 8 * VPT re-read the rest. A ragged hidden (not a multiple of 8)
@@ -87,12 +88,15 @@ rmsnorm(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ x,
             const uint4* x4 = reinterpret_cast<const uint4*>(xr);
             const uint4* w4 = reinterpret_cast<const uint4*>(w);
             uint4* o4 = reinterpret_cast<uint4*>(orow);
-            uint4 cache[VPT];
+            uint4 cache[VPT], wv[VPT];
             float ss = 0.0f;
 #pragma unroll
             for (int k = 0; k < VPT; ++k) {
                 const int64_t v = threadIdx.x + (int64_t)k * blockDim.x;
-                if (v < nvec) cache[k] = __ldg(x4 + v);
+                if (v < nvec) {
+                    cache[k] = __ldg(x4 + v);
+                    wv[k] = __ldg(w4 + v);
+                }
             }
 #pragma unroll
             for (int k = 0; k < VPT; ++k) {
@@ -105,7 +109,7 @@ rmsnorm(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ x,
 #pragma unroll
             for (int k = 0; k < VPT; ++k) {
                 const int64_t v = threadIdx.x + (int64_t)k * blockDim.x;
-                if (v < nvec) o4[v] = scale8(cache[k], __ldg(w4 + v), inv);
+                if (v < nvec) o4[v] = scale8(cache[k], wv[k], inv);
             }
             for (int64_t v = threadIdx.x + (int64_t)VPT * blockDim.x; v < nvec; v += blockDim.x)
                 o4[v] = scale8(__ldg(x4 + v), __ldg(w4 + v), inv);
