@@ -191,14 +191,17 @@ static void test_split_write_embed_synth() {
     for (auto v : vc) written += v != 0;
     CHECK(written <= 2 * kv_dim, "the padding row wrote into the cache");
 
-    const long long hidden = 300;
-    auto table = rand_bf16(20 * hidden);
-    std::vector<int> toks = {19, 0, 5};
-    std::vector<bf16_t> e(3 * hidden);
-    emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1},
-               [&] { eng_embed(e.data(), table.data(), toks.data(), hidden); });
-    for (long long r = 0; r < 3; ++r)
-        for (long long i = 0; i < hidden; ++i) CHECK(e[r * hidden + i] == table[toks[r] * hidden + i], "embed");
+    /* 300: the element-wise path; 304 (a multiple of 8): the 16-byte vector path. */
+    for (const long long hidden : {300LL, 304LL}) {
+        auto table = rand_bf16(20 * hidden);
+        std::vector<int> toks = {19, 0, 5};
+        std::vector<bf16_t> e(3 * hidden);
+        emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1},
+                   [&] { eng_embed(e.data(), table.data(), toks.data(), hidden); });
+        for (long long r = 0; r < 3; ++r)
+            for (long long i = 0; i < hidden; ++i)
+                CHECK(e[r * hidden + i] == table[toks[r] * hidden + i], "embed (hidden %lld)", hidden);
+    }
 
     const unsigned long long n = 20000;
     std::vector<bf16_t> w(n);
