@@ -9,6 +9,9 @@
 #   z4       4 z at batch 1 (one query head per block, 256 blocks; stock: 2)
 #   z4u16    z4 with 16 positions in flight
 #   z1       1 z (all four heads of a KV head per block, 64 blocks)
+#   tg8      8 lanes per cache row in 1-2-head passes (two 16-byte slots per lane, 2
+#            positions in flight: 3 shuffle levels per score instead of 4; matches the
+#            reference under the CPU emulation (cuda_emulated), not yet timed on a GPU)
 # Timing only: the wrong-result variants must never be installed anywhere else.
 # Measured in session 6 (docs/kernels-bench-h200.md): empty 1.5 us, noloop 5.4 us, stock 13.4 us;
 # none of the others is faster than the stock kernel.
@@ -33,6 +36,7 @@ mk empty 's/if (D > 256) {/if (D > 0) {/' ''
 mk z4 '' "$z4"
 mk z4u16 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 16/' "$z4"
 mk z1 '' "$z1"
+mk tg8 's/while (tg < slots \&\& tg < 32)/while (tg * NV < slots \&\& tg < 32)/; s/attend_block<8, 1, UNROLL_SMALL, 1>/attend_block<8, 2, 2, 1>/; s/attend_block<8, 1, UNROLL_SMALL, 2>/attend_block<8, 2, 2, 2>/' ''
 # Every variant must differ from the stock bundle.
 for v in "$out"/*; do
   if diff -q "$src/kernels/attention_decode.cu" "$v/kernels/attention_decode.cu" >/dev/null &&
