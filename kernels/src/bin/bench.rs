@@ -388,6 +388,16 @@ fn main() -> ExitCode {
             if *s != slot || (opts.quick && *large) {
                 continue;
             }
+            // How many waves the launch takes (a clustered grid can need more than its
+            // block count suggests: a cluster's blocks share one GPC).
+            let residency = kernel
+                .geometry(shape)
+                .map_err(|e| e.to_string())
+                .and_then(|g| kernel.residency(&g).map_err(|e| e.to_string()));
+            let residency_text = match &residency {
+                Ok(r) => format!("; {}", r.describe(dev.info().multiprocessors as i64)),
+                Err(e) => format!("; residency unknown: {e}"),
+            };
             match run_one(&dev, kernel, slot, shape, copy_bw) {
                 Ok(r) => {
                     all_ok &= r.passed;
@@ -409,9 +419,13 @@ fn main() -> ExitCode {
                         "max_abs_err": r.max_abs_err,
                         "mismatches": r.mismatches,
                         "check": check,
+                        "grid_blocks": residency.as_ref().ok().map(|x| x.grid_blocks),
+                        "blocks_per_sm": residency.as_ref().ok().map(|x| x.blocks_per_sm),
+                        "cluster_blocks": residency.as_ref().ok().map(|x| x.cluster_blocks),
+                        "max_active_clusters": residency.as_ref().ok().and_then(|x| x.max_active_clusters),
                     }));
                     report.text(&format!(
-                        "{:<24} {:<44} {:>10.2} {:>10.3} {:>8.0} {:>5.1}% {:>5} {:>5}  {check} (err {:.1e}, {} rows)",
+                        "{:<24} {:<44} {:>10.2} {:>10.3} {:>8.0} {:>5.1}% {:>5} {:>5}  {check} (err {:.1e}, {} rows){residency_text}",
                         r.slot.as_str(),
                         shape_text(r.slot, &r.shape),
                         r.us_per_call,

@@ -35,6 +35,7 @@ use cacheon_kernels::cuda::{
     WeightSource,
 };
 use cacheon_kernels::engine::ModelConfig;
+use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
 const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]...
@@ -210,6 +211,31 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
             out.text(&format!("installed {} from {dir}", k.slot()));
             slots.install(k);
         }
+    }
+    // The attention kernel's residency at each decode batch: with 8-block clusters, a
+    // grid can need a second wave long before its blocks outnumber the SMs.
+    let attn = slots.kernel(SlotId::AttentionDecode);
+    let (q_heads, kv_heads) = (cfg.num_attention_heads as i64, cfg.kv_heads() as i64);
+    for &b in &opts.batches {
+        let shape = [
+            b as i64,
+            q_heads,
+            kv_heads,
+            cfg.head_dim() as i64,
+            max_seq as i64,
+        ];
+        let text = match attn
+            .geometry(&shape)
+            .map_err(|e| e.to_string())
+            .and_then(|g| attn.residency(&g).map_err(|e| e.to_string()))
+        {
+            Ok(r) => r.describe(dev.info().multiprocessors as i64),
+            Err(e) => format!("unknown ({e})"),
+        };
+        out.text(&format!(
+            "attention.decode ({}) at batch {b}: {text}",
+            attn.origin()
+        ));
     }
     let eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
     let mut e = CudaEngine::new(

@@ -462,6 +462,52 @@ pub struct Geometry {
     pub shared_mem_bytes: u32,
 }
 
+/// What [`CudaKernel::residency`] reports for one launch geometry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Residency {
+    /// Blocks in the grid.
+    pub grid_blocks: i64,
+    /// Blocks an SM can hold at once (registers, shared memory, threads).
+    pub blocks_per_sm: i32,
+    /// Blocks per cluster (1: no compile-time cluster).
+    pub cluster_blocks: i32,
+    /// Clusters the GPU can hold at once, for a clustered kernel.
+    pub max_active_clusters: Option<i32>,
+}
+
+impl Residency {
+    /// Waves the grid needs: by clusters for a clustered kernel, by blocks otherwise.
+    pub fn waves(&self, sms: i64) -> f64 {
+        match self.max_active_clusters {
+            Some(c) => {
+                let clusters = self.grid_blocks / self.cluster_blocks.max(1) as i64;
+                clusters as f64 / c.max(1) as f64
+            }
+            None => self.grid_blocks as f64 / (self.blocks_per_sm.max(1) as i64 * sms) as f64,
+        }
+    }
+
+    /// One line for a bench table: grid, blocks per SM, clusters, waves.
+    pub fn describe(&self, sms: i64) -> String {
+        let clusters = self
+            .max_active_clusters
+            .map(|c| {
+                format!(
+                    ", {} clusters of {} with {c} resident at once",
+                    self.grid_blocks / self.cluster_blocks.max(1) as i64,
+                    self.cluster_blocks
+                )
+            })
+            .unwrap_or_default();
+        format!(
+            "grid {} blocks, {} per SM{clusters}: {:.2} wave(s)",
+            self.grid_blocks,
+            self.blocks_per_sm,
+            self.waves(sms)
+        )
+    }
+}
+
 impl CudaKernel {
     pub(crate) fn new(
         slot: SlotId,
@@ -523,6 +569,64 @@ impl CudaKernel {
             .shared_size_bytes()
             .map_err(|e| driver_err("cuFuncGetAttribute", e))?;
         Ok((regs, local, shared))
+    }
+
+    /// How much of one launch the GPU holds at once: the occupancy API's blocks per SM
+    /// and, for a kernel with compile-time cluster dimensions, how many clusters can be
+    /// resident together. A grid larger than that runs in more than one wave.
+    pub fn residency(&self, g: &Geometry) -> Result<Residency, DeviceError> {
+        let f = self.func.cu_function();
+        let attr = |a| {
+            // SAFETY: the function handle is live (the module is held by `self.func`).
+            unsafe { result::function::get_function_attribute(f, a) }
+                .map_err(|e| driver_err("cuFuncGetAttribute", e))
+        };
+        use sys::CUfunction_attribute as A;
+        let cluster = (
+            attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)?.max(1),
+            attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)?.max(1),
+            attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)?.max(1),
+        );
+        self.ensure_smem(g.shared_mem_bytes)?;
+        let threads = (g.block.0 * g.block.1 * g.block.2) as i32;
+        // SAFETY: as above.
+        let blocks_per_sm = unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(
+                f,
+                threads,
+                g.shared_mem_bytes as usize,
+            )
+        }
+        .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
+        let cluster_blocks = cluster.0 * cluster.1 * cluster.2;
+        let max_active_clusters = if cluster_blocks > 1 {
+            let config = sys::CUlaunchConfig {
+                gridDimX: g.grid.0,
+                gridDimY: g.grid.1,
+                gridDimZ: g.grid.2,
+                blockDimX: g.block.0,
+                blockDimY: g.block.1,
+                blockDimZ: g.block.2,
+                sharedMemBytes: g.shared_mem_bytes,
+                hStream: std::ptr::null_mut(),
+                attrs: std::ptr::null_mut(),
+                numAttrs: 0,
+            };
+            let mut n = 0i32;
+            // SAFETY: as above; `config` lives across the call and names no attributes.
+            unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f, &config) }
+                .result()
+                .map_err(|e| driver_err("cuOccupancyMaxActiveClusters", e))?;
+            Some(n)
+        } else {
+            None
+        };
+        Ok(Residency {
+            grid_blocks: (g.grid.0 * g.grid.1 * g.grid.2) as i64,
+            blocks_per_sm,
+            cluster_blocks,
+            max_active_clusters,
+        })
     }
 
     /// Evaluates the manifest geometry for a shape and checks it against CUDA's limits.

@@ -38,6 +38,6 @@ pub use device::{CudaDevice, DeviceError, DeviceInfo};
 pub use engine::{
     CudaEngine, CudaEngineError, CudaEngineOptions, CudaSlotTable, OpTime, WeightSource,
 };
-pub use kernel::{evaluate_geometry, CudaKernel, DeviceArgs, Geometry, LaunchError};
+pub use kernel::{evaluate_geometry, CudaKernel, DeviceArgs, Geometry, LaunchError, Residency};
 pub use ptx::AbiError;
 pub use screen::ScreenError;
