@@ -390,10 +390,7 @@ fn main() -> ExitCode {
             }
             // How many waves the launch takes (a clustered grid can need more than its
             // block count suggests: a cluster's blocks share one GPC).
-            let residency = kernel
-                .geometry(shape)
-                .map_err(|e| e.to_string())
-                .and_then(|g| kernel.residency(&g).map_err(|e| e.to_string()));
+            let residency = kernel.residency(shape);
             let residency_text = match &residency {
                 Ok(r) => format!("; {}", r.describe(dev.info().multiprocessors as i64)),
                 Err(e) => format!("; residency unknown: {e}"),

@@ -224,11 +224,7 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
             cfg.head_dim() as i64,
             max_seq as i64,
         ];
-        let text = match attn
-            .geometry(&shape)
-            .map_err(|e| e.to_string())
-            .and_then(|g| attn.residency(&g).map_err(|e| e.to_string()))
-        {
+        let text = match attn.residency(&shape) {
             Ok(r) => r.describe(dev.info().multiprocessors as i64),
             Err(e) => format!("unknown ({e})"),
         };

@@ -476,13 +476,15 @@ pub struct Residency {
 }
 
 impl Residency {
+    /// Clusters in the grid (blocks, for a kernel without clusters).
+    pub fn clusters(&self) -> i64 {
+        self.grid_blocks / self.cluster_blocks.max(1) as i64
+    }
+
     /// Waves the grid needs: by clusters for a clustered kernel, by blocks otherwise.
     pub fn waves(&self, sms: i64) -> f64 {
         match self.max_active_clusters {
-            Some(c) => {
-                let clusters = self.grid_blocks / self.cluster_blocks.max(1) as i64;
-                clusters as f64 / c.max(1) as f64
-            }
+            Some(c) => self.clusters() as f64 / c.max(1) as f64,
             None => self.grid_blocks as f64 / (self.blocks_per_sm.max(1) as i64 * sms) as f64,
         }
     }
@@ -494,7 +496,7 @@ impl Residency {
             .map(|c| {
                 format!(
                     ", {} clusters of {} with {c} resident at once",
-                    self.grid_blocks / self.cluster_blocks.max(1) as i64,
+                    self.clusters(),
                     self.cluster_blocks
                 )
             })
@@ -571,10 +573,12 @@ impl CudaKernel {
         Ok((regs, local, shared))
     }
 
-    /// How much of one launch the GPU holds at once: the occupancy API's blocks per SM
-    /// and, for a kernel with compile-time cluster dimensions, how many clusters can be
-    /// resident together. A grid larger than that runs in more than one wave.
-    pub fn residency(&self, g: &Geometry) -> Result<Residency, DeviceError> {
+    /// How much of the launch for `shape` the GPU holds at once: the occupancy API's
+    /// blocks per SM and, for a kernel with compile-time cluster dimensions, how many
+    /// clusters can be resident together. A grid larger than that runs in more than one
+    /// wave.
+    pub fn residency(&self, shape: &[i64]) -> Result<Residency, LaunchError> {
+        let g = self.geometry(shape)?;
         let f = self.func.cu_function();
         let attr = |a| {
             // SAFETY: the function handle is live (the module is held by `self.func`).
