@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Diagnostic variants of the stock CUDA attention.decode kernel, as bundles for
 # `cacheon-engine-bench --bundle DIR`, written under target/attention-variants/ (ignored by
-# git; carry it with target/gpu-bin). Each changes one thing:
-#   ring8, ring16   positions a lane has in flight through shared memory (stock: 12;
-#                   RING x 8 KiB of shared memory a block: 64 KiB / 128 KiB)
-#   ring16u8        16 in flight, taken 8 at a time (2 chunks instead of 4)
-#   ring12u2        12 in flight, taken 2 at a time (6 chunks)
-#   noloop          no cache reads at all (prologue, merges and launch only; wrong results)
-#   empty           writes the output and returns (launch of the cluster grid only; wrong results)
+# git; carry it with target/gpu-bin). Each changes one thing, to split the kernel's 13.5 µs
+# per layer (batch 1, 2,049 cached positions, docs/kernels-bench-h200.md) into its parts:
+#   u8, u16  positions in flight per lane group in 1-2-head passes (stock: 4)
+#   noloop   no cache reads at all (prologue, merges and launch only; wrong results)
+#   empty    writes the output and returns (launch of the cluster grid only; wrong results)
+#   z4       4 z at batch 1 (one query head per block, 256 blocks; stock: 2)
+#   z4u16    z4 with 16 positions in flight
+#   z1       1 z (all four heads of a KV head per block, 64 blocks)
+#   tg8      8 lanes per cache row in 1-2-head passes (two 16-byte slots per lane, 2
+#            positions in flight: 3 shuffle levels per score instead of 4; matches the
+#            reference under the CPU emulation (cuda_emulated), not yet timed on a GPU)
 # Timing only: the wrong-result variants must never be installed anywhere else.
-# Earlier variants of the register-loading kernel (positions in flight, z, lanes per row)
-# and what they measured: docs/kernels-bench-h200.md, sessions 5-6.
+# Measured in session 6 (docs/kernels-bench-h200.md): empty 1.5 us, noloop 5.4 us, stock 13.4 us;
+# none of the others is faster than the stock kernel.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=kernels/stock/cuda/attention_decode
@@ -23,16 +27,20 @@ mk() { # name, sed script for the source, sed script for the manifest
   sed -i "$3" "$out/$1/manifest.toml"
   sed -i "s/^name = .*/name = \"variant-$1\"/" "$out/$1/manifest.toml"
 }
-ring() { echo "s|^shared_mem_bytes = .*|shared_mem_bytes = \"max($1 * 8192, 144 * (head_dim + 2))\"|"; }
-mk ring8 's/#define RING 12 /#define RING 8 /' "$(ring 8)"
-mk ring16 's/#define RING 12 /#define RING 16 /' "$(ring 16)"
-mk ring16u8 's/#define RING 12 /#define RING 16 /; s/#define UNROLL_SMALL 4 /#define UNROLL_SMALL 8 /' "$(ring 16)"
-mk ring12u2 's/#define UNROLL_SMALL 4 /#define UNROLL_SMALL 2 /' ''
+z4='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_heads, 1), 4), min(q_heads / max(kv_heads, 1), ceil_div(32, max(batch * kv_heads, 1))))"]|'
+z1='s|^grid = .*|grid = ["batch * kv_heads", 8, "ceil_div(q_heads / max(kv_heads, 1), 4)"]|'
+mk u8 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 8/' ''
+mk u16 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 16/' ''
 mk noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;/' ''
 mk empty 's/if (D > 256) {/if (D > 0) {/' ''
+mk z4 '' "$z4"
+mk z4u16 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 16/' "$z4"
+mk z1 '' "$z1"
+mk tg8 's/while (tg < slots \&\& tg < 32)/while (tg * NV < slots \&\& tg < 32)/; s/attend_block<8, 1, UNROLL_SMALL, 1>/attend_block<8, 2, 2, 1>/; s/attend_block<8, 1, UNROLL_SMALL, 2>/attend_block<8, 2, 2, 2>/' ''
 # Every variant must differ from the stock bundle.
 for v in "$out"/*; do
-  if diff -q "$src/kernels/attention_decode.cu" "$v/kernels/attention_decode.cu" >/dev/null; then
+  if diff -q "$src/kernels/attention_decode.cu" "$v/kernels/attention_decode.cu" >/dev/null &&
+     [ "$(grep '^grid' "$src/manifest.toml")" = "$(grep '^grid' "$v/manifest.toml")" ]; then
     echo "variant $(basename "$v") is the stock kernel: its sed script no longer matches" >&2
     exit 1
   fi

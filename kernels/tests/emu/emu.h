@@ -126,30 +126,6 @@ static inline void* __cluster_map_shared_rank(void* p, unsigned rank) {
     return emu_self->cl->blocks.at(rank)->dyn.data() + off;
 }
 
-/* cp.async: a copy is performed when a wait covers its commit group, and its target
- * holds NaN bytes until then, so a kernel that reads a copy before waiting for it reads
- * garbage. A thread that ends with copies not waited for aborts the run. */
-struct EmuCopy {
-    void* dst;
-    const void* src;
-};
-static thread_local std::vector<EmuCopy> emu_open_copies;
-static thread_local std::vector<std::vector<EmuCopy>> emu_copy_groups; /* oldest first */
-static inline void emu_cp_async16(void* dst, const void* src) {
-    memset(dst, 0xff, 16);
-    emu_open_copies.push_back(EmuCopy{dst, src});
-}
-static inline void emu_cp_async_commit() {
-    emu_copy_groups.push_back(emu_open_copies);
-    emu_open_copies.clear();
-}
-static inline void emu_cp_async_wait(int pending) {
-    while ((int)emu_copy_groups.size() > pending) {
-        for (const EmuCopy& c : emu_copy_groups.front()) memcpy(c.dst, c.src, 16);
-        emu_copy_groups.erase(emu_copy_groups.begin());
-    }
-}
-
 static inline void* emu_dynamic_smem() { return emu_self->blk->dyn.data(); }
 static inline void* emu_static_smem(int key, size_t bytes) {
     EmuBlock* b = emu_self->blk;
@@ -169,10 +145,6 @@ template <class F> static void* emu_entry(void* a) {
     auto* arg = (EmuArg<F>*)a;
     emu_self = &arg->t;
     (*arg->body)();
-    if (!emu_open_copies.empty() || !emu_copy_groups.empty()) {
-        fprintf(stderr, "emu: a thread ended with cp.async copies it never waited for\n");
-        abort();
-    }
     return nullptr;
 }
 

@@ -38,8 +38,7 @@
 #define NTHREADS 256 /* the manifest's block size */
 #define NWARPS (NTHREADS / 32)
 #define GMAX 4
-#define UNROLL_SMALL 4 /* positions per chunk in a pass of 1 or 2 heads (2 with 3-4 heads) */
-#define RING 12 /* positions a lane has in flight, through shared memory (RING * 8 KiB a block) */
+#define UNROLL_SMALL 4 /* positions in flight per group in a pass of 1 or 2 heads */
 #define FULL_MASK 0xffffffffu
 #define LOG2E 1.4426950408889634f
 #define NEG_INF (-__int_as_float(0x7f800000))
@@ -74,67 +73,33 @@ template <> struct Slot<1> {
 /* Weight of a partial with max m in a merge with overall max M (0 for an empty one). */
 DEVI float merge_weight(float m, float M) { return m == NEG_INF ? 0.0f : exp2f(m - M); }
 
-/* cp.async (sm_80+): 16 bytes from global to shared memory without passing through
- * registers, L2 only (.cg); the copying thread may read them after a wait that covers
- * their commit group. The host-compiled branch serves the CPU emulation of the kernels
- * (tests/emu), which performs each copy at the wait and poisons its target until then. */
-DEVI void cp_async16(void* dst, const void* src) {
-#ifdef __CUDA_ARCH__
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((uint32_t)__cvta_generic_to_shared(dst)),
-                 "l"(src)
-                 : "memory");
-#else
-    emu_cp_async16(dst, src);
-#endif
-}
-DEVI void cp_async_commit() {
-#ifdef __CUDA_ARCH__
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#else
-    emu_cp_async_commit();
-#endif
-}
-/* Waits until at most N of this thread's commit groups are still in flight. */
-template <int N> DEVI void cp_async_wait() {
-#ifdef __CUDA_ARCH__
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#else
-    emu_cp_async_wait(N);
-#endif
-}
+/* Runs this block's share of the sequence, [s0, s1), for query heads hq0 .. hq0+gl-1 of
+ * sequence b, KV head kvh (gl <= G <= GMAX heads); leaves each warp's partial (per head: D
+ * weighted sums, then m, then l) in part[warp * GMAX * (D + 2) ...]. */
+template <int E, int NV, int UNROLL, int G>
+DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
+                       const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
+                       int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t D,
+                       int64_t max_seq, int64_t s0, int64_t s1, float* part) {
+    typedef typename Slot<E>::raw raw;
+    const int slots = (int)((D + E - 1) / E);
+    int tg = 1;
+    while (tg < slots && tg < 32) tg <<= 1;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int gpw = 32 / tg;           /* groups per warp */
+    const int ng = NWARPS * gpw;       /* groups per block */
+    const int gid = warp * gpw + lane / tg;
+    const int li = lane % tg;
 
-/* A lane group's thread layout inside the block: TG lanes (the next power of two of the
- * row's slot count, at most 32) per cache row, 32/TG groups per warp. */
-struct Lanes {
-    int slots, tg, lane, warp, gpw, ng, gid, li;
-    MEMBER Lanes make(int slots) {
-        Lanes t;
-        t.slots = slots;
-        t.tg = 1;
-        while (t.tg < slots && t.tg < 32) t.tg <<= 1;
-        t.lane = threadIdx.x & 31;
-        t.warp = threadIdx.x >> 5;
-        t.gpw = 32 / t.tg;            /* groups per warp */
-        t.ng = NWARPS * t.gpw;        /* groups per block */
-        t.gid = t.warp * t.gpw + t.lane / t.tg;
-        t.li = t.lane % t.tg;
-        return t;
-    }
-};
-
-/* The group's query heads hq0 .. hq0+gl-1 (zero past gl), scaled for base-2 exponents. */
-template <int E, int NV, int G>
-DEVI void load_queries(const __nv_bfloat16* __restrict__ q, float scale, int64_t b, int64_t hq0, int gl,
-                       int64_t q_heads, int64_t D, const Lanes& t, float (&qf)[G][NV][E]) {
-    typedef Slot<E> S;
     const float qscale = scale * LOG2E;
+    float qf[G][NV][E];
 #pragma unroll
     for (int g = 0; g < G; ++g) {
 #pragma unroll
         for (int k = 0; k < NV; ++k) {
-            const int sidx = t.li + k * t.tg;
-            if (g < gl && sidx < t.slots) {
-                S::cvt(S::load(q + ((b * q_heads + hq0 + g) * D + (int64_t)sidx * E)), qf[g][k]);
+            const int sidx = li + k * tg;
+            if (g < gl && sidx < slots) {
+                Slot<E>::cvt(Slot<E>::load(q + ((b * q_heads + hq0 + g) * D + (int64_t)sidx * E)), qf[g][k]);
 #pragma unroll
                 for (int e = 0; e < E; ++e) qf[g][k][e] *= qscale;
             } else {
@@ -143,76 +108,99 @@ DEVI void load_queries(const __nv_bfloat16* __restrict__ q, float scale, int64_t
             }
         }
     }
-}
 
-/* Takes U cache positions (raw K and V slots, zero where not valid) into each head's
- * online softmax: scores reduced over the TG lanes of the group, one rescale per head. */
-template <int E, int NV, int U, int G>
-DEVI void absorb(const typename Slot<E>::raw (&kr)[U][NV], const typename Slot<E>::raw (&vr)[U][NV],
-                 const bool (&valid)[U], const float (&qf)[G][NV][E], int tg, float (&m)[G], float (&l)[G],
-                 float (&acc)[G][NV][E]) {
-    float sc[U][G];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int g = 0; g < G; ++g) sc[u][g] = 0.0f;
-#pragma unroll
-        for (int k = 0; k < NV; ++k) {
-            float kf[E];
-            Slot<E>::cvt(kr[u][k], kf);
-#pragma unroll
-            for (int g = 0; g < G; ++g)
-#pragma unroll
-                for (int e = 0; e < E; ++e) sc[u][g] = fmaf(qf[g][k][e], kf[e], sc[u][g]);
-        }
-    }
-    for (int off = tg >> 1; off > 0; off >>= 1) {
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int g = 0; g < G; ++g) sc[u][g] += __shfl_xor_sync(FULL_MASK, sc[u][g], off);
-    }
-    float vf[U][NV][E];
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int k = 0; k < NV; ++k) Slot<E>::cvt(vr[u][k], vf[u][k]);
+    float m[G], l[G], acc[G][NV][E];
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-        float mx = m[g];
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-            if (valid[u]) mx = fmaxf(mx, sc[u][g]);
-        if (mx == NEG_INF) continue; /* nothing valid seen yet */
-        const float alpha = exp2f(m[g] - mx); /* m = -inf gives 0 */
-        float p[U];
-        float psum = 0.0f;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            p[u] = valid[u] ? exp2f(sc[u][g] - mx) : 0.0f;
-            psum += p[u];
-        }
-        l[g] = fmaf(l[g], alpha, psum);
+        m[g] = NEG_INF;
+        l[g] = 0.0f;
 #pragma unroll
         for (int k = 0; k < NV; ++k)
 #pragma unroll
-            for (int e = 0; e < E; ++e) {
-                float a = acc[g][k][e] * alpha;
-#pragma unroll
-                for (int u = 0; u < U; ++u) a = fmaf(p[u], vf[u][k][e], a);
-                acc[g][k][e] = a;
-            }
-        m[g] = mx;
+            for (int e = 0; e < E; ++e) acc[g][k][e] = 0.0f;
     }
-}
 
-/* Merges the warp's groups (lanes li, li + tg, li + 2tg, ... hold the same slots) and
- * leaves the warp's partial (per head: D weighted sums, then m, then l) in
- * part[warp * GMAX * (D + 2) ...]. */
-template <int E, int NV, int G>
-DEVI void warp_partial(float (&m)[G], float (&l)[G], float (&acc)[G][NV][E], int gl, int64_t D, const Lanes& t,
-                       float* part) {
-    for (int off = t.tg; off < 32; off <<= 1) {
+    const int64_t row_stride = kv_heads * D; /* elements from one position to the next */
+    const __nv_bfloat16* kbase = k_cache + (b * max_seq * kv_heads + kvh) * D;
+    const __nv_bfloat16* vbase = v_cache + (b * max_seq * kv_heads + kvh) * D;
+
+    /* Warp-uniform loop bound (every lane runs the shuffles); per-group validity inside. */
+    for (int64_t base = s0; base + (int64_t)warp * gpw < s1; base += (int64_t)UNROLL * ng) {
+        raw kr[UNROLL][NV], vr[UNROLL][NV];
+        bool valid[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+            const int64_t p = base + (int64_t)u * ng + gid;
+            valid[u] = p < s1;
+#pragma unroll
+            for (int k = 0; k < NV; ++k) {
+                const int sidx = li + k * tg;
+                if (valid[u] && sidx < slots) {
+                    kr[u][k] = Slot<E>::load(kbase + p * row_stride + (int64_t)sidx * E);
+                    vr[u][k] = Slot<E>::load(vbase + p * row_stride + (int64_t)sidx * E);
+                } else {
+                    kr[u][k] = Slot<E>::zero();
+                    vr[u][k] = Slot<E>::zero();
+                }
+            }
+        }
+        float sc[UNROLL][G];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+            for (int g = 0; g < G; ++g) sc[u][g] = 0.0f;
+#pragma unroll
+            for (int k = 0; k < NV; ++k) {
+                float kf[E];
+                Slot<E>::cvt(kr[u][k], kf);
+#pragma unroll
+                for (int g = 0; g < G; ++g)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) sc[u][g] = fmaf(qf[g][k][e], kf[e], sc[u][g]);
+            }
+        }
+        for (int off = tg >> 1; off > 0; off >>= 1) {
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+                for (int g = 0; g < G; ++g) sc[u][g] += __shfl_xor_sync(FULL_MASK, sc[u][g], off);
+        }
+        float vf[UNROLL][NV][E];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+            for (int k = 0; k < NV; ++k) Slot<E>::cvt(vr[u][k], vf[u][k]);
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            float mx = m[g];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+                if (valid[u]) mx = fmaxf(mx, sc[u][g]);
+            if (mx == NEG_INF) continue; /* nothing valid seen yet */
+            const float alpha = exp2f(m[g] - mx); /* m = -inf gives 0 */
+            float p[UNROLL];
+            float psum = 0.0f;
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                p[u] = valid[u] ? exp2f(sc[u][g] - mx) : 0.0f;
+                psum += p[u];
+            }
+            l[g] = fmaf(l[g], alpha, psum);
+#pragma unroll
+            for (int k = 0; k < NV; ++k)
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    float a = acc[g][k][e] * alpha;
+#pragma unroll
+                    for (int u = 0; u < UNROLL; ++u) a = fmaf(p[u], vf[u][k][e], a);
+                    acc[g][k][e] = a;
+                }
+            m[g] = mx;
+        }
+    }
+
+    /* Merge the warp's groups (lanes li, li + tg, li + 2tg, ... hold the same slots). */
+    for (int off = tg; off < 32; off <<= 1) {
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             const float mo = __shfl_xor_sync(FULL_MASK, m[g], off);
@@ -230,153 +218,27 @@ DEVI void warp_partial(float (&m)[G], float (&l)[G], float (&acc)[G][NV][E], int
             m[g] = M;
         }
     }
-    if (t.lane < t.tg) {
-        float* pw = part + (int64_t)t.warp * GMAX * (D + 2);
+
+    if (lane < tg) {
+        float* pw = part + (int64_t)warp * GMAX * (D + 2);
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             if (g >= gl) break;
             float* ph = pw + g * (D + 2);
 #pragma unroll
             for (int k = 0; k < NV; ++k) {
-                const int sidx = t.li + k * t.tg;
-                if (sidx < t.slots) {
+                const int sidx = li + k * tg;
+                if (sidx < slots) {
 #pragma unroll
                     for (int e = 0; e < E; ++e) ph[sidx * E + e] = acc[g][k][e];
                 }
             }
-            if (t.li == 0) {
+            if (li == 0) {
                 ph[D] = m[g];
                 ph[D + 1] = l[g];
             }
         }
     }
-}
-
-/* The 16-byte path (D a multiple of 8, at most 256; aligned pointers): this block's share
- * of the sequence, [s0, s1), for query heads hq0 .. hq0+gl-1 of sequence b, KV head kvh
- * (gl <= G), streamed through shared memory. Each lane copies the K and V slots it will
- * itself read into its own ring entries with cp.async, RING positions ahead (RING / U
- * chunks of U positions in flight), so the bytes in flight are not bounded by registers
- * and the query load overlaps the first copies. A lane reads only what it copied, so the
- * loop needs no block barrier. Leaves the warps' partials in `part`, which overlaps the
- * ring. */
-template <int U, int G>
-DEVI void attend_streamed(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
-                          const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
-                          int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t D, int64_t max_seq,
-                          int64_t s0, int64_t s1, uint4* ring, float* part) {
-    constexpr int PIPE = RING / U;
-    const Lanes t = Lanes::make((int)(D / 8));
-    const bool active = t.li < t.slots;
-    const int64_t row_stride = kv_heads * D; /* elements from one position to the next */
-    const __nv_bfloat16* kbase = k_cache + (b * max_seq * kv_heads + kvh) * D + t.li * 8;
-    const __nv_bfloat16* vbase = v_cache + (b * max_seq * kv_heads + kvh) * D + t.li * 8;
-    const int64_t step = (int64_t)U * t.ng; /* positions per chunk, block-wide */
-    /* This thread's ring entry for (stage, position u of the chunk, K or V). */
-    uint4* mine = ring + threadIdx.x;
-#define RING_AT(st, u, kv) (mine[(((st) * U + (u)) * 2 + (kv)) * NTHREADS])
-
-#pragma unroll
-    for (int st = 0; st < PIPE; ++st) {
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int64_t p = s0 + st * step + (int64_t)u * t.ng + t.gid;
-            if (active && p < s1) {
-                cp_async16(&RING_AT(st, u, 0), kbase + p * row_stride);
-                cp_async16(&RING_AT(st, u, 1), vbase + p * row_stride);
-            }
-        }
-        cp_async_commit();
-    }
-
-    float qf[G][1][8];
-    load_queries<8, 1, G>(q, scale, b, hq0, gl, q_heads, D, t, qf);
-    float m[G], l[G], acc[G][1][8];
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-        m[g] = NEG_INF;
-        l[g] = 0.0f;
-#pragma unroll
-        for (int e = 0; e < 8; ++e) acc[g][0][e] = 0.0f;
-    }
-
-    /* Warp-uniform loop bound (every lane runs the shuffles); per-group validity inside. */
-    int st = 0;
-    for (int64_t base = s0; base + (int64_t)t.warp * t.gpw < s1; base += step) {
-        cp_async_wait<PIPE - 1>(); /* this chunk's group (the oldest) has landed */
-        uint4 kr[U][1], vr[U][1];
-        bool valid[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            valid[u] = base + (int64_t)u * t.ng + t.gid < s1;
-            if (valid[u] && active) {
-                kr[u][0] = RING_AT(st, u, 0);
-                vr[u][0] = RING_AT(st, u, 1);
-            } else {
-                kr[u][0] = Slot<8>::zero();
-                vr[u][0] = Slot<8>::zero();
-            }
-        }
-        absorb<8, 1, U, G>(kr, vr, valid, qf, t.tg, m, l, acc);
-        /* The stage is read: refill it with the chunk PIPE ahead (an empty group past the end). */
-        const int64_t ahead = base + PIPE * step;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int64_t p = ahead + (int64_t)u * t.ng + t.gid;
-            if (active && p < s1) {
-                cp_async16(&RING_AT(st, u, 0), kbase + p * row_stride);
-                cp_async16(&RING_AT(st, u, 1), vbase + p * row_stride);
-            }
-        }
-        cp_async_commit();
-        st = st + 1 == PIPE ? 0 : st + 1;
-    }
-#undef RING_AT
-    cp_async_wait<0>();
-    __syncthreads(); /* every warp is done with the ring before the partials overwrite it */
-    warp_partial<8, 1, G>(m, l, acc, gl, D, t, part);
-}
-
-/* The 2-byte path (D not a multiple of 8, or unaligned pointers; D <= 256): one element per
- * lane slot, NV = 8 slots per lane, loads straight to registers, one position at a time. */
-DEVI void attend_scalar(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
-                        const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
-                        int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t D, int64_t max_seq,
-                        int64_t s0, int64_t s1, float* part) {
-    typedef Slot<1> S;
-    const Lanes t = Lanes::make((int)D);
-    float qf[GMAX][8][1];
-    load_queries<1, 8, GMAX>(q, scale, b, hq0, gl, q_heads, D, t, qf);
-    float m[GMAX], l[GMAX], acc[GMAX][8][1];
-#pragma unroll
-    for (int g = 0; g < GMAX; ++g) {
-        m[g] = NEG_INF;
-        l[g] = 0.0f;
-#pragma unroll
-        for (int k = 0; k < 8; ++k) acc[g][k][0] = 0.0f;
-    }
-    const int64_t row_stride = kv_heads * D;
-    const __nv_bfloat16* kbase = k_cache + (b * max_seq * kv_heads + kvh) * D;
-    const __nv_bfloat16* vbase = v_cache + (b * max_seq * kv_heads + kvh) * D;
-    for (int64_t base = s0; base + (int64_t)t.warp * t.gpw < s1; base += t.ng) {
-        S::raw kr[1][8], vr[1][8];
-        bool valid[1];
-        const int64_t p = base + t.gid;
-        valid[0] = p < s1;
-#pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            const int sidx = t.li + k * t.tg;
-            if (valid[0] && sidx < t.slots) {
-                kr[0][k] = S::load(kbase + p * row_stride + sidx);
-                vr[0][k] = S::load(vbase + p * row_stride + sidx);
-            } else {
-                kr[0][k] = S::zero();
-                vr[0][k] = S::zero();
-            }
-        }
-        absorb<1, 8, 1, GMAX>(kr, vr, valid, qf, t.tg, m, l, acc);
-    }
-    warp_partial<1, 8, GMAX>(m, l, acc, gl, D, t, part);
 }
 
 extern "C" __global__ void __cluster_dims__(1, NSPLIT, 1) __launch_bounds__(NTHREADS, 512 / NTHREADS)
@@ -417,20 +279,19 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
     const int64_t s1 = min(len, s0 + chunk);
     const int64_t hs = D + 2; /* floats per head in a partial */
     float* blk = smem + (int64_t)NWARPS * GMAX * hs;
-    uint4* ring = reinterpret_cast<uint4*>(smem); /* overlaps the partials (see attend_streamed) */
 
     /* Up to GMAX query heads per pass (one pass unless the grid gives a block more). */
     for (int64_t gc = g0; gc < gend; gc += GMAX) {
         const int gl = (int)min((int64_t)GMAX, gend - gc);
         const int64_t hq0 = kvh * group + gc;
         if (vec && gl == 1)
-            attend_streamed<UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, ring, smem);
+            attend_block<8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
         else if (vec && gl == 2)
-            attend_streamed<UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, ring, smem);
+            attend_block<8, 1, UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
         else if (vec)
-            attend_streamed<2, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, ring, smem);
+            attend_block<8, 1, 2, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
         else
-            attend_scalar(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
+            attend_block<1, 8, 1, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, s0, s1, smem);
         __syncthreads();
 
         /* Merge the warps into the block's partial. */
