@@ -188,6 +188,9 @@ fn engine_kernels_compile_without_headers() {
             "eng_causal_softmax",
             "eng_argmax",
             "eng_gemv",
+            "eng_gemv_wide",
+            "eng_gemv_wide_xs",
+            "eng_gemv_qkv",
         ] {
             assert!(
                 out.ptx.contains(&format!(".entry {name}(")),

@@ -32,10 +32,12 @@ static void test_gemv() {
     for (long long rows : {1ll, 3ll, 8ll}) {
         auto x = rand_bf16(rows * k), w = rand_bf16(n * k);
         std::vector<bf16_t> y(rows * n + 8, 0x7F81);
-        for (int wide = 0; wide < 2; ++wide) {
+        for (int wide = 0; wide < 3; ++wide) { /* eng_gemv, eng_gemv_wide, eng_gemv_wide_xs */
         std::fill(y.begin(), y.end(), (bf16_t)0x7F81);
-        emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
-            if (wide) eng_gemv_wide(y.data(), x.data(), w.data(), rows, n, k);
+        const size_t smem = wide == 2 ? (size_t)(rows * k * 2) : 0;
+        emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, smem, dim3{1, 1, 1}, [&] {
+            if (wide == 2) eng_gemv_wide_xs(y.data(), x.data(), w.data(), rows, n, k);
+            else if (wide) eng_gemv_wide(y.data(), x.data(), w.data(), rows, n, k);
             else eng_gemv(y.data(), x.data(), w.data(), rows, n, k);
         });
         for (long long m = 0; m < rows; ++m)
