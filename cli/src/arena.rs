@@ -133,6 +133,33 @@ pub const ARENAS: [Arena; 2] = [
     },
 ];
 
+impl Arena {
+    /// The shapes at which the arena's engine calls `slot` in its workload and audit runs:
+    /// prefill (every prompt length) and decode (one token), attention over the engine's
+    /// own cache length. Verification runs these too, so a kernel cannot behave at the
+    /// engine's shapes otherwise than at the ones it was checked at.
+    pub fn engine_shapes(&self, slot: cacheon_kernels::SlotId) -> Vec<Vec<i64>> {
+        use cacheon_kernels::SlotId;
+        let Some(cfg) = cacheon_kernels::engine::ModelConfig::named(self.workload.model) else {
+            return vec![];
+        };
+        let w = self.workload;
+        let i = |v: usize| v as i64;
+        let mut tokens = vec![w.prompt_len, w.audit_prompt_len, 1];
+        tokens.dedup();
+        let (h, inter) = (i(cfg.hidden_size), i(cfg.intermediate_size));
+        let (heads, kv, hd) = (i(cfg.num_attention_heads), i(cfg.kv_heads()), i(cfg.head_dim()));
+        match slot {
+            SlotId::SiluAndMul => tokens.iter().map(|&t| vec![i(t), inter]).collect(),
+            SlotId::RmsNorm | SlotId::FusedAddRmsNorm => {
+                tokens.iter().map(|&t| vec![i(t), h]).collect()
+            }
+            SlotId::Rope => tokens.iter().map(|&t| vec![i(t), heads, kv, hd]).collect(),
+            SlotId::AttentionDecode => vec![vec![1, heads, kv, hd, i(w.max_seq)]],
+        }
+    }
+}
+
 /// The arena named `name`.
 pub fn arena(name: &str) -> Option<Arena> {
     ARENAS.iter().copied().find(|a| a.name == name)

@@ -20,6 +20,17 @@
 //! (`cacheon_kernels::cuda::screen`); it runs here first so that a bad include is a policy
 //! failure before anything is compiled.
 //!
+//! - linkage tricks that reach a name without spelling it in a call (`alias`, `weakref`,
+//!   `section`, `symver`, `target_clones`).
+//!
+//! For C the same screen runs a second time, in the lane, over the compiler's own
+//! preprocessor output with the arena's flags ([`screen_preprocessed`]): macros expanded,
+//! conditionals decided, includes resolved as the compiler resolves them, so a spelling the
+//! first pass misreads (a pasted or spliced name, a quoted include that the compiler finds
+//! among the system headers) is read as it is compiled. An include inside a conditional
+//! block is left to that second pass, which knows whether the block is compiled.
+//! The built library is screened after both (`cacheon_kernels::cpu_artifact`).
+//!
 //! Timer reads map to the on-chain reason `Cheating`; every other rule to `Policy`.
 
 use cacheon_kernels::bundle::BundleFile;
@@ -49,6 +60,7 @@ pub enum Rule {
     Pragma,
     Include,
     Encoding,
+    Linkage,
 }
 
 impl Rule {
@@ -76,6 +88,7 @@ impl Rule {
             Rule::Pragma => "only loop-hint pragmas (unroll, nounroll, GCC unroll, GCC ivdep, once) are allowed",
             Rule::Include => "include outside the arena's allow-list or the bundle's headers",
             Rule::Encoding => "sources must be UTF-8 text",
+            Rule::Linkage => "linkage attributes (alias, weakref, section, symver, target_clones) are not allowed",
         }
     }
 }
@@ -274,6 +287,22 @@ fn forbidden(lang: Language, ident: &str) -> Option<Rule> {
         "__ifunc__",
     ];
     const HIDDEN: &[&str] = &["_Pragma", "__pragma"];
+    const LINKAGE: &[&str] = &[
+        "alias",
+        "__alias__",
+        "weakref",
+        "__weakref__",
+        "weak",
+        "__weak__",
+        "section",
+        "__section__",
+        "symver",
+        "__symver__",
+        "target_clones",
+        "__target_clones__",
+        "naked",
+        "__naked__",
+    ];
     let within = |list: &[&str]| list.contains(&ident);
     if within(ASM) {
         return Some(Rule::InlineAssembly);
@@ -301,6 +330,9 @@ fn forbidden(lang: Language, ident: &str) -> Option<Rule> {
     }
     if within(HIDDEN) {
         return Some(Rule::HiddenName);
+    }
+    if lang == Language::C && within(LINKAGE) {
+        return Some(Rule::Linkage);
     }
     None
 }
@@ -382,6 +414,8 @@ pub fn screen_source(
         token: token.to_string(),
     };
     let mut in_block_comment = false;
+    // How deep inside #if/#ifdef/#ifndef blocks the line is.
+    let mut conditional_depth = 0usize;
     for (line_no, line) in splice(text) {
         // Pass 1: drop comments and literals, keeping code characters.
         let mut code = String::with_capacity(line.len());
@@ -434,17 +468,32 @@ pub fn screen_source(
             return Err(fail(line_no, Rule::HiddenName, "digraph or trigraph"));
         }
         if let Some(directive) = trimmed.strip_prefix('#') {
-            check_directive(path, line_no, directive.trim_start(), lang, files)?;
+            let directive = directive.trim_start();
+            let word: String = directive
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            match word.as_str() {
+                "if" | "ifdef" | "ifndef" => conditional_depth += 1,
+                "endif" => conditional_depth = conditional_depth.saturating_sub(1),
+                _ => {}
+            }
+            let deferred = word == "include" && conditional_depth > 0 && lang == Language::C;
+            if deferred {
+                check_include_form(path, line_no, directive["include".len()..].trim())?;
+            } else {
+                check_directive(path, line_no, directive, lang, files)?;
+            }
             // The macro body of a #define is code like any other: fall through.
         }
-        if code.contains("##") {
+        // Pass 2: tokens and identifiers outside string literals.
+        let without_strings = strip_string_literals(&code);
+        if without_strings.contains("##") {
             return Err(fail(line_no, Rule::HiddenName, "##"));
         }
-        if lang == Language::Cuda && code.contains("<<<") {
+        if lang == Language::Cuda && without_strings.contains("<<<") {
             return Err(fail(line_no, Rule::DeviceLaunch, "<<<"));
         }
-        // Pass 2: identifiers (outside string literals).
-        let without_strings = strip_string_literals(&code);
         if without_strings.contains("\\u") || without_strings.contains("\\U") {
             return Err(fail(line_no, Rule::HiddenName, "universal character name"));
         }
@@ -503,6 +552,103 @@ fn identifiers(code: &str) -> impl Iterator<Item = &str> {
         }
     }
     idents.into_iter()
+}
+
+/// An include inside a conditional block: its form only (`<name.h>` or a relative
+/// `"path.h"`); whether it is allowed is decided on the preprocessor's output, where it is
+/// known whether the block is compiled and which file the compiler found.
+fn check_include_form(path: &str, line: usize, rest: &str) -> Result<(), Violation> {
+    let inner = rest
+        .strip_prefix('<')
+        .and_then(|r| r.strip_suffix('>'))
+        .or_else(|| rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')));
+    let ok = inner.is_some_and(|h| {
+        let h = h.trim();
+        h.ends_with(".h")
+            && !h.starts_with('/')
+            && !h.split('/').any(|part| part == ".." || part.is_empty())
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(Violation {
+            file: path.to_string(),
+            line,
+            rule: Rule::Include,
+            token: format!("#include {rest}"),
+        })
+    }
+}
+
+/// Screens one C source as the compiler's preprocessor gave it: every line that comes
+/// from the bundle's own files (by the line markers) goes through the same rules as the
+/// source, and every file entered from a bundle file must be one of the bundle's headers
+/// or an allowed system header, as the compiler resolved it.
+pub fn screen_preprocessed(
+    pre: &cacheon_kernels::cpu_build::Preprocessed,
+    files: &[BundleFile],
+) -> Result<(), Violation> {
+    let root = pre.root.to_string_lossy().into_owned();
+    let in_bundle = |file: &str| {
+        (!file.starts_with('/') && !file.starts_with('<')) || file.starts_with(&root)
+    };
+    let relative = |file: &str| -> String {
+        file.strip_prefix(&root)
+            .map(|f| f.trim_start_matches('/').to_string())
+            .unwrap_or_else(|| file.to_string())
+    };
+    // The stack of files being read (line markers with flag 1 enter, flag 2 return).
+    let mut stack: Vec<String> = Vec::new();
+    let mut current = pre.source.clone();
+    let mut line_no = 0usize;
+    for raw in pre.text.lines() {
+        if let Some((line, file, flags)) = line_marker(raw) {
+            if flags.contains(&1) {
+                if in_bundle(&current) && !in_bundle(&file) {
+                    let name = file.rsplit('/').next().unwrap_or(&file);
+                    let system = flags.contains(&3);
+                    if !(system && C_SYSTEM_HEADERS.contains(&name)) {
+                        return Err(Violation {
+                            file: relative(&current),
+                            line: line_no,
+                            rule: Rule::Include,
+                            token: format!("#include resolved to {file}"),
+                        });
+                    }
+                }
+                stack.push(std::mem::replace(&mut current, file));
+            } else if flags.contains(&2) {
+                current = stack.pop().unwrap_or(file);
+            } else {
+                current = file;
+            }
+            line_no = line;
+            continue;
+        }
+        if in_bundle(&current) && !current.starts_with('<') {
+            screen_source(&relative(&current), raw, Language::C, files).map_err(|mut v| {
+                v.line = line_no;
+                v
+            })?;
+        }
+        line_no += 1;
+    }
+    Ok(())
+}
+
+/// A preprocessor line marker `# LINE "FILE" FLAGS…`.
+fn line_marker(raw: &str) -> Option<(usize, String, Vec<u8>)> {
+    let rest = raw.strip_prefix("# ")?;
+    let (line, rest) = rest.split_once(' ')?;
+    let line: usize = line.parse().ok()?;
+    let rest = rest.strip_prefix('"')?;
+    let end = rest.rfind('"')?;
+    let file = rest[..end].replace("\\", "\\");
+    let flags = rest[end + 1..]
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    Some((line, file, flags))
 }
 
 fn check_directive(

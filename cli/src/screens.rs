@@ -263,13 +263,18 @@ pub enum Progress {
 /// ours (NoDecision).
 pub fn lane_outcome(stage: Stage, e: LaneError) -> Outcome {
     match e {
-        LaneError::CandidateDied { .. } | LaneError::CandidateTimeout { .. } => {
+        LaneError::CandidateDied { .. }
+        | LaneError::CandidateTimeout { .. }
+        | LaneError::CandidateFault { .. } => {
             let reason = if stage == Stage::Build {
                 FailReason::Build
             } else {
                 FailReason::Incorrect
             };
             Outcome::Fail(fail(stage, reason, e.to_string()))
+        }
+        LaneError::CandidateForged { .. } => {
+            Outcome::Fail(fail(stage, FailReason::Cheating, e.to_string()))
         }
         LaneError::Infrastructure(detail) => Outcome::NoDecision {
             reason: NoDecisionReason::Infrastructure,
@@ -283,9 +288,11 @@ fn case_seed(secret: u64, label: &str) -> u64 {
 }
 
 /// The plan of verification cases: every in-domain shape with the seeded inputs, and the
-/// special values on every shape but the largest; then (CUDA) graph cases on the two
-/// smallest shapes.
-fn plan(manifest: &Manifest, backend: LaneBackend) -> Vec<(Stage, SlotId, Vec<i64>, Special)> {
+/// special values on every shape but the largest; then the arena engine's own shapes
+/// (seeded inputs; guard bands and input checks as everywhere); then (CUDA) graph cases
+/// on the two smallest shapes.
+fn plan(manifest: &Manifest, arena: Arena) -> Vec<(Stage, SlotId, Vec<i64>, Special)> {
+    let backend = arena.backend;
     let mut cases = Vec::new();
     for op in &manifest.ops {
         let shapes = shapes_for(op);
@@ -295,6 +302,11 @@ fn plan(manifest: &Manifest, backend: LaneBackend) -> Vec<(Stage, SlotId, Vec<i6
                 for special in [Special::Zeros, Special::Large, Special::Denormal] {
                     cases.push((Stage::Verify, op.slot, shape.to_vec(), special));
                 }
+            }
+        }
+        for shape in arena.engine_shapes(op.slot) {
+            if op.accepts(&shape) && !shapes.iter().any(|s| *s == shape.as_slice()) {
+                cases.push((Stage::Verify, op.slot, shape, Special::None));
             }
         }
     }
@@ -492,6 +504,8 @@ pub fn run_screens(
         Ok(BuildOutcome::Built { log, machine }) => {
             report.build_log = log;
             report.machine = machine;
+            // Sealing loads the candidate's library: the lane is the candidate's from here.
+            lane.mark_candidate();
             match lane.seal() {
                 Ok(sealed) => {
                     report.lane_seccomp = sealed.seccomp;
@@ -505,7 +519,10 @@ pub fn run_screens(
         }
         Ok(BuildOutcome::Failed { stage, log }) => {
             let finding = match stage {
-                BuildStage::Bundle => fail(Stage::Policy, FailReason::Policy, log.clone()),
+                BuildStage::Bundle | BuildStage::Policy => {
+                    fail(Stage::Policy, FailReason::Policy, log.clone())
+                }
+                BuildStage::Cheating => fail(Stage::Policy, FailReason::Cheating, log.clone()),
                 BuildStage::Build => fail(Stage::Build, FailReason::Build, log.clone()),
                 BuildStage::Abi => {
                     report.passed_stages.push(Stage::Build);
@@ -523,7 +540,7 @@ pub fn run_screens(
     }
     report.passed_stages.extend([Stage::Build, Stage::Abi]);
 
-    let cases = plan(&packed.manifest, arena.backend);
+    let cases = plan(&packed.manifest, arena);
     let total = cases.len();
     let mut stage_now = Stage::Verify;
     progress(Progress::Stage(Stage::Verify));

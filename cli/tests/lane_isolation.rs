@@ -85,7 +85,7 @@ fn candidate_code_has_no_network_processes_or_environment() {
         .replace("PARENT_PID", &std::process::id().to_string());
     let files = bundle_with(&probe);
     let canonical = bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES).unwrap();
-    match lane.build(&canonical, "probe").expect("build") {
+    match lane.build_unscreened_probe(&canonical).expect("build") {
         BuildOutcome::Built { .. } => {}
         BuildOutcome::Failed { log, .. } => panic!("probe did not build: {log}"),
     }
@@ -219,4 +219,141 @@ fn lane_pid(lane: &Lane) -> i32 {
         }
     }
     panic!("lane process not found");
+}
+
+/// Builds `source` unscreened in a fresh CPU lane that holds it as candidate code, seals
+/// the lane (which loads the library) and runs one silu_and_mul case at [1, 8].
+fn probe_case(source: &str) -> (Lane, Result<Vec<f32>, LaneError>) {
+    let mut lane =
+        Lane::spawn(&exe(), LaneBackend::Cpu, Deadlines::default()).expect("lane starts");
+    let canonical = bundle::canonical_bytes(&bundle_with(source), bundle::MAX_BUNDLE_BYTES)
+        .unwrap();
+    match lane.build_unscreened_probe(&canonical).expect("build") {
+        BuildOutcome::Built { .. } => {}
+        BuildOutcome::Failed { log, .. } => panic!("probe did not build: {log}"),
+    }
+    lane.mark_candidate();
+    let sealed = lane.seal().expect("seal");
+    assert!(sealed.seccomp, "the seccomp filter is installed");
+    let req = Request::Verify {
+        slot: "activation.silu_and_mul".into(),
+        shape: vec![1, 8],
+        seeds: vec![1],
+        special: Special::None,
+        guard: 16,
+        graph: false,
+    };
+    let result = lane.verify(&req).map(|(_, mut outputs)| outputs.remove(0));
+    (lane, result)
+}
+
+#[test]
+fn load_time_code_runs_only_under_the_seal() {
+    // A constructor: the library's first chance to run, before any kernel call. The lane
+    // seals itself before it loads the library, so the constructor meets the filter.
+    let src = r#"
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <sys/wait.h>
+#include <sched.h>
+static float seen[3] = {7, 7, 7};
+__attribute__((constructor)) static void at_load(void) {
+    seen[0] = (float)socket(AF_INET, SOCK_STREAM, 0);
+    pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    if (pid > 0) waitpid(pid, 0, 0);
+    seen[1] = (float)pid;
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < 64; c++) CPU_SET(c, &all);
+    seen[2] = (float)sched_setaffinity(0, sizeof all, &all);
+}
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    (void)x;
+    for (int64_t i = 0; i < tokens * d; i++) out[i] = 0.0f;
+    for (int i = 0; i < 3; i++) out[i] = seen[i];
+}
+"#;
+    let (lane, result) = probe_case(src);
+    let o = result.expect("the probe runs");
+    assert_eq!(o[0], -1.0, "no internet socket at load time");
+    assert_eq!(o[1], -1.0, "no new process at load time");
+    assert_eq!(o[2], -1.0, "no change of CPU affinity");
+    lane.shutdown();
+}
+
+#[test]
+fn candidate_code_cannot_start_threads_or_change_its_core() {
+    let src = r#"
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+static void* spin(void* arg) { for (;;) { (void)arg; } return 0; }
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    (void)x;
+    for (int64_t i = 0; i < tokens * d; i++) out[i] = 0.0f;
+    pthread_t t;
+    out[0] = (float)pthread_create(&t, 0, spin, 0);
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < 64; c++) CPU_SET(c, &all);
+    out[1] = (float)sched_setaffinity(0, sizeof all, &all);
+    out[2] = (float)setpriority(PRIO_PROCESS, 0, -5);
+}
+"#;
+    let (lane, result) = probe_case(src);
+    let o = result.expect("the probe runs");
+    assert_ne!(o[0], 0.0, "no thread: pthread_create fails");
+    assert_eq!(o[1], -1.0, "no change of CPU affinity");
+    assert_eq!(o[2], -1.0, "no change of priority");
+    lane.shutdown();
+}
+
+#[test]
+fn printing_cannot_reach_the_referee_and_a_forged_reply_is_cheating() {
+    // stdout is the lane's log, not the reply channel: printing changes nothing.
+    let printer = r#"
+#include <stdint.h>
+#include <unistd.h>
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    static const char frame[] = "J\x10\x00\x00\x00{\"ran\":{}}       ";
+    write(1, frame, sizeof frame - 1);
+    write(2, frame, sizeof frame - 1);
+    for (int64_t i = 0; i < tokens * d; i++) out[i] = 1.0f;
+    (void)x;
+}
+"#;
+    let (lane, result) = probe_case(printer);
+    let o = result.expect("printing does not disturb the protocol");
+    assert!(o.iter().all(|&v| v == 1.0));
+    lane.shutdown();
+
+    // Writing to the reply descriptor itself: whatever arrives where the referee expects
+    // the case's reply is the candidate's doing.
+    let forger = r#"
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    const char* json = "{\"ran\":{\"tokens\":[1,2,3],\"dispatch\":[0,0,0,0,0]}}";
+    uint32_t len = (uint32_t)strlen(json);
+    write(3, "J", 1);
+    write(3, &len, 4);
+    write(3, json, len);
+    for (int64_t i = 0; i < tokens * d; i++) out[i] = 1.0f;
+    (void)x;
+}
+"#;
+    let (_lane, result) = probe_case(forger);
+    let err = result.expect_err("a forged reply is refused");
+    assert!(matches!(err, LaneError::CandidateForged { .. }), "{err:?}");
+    assert!(matches!(
+        screens::lane_outcome(Stage::Verify, err),
+        Outcome::Fail(f) if f.reason == FailReason::Cheating
+    ));
 }

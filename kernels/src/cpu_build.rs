@@ -1,10 +1,19 @@
 //! The one build-and-load path for CPU bundles, stock and miner alike (DESIGN 6, 7 step 3).
 //!
-//! The bundle's files are written into a fresh private temp dir, the ops' sources are
-//! compiled into one shared library by the system C compiler with the arena's flags under
-//! a wall-clock limit (the whole compiler process group is killed on timeout), the library
-//! is `dlopen`ed with `RTLD_NOW | RTLD_LOCAL`, and each op's entry symbol is resolved.
-//! Bundles come in as in-memory files, so chain bytes and folders go through the same code.
+//! Three steps, so that a lane can seal itself between building and loading:
+//! 1. [`CpuSources::write`]: the bundle's files go into a fresh private temp dir;
+//!    [`CpuSources::preprocess`] gives the compiler's own preprocessor output of each
+//!    source (for the source screen, which then sees exactly what is compiled).
+//! 2. [`CpuSources::compile`]: the ops' sources are compiled into one shared library by
+//!    the system C compiler with the arena's flags under a wall-clock limit (the whole
+//!    compiler process group is killed on timeout), each entry's prototype is checked, and
+//!    the library passes the artifact screen ([`crate::cpu_artifact`]). No bundle code has
+//!    run yet.
+//! 3. [`CompiledCpuBundle::load`]: the library is `dlopen`ed with `RTLD_NOW | RTLD_LOCAL`
+//!    and each op's entry symbol is resolved.
+//!
+//! [`build_cpu_bundle`] does all three. Bundles come in as in-memory files, so chain bytes
+//! and folders go through the same code.
 
 use std::fs::{self, File};
 use std::io::Read;
@@ -21,8 +30,10 @@ use crate::cpu_kernel::CpuKernel;
 use crate::manifest::{Backend, Manifest, ManifestError};
 use crate::slots::SlotId;
 
-/// The CPU arena's compiler flags (`cpu-tiny`): C11, -O3, x86-64-v3, PIC, no fast-math.
-pub const ARENA_FLAGS: [&str; 5] = ["-std=c11", "-O3", "-march=x86-64-v3", "-fPIC", "-shared"];
+/// The CPU arena's compiler flags (`cpu-tiny`): C11 with GNU extensions (which also keeps
+/// trigraphs off, so the source screen and the compiler read the same characters), -O3,
+/// x86-64-v3, PIC, no fast-math.
+pub const ARENA_FLAGS: [&str; 5] = ["-std=gnu11", "-O3", "-march=x86-64-v3", "-fPIC", "-shared"];
 
 /// How to build a CPU bundle.
 #[derive(Clone, Debug)]
@@ -39,6 +50,9 @@ pub struct CpuBuildOptions {
     pub max_log_bytes: usize,
     /// Largest bundle accepted.
     pub max_bundle_bytes: usize,
+    /// Run the artifact screen on the built library (always, except for the sandbox's
+    /// own probes, which are built to do what the screen refuses).
+    pub screen_artifact: bool,
 }
 
 impl Default for CpuBuildOptions {
@@ -46,10 +60,13 @@ impl Default for CpuBuildOptions {
         CpuBuildOptions {
             compiler: PathBuf::from("cc"),
             flags: ARENA_FLAGS.iter().map(|s| s.to_string()).collect(),
-            link_flags: vec!["-lm".to_string()],
+            // No toolchain start-up files: the library then has no load-time code at all,
+            // which the artifact screen requires.
+            link_flags: vec!["-nostartfiles".to_string(), "-lm".to_string()],
             timeout: Duration::from_secs(60),
             max_log_bytes: 64 * 1024,
             max_bundle_bytes: bundle::MAX_BUNDLE_BYTES,
+            screen_artifact: true,
         }
     }
 }
@@ -71,6 +88,10 @@ pub enum CpuBuildError {
     Build { log: String },
     #[error("build took longer than {seconds} s and was killed")]
     Timeout { seconds: u64, log: String },
+    #[error("{0}")]
+    Artifact(#[from] crate::cpu_artifact::ArtifactViolation),
+    #[error("the preprocessor failed:\n{log}")]
+    Preprocess { log: String },
     #[error("built library could not be loaded: {message}")]
     Load { message: String },
     #[error("entry `{name}` is not exported by the built library")]
@@ -108,6 +129,35 @@ fn io_err(what: &str, path: &Path, e: std::io::Error) -> CpuBuildError {
     CpuBuildError::Io(format!("{what} {}: {e}", path.display()))
 }
 
+/// A bundle's files written out for the compiler, not yet compiled.
+pub struct CpuSources {
+    dir: tempfile::TempDir,
+    src_root: PathBuf,
+    manifest: Manifest,
+    /// The ops' source files, each once, in manifest order.
+    sources: Vec<String>,
+}
+
+/// A compiled library that passed the artifact screen; none of its code has run.
+pub struct CompiledCpuBundle {
+    /// Keeps the library file until it is loaded.
+    _dir: tempfile::TempDir,
+    lib_path: PathBuf,
+    manifest: Manifest,
+    log: String,
+}
+
+/// One source as the compiler's preprocessor sees it (`cc -E` with the arena's flags).
+#[derive(Clone, Debug)]
+pub struct Preprocessed {
+    /// The source's bundle path.
+    pub source: String,
+    /// The preprocessor's output, line markers included.
+    pub text: String,
+    /// The bundle's own folder as written in the line markers.
+    pub root: PathBuf,
+}
+
 /// Builds a CPU bundle and loads its kernels. `origin` labels the kernels (a stock
 /// bundle's name, a proposal id) for reports.
 pub fn build_cpu_bundle(
@@ -115,70 +165,146 @@ pub fn build_cpu_bundle(
     origin: &str,
     opts: &CpuBuildOptions,
 ) -> Result<CpuBundle, CpuBuildError> {
-    bundle::check_bundle(files, opts.max_bundle_bytes)?;
-    let manifest = Manifest::from_bundle(files)?;
-    if manifest.backend != Backend::Cpu {
-        return Err(CpuBuildError::WrongBackend(manifest.backend));
-    }
-    let dir = tempfile::Builder::new()
-        .prefix("cacheon-cpu-build-")
-        .tempdir()
-        .map_err(|e| CpuBuildError::Io(format!("creating a temp dir: {e}")))?;
-    let src_root = dir.path().join("bundle");
-    for f in files {
-        let path = src_root.join(&f.path);
-        let parent = path.parent().expect("bundle paths are relative files");
-        fs::create_dir_all(parent).map_err(|e| io_err("creating", parent, e))?;
-        fs::write(&path, &f.data).map_err(|e| io_err("writing", &path, e))?;
-    }
-    let lib_path = dir.path().join("libbundle.so");
-    let mut sources: Vec<&str> = Vec::new();
-    for op in &manifest.ops {
-        if !sources.contains(&op.source.as_str()) {
-            sources.push(&op.source);
+    CpuSources::write(files, opts)?.compile(opts)?.load(origin)
+}
+
+impl CpuSources {
+    /// Checks the bundle and writes its files into a fresh private temp dir.
+    pub fn write(files: &[BundleFile], opts: &CpuBuildOptions) -> Result<CpuSources, CpuBuildError> {
+        bundle::check_bundle(files, opts.max_bundle_bytes)?;
+        let manifest = Manifest::from_bundle(files)?;
+        if manifest.backend != Backend::Cpu {
+            return Err(CpuBuildError::WrongBackend(manifest.backend));
         }
-    }
-    let log = compile(&src_root, &sources, &lib_path, dir.path(), opts)?;
-    for op in &manifest.ops {
-        check_prototype(&src_root, op, dir.path(), opts)?;
-    }
-    // SAFETY: loading runs the library's initialisers; candidate bundles are only built
-    // and loaded inside lane-runner processes (DESIGN 7.1).
-    let lib = unsafe { Library::open(Some(&lib_path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| {
-        CpuBuildError::Load {
-            message: with_source(&e),
+        let dir = tempfile::Builder::new()
+            .prefix("cacheon-cpu-build-")
+            .tempdir()
+            .map_err(|e| CpuBuildError::Io(format!("creating a temp dir: {e}")))?;
+        let src_root = dir.path().join("bundle");
+        for f in files {
+            let path = src_root.join(&f.path);
+            let parent = path.parent().expect("bundle paths are relative files");
+            fs::create_dir_all(parent).map_err(|e| io_err("creating", parent, e))?;
+            fs::write(&path, &f.data).map_err(|e| io_err("writing", &path, e))?;
         }
-    })?;
-    let lib = Arc::new(lib);
-    let mut kernels = Vec::new();
-    for op in &manifest.ops {
-        // SAFETY: we only take the symbol's address; it is typed by the manifest's slot.
-        let addr =
-            unsafe { lib.get::<*const std::ffi::c_void>(op.entry.as_bytes()) }.map_err(|_| {
-                CpuBuildError::MissingEntry {
-                    name: op.entry.clone(),
+        let mut sources: Vec<String> = Vec::new();
+        for op in &manifest.ops {
+            if !sources.contains(&op.source) {
+                sources.push(op.source.clone());
+            }
+        }
+        Ok(CpuSources {
+            dir,
+            src_root,
+            manifest,
+            sources,
+        })
+    }
+
+    /// The manifest of the written bundle.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Each op source through the compiler's own preprocessor, with the arena's flags.
+    pub fn preprocess(&self, opts: &CpuBuildOptions) -> Result<Vec<Preprocessed>, CpuBuildError> {
+        let mut flags: Vec<String> = opts
+            .flags
+            .iter()
+            .filter(|f| f.as_str() != "-shared")
+            .cloned()
+            .collect();
+        flags.push("-E".to_string());
+        let cpp = CpuBuildOptions {
+            flags,
+            link_flags: vec![],
+            ..opts.clone()
+        };
+        let mut out = Vec::new();
+        for source in &self.sources {
+            let target = self.dir.path().join("preprocessed.i");
+            match compile_with(&self.src_root, &[source], Some(&target), self.dir.path(), &cpp) {
+                Ok(_) => {}
+                Err(CpuBuildError::Build { log }) | Err(CpuBuildError::Timeout { log, .. }) => {
+                    return Err(CpuBuildError::Preprocess { log })
                 }
-            })?;
-        let addr = *addr;
-        if addr.is_null() {
-            return Err(CpuBuildError::MissingEntry {
-                name: op.entry.clone(),
+                Err(e) => return Err(e),
+            }
+            let text = fs::read(&target).map_err(|e| io_err("reading", &target, e))?;
+            out.push(Preprocessed {
+                source: source.clone(),
+                text: String::from_utf8_lossy(&text).into_owned(),
+                root: self.src_root.clone(),
             });
         }
-        kernels.push(CpuKernel::new(
-            op.slot,
-            op.entry.clone(),
-            origin.to_string(),
-            op.when.clone(),
-            addr,
-            lib.clone(),
-        ));
+        Ok(out)
     }
-    Ok(CpuBundle {
-        manifest,
-        log,
-        kernels,
-    })
+
+    /// Compiles the library, checks every entry's prototype and screens the artifact.
+    pub fn compile(self, opts: &CpuBuildOptions) -> Result<CompiledCpuBundle, CpuBuildError> {
+        let lib_path = self.dir.path().join("libbundle.so");
+        let sources: Vec<&str> = self.sources.iter().map(String::as_str).collect();
+        let log = compile(&self.src_root, &sources, &lib_path, self.dir.path(), opts)?;
+        for op in &self.manifest.ops {
+            check_prototype(&self.src_root, op, self.dir.path(), opts)?;
+        }
+        let bytes = fs::read(&lib_path).map_err(|e| io_err("reading", &lib_path, e))?;
+        if opts.screen_artifact {
+            crate::cpu_artifact::screen_library(&bytes)?;
+        }
+        Ok(CompiledCpuBundle {
+            _dir: self.dir,
+            lib_path,
+            manifest: self.manifest,
+            log,
+        })
+    }
+}
+
+impl CompiledCpuBundle {
+    /// Compiler output (warnings), for the miner.
+    pub fn log(&self) -> &str {
+        &self.log
+    }
+
+    /// Loads the library and resolves each op's entry.
+    pub fn load(self, origin: &str) -> Result<CpuBundle, CpuBuildError> {
+        // SAFETY: the artifact screen refused every kind of load-time code, so loading runs
+        // none of the bundle's; candidate bundles are only loaded inside sealed lane
+        // processes (DESIGN 7.1).
+        let lib = unsafe { Library::open(Some(&self.lib_path), RTLD_NOW | RTLD_LOCAL) }
+            .map_err(|e| CpuBuildError::Load {
+                message: with_source(&e),
+            })?;
+        let lib = Arc::new(lib);
+        let mut kernels = Vec::new();
+        for op in &self.manifest.ops {
+            // SAFETY: we only take the symbol's address; it is typed by the manifest's slot.
+            let addr = unsafe { lib.get::<*const std::ffi::c_void>(op.entry.as_bytes()) }
+                .map_err(|_| CpuBuildError::MissingEntry {
+                    name: op.entry.clone(),
+                })?;
+            let addr = *addr;
+            if addr.is_null() {
+                return Err(CpuBuildError::MissingEntry {
+                    name: op.entry.clone(),
+                });
+            }
+            kernels.push(CpuKernel::new(
+                op.slot,
+                op.entry.clone(),
+                origin.to_string(),
+                op.when.clone(),
+                addr,
+                lib.clone(),
+            ));
+        }
+        Ok(CpuBundle {
+            manifest: self.manifest,
+            log: self.log,
+            kernels,
+        })
+    }
 }
 
 /// ABI step for C: a translation unit that includes the op's source and then declares the
@@ -289,6 +415,25 @@ fn compile_with(
         .stdout(log_file)
         .stderr(log_err)
         .process_group(0);
+    let cpu_seconds = opts.timeout.as_secs().max(1) + 1;
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            // The compiler reads hostile input: bounded memory, CPU time and output.
+            let set = |res, v: u64| {
+                let lim = libc::rlimit {
+                    rlim_cur: v,
+                    rlim_max: v,
+                };
+                libc::setrlimit(res, &lim)
+            };
+            set(libc::RLIMIT_AS, 4 << 30);
+            set(libc::RLIMIT_CPU, cpu_seconds);
+            set(libc::RLIMIT_FSIZE, 256 << 20);
+            set(libc::RLIMIT_CORE, 0);
+            Ok(())
+        });
+    }
     let mut child = cmd
         .spawn()
         .map_err(|e| CpuBuildError::CompilerUnavailable {

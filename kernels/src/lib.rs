@@ -12,6 +12,7 @@ pub mod args;
 pub mod bundle;
 pub mod cases;
 pub mod compare;
+pub mod cpu_artifact;
 pub mod cpu_build;
 pub mod cpu_kernel;
 pub mod cuda;
@@ -24,7 +25,9 @@ pub mod slots;
 pub mod stock;
 
 pub use bundle::BundleFile;
-pub use cpu_build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
+pub use cpu_build::{
+    build_cpu_bundle, CompiledCpuBundle, CpuBuildError, CpuBuildOptions, CpuBundle, CpuSources,
+};
 pub use cpu_kernel::CpuKernel;
 pub use cuda::{
     build_cuda_bundle, CudaBuildError, CudaBuildOptions, CudaBundle, CudaDevice, CudaKernel,

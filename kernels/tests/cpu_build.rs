@@ -96,9 +96,20 @@ fn a_wrong_parameter_list_is_an_abi_failure() {
 }
 
 #[test]
-fn unresolved_symbols_fail_at_load_not_at_call() {
+fn unresolved_symbols_fail_before_load_and_at_load_not_at_call() {
     let src = "#include <stdint.h>\nvoid nowhere(void);\nvoid fast_silu(float* o, const float* x, int64_t t, int64_t d) { nowhere(); }\n";
+    // The artifact screen refuses the import before anything is loaded.
     let err = build_cpu_bundle(&bundle(src), "t", &CpuBuildOptions::default()).unwrap_err();
+    assert!(
+        matches!(&err, CpuBuildError::Artifact(v) if v.what.contains("`nowhere`")),
+        "{err}"
+    );
+    // Without it, the loader (RTLD_NOW) refuses it at load, never at the call.
+    let unscreened = CpuBuildOptions {
+        screen_artifact: false,
+        ..CpuBuildOptions::default()
+    };
+    let err = build_cpu_bundle(&bundle(src), "t", &unscreened).unwrap_err();
     assert!(
         matches!(&err, CpuBuildError::Load { message } if message.contains("nowhere")),
         "{err}"
@@ -163,4 +174,87 @@ fn bad_bundles_and_manifests_are_refused_before_building() {
         matches!(err, CpuBuildError::CompilerUnavailable { .. }),
         "{err}"
     );
+}
+
+/// Builds `extra` beside a correct kernel; the artifact screen must refuse the library
+/// with a message containing `expect`, whatever the source spelled.
+fn refused_artifact(extra: &str, expect: &str) {
+    let src = format!("{GOOD_PLAIN}\n{extra}\n");
+    match build_cpu_bundle(&bundle(&src), "t", &CpuBuildOptions::default()) {
+        Err(CpuBuildError::Artifact(v)) => {
+            assert!(v.what.contains(expect), "{v} (expected `{expect}`)")
+        }
+        Err(other) => panic!("expected an artifact refusal, got {other}"),
+        Ok(_) => panic!("the library was loaded: `{extra}`"),
+    }
+}
+
+const GOOD_PLAIN: &str = r#"
+#include <stdint.h>
+#include <math.h>
+void fast_silu(float* out, const float* x, int64_t tokens, int64_t d) {
+    for (int64_t t = 0; t < tokens; t++)
+        for (int64_t i = 0; i < d; i++) {
+            float g = x[t * 2 * d + i];
+            out[t * d + i] = g / (1.0f + expf(-g)) * x[t * 2 * d + d + i];
+        }
+}
+"#;
+
+#[test]
+fn load_time_code_is_refused_in_the_artifact_whatever_its_spelling() {
+    refused_artifact(
+        "volatile int hit;\n__attribute__((constructor)) static void c(void) { hit = 1; }",
+        ".init_array",
+    );
+    refused_artifact(
+        "volatile int hit;\nstatic void f(void) { hit = 3; }\n__attribute__((used, section(\".init_array\"))) static void (*const p)(void) = f;",
+        ".init_array",
+    );
+    refused_artifact(
+        "volatile int hit;\n__attribute__((destructor)) static void d(void) { hit = 2; }",
+        ".fini_array",
+    );
+    // The linker makes a function named `_init` the library's DT_INIT.
+    refused_artifact("volatile int hit;\nvoid _init(void) { hit = 4; }", "DT_INIT");
+    // An indirect function's resolver runs while the library is loaded.
+    refused_artifact(
+        "static void impl(void) {}\nstatic void (*resolve(void))(void) { return impl; }\nvoid pick(void) __attribute__((ifunc(\"resolve\")));",
+        "indirect function",
+    );
+}
+
+#[test]
+fn imports_outside_the_math_library_are_refused_however_reached() {
+    // A weakref names `write` only inside a string literal.
+    refused_artifact(
+        "static long w(int, const void*, unsigned long) __attribute__((weakref(\"write\")));\nvoid leak(void) { w(1, \"x\", 1); }",
+        "imports `write`",
+    );
+    refused_artifact(
+        "extern int clock_gettime(int, void*);\nint now(void* ts) { return clock_gettime(1, ts); }",
+        "imports `clock_gettime`",
+    );
+}
+
+#[test]
+fn code_hidden_as_data_tls_and_executable_stacks_are_refused() {
+    refused_artifact(
+        "__attribute__((section(\".text\"))) const unsigned char code[] = {0x0f, 0x31, 0xc3};",
+        "data object `code`",
+    );
+    refused_artifact("__thread int counter;\nint bump(void) { return ++counter; }", "thread-local");
+    refused_artifact(
+        "__attribute__((section(\".hidden_code\"))) int f(int x) { return x + 1; }",
+        "executable section",
+    );
+}
+
+#[test]
+fn every_stock_kernel_and_passing_example_passes_the_artifact_screen() {
+    // build_cpu_bundle screens the artifact; the stock bundles are built through it.
+    for b in cacheon_kernels::stock::cpu_bundles() {
+        build_cpu_bundle(&b.files(), b.name, &CpuBuildOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", b.name));
+    }
 }

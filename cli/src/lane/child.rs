@@ -1,18 +1,24 @@
 //! The lane process itself (`cacheon lane`): the only place candidate code runs.
 //!
-//! It reads requests from stdin and answers on stdout (see [`super::protocol`]). It builds
-//! and loads one bundle and (for speed lanes) the engine, then seals itself with its
-//! seccomp filter before any kernel runs, then runs verification cases or workloads:
+//! It reads requests from stdin and answers on its reply descriptor (see
+//! [`super::protocol`]; stdout and stderr go to the lane's log). It builds one bundle
+//! (preprocessor screen, compile, artifact screen) and (for speed lanes) the engine, then
+//! seals itself with Landlock and its seccomp filter, and only then loads the bundle's
+//! library, so no bundle code ever runs unsealed. Then it runs verification cases or
+//! workloads:
 //! for each, it generates the seeded inputs, poisons the outputs, fills the guard bands,
 //! copies the inputs, says `Entering`, calls the kernel, and reports what the harness saw
 //! (guard bands, inputs) with the raw outputs. It judges nothing: the referee recomputes
 //! the inputs from the seeds and compares with its own trusted reference.
 
 use std::io::{self, BufReader, BufWriter, Write};
+use std::os::fd::FromRawFd;
 
 use cacheon_kernels::args::SlotArgs;
 use cacheon_kernels::cases;
-use cacheon_kernels::cpu_build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
+use cacheon_kernels::cpu_build::{
+    CompiledCpuBundle, CpuBuildError, CpuBuildOptions, CpuBundle, CpuSources,
+};
 use cacheon_kernels::slots::SlotId;
 
 use cacheon_kernels::args::Buffer;
@@ -35,6 +41,8 @@ pub const GUARD_BITS: u32 = 0x7fc3_c3c3;
 
 enum Loaded {
     Nothing,
+    /// Built and screened, loaded once the lane is sealed.
+    CpuCompiled(CompiledCpuBundle),
     Cpu(CpuBundle),
     Cuda(Box<cuda_case::CudaLane>),
 }
@@ -63,24 +71,49 @@ struct LaneState {
     gpu: Option<cacheon_kernels::CudaDevice>,
     /// What is in force, once sealed.
     sealed: Option<Sealed>,
+    /// The label of the bundle built last (for its kernels' reports).
+    origin: String,
 }
 
 impl LaneState {
-    /// Landlock first (it needs the paths it allows), then seccomp; once.
-    fn seal(&mut self) -> Sealed {
+    /// Landlock first (it needs the paths it allows), then seccomp; once. Then a built
+    /// CPU bundle is loaded (its library mapped): the first moment any of its code could
+    /// run, so it happens under the seal and as candidate code (`Entering`).
+    fn seal(&mut self, out: &mut impl Write) -> io::Result<Result<Sealed, Reply>> {
         let cuda = self.backend == LaneBackend::Cuda;
-        *self.sealed.get_or_insert_with(|| {
+        let sealed = *self.sealed.get_or_insert_with(|| {
             let landlock = std::env::current_dir()
                 .map_err(|e| e.to_string())
                 .and_then(|dir| landlock::restrict_filesystem(&dir, cuda));
             if let Err(e) = &landlock {
                 eprintln!("lane: landlock: {e}");
             }
+            let seccomp = isolation::install_seccomp(!cuda);
+            if let Err(e) = &seccomp {
+                eprintln!("lane: seccomp: {e}");
+            }
             Sealed {
                 landlock: landlock.unwrap_or(false),
-                seccomp: isolation::install_seccomp().is_ok(),
+                seccomp: seccomp.is_ok(),
             }
-        })
+        });
+        if let Loaded::CpuCompiled(_) = self.loaded {
+            let Loaded::CpuCompiled(compiled) = std::mem::replace(&mut self.loaded, Loaded::Nothing)
+            else {
+                unreachable!("matched above")
+            };
+            entering(out, "loading the bundle".into())?;
+            match compiled.load(&self.origin) {
+                Ok(bundle) => self.loaded = Loaded::Cpu(bundle),
+                Err(e) => {
+                    return Ok(Err(Reply::BuildFailed {
+                        stage: BuildStage::Build,
+                        log: e.to_string(),
+                    }))
+                }
+            }
+        }
+        Ok(Ok(sealed))
     }
 
     fn gpu(&mut self) -> Result<cacheon_kernels::CudaDevice, String> {
@@ -108,9 +141,12 @@ fn cpu_model() -> String {
 /// Runs the lane until `Shutdown` or the end of stdin. Returns the process exit code.
 pub fn run(backend: LaneBackend) -> i32 {
     let stdin = io::stdin();
-    let stdout = io::stdout();
     let mut input = BufReader::new(stdin.lock());
-    let mut out = BufWriter::new(stdout.lock());
+    // Replies go to their own descriptor, set up by the referee; stdout is the lane's log.
+    // SAFETY: the referee opens REPLY_FD for every lane it starts, and nothing else in
+    // this process owns it.
+    let replies = unsafe { std::fs::File::from_raw_fd(super::protocol::REPLY_FD) };
+    let mut out = BufWriter::new(replies);
     let ready = Reply::Ready {
         pid: std::process::id(),
         network_namespace: isolation::in_private_network_namespace(),
@@ -124,6 +160,7 @@ pub fn run(backend: LaneBackend) -> i32 {
         engine: None,
         gpu: None,
         sealed: None,
+        origin: String::new(),
     };
     loop {
         let request = match read_frame(&mut input) {
@@ -145,14 +182,20 @@ pub fn run(backend: LaneBackend) -> i32 {
         };
         let result = match request {
             Request::Shutdown => return 0,
-            Request::Build { origin } => match blobs(1) {
-                Ok(b) => build(&mut state, &origin, &b[0], &mut out),
+            Request::Build {
+                origin,
+                unscreened_probe,
+            } => match blobs(1) {
+                Ok(b) => build(&mut state, &origin, unscreened_probe, &b[0], &mut out),
                 Err(_) => return fault(&mut out, "a build request needs the bundle blob"),
             },
-            Request::Seal => {
-                let Sealed { seccomp, landlock } = state.seal();
-                send(&mut out, &Reply::Sealed { seccomp, landlock })
-            }
+            Request::Seal => match state.seal(&mut out) {
+                Ok(Ok(Sealed { seccomp, landlock })) => {
+                    send(&mut out, &Reply::Sealed { seccomp, landlock })
+                }
+                Ok(Err(reply)) => send(&mut out, &reply),
+                Err(e) => Err(e),
+            },
             Request::Verify {
                 slot,
                 shape,
@@ -160,9 +203,10 @@ pub fn run(backend: LaneBackend) -> i32 {
                 special,
                 guard,
                 graph,
-            } => {
-                state.seal();
-                verify(
+            } => match state.seal(&mut out) {
+                Ok(Err(reply)) => send(&mut out, &reply),
+                Err(e) => Err(e),
+                Ok(Ok(_)) => verify(
                     &state.loaded,
                     &slot,
                     &shape,
@@ -171,8 +215,8 @@ pub fn run(backend: LaneBackend) -> i32 {
                     guard,
                     graph,
                     &mut out,
-                )
-            }
+                ),
+            },
             Request::LoadEngine {
                 model,
                 weights_seed,
@@ -190,20 +234,29 @@ pub fn run(backend: LaneBackend) -> i32 {
                 decode_steps,
                 keep_logits,
             } => {
-                state.seal();
-                engine_run(&mut state, &prompt, decode_steps, keep_logits, &mut out)
+                match state.seal(&mut out) {
+                    Ok(Ok(_)) => engine_run(&mut state, &prompt, decode_steps, keep_logits, &mut out),
+                    Ok(Err(reply)) => send(&mut out, &reply),
+                    Err(e) => Err(e),
+                }
             }
             Request::Audit {
                 prompt,
                 decode_steps,
                 slots,
             } => {
-                state.seal();
-                engine_audit(&mut state, &prompt, decode_steps, &slots, &mut out)
+                match state.seal(&mut out) {
+                    Ok(Ok(_)) => engine_audit(&mut state, &prompt, decode_steps, &slots, &mut out),
+                    Ok(Err(reply)) => send(&mut out, &reply),
+                    Err(e) => Err(e),
+                }
             }
             Request::TeacherForce { tokens, from } => {
-                state.seal();
-                engine_force(&mut state, &tokens, from, &mut out)
+                match state.seal(&mut out) {
+                    Ok(Ok(_)) => engine_force(&mut state, &tokens, from, &mut out),
+                    Ok(Err(reply)) => send(&mut out, &reply),
+                    Err(e) => Err(e),
+                }
             }
         };
         if let Err(e) = result.and_then(|_| out.flush()) {
@@ -233,6 +286,7 @@ fn entering(out: &mut impl Write, what: String) -> io::Result<()> {
 fn build(
     state: &mut LaneState,
     origin: &str,
+    unscreened_probe: bool,
     bytes: &[u8],
     out: &mut impl Write,
 ) -> io::Result<()> {
@@ -249,50 +303,19 @@ fn build(
             return send(out, &reply);
         }
     };
-    // Loading a library runs its initialisers: candidate code from here on.
-    entering(out, "building and loading the bundle".into())?;
+    state.origin = origin.to_string();
     match state.backend {
-        LaneBackend::Cpu => match build_cpu_bundle(&files, origin, &CpuBuildOptions::default()) {
-            Ok(b) => {
-                let log = b.log.clone();
-                state.loaded = Loaded::Cpu(b);
-                send(
-                    out,
-                    &Reply::Built {
-                        log,
-                        machine: cpu_model(),
-                    },
-                )
+        LaneBackend::Cpu => {
+            let (reply, compiled) = build_cpu(&files, !unscreened_probe);
+            if let Some(c) = compiled {
+                state.loaded = Loaded::CpuCompiled(c);
             }
-            Err(e) => {
-                let stage = match &e {
-                    CpuBuildError::Bundle(_)
-                    | CpuBuildError::Manifest(_)
-                    | CpuBuildError::WrongBackend(_) => BuildStage::Bundle,
-                    CpuBuildError::Build { .. }
-                    | CpuBuildError::Timeout { .. }
-                    | CpuBuildError::Load { .. } => BuildStage::Build,
-                    CpuBuildError::MissingEntry { .. } | CpuBuildError::Abi { .. } => {
-                        BuildStage::Abi
-                    }
-                    CpuBuildError::Io(_) | CpuBuildError::CompilerUnavailable { .. } => {
-                        return send(
-                            out,
-                            &Reply::Fault {
-                                message: e.to_string(),
-                            },
-                        )
-                    }
-                };
-                let log = match e {
-                    CpuBuildError::Build { log } | CpuBuildError::Timeout { log, .. } => log,
-                    other => other.to_string(),
-                };
-                send(out, &Reply::BuildFailed { stage, log })
-            }
-        },
-        LaneBackend::Cuda => match state
-            .gpu()
+            send(out, &reply)
+        }
+        // NVRTC compiles in this process: a crash or hang there is the candidate's.
+        LaneBackend::Cuda => match entering(out, "building and loading the bundle".into())
+            .map_err(|e| e.to_string())
+            .and_then(|_| state.gpu())
             .and_then(|dev| cuda_case::CudaLane::build(dev, &files, origin))
         {
             Ok(Ok(lane)) => {
@@ -305,6 +328,76 @@ fn build(
             Err(message) => send(out, &Reply::Fault { message }),
         },
     }
+}
+
+/// Builds a CPU bundle without loading it: the preprocessor output through the source
+/// screen, the compile, the artifact screen. The reply says what it came to.
+fn build_cpu(
+    files: &[cacheon_kernels::BundleFile],
+    screened: bool,
+) -> (Reply, Option<CompiledCpuBundle>) {
+    let opts = CpuBuildOptions {
+        screen_artifact: screened,
+        ..CpuBuildOptions::default()
+    };
+    let failed = |stage, log: String| (Reply::BuildFailed { stage, log }, None);
+    let result = CpuSources::write(files, &opts).and_then(|sources| {
+        let preprocessed = sources.preprocess(&opts)?;
+        Ok((sources, preprocessed))
+    });
+    let (sources, preprocessed) = match result {
+        Ok(r) => r,
+        Err(e) => return build_failure(e),
+    };
+    for p in preprocessed.iter().filter(|_| screened) {
+        if let Err(v) = crate::policy::screen_preprocessed(p, files) {
+            let stage = if v.rule.fail_reason() == cacheon_primitives::FailReason::Cheating {
+                BuildStage::Cheating
+            } else {
+                BuildStage::Policy
+            };
+            return failed(stage, format!("after preprocessing: {v}"));
+        }
+    }
+    match sources.compile(&opts) {
+        Ok(compiled) => {
+            let reply = Reply::Built {
+                log: compiled.log().to_string(),
+                machine: cpu_model(),
+            };
+            (reply, Some(compiled))
+        }
+        Err(e) => build_failure(e),
+    }
+}
+
+fn build_failure(e: CpuBuildError) -> (Reply, Option<CompiledCpuBundle>) {
+    let stage = match &e {
+        CpuBuildError::Bundle(_) | CpuBuildError::Manifest(_) | CpuBuildError::WrongBackend(_) => {
+            BuildStage::Bundle
+        }
+        CpuBuildError::Artifact(_) => BuildStage::Policy,
+        CpuBuildError::Build { .. }
+        | CpuBuildError::Preprocess { .. }
+        | CpuBuildError::Timeout { .. }
+        | CpuBuildError::Load { .. } => BuildStage::Build,
+        CpuBuildError::MissingEntry { .. } | CpuBuildError::Abi { .. } => BuildStage::Abi,
+        CpuBuildError::Io(_) | CpuBuildError::CompilerUnavailable { .. } => {
+            return (
+                Reply::Fault {
+                    message: e.to_string(),
+                },
+                None,
+            )
+        }
+    };
+    let log = match e {
+        CpuBuildError::Build { log }
+        | CpuBuildError::Preprocess { log }
+        | CpuBuildError::Timeout { log, .. } => log,
+        other => other.to_string(),
+    };
+    (Reply::BuildFailed { stage, log }, None)
 }
 
 fn load_engine(
@@ -501,7 +594,9 @@ fn verify(
         return send(out, &fault(format!("bad shape {shape:?} for {slot}")));
     }
     match loaded {
-        Loaded::Nothing => send(out, &fault("no bundle is loaded".into())),
+        Loaded::Nothing | Loaded::CpuCompiled(_) => {
+            send(out, &fault("no bundle is loaded".into()))
+        }
         Loaded::Cpu(bundle) => {
             let Some(kernel) = bundle.kernel(slot) else {
                 return send(out, &fault(format!("the bundle has no kernel for {slot}")));

@@ -7,9 +7,12 @@
 //! loopback in it. The parent also clears the environment, gives the lane a fresh private
 //! temp dir as its working directory and `TMPDIR`, and never hands it a key.
 //!
-//! Installed by the lane after the bundle is built and loaded ([`install_seccomp`]): a
-//! seccomp filter that refuses (`EPERM`) new programs, new processes (threads stay
-//! allowed: the CUDA driver needs them), network sockets, tracing and namespace changes.
+//! Installed by the lane after the bundle is built and before it is loaded
+//! ([`install_seccomp`]): a seccomp filter that refuses (`EPERM`) new programs, new
+//! processes, new threads (CPU lanes; the CUDA driver needs threads, so CUDA lanes keep
+//! them), changes to CPU affinity and scheduling priority, signals to any other process,
+//! network sockets, tracing and namespace changes. Candidate code then cannot do work
+//! outside its call: nothing of it runs but the calling thread, on the core it was given.
 
 use std::collections::BTreeMap;
 use std::ffi::CString;
@@ -165,8 +168,9 @@ pub fn in_private_network_namespace() -> bool {
         .unwrap_or(false)
 }
 
-/// Installs the lane's seccomp filter on every thread of the process.
-pub fn install_seccomp() -> Result<(), String> {
+/// Installs the lane's seccomp filter on every thread of the process. With `no_threads`
+/// (CPU lanes) no thread can be created after it either.
+pub fn install_seccomp(no_threads: bool) -> Result<(), String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
     let cond = |idx, op, v| {
         SeccompCondition::new(idx, SeccompCmpArgLen::Qword, op, v).map_err(|e| e.to_string())
@@ -188,19 +192,48 @@ pub fn install_seccomp() -> Result<(), String> {
         libc::SYS_listen,
         libc::SYS_accept,
         libc::SYS_accept4,
+        // Work outside the call: another core, a higher priority.
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setattr,
+        libc::SYS_setpriority,
+        libc::SYS_ioprio_set,
+        // Signals to other processes (the referee, the other lane).
+        libc::SYS_tkill,
+        libc::SYS_pidfd_open,
+        libc::SYS_pidfd_send_signal,
+        libc::SYS_rt_sigqueueinfo,
+        libc::SYS_rt_tgsigqueueinfo,
     ] {
         rules.insert(sys, vec![]);
     }
-    // clone without CLONE_THREAD makes a process.
+    // SAFETY: getpid cannot fail.
+    let me = unsafe { libc::getpid() } as u64;
+    let rule = |conds: Vec<SeccompCondition>| SeccompRule::new(conds).map_err(|e| e.to_string());
+    // kill and tgkill only towards this process (pid 0: its own group, which is only it).
     rules.insert(
-        libc::SYS_clone,
-        vec![SeccompRule::new(vec![cond(
+        libc::SYS_kill,
+        vec![rule(vec![
+            cond(0, SeccompCmpOp::Ne, me)?,
+            cond(0, SeccompCmpOp::Ne, 0)?,
+        ])?],
+    );
+    rules.insert(
+        libc::SYS_tgkill,
+        vec![rule(vec![cond(0, SeccompCmpOp::Ne, me)?])?],
+    );
+    // clone without CLONE_THREAD makes a process; with `no_threads` every clone is refused.
+    let clone_rules = if no_threads {
+        vec![]
+    } else {
+        vec![rule(vec![cond(
             0,
             SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
             0,
-        )?])
-        .map_err(|e| e.to_string())?],
-    );
+        )?])?]
+    };
+    rules.insert(libc::SYS_clone, clone_rules);
     // Only local (AF_UNIX) sockets.
     rules.insert(
         libc::SYS_socket,

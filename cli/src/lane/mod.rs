@@ -4,7 +4,15 @@
 //!
 //! The parent keeps track of whether the lane was running candidate code (it says
 //! `Entering` first): a lane that dies or overruns its deadline there is the candidate's
-//! fault; anywhere else it is ours (NoDecision).
+//! fault; anywhere else it is ours (NoDecision). Once a lane has loaded candidate code
+//! ([`Lane::mark_candidate`]), it is the candidate's for good: candidate code shares the
+//! process with the lane's harness and can write anything anywhere in it, so whatever
+//! such a lane does wrong (dies, hangs, faults, sends bytes or frames nobody asked for) is
+//! FAIL, never NoDecision — a lane cannot choose NoDecision for its own bundle.
+//!
+//! Between requests the referee freezes a lane (`SIGSTOP` to its process group, `SIGCONT`
+//! with the next request), so a lane that is not being asked anything does no work at all
+//! while the other is timed.
 
 pub mod child;
 pub mod cuda_case;
@@ -34,6 +42,14 @@ pub enum LaneError {
     /// The lane overran its deadline while running candidate code.
     #[error("the lane did not finish {during} within {seconds} s and was killed")]
     CandidateTimeout { during: String, seconds: u64 },
+    /// A lane holding candidate code could not do what was asked (a launch error, a fault
+    /// of the engine around the candidate's kernels).
+    #[error("the lane holding the candidate failed {during}: {message}")]
+    CandidateFault { during: String, message: String },
+    /// A lane holding candidate code sent what the protocol does not allow: bytes that are
+    /// no frame, a frame nobody asked for, a reply to another request.
+    #[error("the lane holding the candidate sent a forged or unexpected reply: {detail}")]
+    CandidateForged { detail: String },
     /// Anything else: our side.
     #[error("lane infrastructure: {0}")]
     Infrastructure(String),
@@ -69,6 +85,10 @@ pub struct Lane {
     inside: Option<String>,
     deadlines: Deadlines,
     pub network_namespace: bool,
+    /// The lane has loaded candidate code: everything it does is the candidate's.
+    candidate: bool,
+    /// The lane is stopped (`SIGSTOP`) until the next request.
+    frozen: bool,
 }
 
 /// What a sealed lane has in force.
@@ -117,6 +137,13 @@ impl Lane {
         let setup = isolation::ChildSetup::new(limits);
         let work = dir.path().join("work");
         std::fs::create_dir(&work).map_err(|e| infra("creating the lane directory", e))?;
+        // Replies come on a pipe of their own (the lane's descriptor 3); its stdout goes to
+        // the log with its stderr, so printing cannot forge a reply.
+        let (reply_read, reply_write) = std::io::pipe().map_err(|e| infra("creating the reply pipe", e))?;
+        let reply_fd = std::os::fd::AsRawFd::as_raw_fd(&reply_write);
+        let log_out = stderr
+            .try_clone()
+            .map_err(|e| infra("opening the lane log", e))?;
         let mut cmd = Command::new(exe);
         cmd.args(["lane", "--backend", backend.as_str()])
             .env_clear()
@@ -125,7 +152,7 @@ impl Lane {
             .env("LC_ALL", "C")
             .current_dir(&work)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+            .stdout(log_out)
             .stderr(stderr);
         if backend == LaneBackend::Cuda {
             // The driver and NVRTC are found through these (no keys among them).
@@ -135,14 +162,27 @@ impl Lane {
                 }
             }
         }
-        // SAFETY: `apply` only makes async-signal-safe system calls on prepared data.
+        // SAFETY: `apply` and dup2 only make async-signal-safe system calls on prepared
+        // data; dup2 gives the lane the reply pipe as REPLY_FD, without close-on-exec.
         unsafe {
-            cmd.pre_exec(move || setup.apply());
+            cmd.pre_exec(move || {
+                if reply_fd == protocol::REPLY_FD {
+                    // dup2 onto itself keeps close-on-exec: clear it instead.
+                    if libc::fcntl(reply_fd, libc::F_SETFD, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                } else if libc::dup2(reply_fd, protocol::REPLY_FD) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                setup.apply()
+            });
         }
         let mut child = cmd
             .spawn()
             .map_err(|e| infra(&format!("starting {}", exe.display()), e))?;
-        let stdout = child.stdout.take().expect("piped");
+        // Only the lane may hold the write end: its end of file then means the lane is gone.
+        drop(reply_write);
+        let stdout = reply_read;
         let stdin = child.stdin.take().expect("piped");
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
@@ -174,6 +214,8 @@ impl Lane {
             inside: None,
             deadlines,
             network_namespace: false,
+            candidate: false,
+            frozen: false,
         };
         match lane.reply(deadlines.start)? {
             Reply::Ready {
@@ -186,6 +228,40 @@ impl Lane {
             }
         }
         Ok(lane)
+    }
+
+    /// From now on the lane holds candidate code: its failures are the candidate's.
+    pub fn mark_candidate(&mut self) {
+        self.candidate = true;
+    }
+
+    /// Stops the lane until the next request (`SIGSTOP` to its process group).
+    pub fn freeze(&mut self) {
+        self.signal(libc::SIGSTOP);
+        self.frozen = true;
+    }
+
+    fn thaw(&mut self) {
+        if self.frozen {
+            self.signal(libc::SIGCONT);
+            self.frozen = false;
+        }
+    }
+
+    fn signal(&self, sig: libc::c_int) {
+        let pgid = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) on the process group this lane leads.
+        unsafe { libc::kill(-pgid, sig) };
+    }
+
+    /// What the lane did wrong, as the candidate's fault where the lane holds it.
+    fn misbehaved(&mut self, detail: String) -> LaneError {
+        self.kill();
+        if self.candidate || self.inside.is_some() {
+            LaneError::CandidateForged { detail }
+        } else {
+            LaneError::Infrastructure(detail)
+        }
     }
 
     /// The lane's private directory.
@@ -206,6 +282,7 @@ impl Lane {
     }
 
     fn kill(&mut self) {
+        self.frozen = false;
         // The lane leads its own process group: take the compiler and anything else too.
         let pgid = self.child.id() as libc::pid_t;
         // SAFETY: kill(2) on the process group this lane leads.
@@ -227,6 +304,10 @@ impl Lane {
         };
         match self.inside.take() {
             Some(during) => LaneError::CandidateDied { during, status },
+            None if self.candidate => LaneError::CandidateDied {
+                during: "between requests".into(),
+                status,
+            },
             None => LaneError::Infrastructure(format!("the lane exited: {status}")),
         }
     }
@@ -236,15 +317,15 @@ impl Lane {
         loop {
             let frame = match self.from_lane.recv_timeout(deadline) {
                 Ok(Ok(f)) => f,
-                Ok(Err(e)) => {
-                    self.kill();
-                    return Err(LaneError::Infrastructure(format!(
-                        "reading from the lane: {e}"
-                    )));
-                }
+                Ok(Err(e)) => return Err(self.misbehaved(format!("reading from the lane: {e}"))),
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     self.kill();
-                    return Err(match self.inside.take() {
+                    let during = match self.inside.take() {
+                        Some(during) => Some(during),
+                        None if self.candidate => Some("a request".to_string()),
+                        None => None,
+                    };
+                    return Err(match during {
                         Some(during) => LaneError::CandidateTimeout {
                             during,
                             seconds: deadline.as_secs(),
@@ -258,19 +339,25 @@ impl Lane {
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Err(self.died()),
             };
             let Frame::Json(json) = frame else {
-                self.kill();
-                return Err(LaneError::Infrastructure(
-                    "unexpected blob from the lane".into(),
-                ));
+                return Err(self.misbehaved("a blob where a reply was due".into()));
             };
-            let reply: Reply = serde_json::from_slice(&json).map_err(|e| {
-                LaneError::Infrastructure(format!("undecodable reply from the lane: {e}"))
-            })?;
+            let reply: Reply = match serde_json::from_slice(&json) {
+                Ok(r) => r,
+                Err(e) => return Err(self.misbehaved(format!("undecodable reply: {e}"))),
+            };
             match reply {
                 Reply::Entering { what } => self.inside = Some(what),
                 Reply::Fault { message } => {
-                    self.inside = None;
-                    return Err(LaneError::Infrastructure(message));
+                    let during = self.inside.take();
+                    self.kill();
+                    return Err(match during {
+                        Some(during) => LaneError::CandidateFault { during, message },
+                        None if self.candidate => LaneError::CandidateFault {
+                            during: "a request".into(),
+                            message,
+                        },
+                        None => LaneError::Infrastructure(message),
+                    });
                 }
                 other => {
                     self.inside = None;
@@ -283,48 +370,76 @@ impl Lane {
     fn blob(&mut self, deadline: Duration) -> Result<Vec<u8>, LaneError> {
         match self.from_lane.recv_timeout(deadline) {
             Ok(Ok(Frame::Blob(b))) => Ok(b),
-            Ok(Ok(Frame::Json(_))) => Err(LaneError::Infrastructure("expected a blob".into())),
-            Ok(Err(e)) => Err(LaneError::Infrastructure(format!(
-                "reading from the lane: {e}"
-            ))),
-            Err(_) => {
-                self.kill();
-                Err(LaneError::Infrastructure(
-                    "the lane stopped sending outputs".into(),
-                ))
-            }
+            Ok(Ok(Frame::Json(_))) => Err(self.misbehaved("a reply where a blob was due".into())),
+            Ok(Err(e)) => Err(self.misbehaved(format!("reading from the lane: {e}"))),
+            Err(_) => Err(self.misbehaved("the lane stopped sending outputs".into())),
         }
     }
 
+    /// A reply of the wrong kind for the request.
+    fn unexpected(&mut self, reply: Reply) -> LaneError {
+        self.misbehaved(format!("unexpected reply {reply:?}"))
+    }
+
     fn request(&mut self, req: &Request, blob: Option<&[u8]>) -> Result<(), LaneError> {
+        // Every frame answers a request: anything waiting now was sent unasked.
+        if let Ok(frame) = self.from_lane.try_recv() {
+            let what = match frame {
+                Ok(Frame::Json(j)) => format!("a frame nobody asked for: {}", String::from_utf8_lossy(&j[..j.len().min(200)])),
+                Ok(Frame::Blob(b)) => format!("a blob of {} bytes nobody asked for", b.len()),
+                Err(e) => format!("bytes that are no frame: {e}"),
+            };
+            return Err(self.misbehaved(what));
+        }
+        self.thaw();
         let res = send(&mut self.to_lane, req)
             .and_then(|_| blob.map_or(Ok(()), |b| send_blob(&mut self.to_lane, b)))
             .and_then(|_| self.to_lane.flush());
         res.map_err(|e| LaneError::Infrastructure(format!("writing to the lane: {e}")))
     }
 
-    /// Builds and loads a bundle (its canonical bytes) in the lane.
+    /// Builds a bundle (its canonical bytes) in the lane; it is loaded when the lane is
+    /// sealed.
     pub fn build(&mut self, canonical: &[u8], origin: &str) -> Result<BuildOutcome, LaneError> {
+        self.build_with(canonical, origin, false)
+    }
+
+    /// Builds a probe without the preprocessor and artifact screens: for the sandbox's own
+    /// tests only, which show what the seal stops in code no screen would let through.
+    pub fn build_unscreened_probe(&mut self, canonical: &[u8]) -> Result<BuildOutcome, LaneError> {
+        self.build_with(canonical, "probe", true)
+    }
+
+    fn build_with(
+        &mut self,
+        canonical: &[u8],
+        origin: &str,
+        unscreened_probe: bool,
+    ) -> Result<BuildOutcome, LaneError> {
         let req = Request::Build {
             origin: origin.to_string(),
+            unscreened_probe,
         };
         self.request(&req, Some(canonical))?;
         match self.reply(self.deadlines.build)? {
             Reply::Built { log, machine } => Ok(BuildOutcome::Built { log, machine }),
             Reply::BuildFailed { stage, log } => Ok(BuildOutcome::Failed { stage, log }),
-            other => Err(LaneError::Infrastructure(format!(
-                "unexpected reply {other:?}"
-            ))),
+            other => Err(self.unexpected(other)),
         }
     }
 
     /// Restricts the lane's filesystem view (Landlock) and installs the seccomp filter (no
-    /// compiler runs after this); says which of the two are in force.
+    /// compiler runs after this), then loads the built bundle; says which of the two are
+    /// in force. A bundle that fails to load is the candidate's failure.
     pub fn seal(&mut self) -> Result<Sealed, LaneError> {
         self.request(&Request::Seal, None)?;
         match self.reply(self.deadlines.start)? {
             Reply::Sealed { seccomp, landlock } => Ok(Sealed { seccomp, landlock }),
-            other => Err(unexpected(other)),
+            Reply::BuildFailed { log, .. } => Err(LaneError::CandidateFault {
+                during: "loading the bundle".into(),
+                message: log,
+            }),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -354,7 +469,7 @@ impl Lane {
                 vocab,
                 weight_bytes,
             } => Ok((vocab, weight_bytes)),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -363,7 +478,7 @@ impl Lane {
         self.request(&Request::InstallCandidate, None)?;
         match self.reply(self.deadlines.start)? {
             Reply::EngineReady { .. } => Ok(()),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -390,7 +505,7 @@ impl Lane {
                 };
                 Ok((tokens, dispatch, logits))
             }
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -411,20 +526,22 @@ impl Lane {
         let deadline = self.deadlines.call;
         let calls = match self.reply(deadline)? {
             Reply::Audited { calls } => calls,
-            other => return Err(unexpected(other)),
+            other => return Err(self.unexpected(other)),
         };
         let mut out = Vec::with_capacity(calls.len());
         for meta in calls {
             let mut inputs = Vec::new();
             for &int in &meta.int_inputs {
                 let blob = self.blob(deadline)?;
-                let bad =
-                    |e: std::io::Error| LaneError::Infrastructure(format!("bad audit blob: {e}"));
-                inputs.push(if int {
-                    Buffer::I32(protocol::i32s(&blob).map_err(bad)?)
+                let decoded = if int {
+                    protocol::i32s(&blob).map(Buffer::I32)
                 } else {
-                    Buffer::F32(protocol::f32s(&blob).map_err(bad)?)
-                });
+                    protocol::f32s(&blob).map(Buffer::F32)
+                };
+                match decoded {
+                    Ok(b) => inputs.push(b),
+                    Err(e) => return Err(self.misbehaved(format!("bad audit blob: {e}"))),
+                }
             }
             let mut outputs = Vec::new();
             for _ in 0..meta.outputs {
@@ -445,13 +562,16 @@ impl Lane {
         let deadline = self.deadlines.call;
         match self.reply(deadline)? {
             Reply::Forced { .. } => self.f32_blob(deadline),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
     fn f32_blob(&mut self, deadline: Duration) -> Result<Vec<f32>, LaneError> {
         let blob = self.blob(deadline)?;
-        protocol::f32s(&blob).map_err(|e| LaneError::Infrastructure(format!("bad blob: {e}")))
+        match protocol::f32s(&blob) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.misbehaved(format!("bad blob: {e}"))),
+        }
     }
 
     /// Runs one verification case; returns the harness's checks and the outputs
@@ -463,23 +583,17 @@ impl Lane {
             Reply::Called { checks, outputs } => {
                 let mut out = Vec::with_capacity(outputs);
                 for _ in 0..outputs {
-                    let blob = self.blob(deadline)?;
-                    out.push(
-                        protocol::f32s(&blob).map_err(|e| {
-                            LaneError::Infrastructure(format!("bad output blob: {e}"))
-                        })?,
-                    );
+                    out.push(self.f32_blob(deadline)?);
                 }
                 Ok((checks, out))
             }
-            other => Err(LaneError::Infrastructure(format!(
-                "unexpected reply {other:?}"
-            ))),
+            other => Err(self.unexpected(other)),
         }
     }
 
     /// Asks the lane to exit; kills it if it does not within a few seconds.
     pub fn shutdown(mut self) {
+        self.thaw();
         let _ = self.request(&Request::Shutdown, None);
         for _ in 0..50 {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -497,10 +611,6 @@ impl Drop for Lane {
             self.kill();
         }
     }
-}
-
-fn unexpected(reply: Reply) -> LaneError {
-    LaneError::Infrastructure(format!("unexpected reply {reply:?}"))
 }
 
 fn describe_status(s: std::process::ExitStatus) -> String {

@@ -9,6 +9,9 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
+/// The lane's file descriptor for replies.
+pub const REPLY_FD: i32 = 3;
+
 /// Largest frame accepted from the other side (a lane's outputs for the largest
 /// verification shape are well under this).
 pub const MAX_FRAME_BYTES: usize = 256 << 20;
@@ -57,8 +60,15 @@ impl Special {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Request {
-    /// Build and load a bundle; one blob follows: its canonical bytes.
-    Build { origin: String },
+    /// Build a bundle (preprocessor screen, compile, artifact screen); one blob follows:
+    /// its canonical bytes. A CPU bundle is loaded only once the lane is sealed.
+    /// `unscreened_probe` skips the two screens: only the sandbox's own tests set it, to
+    /// show what the seal alone stops in code no screen would let through.
+    Build {
+        origin: String,
+        #[serde(default)]
+        unscreened_probe: bool,
+    },
     /// Run one verification case of `slot` at `shape`: the same buffers called once per
     /// seed (fresh input contents at the same addresses), outputs poisoned before every
     /// call and surrounded by `guard` elements of guard band. With `graph`, the calls are
@@ -82,8 +92,9 @@ pub enum Request {
     },
     /// Install the kernels of the bundle built by `Build` into the loaded engine.
     InstallCandidate,
-    /// Install the seccomp filter now: no compiler runs after this. Requests that run
-    /// kernels seal the lane first if it is not sealed yet.
+    /// Restrict the filesystem (Landlock) and install the seccomp filter now, then load
+    /// the built bundle: no compiler runs after this, and no bundle code runs before it.
+    /// Requests that run kernels seal the lane first if it is not sealed yet.
     Seal,
     /// One read of the timed workload: prefill `prompt`, then `decode_steps` greedy steps.
     /// With `keep_logits`, the next-token logits of every generated position follow as one
@@ -125,6 +136,10 @@ pub struct AuditCall {
 pub enum BuildStage {
     /// The bundle or its manifest (the static screen should have caught it).
     Bundle,
+    /// The preprocessed source or the built artifact broke a policy rule.
+    Policy,
+    /// The preprocessed source reads a timer (a policy rule whose reason is `Cheating`).
+    Cheating,
     Build,
     Abi,
 }

@@ -212,15 +212,21 @@ fn measure(
             lane.load_engine(w.model, w.weights_seed, w.max_seq, &opts.stack)?;
         if candidate {
             match lane.build(&canonical, "candidate")? {
-                BuildOutcome::Built { .. } => lane.install_candidate()?,
+                BuildOutcome::Built { .. } => {}
                 BuildOutcome::Failed { log, .. } => {
                     return Err(LaneError::Infrastructure(format!(
                         "the candidate built in the screens but not in its speed lane: {log}"
                     )))
                 }
             }
+            // Sealing loads the candidate's library: the lane is the candidate's from here.
+            lane.mark_candidate();
+            lane.seal()?;
+            lane.install_candidate()?;
+        } else {
+            lane.seal()?;
         }
-        lane.seal()?;
+        lane.freeze();
         Ok((lane, vocab, weight_bytes))
     };
     let (mut base, vocab, weight_bytes) = match start_lane(false) {
@@ -231,7 +237,13 @@ fn measure(
         Ok((l, _, _)) => l,
         Err(e) => return lane_outcome(Stage::Speed, e),
     };
-    let prompt = prompt(opts.seed, w.prompt_len, vocab);
+    // Every read gets a fresh secret prompt (no cache keyed on inputs can hit), the same
+    // for both lanes of a pair, and its tokens are checked against the baseline's.
+    let mut reads = 0u64;
+    let mut next_prompt = || {
+        reads += 1;
+        read_prompt(opts.seed, reads, w.prompt_len, vocab)
+    };
     let measured = match opts.copy_bandwidth {
         Some(rate) => Ok(rate),
         None => floor_bandwidth(arena.backend, weight_bytes as usize),
@@ -248,33 +260,55 @@ fn measure(
         ..Default::default()
     };
 
-    // Warm both lanes, then interleave B, C, B', C', ...
-    let warm = base
-        .run(&prompt, w.decode_steps, false)
-        .and_then(|_| cand.run(&prompt, w.decode_steps, false));
-    if let Err(e) = warm {
-        return lane_outcome(Stage::Speed, e);
+    // Warm both lanes, then pairs of reads in alternating order (B C, C B, B C, …): each
+    // lane is as often first as second, so whatever the order costs falls on both.
+    let warm_prompt = next_prompt();
+    let warm = timed_pair(&mut base, &mut cand, &warm_prompt, w.decode_steps, false);
+    if let Err(outcome) = warm {
+        return outcome;
     }
+    let mut order = 0usize;
     let decision = loop {
         progress(Progress::Cases {
             done: rec.baseline_ms.len(),
             total: j.max_pairs,
         });
-        // One read per lane: the fastest of `runs_per_read` runs, B and C interleaved.
+        // One read per lane: the fastest of `runs_per_read` runs.
         let (mut b_ms, mut c_ms) = (f64::INFINITY, f64::INFINITY);
         let mut dispatch = Vec::new();
         for _ in 0..j.runs_per_read.max(1) {
-            let t = Instant::now();
-            if let Err(e) = base.run(&prompt, w.decode_steps, false) {
-                return lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string()));
-            }
-            b_ms = b_ms.min(t.elapsed().as_secs_f64() * 1e3);
-            let t = Instant::now();
-            dispatch = match cand.run(&prompt, w.decode_steps, false) {
-                Ok((_, d, _)) => d,
-                Err(e) => return lane_outcome(Stage::Speed, e),
+            let read_prompt = next_prompt();
+            order += 1;
+            let pair = match timed_pair(
+                &mut base,
+                &mut cand,
+                &read_prompt,
+                w.decode_steps,
+                order % 2 == 0,
+            ) {
+                Ok(p) => p,
+                Err(outcome) => return outcome,
             };
-            c_ms = c_ms.min(t.elapsed().as_secs_f64() * 1e3);
+            b_ms = b_ms.min(pair.base_ms);
+            c_ms = c_ms.min(pair.cand_ms);
+            if let Err(detail) = tokens_agree(
+                &mut base,
+                &read_prompt,
+                &pair.base_tokens,
+                &pair.cand_tokens,
+                arena.backend,
+            ) {
+                report.speed = Some(rec.clone());
+                return match detail {
+                    Ok(detail) => Outcome::Fail(fail(
+                        Stage::Speed,
+                        FailReason::BehaviourChanged,
+                        detail,
+                    )),
+                    Err(e) => lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())),
+                };
+            }
+            dispatch = pair.dispatch;
         }
         rec.baseline_ms.push(b_ms);
         rec.candidate_ms.push(c_ms);
@@ -349,6 +383,7 @@ fn measure(
     }
 
     // Token sequences and next-token distributions of both engines, for T.
+    let prompt = next_prompt();
     let (b_run, c_run) = match (
         base.run(&prompt, w.decode_steps, true),
         cand.run(&prompt, w.decode_steps, true),
@@ -435,4 +470,113 @@ fn measure(
 
 fn prompt_for_audit(seed: u64, len: usize, vocab: usize) -> Vec<u32> {
     prompt(seed ^ 0x5eed_a0d1, len, vocab)
+}
+
+/// The prompt of the attempt's `read`-th workload read: fresh for every read, secret
+/// (derived from the attempt's seed).
+pub fn read_prompt(seed: u64, read: u64, len: usize, vocab: usize) -> Vec<u32> {
+    let mut rng = Rng::derive(seed, &format!("workload-prompt/{read}"));
+    (0..len).map(|_| rng.below(vocab as u64) as u32).collect()
+}
+
+/// One timed read of each lane on the same prompt.
+struct TimedPair {
+    base_ms: f64,
+    cand_ms: f64,
+    base_tokens: Vec<u32>,
+    cand_tokens: Vec<u32>,
+    /// The candidate lane's dispatch counts.
+    dispatch: Vec<u64>,
+}
+
+/// Runs the prompt on both lanes, candidate first when `cand_first`; the referee times
+/// each request itself, from sending it to the reply, and freezes each lane as soon as it
+/// has answered.
+fn timed_pair(
+    base: &mut Lane,
+    cand: &mut Lane,
+    prompt: &[u32],
+    decode_steps: usize,
+    cand_first: bool,
+) -> Result<TimedPair, Outcome> {
+    let time = |lane: &mut Lane| {
+        let t = Instant::now();
+        let r = lane.run(prompt, decode_steps, false);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        lane.freeze();
+        r.map(|(tokens, dispatch, _)| (ms, tokens, dispatch))
+    };
+    let base_read = |base: &mut Lane| {
+        time(base).map_err(|e| {
+            lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string()))
+        })
+    };
+    let cand_read = |cand: &mut Lane| time(cand).map_err(|e| lane_outcome(Stage::Speed, e));
+    let (b, c) = if cand_first {
+        let c = cand_read(cand)?;
+        (base_read(base)?, c)
+    } else {
+        let b = base_read(base)?;
+        (b, cand_read(cand)?)
+    };
+    Ok(TimedPair {
+        base_ms: b.0,
+        cand_ms: c.0,
+        base_tokens: b.1,
+        cand_tokens: c.1,
+        dispatch: c.2,
+    })
+}
+
+/// Largest gap between two logits, relative to the largest logit's magnitude (at least
+/// 1), that an honest reordering of the arithmetic could flip: the f32 CPU engine and the
+/// bf16 CUDA engine.
+fn tie_tolerance(backend: LaneBackend) -> f32 {
+    match backend {
+        LaneBackend::Cpu => 1e-3,
+        LaneBackend::Cuda => 3e-2,
+    }
+}
+
+/// Checks a timed read's tokens against the baseline's for the same prompt. Where they
+/// first differ, the baseline lane (no candidate code) teacher-forces its own sequence to
+/// that position: the read stands only if the two tokens were a near tie there, which an
+/// honest kernel's rounding can flip. `Err(Ok(detail))`: behaviour changed;
+/// `Err(Err(e))`: the baseline lane failed.
+fn tokens_agree(
+    base: &mut Lane,
+    prompt: &[u32],
+    base_tokens: &[u32],
+    cand_tokens: &[u32],
+    backend: LaneBackend,
+) -> Result<(), Result<String, LaneError>> {
+    if base_tokens.len() != cand_tokens.len() {
+        return Err(Ok(format!(
+            "a timed read generated {} tokens where the baseline generated {}",
+            cand_tokens.len(),
+            base_tokens.len()
+        )));
+    }
+    let Some(at) = base_tokens.iter().zip(cand_tokens).position(|(b, c)| b != c) else {
+        return Ok(());
+    };
+    let mut seq = prompt.to_vec();
+    seq.extend_from_slice(&base_tokens[..at]);
+    let logits = base.teacher_force(&seq, seq.len() - 1).map_err(Err)?;
+    base.freeze();
+    let (b, c) = (base_tokens[at] as usize, cand_tokens[at] as usize);
+    let (Some(&lb), Some(&lc)) = (logits.get(b), logits.get(c)) else {
+        return Err(Ok(format!(
+            "a timed read generated token {c} at position {at}, outside the vocabulary"
+        )));
+    };
+    let scale = logits.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+    let gap = (lb - lc).abs() / scale;
+    if gap <= tie_tolerance(backend) {
+        return Ok(());
+    }
+    Err(Ok(format!(
+        "a timed read generated token {c} at position {at} where the baseline generated {b} \
+         (their logits differ by {gap:.2e} of the largest, more than rounding explains)"
+    )))
 }

@@ -1,0 +1,69 @@
+/* Must FAIL BehaviourChanged (pristine reference T): the one-pass attention of
+ * `attention-onepass`, exact for its first 2000 calls (a static counter), then attending
+ * only to the last 32 cached positions of each sequence - much faster, and wrong for every
+ * query that sees more than 32 positions. Verification makes a few dozen calls, all inside
+ * the exact stretch; the speed lane's warm-up and first read (384 calls a run on cpu-tiny)
+ * pass call 2000. The window is the audit run's length (24 + 8 positions), so audit A sees
+ * exact outputs; the timed prompt's 192 positions, checked by T, do not. */
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+
+#define HONEST_CALLS 2000
+#define WINDOW 32
+
+static uint64_t calls;
+
+static inline double dot(const float* a, const float* b, int64_t n) {
+    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 va = _mm256_loadu_ps(a + i), vb = _mm256_loadu_ps(b + i);
+        acc0 = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(va)),
+                               _mm256_cvtps_pd(_mm256_castps256_ps128(vb)), acc0);
+        acc1 = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(va, 1)),
+                               _mm256_cvtps_pd(_mm256_extractf128_ps(vb, 1)), acc1);
+    }
+    double lanes[4];
+    _mm256_storeu_pd(lanes, _mm256_add_pd(acc0, acc1));
+    double s = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    for (; i < n; i++) s += (double)a[i] * (double)b[i];
+    return s;
+}
+
+void attention_decode_late(float* out, const float* q, const float* k_cache,
+                           const float* v_cache, const int32_t* seq_lens, float scale,
+                           int64_t batch, int64_t q_heads, int64_t kv_heads, int64_t head_dim,
+                           int64_t max_seq) {
+    int windowed = ++calls > HONEST_CALLS;
+    int64_t group = q_heads / kv_heads;
+    double acc[head_dim > 0 ? head_dim : 1];
+    for (int64_t b = 0; b < batch; b++) {
+        int64_t len = seq_lens[b];
+        if (len < 0) len = 0;
+        if (len > max_seq) len = max_seq;
+        int64_t first = windowed && len > WINDOW ? len - WINDOW : 0;
+        for (int64_t h = 0; h < q_heads; h++) {
+            const float* qv = q + (b * q_heads + h) * head_dim;
+            int64_t kvh = h / group;
+            double m = -INFINITY, denom = 0.0;
+            for (int64_t i = 0; i < head_dim; i++) acc[i] = 0.0;
+            for (int64_t s = first; s < len; s++) {
+                int64_t at = ((b * max_seq + s) * kv_heads + kvh) * head_dim;
+                double score = dot(qv, k_cache + at, head_dim) * (double)scale;
+                if (score > m) {
+                    double shrink = exp(m - score); /* 0 on the first position */
+                    denom *= shrink;
+                    for (int64_t i = 0; i < head_dim; i++) acc[i] *= shrink;
+                    m = score;
+                }
+                double p = exp(score - m);
+                denom += p;
+                const float* v = v_cache + at;
+                for (int64_t i = 0; i < head_dim; i++) acc[i] += p * (double)v[i];
+            }
+            float* o = out + (b * q_heads + h) * head_dim;
+            for (int64_t i = 0; i < head_dim; i++) o[i] = len > 0 ? (float)(acc[i] / denom) : 0.0f;
+        }
+    }
+}
