@@ -83,7 +83,7 @@ impl Rule {
             Rule::Allocation => "dynamic allocation is not allowed (the engine owns all memory)",
             Rule::DeviceLaunch => "device-side launches are not allowed (the engine owns every launch)",
             Rule::LoadTimeCode => "code that runs when the library is loaded is not allowed",
-            Rule::HiddenName => "token pasting, _Pragma and escaped identifiers are not allowed",
+            Rule::HiddenName => "token pasting, _Pragma, raw string literals and escaped identifiers are not allowed",
             Rule::Directive => "only #include, #define, #undef, #if/#ifdef/#ifndef/#elif/#else/#endif, #error and #pragma loop hints are allowed",
             Rule::Pragma => "only loop-hint pragmas (unroll, nounroll, GCC unroll, GCC ivdep, once) are allowed",
             Rule::Include => "include outside the arena's allow-list or the bundle's headers",
@@ -143,6 +143,11 @@ fn forbidden(lang: Language, ident: &str) -> Option<Rule> {
     ];
     const IO: &[&str] = &[
         "printf",
+        "dprintf",
+        "vdprintf",
+        "vfprintf",
+        "writev",
+        "readv",
         "vprintf",
         "fprintf",
         "sprintf",
@@ -440,6 +445,11 @@ pub fn screen_source(
                     i += 2;
                 }
                 ('/', Some('/')) => break,
+                ('"', _) if ends_with_raw_prefix(&code) => {
+                    // A raw string (C++, and GNU C) runs to `)delimiter"`, across lines
+                    // and quotes: a lexer that misreads it screens the wrong text.
+                    return Err(fail(line_no, Rule::HiddenName, "raw string literal"));
+                }
                 ('"', _) | ('\'', _) => {
                     // A literal: skip to its closing quote (escapes honoured). Kept as a
                     // placeholder so that `#include "x.h"` can still be read below.
@@ -504,6 +514,20 @@ pub fn screen_source(
         }
     }
     Ok(())
+}
+
+/// Whether the code so far ends with a raw-string prefix (`R`, `u8R`, `uR`, `UR`, `LR`)
+/// standing as its own token.
+fn ends_with_raw_prefix(code: &str) -> bool {
+    let ident: String = code
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    matches!(ident.as_str(), "R" | "u8R" | "uR" | "UR" | "LR")
 }
 
 fn strip_string_literals(code: &str) -> String {
@@ -755,6 +779,25 @@ mod tests {
         assert_eq!(rule(c("_Pragma(\"x\")")), Rule::HiddenName);
         assert_eq!(rule(c("int \\u0061 = 1;")), Rule::HiddenName);
         assert_eq!(rule(c("%:include <stdio.h>")), Rule::HiddenName);
+        // A raw string hides quotes and whole lines from a lexer that misreads it.
+        assert_eq!(
+            rule(c("const char* s = R\"x( \" )x\"; long t = clock();")),
+            Rule::HiddenName
+        );
+        // The false positives: `##` inside a literal, an include in a conditional block.
+        assert!(screen_source("k.c", "const char* t = \"a##b\";", Language::C, &[]).is_ok());
+        assert!(screen_source(
+            "k.c",
+            "#ifdef NEVER\n#include <stdio.h>\n#endif\n",
+            Language::C,
+            &[]
+        )
+        .is_ok());
+        assert_eq!(rule(c("#include <stdio.h>")), Rule::Include);
+        assert_eq!(rule(c("#ifdef X\n#include </etc/passwd.h>\n#endif")), Rule::Include);
+        // Linkage attributes reach names without spelling them in a call.
+        assert_eq!(rule(c("static long w(int) __attribute__((weakref(\"write\")));")), Rule::Linkage);
+        assert_eq!(rule(c("__attribute__((section(\".text\"))) const char x[1];")), Rule::Linkage);
         assert_eq!(rule(c("#include <stdio.h>")), Rule::Include);
         assert_eq!(rule(c("#include \"../x.h\"")), Rule::Include);
         assert_eq!(rule(c("#include_next <math.h>")), Rule::Directive);

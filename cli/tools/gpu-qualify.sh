@@ -14,11 +14,16 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,po
 # bundle:seed pairs; default: the correct example twice, the stock attention kernel as its
 # own candidate, the shape-gaming example.
 ATTEMPTS=${ATTEMPTS:-"examples/cuda/silu-and-mul:1 examples/cuda/silu-and-mul:2 kernels/stock/cuda/attention_decode:3 examples/cuda/fail-window-gaming:4"}
+# STACK: incumbent bundle folders installed over the stock kernels (space-separated), e.g.
+# the referee's power check: STACK=examples/cuda/slow-rmsnorm with the stock rmsnorm as
+# the candidate.
+STACK_ARGS=()
+for s in ${STACK:-}; do STACK_ARGS+=(--stack "$s"); done
 for a in $ATTEMPTS; do
   d=${a%%:*}; seed=${a##*:}
   n=$(echo "$d" | tr '/' '_')-$seed
   start=$(date +%s.%N)
-  timeout 300 "$B" --json qualify --arena h200-llama8b --bundle "$d" --seed "$seed" \
+  timeout 300 "$B" --json qualify --arena h200-llama8b --bundle "$d" --seed "$seed" "${STACK_ARGS[@]}" \
     --evidence-dir "$OUT/evidence" > "$OUT/$n.json" 2> "$OUT/$n.err"
   rc=$?
   end=$(date +%s.%N)
@@ -38,6 +43,9 @@ if os.path.exists(ev):
     r = json.load(open(ev))
     s = r.get("speed") or {}
     b, c = s.get("baseline_ms") or [], s.get("candidate_ms") or []
+    iv = s.get("interval") or {}
+    if iv:
+        line += f" speedup={iv.get('speedup', 0):.5f} ({iv.get('low', 0):.5f}..{iv.get('high', 0):.5f})"
     if b:
         line += f" read_ms B={min(b):.2f}..{max(b):.2f} C={min(c):.2f}..{max(c):.2f} floor={s.get('floor_ms', 0):.2f} copy={s.get('copy_gb_per_s', 0):.0f}GB/s"
     if r.get("audit"):

@@ -40,9 +40,10 @@ pub const POISON_BITS: u32 = 0x7fc5_a5a5;
 pub const GUARD_BITS: u32 = 0x7fc3_c3c3;
 
 enum Loaded {
-    Nothing,
-    /// Built and screened, loaded once the lane is sealed.
-    CpuCompiled(CompiledCpuBundle),
+    /// Built and screened, loaded once the lane is sealed (with its origin label).
+    CpuCompiled((String, CompiledCpuBundle)),
+    /// Being loaded (only while the seal loads it).
+    Loading,
     Cpu(CpuBundle),
     Cuda(Box<cuda_case::CudaLane>),
 }
@@ -65,7 +66,9 @@ impl Engine {
 /// Everything a lane holds.
 struct LaneState {
     backend: LaneBackend,
-    loaded: Loaded,
+    /// Built bundles not yet installed in the engine, in build order (verification uses
+    /// the last; `InstallCandidate` installs them all).
+    loaded: Vec<Loaded>,
     engine: Option<Engine>,
     /// GPU 0, opened on first use (CUDA lanes): the bundle and the engine share it.
     gpu: Option<cacheon_kernels::CudaDevice>,
@@ -97,14 +100,17 @@ impl LaneState {
                 seccomp: seccomp.is_ok(),
             }
         });
-        if let Loaded::CpuCompiled(_) = self.loaded {
-            let Loaded::CpuCompiled(compiled) = std::mem::replace(&mut self.loaded, Loaded::Nothing)
-            else {
-                unreachable!("matched above")
-            };
+        for item in self.loaded.iter_mut() {
+            if !matches!(item, Loaded::CpuCompiled(_)) {
+                continue;
+            }
             entering(out, "loading the bundle".into())?;
-            match compiled.load(&self.origin) {
-                Ok(bundle) => self.loaded = Loaded::Cpu(bundle),
+            let (origin, compiled) = match std::mem::replace(item, Loaded::Loading) {
+                Loaded::CpuCompiled(c) => c,
+                _ => unreachable!("matched above"),
+            };
+            match compiled.load(&origin) {
+                Ok(bundle) => *item = Loaded::Cpu(bundle),
                 Err(e) => {
                     return Ok(Err(Reply::BuildFailed {
                         stage: BuildStage::Build,
@@ -156,7 +162,7 @@ pub fn run(backend: LaneBackend) -> i32 {
     }
     let mut state = LaneState {
         backend,
-        loaded: Loaded::Nothing,
+        loaded: Vec::new(),
         engine: None,
         gpu: None,
         sealed: None,
@@ -207,7 +213,7 @@ pub fn run(backend: LaneBackend) -> i32 {
                 Ok(Err(reply)) => send(&mut out, &reply),
                 Err(e) => Err(e),
                 Ok(Ok(_)) => verify(
-                    &state.loaded,
+                    state.loaded.last(),
                     &slot,
                     &shape,
                     &seeds,
@@ -308,7 +314,7 @@ fn build(
         LaneBackend::Cpu => {
             let (reply, compiled) = build_cpu(&files, !unscreened_probe);
             if let Some(c) = compiled {
-                state.loaded = Loaded::CpuCompiled(c);
+                state.loaded.push(Loaded::CpuCompiled((origin.to_string(), c)));
             }
             send(out, &reply)
         }
@@ -321,7 +327,7 @@ fn build(
             Ok(Ok(lane)) => {
                 let machine = lane.machine();
                 let log = lane.log();
-                state.loaded = Loaded::Cuda(Box::new(lane));
+                state.loaded.push(Loaded::Cuda(Box::new(lane)));
                 send(out, &Reply::Built { log, machine })
             }
             Ok(Err((stage, log))) => send(out, &Reply::BuildFailed { stage, log }),
@@ -441,21 +447,27 @@ fn load_engine(
 }
 
 fn install_candidate(state: &mut LaneState, out: &mut impl Write) -> io::Result<()> {
-    match (state.engine.as_mut(), &mut state.loaded) {
-        (Some(Engine::Cpu(engine)), Loaded::Cpu(bundle)) => engine.install(bundle),
-        (Some(Engine::Cuda(engine)), loaded @ Loaded::Cuda(_)) => {
+    let ready = match state.engine.as_ref() {
+        Some(Engine::Cpu(_)) => state.loaded.iter().all(|l| matches!(l, Loaded::Cpu(_))),
+        Some(Engine::Cuda(_)) => state.loaded.iter().all(|l| matches!(l, Loaded::Cuda(_))),
+        None => false,
+    };
+    if !ready || state.loaded.is_empty() {
+        return send(
+            out,
+            &Reply::Fault {
+                message: "install needs a loaded engine and bundles built and loaded for it"
+                    .into(),
+            },
+        );
+    }
+    // In build order: a later bundle goes over an earlier one.
+    for item in std::mem::take(&mut state.loaded) {
+        match (state.engine.as_mut(), item) {
+            (Some(Engine::Cpu(engine)), Loaded::Cpu(bundle)) => engine.install(&bundle),
             // The kernels move into the engine's slot table.
-            if let Loaded::Cuda(lane) = std::mem::replace(loaded, Loaded::Nothing) {
-                engine.install(lane.into_kernels());
-            }
-        }
-        _ => {
-            return send(
-                out,
-                &Reply::Fault {
-                    message: "install needs a loaded engine and a bundle built for it".into(),
-                },
-            )
+            (Some(Engine::Cuda(engine)), Loaded::Cuda(lane)) => engine.install(lane.into_kernels()),
+            _ => unreachable!("checked above"),
         }
     }
     let vocab = state.engine.as_mut().map_or(0, |e| e.lane().vocab());
@@ -577,7 +589,7 @@ pub fn case_args(slot: SlotId, shape: &[i64], seed: u64, special: Special) -> Sl
 
 #[allow(clippy::too_many_arguments)]
 fn verify(
-    loaded: &Loaded,
+    loaded: Option<&Loaded>,
     slot: &str,
     shape: &[i64],
     seeds: &[u64],
@@ -594,10 +606,10 @@ fn verify(
         return send(out, &fault(format!("bad shape {shape:?} for {slot}")));
     }
     match loaded {
-        Loaded::Nothing | Loaded::CpuCompiled(_) => {
+        None | Some(Loaded::CpuCompiled(_)) | Some(Loaded::Loading) => {
             send(out, &fault("no bundle is loaded".into()))
         }
-        Loaded::Cpu(bundle) => {
+        Some(Loaded::Cpu(bundle)) => {
             let Some(kernel) = bundle.kernel(slot) else {
                 return send(out, &fault(format!("the bundle has no kernel for {slot}")));
             };
@@ -624,7 +636,7 @@ fn verify(
             }
             Ok(())
         }
-        Loaded::Cuda(lane) => {
+        Some(Loaded::Cuda(lane)) => {
             send(
                 out,
                 &Reply::Entering {

@@ -5,7 +5,7 @@
 use cacheon_kernels::args::SlotArgs;
 use cacheon_kernels::cuda::kernel::{DeviceArgs, DeviceBuffer};
 use cacheon_kernels::cuda::timing::capture_graph;
-use cacheon_kernels::cuda::{BuildStage as CudaStage, CudaBuildOptions};
+use cacheon_kernels::cuda::{BuildStage as CudaStage, CudaBuildError, CudaBuildOptions};
 use cacheon_kernels::slots::{Dtype, SlotId};
 use cacheon_kernels::{build_cuda_bundle, BundleFile, CudaBundle, CudaDevice};
 use cudarc::driver::{sys, CudaSlice, DevicePtr};
@@ -37,7 +37,8 @@ impl CudaLane {
             Ok(bundle) => Ok(Ok(CudaLane { dev, bundle })),
             Err(e) => {
                 let stage = match e.stage() {
-                    CudaStage::Screen => BuildStage::Bundle,
+                    _ if matches!(&e, CudaBuildError::Ptx(v) if v.timer) => BuildStage::Cheating,
+                    CudaStage::Screen => BuildStage::Policy,
                     CudaStage::Build => BuildStage::Build,
                     CudaStage::Abi => BuildStage::Abi,
                     CudaStage::Infrastructure => return Err(e.to_string()),

@@ -99,6 +99,8 @@ pub enum CudaBuildError {
     Timeout { source_path: String, seconds: u64 },
     #[error("ABI: {0}")]
     Abi(#[from] AbiError),
+    #[error("{0}")]
+    Ptx(#[from] ptx::PtxViolation),
     #[error("the driver could not load `{source_path}`: {message}")]
     Load {
         source_path: String,
@@ -115,7 +117,8 @@ impl CudaBuildError {
             CudaBuildError::Bundle(_)
             | CudaBuildError::Manifest(_)
             | CudaBuildError::WrongBackend(_)
-            | CudaBuildError::Screen(_) => BuildStage::Screen,
+            | CudaBuildError::Screen(_)
+            | CudaBuildError::Ptx(_) => BuildStage::Screen,
             CudaBuildError::Build { .. }
             | CudaBuildError::Timeout { .. }
             | CudaBuildError::Load { .. } => BuildStage::Build,
@@ -279,6 +282,9 @@ pub fn compile_cuda_bundle(
             .find(|s| s.source == op.source)
             .expect("compiled above");
         ptx::check_abi(op.slot, &op.entry, &src.ptx)?;
+    }
+    for src in &sources {
+        ptx::screen_ptx(&src.ptx)?;
     }
     Ok(CompiledBundle {
         manifest,

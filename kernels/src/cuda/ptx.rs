@@ -1,6 +1,11 @@
 //! The ABI check on compiled PTX (DESIGN 7 step 4): the entry must exist as a visible
 //! `.entry` with exactly the slot's parameter list. Pure text processing; no GPU needed.
 //!
+//! And the artifact screen of CUDA bundles ([`screen_ptx`]): what NVRTC produced, whatever
+//! the source spelled (raw strings, macros, templates), may not read a timer or a
+//! performance counter, call out of the module (`vprintf`, `malloc`, `__assertfail`: every
+//! `.extern .func`), or stop the GPU (`trap`, `brkpt`).
+//!
 //! PTX cannot tell a pointer from an `int64_t` (both are 64-bit integers there), so the
 //! check is: the same number of parameters, pointers and shape symbols as 64-bit integers
 //! (`.u64`, `.s64` or `.b64`), `float` scalars as `.f32`, and no by-value structs or
@@ -399,5 +404,82 @@ mod tests {
         assert!(parse_entries(".visible .entry k(.param a)").is_err());
         assert!(parse_entries(".visible .entry k(.param .u64 a[x])").is_err());
         assert!(parse_entries(".visible .entry (.param .u64 a)").is_err());
+    }
+}
+
+/// Why compiled PTX was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("the compiled PTX {what}")]
+pub struct PtxViolation {
+    pub what: String,
+    /// A timer or counter read (on-chain reason `Cheating`), not only a policy breach.
+    pub timer: bool,
+}
+
+/// Screens compiled PTX (see the module docs).
+pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
+    let refuse = |what: String, timer: bool| Err(PtxViolation { what, timer });
+    let mut in_block_comment = false;
+    for raw in ptx.lines() {
+        let mut line = String::new();
+        let mut rest = raw;
+        loop {
+            if in_block_comment {
+                match rest.find("*/") {
+                    Some(i) => {
+                        rest = &rest[i + 2..];
+                        in_block_comment = false;
+                    }
+                    None => break,
+                }
+            } else if let Some(i) = rest.find("/*") {
+                line.push_str(&rest[..i]);
+                rest = &rest[i + 2..];
+                in_block_comment = true;
+            } else {
+                line.push_str(rest);
+                break;
+            }
+        }
+        let code = line.split("//").next().unwrap_or_default();
+        for token in code.split(|c: char| !(c.is_ascii_alphanumeric() || "%._$".contains(c))) {
+            if ["%globaltimer", "%clock", "%pm"].iter().any(|t| token.starts_with(t)) {
+                return refuse(format!("reads timer or counter `{token}`"), true);
+            }
+            let op = token.split('.').next().unwrap_or_default();
+            if ["trap", "brkpt", "pmevent", "nanosleep"].contains(&op) && !token.is_empty() {
+                return refuse(format!("uses instruction `{token}`"), false);
+            }
+        }
+        let trimmed = code.trim_start();
+        if trimmed.starts_with(".extern") && trimmed.contains(".func") {
+            return refuse(
+                format!("calls a function outside the module: `{}`", trimmed.trim()),
+                false,
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod screen_tests {
+    use super::*;
+
+    #[test]
+    fn timers_external_calls_and_traps_are_refused_in_the_ptx() {
+        let ok = ".visible .entry k(.param .u64 p)\n{\n\tmov.u32 %r1, %tid.x; // %clock in a comment\n\tret;\n}\n";
+        assert_eq!(screen_ptx(ok), Ok(()));
+        let timer = screen_ptx("\tmov.u64 %rd1, %globaltimer;\n").unwrap_err();
+        assert!(timer.timer, "{timer}");
+        assert!(screen_ptx("\tmov.u32 %r1, %clock;\n").unwrap_err().timer);
+        assert!(screen_ptx("\tmov.u64 %rd2, %clock64;\n").unwrap_err().timer);
+        assert!(screen_ptx("\tmov.u32 %r3, %pm0;\n").unwrap_err().timer);
+        let printf = screen_ptx(".extern .func (.param .b32 r) vprintf\n(\n.param .b64 a\n);\n").unwrap_err();
+        assert!(!printf.timer && printf.what.contains("vprintf"), "{printf}");
+        assert!(screen_ptx("\ttrap;\n").is_err());
+        assert!(screen_ptx("\tbrkpt;\n").is_err());
+        assert!(screen_ptx("\tnanosleep.u32 100;\n").is_err());
+        assert_eq!(screen_ptx("/* trap; %globaltimer */\n\tret;\n"), Ok(()));
     }
 }
