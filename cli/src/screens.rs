@@ -519,10 +519,11 @@ pub fn run_screens(
         }
         Ok(BuildOutcome::Failed { stage, log }) => {
             let finding = match stage {
-                BuildStage::Bundle | BuildStage::Policy => {
-                    fail(Stage::Policy, FailReason::Policy, log.clone())
-                }
-                BuildStage::Cheating => fail(Stage::Policy, FailReason::Cheating, log.clone()),
+                BuildStage::Bundle => fail(Stage::Policy, FailReason::Policy, log.clone()),
+                // Found by the in-lane screens (preprocessed source, built artifact): the
+                // build stage, with the policy's reason.
+                BuildStage::Policy => fail(Stage::Build, FailReason::Policy, log.clone()),
+                BuildStage::Cheating => fail(Stage::Build, FailReason::Cheating, log.clone()),
                 BuildStage::Build => fail(Stage::Build, FailReason::Build, log.clone()),
                 BuildStage::Abi => {
                     report.passed_stages.push(Stage::Build);

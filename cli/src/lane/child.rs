@@ -42,6 +42,8 @@ pub const GUARD_BITS: u32 = 0x7fc3_c3c3;
 enum Loaded {
     /// Built and screened, loaded once the lane is sealed (with its origin label).
     CpuCompiled((String, CompiledCpuBundle)),
+    /// Compiled and screened, its module loaded once the lane is sealed.
+    CudaCompiled((String, cacheon_kernels::cuda::CompiledBundle)),
     /// Being loaded (only while the seal loads it).
     Loading,
     Cpu(CpuBundle),
@@ -100,21 +102,31 @@ impl LaneState {
                 seccomp: seccomp.is_ok(),
             }
         });
-        for item in self.loaded.iter_mut() {
-            if !matches!(item, Loaded::CpuCompiled(_)) {
+        for at in 0..self.loaded.len() {
+            if !matches!(
+                self.loaded[at],
+                Loaded::CpuCompiled(_) | Loaded::CudaCompiled(_)
+            ) {
                 continue;
             }
             entering(out, "loading the bundle".into())?;
-            let (origin, compiled) = match std::mem::replace(item, Loaded::Loading) {
-                Loaded::CpuCompiled(c) => c,
+            let loaded = match std::mem::replace(&mut self.loaded[at], Loaded::Loading) {
+                Loaded::CpuCompiled((origin, compiled)) => compiled
+                    .load(&origin)
+                    .map(Loaded::Cpu)
+                    .map_err(|e| e.to_string()),
+                Loaded::CudaCompiled((origin, compiled)) => self.gpu().and_then(|dev| {
+                    cuda_case::CudaLane::load(dev, compiled, &origin)
+                        .map(|lane| Loaded::Cuda(Box::new(lane)))
+                }),
                 _ => unreachable!("matched above"),
             };
-            match compiled.load(&origin) {
-                Ok(bundle) => *item = Loaded::Cpu(bundle),
-                Err(e) => {
+            match loaded {
+                Ok(l) => self.loaded[at] = l,
+                Err(log) => {
                     return Ok(Err(Reply::BuildFailed {
                         stage: BuildStage::Build,
-                        log: e.to_string(),
+                        log,
                     }))
                 }
             }
@@ -318,16 +330,20 @@ fn build(
             }
             send(out, &reply)
         }
-        // NVRTC compiles in this process: a crash or hang there is the candidate's.
-        LaneBackend::Cuda => match entering(out, "building and loading the bundle".into())
+        // NVRTC compiles in this process: a crash or hang there is the candidate's. The
+        // module is loaded only once the lane is sealed.
+        LaneBackend::Cuda => match entering(out, "compiling the bundle".into())
             .map_err(|e| e.to_string())
             .and_then(|_| state.gpu())
-            .and_then(|dev| cuda_case::CudaLane::build(dev, &files, origin))
-        {
-            Ok(Ok(lane)) => {
-                let machine = lane.machine();
-                let log = lane.log();
-                state.loaded.push(Loaded::Cuda(Box::new(lane)));
+            .and_then(|dev| {
+                cuda_case::CudaLane::compile(&files).map(|r| r.map(|c| (c, dev)))
+            }) {
+            Ok(Ok((compiled, dev))) => {
+                let machine = cuda_case::machine(&dev);
+                let log = compiled.log();
+                state
+                    .loaded
+                    .push(Loaded::CudaCompiled((origin.to_string(), compiled)));
                 send(out, &Reply::Built { log, machine })
             }
             Ok(Err((stage, log))) => send(out, &Reply::BuildFailed { stage, log }),
@@ -606,7 +622,10 @@ fn verify(
         return send(out, &fault(format!("bad shape {shape:?} for {slot}")));
     }
     match loaded {
-        None | Some(Loaded::CpuCompiled(_)) | Some(Loaded::Loading) => {
+        None
+        | Some(Loaded::CpuCompiled(_))
+        | Some(Loaded::CudaCompiled(_))
+        | Some(Loaded::Loading) => {
             send(out, &fault("no bundle is loaded".into()))
         }
         Some(Loaded::Cpu(bundle)) => {

@@ -7,7 +7,8 @@ use cacheon_kernels::cuda::kernel::{DeviceArgs, DeviceBuffer};
 use cacheon_kernels::cuda::timing::capture_graph;
 use cacheon_kernels::cuda::{BuildStage as CudaStage, CudaBuildError, CudaBuildOptions};
 use cacheon_kernels::slots::{Dtype, SlotId};
-use cacheon_kernels::{build_cuda_bundle, BundleFile, CudaBundle, CudaDevice};
+use cacheon_kernels::cuda::{compile_cuda_bundle, load_cuda_bundle, CompiledBundle};
+use cacheon_kernels::{BundleFile, CudaBundle, CudaDevice};
 use cudarc::driver::{sys, CudaSlice, DevicePtr};
 
 use super::child::{case_args, guard_hits, same_bits};
@@ -26,15 +27,13 @@ pub struct CudaLane {
 type Calls = (Vec<CallCheck>, Vec<Vec<f32>>);
 
 impl CudaLane {
-    /// Builds the bundle on `dev`. The outer error is ours (no NVRTC); the inner one is
-    /// the miner's (stage and log).
-    pub fn build(
-        dev: CudaDevice,
+    /// Compiles the bundle (NVRTC, the ABI check, the PTX screen) without loading it. The
+    /// outer error is ours (no NVRTC); the inner one is the miner's (stage and log).
+    pub fn compile(
         files: &[BundleFile],
-        origin: &str,
-    ) -> Result<Result<CudaLane, (BuildStage, String)>, String> {
-        match build_cuda_bundle(files, origin, &dev, &CudaBuildOptions::default()) {
-            Ok(bundle) => Ok(Ok(CudaLane { dev, bundle })),
+    ) -> Result<Result<CompiledBundle, (BuildStage, String)>, String> {
+        match compile_cuda_bundle(files, &CudaBuildOptions::default()) {
+            Ok(compiled) => Ok(Ok(compiled)),
             Err(e) => {
                 let stage = match e.stage() {
                     _ if matches!(&e, CudaBuildError::Ptx(v) if v.timer) => BuildStage::Cheating,
@@ -48,18 +47,14 @@ impl CudaLane {
         }
     }
 
+    /// Loads a compiled bundle's module on `dev` (the lane is sealed by then).
+    pub fn load(dev: CudaDevice, compiled: CompiledBundle, origin: &str) -> Result<CudaLane, String> {
+        let bundle = load_cuda_bundle(compiled, origin, &dev).map_err(|e| e.to_string())?;
+        Ok(CudaLane { dev, bundle })
+    }
+
     pub fn machine(&self) -> String {
-        let i = self.dev.info();
-        format!(
-            "{} (compute {}.{}, {} SMs, SM clock up to {} MHz, memory clock {} MHz, driver {})",
-            i.name,
-            i.compute_capability.0,
-            i.compute_capability.1,
-            i.multiprocessors,
-            i.max_sm_clock_khz / 1000,
-            i.max_mem_clock_khz / 1000,
-            i.driver_version
-        )
+        machine(&self.dev)
     }
 
     pub fn log(&self) -> String {
@@ -198,4 +193,19 @@ impl CudaLane {
         }
         Ok((checks, outputs))
     }
+}
+
+/// The device's description for reports.
+pub fn machine(dev: &CudaDevice) -> String {
+    let i = dev.info();
+        format!(
+            "{} (compute {}.{}, {} SMs, SM clock up to {} MHz, memory clock {} MHz, driver {})",
+            i.name,
+            i.compute_capability.0,
+            i.compute_capability.1,
+            i.multiprocessors,
+            i.max_sm_clock_khz / 1000,
+            i.max_mem_clock_khz / 1000,
+            i.driver_version
+        )
 }
