@@ -213,11 +213,14 @@ async fn next_claimable(
             let Some(p) = proposal_at(at, id).await? else {
                 continue;
             };
-            let claimable = match &p.status {
-                ApiStatus::Queued => true,
-                ApiStatus::ReproductionQueued { primary } => &primary.validator != me,
-                _ => false,
-            };
+            // As the pallet decides it: never the validator's own proposal, and a
+            // reproduction only of another validator's PASS.
+            let claimable = &p.miner != me
+                && match &p.status {
+                    ApiStatus::Queued => true,
+                    ApiStatus::ReproductionQueued { primary } => &primary.validator != me,
+                    _ => false,
+                };
             if claimable {
                 found = Some((id, *arena));
                 break;

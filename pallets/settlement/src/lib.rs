@@ -525,6 +525,8 @@ pub mod pallet {
         Overflow,
         /// There are `MaxClaims` active reward claims.
         TooManyClaims,
+        /// A validator may not lease a proposal it revealed itself as a miner.
+        OwnProposal,
     }
 
     #[pallet::hooks]

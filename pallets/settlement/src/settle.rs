@@ -317,11 +317,18 @@ impl<T: Config> Pallet<T> {
             Validators::<T>::contains_key(&p.arena, &validator),
             Error::<T>::NotValidator
         );
+        // A miner never measures its own proposal.
+        ensure!(p.miner != validator, Error::<T>::OwnProposal);
         let info = Arenas::<T>::get(&p.arena).ok_or(Error::<T>::UnknownArena)?;
-        let claimable = |q: &ProposalOf<T>| match &q.status {
-            ProposalStatus::Queued => true,
-            ProposalStatus::ReproductionQueued { primary } => primary.validator != validator,
-            _ => false,
+        let claimable = |q: &ProposalOf<T>| {
+            q.miner != validator
+                && match &q.status {
+                    ProposalStatus::Queued => true,
+                    ProposalStatus::ReproductionQueued { primary } => {
+                        primary.validator != validator
+                    }
+                    _ => false,
+                }
         };
         match &p.status {
             ProposalStatus::Queued => {}
@@ -578,6 +585,23 @@ impl<T: Config> Pallet<T> {
         speedup_ppm: u32,
     ) -> DispatchResult {
         let now = frame_system::Pallet::<T>::block_number();
+        // A target made displacing after this proposal was revealed (Root may extend a
+        // target's displacement set while no member is crowned) may now displace it: the
+        // proposal can never be crowned beside that incumbent, so it is dropped instead.
+        if let Some(displacer) = Self::displacer_of(&p.arena, &p.target) {
+            if let Some(entry) = Incumbents::<T>::get(&p.arena, &displacer) {
+                p.status = ProposalStatus::Dropped {
+                    displaced_by: entry.proposal,
+                };
+                Self::leave_queue(id, &mut p);
+                Proposals::<T>::insert(id, p);
+                Self::deposit_event(Event::ProposalDropped {
+                    proposal: id,
+                    displaced_by: entry.proposal,
+                });
+                return Ok(());
+            }
+        }
         let spec = Targets::<T>::get(&p.target).ok_or(Error::<T>::UnknownTarget)?;
         let generation = info
             .generation

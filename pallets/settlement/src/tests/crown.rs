@@ -401,3 +401,30 @@ fn set_target_refuses_to_displace_a_crowned_entry_with_a_crowned_one() {
         assert_ok!(Cacheon::set_target(root(), decode));
     });
 }
+
+/// Issue 15, item 5: Root extends a crowned target's displacement set to a target that has
+/// a proposal waiting for its reproduction (allowed: nothing of it is crowned yet). That
+/// proposal can then never be crowned beside its displacer: the crown drops it instead.
+#[test]
+fn target_made_displacing_later_cannot_crown_a_member_beside_it() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[(ALICE, SILU, "a"), (BOB, ROPE, "b")]);
+        let (p_silu, p_rope) = (ids[0], ids[1]);
+        crown_with(p_silu, 1_050_000);
+        primary_pass(p_rope, 1_060_000);
+        let mut silu = slot_target(SILU);
+        silu.displaces = BoundedVec::truncate_from(vec![id(ROPE)]);
+        assert_ok!(Cacheon::set_target(root(), silu));
+        assert_ok!(Cacheon::claim(signed(V2), p_rope));
+        assert_ok!(Cacheon::attest(signed(V2), p_rope, pass(1_050_000, 2)));
+        assert_eq!(status(p_rope), ProposalStatus::Dropped { displaced_by: p_silu });
+        System::assert_has_event(ev(CEvent::ProposalDropped {
+            proposal: p_rope,
+            displaced_by: p_silu,
+        }));
+        assert!(Incumbents::<Test>::get(id(ARENA), id(ROPE)).is_none());
+        assert!(!Claims::<Test>::contains_key(p_rope));
+        assert_eq!(bundle_held(BOB), 0);
+        assert!(queue().is_empty());
+    });
+}

@@ -295,3 +295,29 @@ fn removed_validator_cannot_attest_and_its_lease_expires() {
         assert_ok!(Cacheon::claim(signed(V2), p));
     });
 }
+
+/// Issue 15, item 4: a validator that is also a miner cannot measure its own proposal, and
+/// its own proposal at the head of the queue does not hold it up (it takes the next one).
+#[test]
+fn validator_attesting_its_own_proposal_is_refused() {
+    ExtBuilder::default().build_and_execute(|| {
+        let own = submit(V1, SILU, "mine");
+        let other = submit(ALICE, ROPE, "theirs");
+        assert_noop!(
+            Cacheon::claim(signed(V1), own),
+            Error::<Test>::OwnProposal
+        );
+        // Its own proposal is not "claimable by the caller": the next one is its turn.
+        assert_ok!(Cacheon::claim(signed(V1), other));
+        // Two other validators can still measure it and crown it.
+        assert_ok!(Cacheon::claim(signed(V2), own));
+        assert_ok!(Cacheon::attest(signed(V2), own, pass(1_050_000, 2)));
+        assert_noop!(
+            Cacheon::claim(signed(V1), own),
+            Error::<Test>::OwnProposal
+        );
+        assert_ok!(Cacheon::claim(signed(V3), own));
+        assert_ok!(Cacheon::attest(signed(V3), own, pass(1_040_000, 3)));
+        assert!(matches!(status(own), ProposalStatus::Crowned { .. }));
+    });
+}
