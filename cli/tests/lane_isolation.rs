@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use cacheon::arena::{self, LaneBackend};
 use cacheon::lane::protocol::{Request, Special};
-use cacheon::lane::{BuildOutcome, Deadlines, Lane, LaneError};
+use cacheon::lane::{BuildOutcome, Deadlines, Lane, LaneError, Sealed};
 use cacheon::screens::{self, Outcome, ScreenOptions, Stage};
 use cacheon_kernels::bundle::{self, BundleFile};
 use cacheon_primitives::FailReason;
@@ -74,8 +74,6 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
 
 #[test]
 fn candidate_code_has_no_network_processes_or_environment() {
-    let mut lane =
-        Lane::spawn(&exe(), LaneBackend::Cpu, Deadlines::default()).expect("lane starts");
     // A file the validator's user can read, outside the lane's directory: what a key file
     // or the attempt index looks like to candidate code.
     let secret = std::env::temp_dir().join(format!("cacheon-secret-{}", std::process::id()));
@@ -83,24 +81,8 @@ fn candidate_code_has_no_network_processes_or_environment() {
     let probe = PROBE
         .replace("SECRET_PATH", secret.to_str().unwrap())
         .replace("PARENT_PID", &std::process::id().to_string());
-    let files = bundle_with(&probe);
-    let canonical = bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES).unwrap();
-    match lane.build_unscreened_probe(&canonical).expect("build") {
-        BuildOutcome::Built { .. } => {}
-        BuildOutcome::Failed { log, .. } => panic!("probe did not build: {log}"),
-    }
-    let sealed = lane.seal().expect("seal");
-    assert!(sealed.seccomp, "the seccomp filter is installed");
-    let req = Request::Verify {
-        slot: "activation.silu_and_mul".into(),
-        shape: vec![1, 8],
-        seeds: vec![1],
-        special: Special::None,
-        guard: 16,
-        graph: false,
-    };
-    let (_, outputs) = lane.verify(&req).expect("probe runs");
-    let o = &outputs[0];
+    let (lane, sealed, result) = probe_case(&probe);
+    let o = &result.expect("probe runs");
     eprintln!(
         "probe: socket {} fork {} execve {} HOME {} file {} unix {} secret {} parent cmdline {} (netns {}, landlock {})",
         o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], lane.network_namespace, sealed.landlock
@@ -223,7 +205,7 @@ fn lane_pid(lane: &Lane) -> i32 {
 
 /// Builds `source` unscreened in a fresh CPU lane that holds it as candidate code, seals
 /// the lane (which loads the library) and runs one silu_and_mul case at [1, 8].
-fn probe_case(source: &str) -> (Lane, Result<Vec<f32>, LaneError>) {
+fn probe_case(source: &str) -> (Lane, Sealed, Result<Vec<f32>, LaneError>) {
     let mut lane =
         Lane::spawn(&exe(), LaneBackend::Cpu, Deadlines::default()).expect("lane starts");
     let canonical = bundle::canonical_bytes(&bundle_with(source), bundle::MAX_BUNDLE_BYTES)
@@ -244,7 +226,7 @@ fn probe_case(source: &str) -> (Lane, Result<Vec<f32>, LaneError>) {
         graph: false,
     };
     let result = lane.verify(&req).map(|(_, mut outputs)| outputs.remove(0));
-    (lane, result)
+    (lane, sealed, result)
 }
 
 #[test]
@@ -277,7 +259,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     for (int i = 0; i < 3; i++) out[i] = seen[i];
 }
 "#;
-    let (lane, result) = probe_case(src);
+    let (lane, _, result) = probe_case(src);
     let o = result.expect("the probe runs");
     assert_eq!(o[0], -1.0, "no internet socket at load time");
     assert_eq!(o[1], -1.0, "no new process at load time");
@@ -306,7 +288,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     out[2] = (float)setpriority(PRIO_PROCESS, 0, -5);
 }
 "#;
-    let (lane, result) = probe_case(src);
+    let (lane, _, result) = probe_case(src);
     let o = result.expect("the probe runs");
     assert_ne!(o[0], 0.0, "no thread: pthread_create fails");
     assert_eq!(o[1], -1.0, "no change of CPU affinity");
@@ -328,7 +310,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     (void)x;
 }
 "#;
-    let (lane, result) = probe_case(printer);
+    let (lane, _, result) = probe_case(printer);
     let o = result.expect("printing does not disturb the protocol");
     assert!(o.iter().all(|&v| v == 1.0));
     lane.shutdown();
@@ -349,7 +331,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     (void)x;
 }
 "#;
-    let (_lane, result) = probe_case(forger);
+    let (_lane, _, result) = probe_case(forger);
     let err = result.expect_err("a forged reply is refused");
     assert!(matches!(err, LaneError::CandidateForged { .. }), "{err:?}");
     assert!(matches!(

@@ -208,18 +208,7 @@ impl CpuSources {
 
     /// Each op source through the compiler's own preprocessor, with the arena's flags.
     pub fn preprocess(&self, opts: &CpuBuildOptions) -> Result<Vec<Preprocessed>, CpuBuildError> {
-        let mut flags: Vec<String> = opts
-            .flags
-            .iter()
-            .filter(|f| f.as_str() != "-shared")
-            .cloned()
-            .collect();
-        flags.push("-E".to_string());
-        let cpp = CpuBuildOptions {
-            flags,
-            link_flags: vec![],
-            ..opts.clone()
-        };
+        let cpp = without_linking(opts, "-E");
         let mut out = Vec::new();
         for source in &self.sources {
             let target = self.dir.path().join("preprocessed.i");
@@ -324,18 +313,7 @@ fn check_prototype(
         crate::slots::c_prototype(op.slot, Some(&op.entry))
     );
     fs::write(&check, text).map_err(|e| io_err("writing", &check, e))?;
-    let mut flags: Vec<String> = opts
-        .flags
-        .iter()
-        .filter(|f| f.as_str() != "-shared")
-        .cloned()
-        .collect();
-    flags.push("-fsyntax-only".to_string());
-    let syntax = CpuBuildOptions {
-        flags,
-        link_flags: vec![],
-        ..opts.clone()
-    };
+    let syntax = without_linking(opts, "-fsyntax-only");
     let name = check
         .file_name()
         .and_then(|n| n.to_str())
@@ -350,6 +328,23 @@ fn check_prototype(
             })
         }
         Err(e) => Err(e),
+    }
+}
+
+/// The arena's options for a compiler run that links nothing (the preprocessor, a syntax
+/// check): its flags without `-shared`, plus `mode`.
+fn without_linking(opts: &CpuBuildOptions, mode: &str) -> CpuBuildOptions {
+    let mut flags: Vec<String> = opts
+        .flags
+        .iter()
+        .filter(|f| f.as_str() != "-shared")
+        .cloned()
+        .collect();
+    flags.push(mode.to_string());
+    CpuBuildOptions {
+        flags,
+        link_flags: vec![],
+        ..opts.clone()
     }
 }
 
