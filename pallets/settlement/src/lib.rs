@@ -47,7 +47,7 @@ use cacheon_primitives::{BundleError, BundleLimits};
 use frame::prelude::*;
 use frame::traits::{
     fungible::{Inspect, Mutate, MutateHold},
-    tokens::{Precision, Preservation},
+    tokens::{Fortitude, Precision, Preservation, Restriction},
 };
 
 /// The balance type of the configured currency.
@@ -396,6 +396,13 @@ pub mod pallet {
         },
         /// The proposal ran out of attempts; its deposits were returned.
         Expired { proposal: ProposalId, attempts: u32 },
+        /// A proposal failed `Cheating` or `CopyOf`: its bundle deposit went to the reward
+        /// pot instead of back to its miner.
+        DepositSlashed {
+            proposal: ProposalId,
+            miner: T::AccountId,
+            amount: BalanceOf<T>,
+        },
         /// The proposal became part of its arena's incumbent stack.
         Crowned {
             proposal: ProposalId,

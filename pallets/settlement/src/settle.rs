@@ -290,6 +290,30 @@ impl<T: Config> Pallet<T> {
     }
 
     /// Returns a proposal's bundle deposit and drops its reference to the stored bundle.
+    /// Moves a proposal's held bundle deposit to the reward pot (a `Cheating` or `CopyOf`
+    /// FAIL): tampering and copying cost the miner what it put up.
+    fn slash_bundle_deposit(id: ProposalId, p: &mut ProposalOf<T>) {
+        let moved = T::Currency::transfer_on_hold(
+            &HoldReason::BundleDeposit.into(),
+            &p.miner,
+            &Self::pot_account(),
+            p.bundle_deposit,
+            Precision::BestEffort,
+            Restriction::Free,
+            Fortitude::Force,
+        );
+        // Should the pot refuse it (it cannot exist below the existential deposit), the
+        // deposit stays held and is released with the bundle, as for any other FAIL.
+        if let Ok(amount) = moved {
+            p.bundle_deposit = Zero::zero();
+            Self::deposit_event(Event::DepositSlashed {
+                proposal: id,
+                miner: p.miner.clone(),
+                amount,
+            });
+        }
+    }
+
     fn release_bundle(p: &mut ProposalOf<T>) {
         let _ = T::Currency::release(
             &HoldReason::BundleDeposit.into(),
@@ -459,6 +483,9 @@ impl<T: Config> Pallet<T> {
             }
             (Verdict::Fail { reason }, primary) => {
                 p.status = ProposalStatus::Failed { reason };
+                if matches!(reason, FailReason::Cheating | FailReason::CopyOf(_)) {
+                    Self::slash_bundle_deposit(id, &mut p);
+                }
                 Self::leave_queue(id, &mut p);
                 Proposals::<T>::insert(id, p);
                 if let Some(primary) = primary {

@@ -478,3 +478,44 @@ fn single_validator_arena_crowns_on_the_first_pass() {
             assert_eq!(generation(), 1);
         });
 }
+
+/// Issue 15, item 12: a Cheating or CopyOf FAIL costs the miner its bundle deposit (to the
+/// reward pot); any other FAIL returns it.
+#[test]
+fn cheating_and_copying_forfeit_the_bundle_deposit_to_the_pot() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[
+            (ALICE, SILU, "tampers"),
+            (BOB, ROPE, "renamed-copy"),
+            (CAROL, DECODE, "slow"),
+        ]);
+        let pot_before = free(pot());
+        let deposits: Vec<Balance> = ["tampers", "renamed-copy", "slow"]
+            .iter()
+            .map(|t| len_of(&bundle(t)))
+            .collect();
+        assert_eq!(bundle_held(ALICE), deposits[0]);
+        assert_ok!(Cacheon::claim(signed(V1), ids[0]));
+        assert_ok!(Cacheon::attest(signed(V1), ids[0], fail(FailReason::Cheating, 1)));
+        System::assert_has_event(ev(CEvent::DepositSlashed {
+            proposal: ids[0],
+            miner: ALICE,
+            amount: deposits[0],
+        }));
+        assert_ok!(Cacheon::claim(signed(V2), ids[1]));
+        assert_ok!(Cacheon::attest(signed(V2), ids[1], fail(FailReason::CopyOf(ids[0]), 2)));
+        assert_ok!(Cacheon::claim(signed(V3), ids[2]));
+        assert_ok!(Cacheon::attest(signed(V3), ids[2], fail(FailReason::NotFaster, 3)));
+        // Nothing stays held; the tamperer and the copier paid, the slow one did not.
+        for who in [ALICE, BOB, CAROL] {
+            assert_eq!(bundle_held(who), 0);
+        }
+        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE - deposits[0]);
+        assert_eq!(free(BOB), INITIAL_BALANCE - EVAL_FEE - deposits[1]);
+        assert_eq!(free(CAROL), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(pot()), pot_before + deposits[0] + deposits[1]);
+        assert!(!cacheon_events()
+            .iter()
+            .any(|e| matches!(e, CEvent::DepositSlashed { proposal, .. } if *proposal == ids[2])));
+    });
+}
