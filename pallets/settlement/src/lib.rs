@@ -505,7 +505,8 @@ pub mod pallet {
         UnknownProposal,
         /// Only the proposal's miner may do this.
         NotMiner,
-        /// Only a queued (not leased) proposal can be withdrawn.
+        /// Only a proposal no validator holds a lease on (queued, or waiting for its
+        /// reproduction) can be withdrawn.
         NotWithdrawable,
         /// The proposal is not waiting for a lease.
         NotClaimable,
@@ -617,8 +618,13 @@ pub mod pallet {
             let miner = ensure_signed(origin)?;
             let mut p = Proposals::<T>::get(proposal).ok_or(Error::<T>::UnknownProposal)?;
             ensure!(p.miner == miner, Error::<T>::NotMiner);
+            // Not while a validator holds a lease on it; a proposal waiting for its
+            // reproduction may be withdrawn (nothing else ends that wait but a crown).
             ensure!(
-                matches!(p.status, ProposalStatus::Queued),
+                matches!(
+                    p.status,
+                    ProposalStatus::Queued | ProposalStatus::ReproductionQueued { .. }
+                ),
                 Error::<T>::NotWithdrawable
             );
 

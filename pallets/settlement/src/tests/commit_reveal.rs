@@ -531,6 +531,8 @@ fn withdraw_errors() {
             Error::<Test>::NotWithdrawable
         );
         assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
+        // Leased for its reproduction: not withdrawable.
+        assert_ok!(Cacheon::claim(signed(V2), p));
         assert_noop!(
             Cacheon::withdraw(signed(ALICE), p),
             Error::<Test>::NotWithdrawable
@@ -552,5 +554,21 @@ fn proposal_id_overflow() {
         commit(ALICE, SILU, &bundle("a"));
         advance(REVEAL_DELAY);
         assert_noop!(reveal(ALICE, SILU, &bundle("a")), Error::<Test>::Overflow);
+    });
+}
+
+/// Issue 15, item 6: a proposal waiting for its reproduction (no lease on it) is not stuck:
+/// its miner can withdraw it, and its deposit comes back.
+#[test]
+fn proposal_waiting_for_reproduction_forever_can_be_withdrawn() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "waits");
+        primary_pass(p, 1_050_000);
+        assert!(matches!(status(p), ProposalStatus::ReproductionQueued { .. }));
+        assert_ok!(Cacheon::withdraw(signed(ALICE), p));
+        assert_eq!(status(p), ProposalStatus::Withdrawn);
+        System::assert_last_event(ev(CEvent::Withdrawn { proposal: p }));
+        assert_eq!(bundle_held(ALICE), 0);
+        assert!(queue().is_empty());
     });
 }
