@@ -667,7 +667,8 @@ fn line_marker(raw: &str) -> Option<(usize, String, Vec<u8>)> {
     let line: usize = line.parse().ok()?;
     let rest = rest.strip_prefix('"')?;
     let end = rest.rfind('"')?;
-    let file = rest[..end].replace("\\", "\\");
+    // The preprocessor escapes a backslash in a file name as two.
+    let file = rest[..end].replace("\\\\", "\\");
     let flags = rest[end + 1..]
         .split_whitespace()
         .filter_map(|f| f.parse().ok())

@@ -305,7 +305,7 @@ fn plan(manifest: &Manifest, arena: Arena) -> Vec<(Stage, SlotId, Vec<i64>, Spec
             }
         }
         for shape in arena.engine_shapes(op.slot) {
-            if op.accepts(&shape) && !shapes.iter().any(|s| *s == shape.as_slice()) {
+            if op.accepts(&shape) && !shapes.contains(&shape.as_slice()) {
                 cases.push((Stage::Verify, op.slot, shape, Special::None));
             }
         }

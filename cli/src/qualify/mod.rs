@@ -310,7 +310,7 @@ fn measure(
                 &mut cand,
                 &read_prompt,
                 w.decode_steps,
-                order % 2 == 0,
+                order.is_multiple_of(2),
             ) {
                 Ok(p) => p,
                 Err(outcome) => return outcome,
