@@ -148,7 +148,11 @@ impl Arena {
         let mut tokens = vec![w.prompt_len, w.audit_prompt_len, 1];
         tokens.dedup();
         let (h, inter) = (i(cfg.hidden_size), i(cfg.intermediate_size));
-        let (heads, kv, hd) = (i(cfg.num_attention_heads), i(cfg.kv_heads()), i(cfg.head_dim()));
+        let (heads, kv, hd) = (
+            i(cfg.num_attention_heads),
+            i(cfg.kv_heads()),
+            i(cfg.head_dim()),
+        );
         match slot {
             SlotId::SiluAndMul => tokens.iter().map(|&t| vec![i(t), inter]).collect(),
             SlotId::RmsNorm | SlotId::FusedAddRmsNorm => {

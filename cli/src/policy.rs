@@ -613,9 +613,8 @@ pub fn screen_preprocessed(
     files: &[BundleFile],
 ) -> Result<(), Violation> {
     let root = pre.root.to_string_lossy().into_owned();
-    let in_bundle = |file: &str| {
-        (!file.starts_with('/') && !file.starts_with('<')) || file.starts_with(&root)
-    };
+    let in_bundle =
+        |file: &str| (!file.starts_with('/') && !file.starts_with('<')) || file.starts_with(&root);
     let relative = |file: &str| -> String {
         file.strip_prefix(&root)
             .map(|f| f.trim_start_matches('/').to_string())
@@ -795,10 +794,19 @@ mod tests {
         )
         .is_ok());
         assert_eq!(rule(c("#include <stdio.h>")), Rule::Include);
-        assert_eq!(rule(c("#ifdef X\n#include </etc/passwd.h>\n#endif")), Rule::Include);
+        assert_eq!(
+            rule(c("#ifdef X\n#include </etc/passwd.h>\n#endif")),
+            Rule::Include
+        );
         // Linkage attributes reach names without spelling them in a call.
-        assert_eq!(rule(c("static long w(int) __attribute__((weakref(\"write\")));")), Rule::Linkage);
-        assert_eq!(rule(c("__attribute__((section(\".text\"))) const char x[1];")), Rule::Linkage);
+        assert_eq!(
+            rule(c("static long w(int) __attribute__((weakref(\"write\")));")),
+            Rule::Linkage
+        );
+        assert_eq!(
+            rule(c("__attribute__((section(\".text\"))) const char x[1];")),
+            Rule::Linkage
+        );
         assert_eq!(rule(c("#include <stdio.h>")), Rule::Include);
         assert_eq!(rule(c("#include \"../x.h\"")), Rule::Include);
         assert_eq!(rule(c("#include_next <math.h>")), Rule::Directive);

@@ -208,8 +208,8 @@ fn lane_pid(lane: &Lane) -> i32 {
 fn probe_case(source: &str) -> (Lane, Sealed, Result<Vec<f32>, LaneError>) {
     let mut lane =
         Lane::spawn(&exe(), LaneBackend::Cpu, Deadlines::default()).expect("lane starts");
-    let canonical = bundle::canonical_bytes(&bundle_with(source), bundle::MAX_BUNDLE_BYTES)
-        .unwrap();
+    let canonical =
+        bundle::canonical_bytes(&bundle_with(source), bundle::MAX_BUNDLE_BYTES).unwrap();
     match lane.build_unscreened_probe(&canonical).expect("build") {
         BuildOutcome::Built { .. } => {}
         BuildOutcome::Failed { log, .. } => panic!("probe did not build: {log}"),

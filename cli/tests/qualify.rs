@@ -98,7 +98,11 @@ fn correct_at_the_listed_shapes_but_wrong_at_the_engines_fails_verification() {
     );
     match &r.outcome {
         Outcome::Fail(f) => {
-            assert_eq!((f.stage, f.reason), (Stage::Verify, FailReason::Incorrect), "{f:?}");
+            assert_eq!(
+                (f.stage, f.reason),
+                (Stage::Verify, FailReason::Incorrect),
+                "{f:?}"
+            );
             assert!(f.detail.contains("288]"), "{f:?}");
         }
         other => panic!("expected Incorrect at verify, got {other:?}"),

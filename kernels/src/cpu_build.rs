@@ -170,7 +170,10 @@ pub fn build_cpu_bundle(
 
 impl CpuSources {
     /// Checks the bundle and writes its files into a fresh private temp dir.
-    pub fn write(files: &[BundleFile], opts: &CpuBuildOptions) -> Result<CpuSources, CpuBuildError> {
+    pub fn write(
+        files: &[BundleFile],
+        opts: &CpuBuildOptions,
+    ) -> Result<CpuSources, CpuBuildError> {
         bundle::check_bundle(files, opts.max_bundle_bytes)?;
         let manifest = Manifest::from_bundle(files)?;
         if manifest.backend != Backend::Cpu {
@@ -212,7 +215,13 @@ impl CpuSources {
         let mut out = Vec::new();
         for source in &self.sources {
             let target = self.dir.path().join("preprocessed.i");
-            match compile_with(&self.src_root, &[source], Some(&target), self.dir.path(), &cpp) {
+            match compile_with(
+                &self.src_root,
+                &[source],
+                Some(&target),
+                self.dir.path(),
+                &cpp,
+            ) {
                 Ok(_) => {}
                 Err(CpuBuildError::Build { log }) | Err(CpuBuildError::Timeout { log, .. }) => {
                     return Err(CpuBuildError::Preprocess { log })
@@ -261,18 +270,21 @@ impl CompiledCpuBundle {
         // SAFETY: the artifact screen refused every kind of load-time code, so loading runs
         // none of the bundle's; candidate bundles are only loaded inside sealed lane
         // processes (DESIGN 7.1).
-        let lib = unsafe { Library::open(Some(&self.lib_path), RTLD_NOW | RTLD_LOCAL) }
-            .map_err(|e| CpuBuildError::Load {
-                message: with_source(&e),
+        let lib =
+            unsafe { Library::open(Some(&self.lib_path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| {
+                CpuBuildError::Load {
+                    message: with_source(&e),
+                }
             })?;
         let lib = Arc::new(lib);
         let mut kernels = Vec::new();
         for op in &self.manifest.ops {
             // SAFETY: we only take the symbol's address; it is typed by the manifest's slot.
-            let addr = unsafe { lib.get::<*const std::ffi::c_void>(op.entry.as_bytes()) }
-                .map_err(|_| CpuBuildError::MissingEntry {
+            let addr = unsafe { lib.get::<*const std::ffi::c_void>(op.entry.as_bytes()) }.map_err(
+                |_| CpuBuildError::MissingEntry {
                     name: op.entry.clone(),
-                })?;
+                },
+            )?;
             let addr = *addr;
             if addr.is_null() {
                 return Err(CpuBuildError::MissingEntry {

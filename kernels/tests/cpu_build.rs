@@ -216,7 +216,10 @@ fn load_time_code_is_refused_in_the_artifact_whatever_its_spelling() {
         ".fini_array",
     );
     // The linker makes a function named `_init` the library's DT_INIT.
-    refused_artifact("volatile int hit;\nvoid _init(void) { hit = 4; }", "DT_INIT");
+    refused_artifact(
+        "volatile int hit;\nvoid _init(void) { hit = 4; }",
+        "DT_INIT",
+    );
     // An indirect function's resolver runs while the library is loaded.
     refused_artifact(
         "static void impl(void) {}\nstatic void (*resolve(void))(void) { return impl; }\nvoid pick(void) __attribute__((ifunc(\"resolve\")));",
@@ -243,7 +246,10 @@ fn code_hidden_as_data_tls_and_executable_stacks_are_refused() {
         "__attribute__((section(\".text\"))) const unsigned char code[] = {0x0f, 0x31, 0xc3};",
         "data object `code`",
     );
-    refused_artifact("__thread int counter;\nint bump(void) { return ++counter; }", "thread-local");
+    refused_artifact(
+        "__thread int counter;\nint bump(void) { return ++counter; }",
+        "thread-local",
+    );
     refused_artifact(
         "__attribute__((section(\".hidden_code\"))) int f(int x) { return x + 1; }",
         "executable section",

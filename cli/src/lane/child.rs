@@ -251,31 +251,25 @@ pub fn run(backend: LaneBackend) -> i32 {
                 prompt,
                 decode_steps,
                 keep_logits,
-            } => {
-                match state.seal(&mut out) {
-                    Ok(Ok(_)) => engine_run(&mut state, &prompt, decode_steps, keep_logits, &mut out),
-                    Ok(Err(reply)) => send(&mut out, &reply),
-                    Err(e) => Err(e),
-                }
-            }
+            } => match state.seal(&mut out) {
+                Ok(Ok(_)) => engine_run(&mut state, &prompt, decode_steps, keep_logits, &mut out),
+                Ok(Err(reply)) => send(&mut out, &reply),
+                Err(e) => Err(e),
+            },
             Request::Audit {
                 prompt,
                 decode_steps,
                 slots,
-            } => {
-                match state.seal(&mut out) {
-                    Ok(Ok(_)) => engine_audit(&mut state, &prompt, decode_steps, &slots, &mut out),
-                    Ok(Err(reply)) => send(&mut out, &reply),
-                    Err(e) => Err(e),
-                }
-            }
-            Request::TeacherForce { tokens, from } => {
-                match state.seal(&mut out) {
-                    Ok(Ok(_)) => engine_force(&mut state, &tokens, from, &mut out),
-                    Ok(Err(reply)) => send(&mut out, &reply),
-                    Err(e) => Err(e),
-                }
-            }
+            } => match state.seal(&mut out) {
+                Ok(Ok(_)) => engine_audit(&mut state, &prompt, decode_steps, &slots, &mut out),
+                Ok(Err(reply)) => send(&mut out, &reply),
+                Err(e) => Err(e),
+            },
+            Request::TeacherForce { tokens, from } => match state.seal(&mut out) {
+                Ok(Ok(_)) => engine_force(&mut state, &tokens, from, &mut out),
+                Ok(Err(reply)) => send(&mut out, &reply),
+                Err(e) => Err(e),
+            },
         };
         if let Err(e) = result.and_then(|_| out.flush()) {
             // The referee is gone or sent nonsense; nothing useful is left to do.
@@ -326,7 +320,9 @@ fn build(
         LaneBackend::Cpu => {
             let (reply, compiled) = build_cpu(&files, !unscreened_probe);
             if let Some(c) = compiled {
-                state.loaded.push(Loaded::CpuCompiled((origin.to_string(), c)));
+                state
+                    .loaded
+                    .push(Loaded::CpuCompiled((origin.to_string(), c)));
             }
             send(out, &reply)
         }
@@ -335,9 +331,8 @@ fn build(
         LaneBackend::Cuda => match entering(out, "compiling the bundle".into())
             .map_err(|e| e.to_string())
             .and_then(|_| state.gpu())
-            .and_then(|dev| {
-                cuda_case::CudaLane::compile(&files).map(|r| r.map(|c| (c, dev)))
-            }) {
+            .and_then(|dev| cuda_case::CudaLane::compile(&files).map(|r| r.map(|c| (c, dev))))
+        {
             Ok(Ok((compiled, dev))) => {
                 let machine = cuda_case::machine(&dev);
                 let log = compiled.log();
@@ -472,8 +467,7 @@ fn install_candidate(state: &mut LaneState, out: &mut impl Write) -> io::Result<
         return send(
             out,
             &Reply::Fault {
-                message: "install needs a loaded engine and bundles built and loaded for it"
-                    .into(),
+                message: "install needs a loaded engine and bundles built and loaded for it".into(),
             },
         );
     }
@@ -625,9 +619,7 @@ fn verify(
         None
         | Some(Loaded::CpuCompiled(_))
         | Some(Loaded::CudaCompiled(_))
-        | Some(Loaded::Loading) => {
-            send(out, &fault("no bundle is loaded".into()))
-        }
+        | Some(Loaded::Loading) => send(out, &fault("no bundle is loaded".into())),
         Some(Loaded::Cpu(bundle)) => {
             let Some(kernel) = bundle.kernel(slot) else {
                 return send(out, &fault(format!("the bundle has no kernel for {slot}")));

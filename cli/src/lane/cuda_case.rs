@@ -5,9 +5,9 @@
 use cacheon_kernels::args::SlotArgs;
 use cacheon_kernels::cuda::kernel::{DeviceArgs, DeviceBuffer};
 use cacheon_kernels::cuda::timing::capture_graph;
+use cacheon_kernels::cuda::{compile_cuda_bundle, load_cuda_bundle, CompiledBundle};
 use cacheon_kernels::cuda::{BuildStage as CudaStage, CudaBuildError, CudaBuildOptions};
 use cacheon_kernels::slots::{Dtype, SlotId};
-use cacheon_kernels::cuda::{compile_cuda_bundle, load_cuda_bundle, CompiledBundle};
 use cacheon_kernels::{BundleFile, CudaBundle, CudaDevice};
 use cudarc::driver::{sys, CudaSlice, DevicePtr};
 
@@ -48,7 +48,11 @@ impl CudaLane {
     }
 
     /// Loads a compiled bundle's module on `dev` (the lane is sealed by then).
-    pub fn load(dev: CudaDevice, compiled: CompiledBundle, origin: &str) -> Result<CudaLane, String> {
+    pub fn load(
+        dev: CudaDevice,
+        compiled: CompiledBundle,
+        origin: &str,
+    ) -> Result<CudaLane, String> {
         let bundle = load_cuda_bundle(compiled, origin, &dev).map_err(|e| e.to_string())?;
         Ok(CudaLane { dev, bundle })
     }
@@ -198,14 +202,14 @@ impl CudaLane {
 /// The device's description for reports.
 pub fn machine(dev: &CudaDevice) -> String {
     let i = dev.info();
-        format!(
-            "{} (compute {}.{}, {} SMs, SM clock up to {} MHz, memory clock {} MHz, driver {})",
-            i.name,
-            i.compute_capability.0,
-            i.compute_capability.1,
-            i.multiprocessors,
-            i.max_sm_clock_khz / 1000,
-            i.max_mem_clock_khz / 1000,
-            i.driver_version
-        )
+    format!(
+        "{} (compute {}.{}, {} SMs, SM clock up to {} MHz, memory clock {} MHz, driver {})",
+        i.name,
+        i.compute_capability.0,
+        i.compute_capability.1,
+        i.multiprocessors,
+        i.max_sm_clock_khz / 1000,
+        i.max_mem_clock_khz / 1000,
+        i.driver_version
+    )
 }

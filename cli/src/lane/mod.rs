@@ -139,7 +139,8 @@ impl Lane {
         std::fs::create_dir(&work).map_err(|e| infra("creating the lane directory", e))?;
         // Replies come on a pipe of their own (the lane's descriptor 3); its stdout goes to
         // the log with its stderr, so printing cannot forge a reply.
-        let (reply_read, reply_write) = std::io::pipe().map_err(|e| infra("creating the reply pipe", e))?;
+        let (reply_read, reply_write) =
+            std::io::pipe().map_err(|e| infra("creating the reply pipe", e))?;
         let reply_fd = std::os::fd::AsRawFd::as_raw_fd(&reply_write);
         let log_out = stderr
             .try_clone()
@@ -385,7 +386,10 @@ impl Lane {
         // Every frame answers a request: anything waiting now was sent unasked.
         if let Ok(frame) = self.from_lane.try_recv() {
             let what = match frame {
-                Ok(Frame::Json(j)) => format!("a frame nobody asked for: {}", String::from_utf8_lossy(&j[..j.len().min(200)])),
+                Ok(Frame::Json(j)) => format!(
+                    "a frame nobody asked for: {}",
+                    String::from_utf8_lossy(&j[..j.len().min(200)])
+                ),
                 Ok(Frame::Blob(b)) => format!("a blob of {} bytes nobody asked for", b.len()),
                 Err(e) => format!("bytes that are no frame: {e}"),
             };

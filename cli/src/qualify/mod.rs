@@ -250,7 +250,10 @@ fn measure(
     };
     let start_base = || match start_lane(false) {
         Ok(l) => Ok(l),
-        Err(e) => Err(lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string()))),
+        Err(e) => Err(lane_outcome(
+            Stage::Speed,
+            LaneError::Infrastructure(e.to_string()),
+        )),
     };
     let start_cand = || start_lane(true).map_err(|e| lane_outcome(Stage::Speed, e));
     // Which lane starts first (and so allocates first) is drawn from the secret seed.
@@ -326,11 +329,9 @@ fn measure(
             ) {
                 report.speed = Some(rec.clone());
                 return match detail {
-                    Ok(detail) => Outcome::Fail(fail(
-                        Stage::Speed,
-                        FailReason::BehaviourChanged,
-                        detail,
-                    )),
+                    Ok(detail) => {
+                        Outcome::Fail(fail(Stage::Speed, FailReason::BehaviourChanged, detail))
+                    }
                     Err(e) => lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())),
                 };
             }
@@ -570,9 +571,7 @@ fn timed_pair(
         r.map(|(tokens, dispatch, _)| (ms, tokens, dispatch))
     };
     let base_read = |base: &mut Lane| {
-        time(base).map_err(|e| {
-            lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string()))
-        })
+        time(base).map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())))
     };
     let cand_read = |cand: &mut Lane| time(cand).map_err(|e| lane_outcome(Stage::Speed, e));
     let (b, c) = if cand_first {
@@ -620,7 +619,11 @@ fn tokens_agree(
             base_tokens.len()
         )));
     }
-    let Some(at) = base_tokens.iter().zip(cand_tokens).position(|(b, c)| b != c) else {
+    let Some(at) = base_tokens
+        .iter()
+        .zip(cand_tokens)
+        .position(|(b, c)| b != c)
+    else {
         return Ok(());
     };
     let mut seq = prompt.to_vec();

@@ -443,7 +443,10 @@ pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
         }
         let code = line.split("//").next().unwrap_or_default();
         for token in code.split(|c: char| !(c.is_ascii_alphanumeric() || "%._$".contains(c))) {
-            if ["%globaltimer", "%clock", "%pm"].iter().any(|t| token.starts_with(t)) {
+            if ["%globaltimer", "%clock", "%pm"]
+                .iter()
+                .any(|t| token.starts_with(t))
+            {
                 return refuse(format!("reads timer or counter `{token}`"), true);
             }
             let op = token.split('.').next().unwrap_or_default();
@@ -475,7 +478,8 @@ mod screen_tests {
         assert!(screen_ptx("\tmov.u32 %r1, %clock;\n").unwrap_err().timer);
         assert!(screen_ptx("\tmov.u64 %rd2, %clock64;\n").unwrap_err().timer);
         assert!(screen_ptx("\tmov.u32 %r3, %pm0;\n").unwrap_err().timer);
-        let printf = screen_ptx(".extern .func (.param .b32 r) vprintf\n(\n.param .b64 a\n);\n").unwrap_err();
+        let printf = screen_ptx(".extern .func (.param .b32 r) vprintf\n(\n.param .b64 a\n);\n")
+            .unwrap_err();
         assert!(!printf.timer && printf.what.contains("vprintf"), "{printf}");
         assert!(screen_ptx("\ttrap;\n").is_err());
         assert!(screen_ptx("\tbrkpt;\n").is_err());
