@@ -25,7 +25,9 @@
 //! mechanical renames, and a copy that survives them is still judged on speed against
 //! whatever it copied once that is crowned. Two proposals with one fingerprint are the same
 //! kernel: the later one FAILs `CopyOf(earlier)` when the earliest with that fingerprint is
-//! another miner's (`screens::run_screens`, stage `copy`). [`VERSION`] names the algorithm:
+//! another miner's (`screens::run_screens`, stage `copy`). "Earliest" is by commitment, as
+//! the chain orders owners of one ContentHash: the lowest commit block, then the lowest id. A
+//! copier cannot commit to bytes before it has seen them, so revealing first does not help it. [`VERSION`] names the algorithm:
 //! validators cache fingerprints by it.
 
 use std::collections::{HashMap, HashSet};
@@ -41,23 +43,25 @@ pub const VERSION: u32 = 1;
 /// SHA-256 of a bundle's normalized content.
 pub type Fingerprint = [u8; 32];
 
-/// A proposal revealed before the one being screened, as the copy screen compares with it.
+/// A proposal with priority over the one being screened (an earlier commitment, or the same
+/// commit block and a lower id), as the copy screen compares with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Earlier {
     pub proposal: u64,
+    pub commit_block: u64,
     pub fingerprint: Fingerprint,
     /// Revealed by another account than the screened proposal's miner.
     pub other_miner: bool,
 }
 
-/// The original of a copy: the earliest proposal (lowest id) with the same fingerprint,
-/// when another miner revealed it. A miner's own earlier proposal is never a copy's
+/// The original of a copy: the earliest proposal (commit block, then id) with the same
+/// fingerprint, when another miner revealed it. A miner's own earlier proposal is never a copy's
 /// original (and, being earliest, shields a re-reveal from a copier's later one).
 pub fn copy_of(fp: &Fingerprint, earlier: &[Earlier]) -> Option<u64> {
     earlier
         .iter()
         .filter(|e| &e.fingerprint == fp)
-        .min_by_key(|e| e.proposal)
+        .min_by_key(|e| (e.commit_block, e.proposal))
         .filter(|e| e.other_miner)
         .map(|e| e.proposal)
 }
@@ -687,16 +691,23 @@ void silu_and_mul(float *out, const float *in, int64_t tokens, int64_t d) {
     fn the_earliest_match_is_the_original() {
         let f = fp(&original());
         let other = [0u8; 32];
-        let e = |proposal, fingerprint, other_miner| Earlier {
+        let e = |proposal, commit_block, fingerprint, other_miner| Earlier {
             proposal,
+            commit_block,
             fingerprint,
             other_miner,
         };
-        let earlier = [e(9, f, true), e(4, f, true), e(2, other, true)];
+        let earlier = [e(9, 50, f, true), e(4, 50, f, true), e(2, 10, other, true)];
         assert_eq!(copy_of(&f, &earlier), Some(4));
         assert_eq!(copy_of(&other, &earlier[..2]), None);
         // The miner's own proposal came first: a re-reveal is not a copy of a copier's.
-        assert_eq!(copy_of(&f, &[e(9, f, true), e(3, f, false)]), None);
+        assert_eq!(copy_of(&f, &[e(9, 50, f, true), e(3, 50, f, false)]), None);
+        // Commitment order, not reveal order: the copier revealed first (id 3) but committed
+        // after the original (id 7).
+        assert_eq!(
+            copy_of(&f, &[e(3, 60, f, true), e(7, 40, f, true)]),
+            Some(7)
+        );
     }
 
     fn cuda_bundle(src: &str) -> Vec<BundleFile> {

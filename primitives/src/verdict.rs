@@ -87,6 +87,19 @@ pub enum FailReason {
     Policy,
 }
 
+impl FailReason {
+    /// Whether one validator's FAIL for this reason needs a second operator's agreement
+    /// before it sticks. `Build`, `Abi` and `Policy` are facts anyone can re-derive from the
+    /// bundle alone; `Cheating` names an act the evidence shows. The others are measurements
+    /// one machine could get wrong (or one operator could fake to veto a rival).
+    pub fn is_disputable(&self) -> bool {
+        !matches!(
+            self,
+            Self::Build | Self::Abi | Self::Policy | Self::Cheating
+        )
+    }
+}
+
 /// Why no decision was reached: infrastructure, never the miner's fault.
 #[derive(
     Clone,

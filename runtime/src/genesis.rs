@@ -127,9 +127,14 @@ fn genesis(p: Preset) -> serde_json::Value {
         .map(|k| (k.to_account_id(), 1_000_000 * UNIT))
         .chain([(pot_account(), 1_000_000 * UNIT)])
         .collect();
-    let validators: Vec<(Id, AccountId)> = [CPU_ARENA, CUDA_ARENA]
+    // Each dev validator key is its own operator.
+    let validators: Vec<(Id, AccountId, AccountId)> = [CPU_ARENA, CUDA_ARENA]
         .iter()
-        .flat_map(|a| p.validators.iter().map(move |v| (id(a), v.to_account_id())))
+        .flat_map(|a| {
+            p.validators
+                .iter()
+                .map(move |v| (id(a), v.to_account_id(), v.to_account_id()))
+        })
         .collect();
     frame::deps::frame_support::build_struct_json_patch!(RuntimeGenesisConfig {
         balances: BalancesConfig { balances: endowed },

@@ -62,12 +62,16 @@ pub type TxExtension = (
 pub type UncheckedExtrinsic =
     generic::UncheckedExtrinsic<Address, RuntimeCall, Signature, TxExtension>;
 pub type Block = generic::Block<Header, UncheckedExtrinsic>;
+/// Storage migrations a runtime upgrade runs (each guarded by its pallet's on-chain version).
+pub type Migrations = (pallet_cacheon::migrations::v2::MigrateV1ToV2<Runtime>,);
+
 pub type Executive = frame::runtime::prelude::Executive<
     Runtime,
     Block,
     frame_system::ChainContext<Runtime>,
     Runtime,
     AllPalletsWithSystem,
+    Migrations,
 >;
 
 /// Types the node needs without knowing the runtime's calls.
@@ -88,7 +92,7 @@ pub const VERSION: RuntimeVersion = RuntimeVersion {
     spec_name: alloc::borrow::Cow::Borrowed("cacheon"),
     impl_name: alloc::borrow::Cow::Borrowed("cacheon"),
     authoring_version: 1,
-    spec_version: 1,
+    spec_version: 2,
     impl_version: 1,
     apis: RUNTIME_API_VERSIONS,
     transaction_version: 1,
@@ -235,7 +239,9 @@ impl pallet_cacheon::Config for Runtime {
     type BundleByteDeposit = ConstU128<{ UNIT / 10_000 }>;
     type EvalFee = ConstU128<{ UNIT }>;
     type RevealDelay = ConstU32<2>;
-    type RevealWindow = ConstU32<600>;
+    /// Also how long a proposal's crowning attempt waits after its commit: until then an
+    /// older commitment of the same content could still be revealed (30 blocks: 3 min).
+    type RevealWindow = ConstU32<30>;
     type MaxPendingCommits = ConstU32<16>;
     type MaxRevealsPerEpoch = ConstU32<16>;
     type MaxQueueLen = ConstU32<256>;
@@ -246,6 +252,7 @@ impl pallet_cacheon::Config for Runtime {
     /// One claim per arena and target at most.
     type MaxClaims = ConstU32<{ 8 * 64 }>;
     type MaxLeasesPerBlock = ConstU32<64>;
+    type MaxLeasesPerOperator = ConstU32<4>;
     type WeightInfo = pallet_cacheon::weights::SubstrateWeight<Runtime>;
 }
 

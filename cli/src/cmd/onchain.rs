@@ -255,7 +255,7 @@ async fn reveal_steps(
             .try_fetch(api::storage().cacheon().commits(), (account, commitment))
             .await
         {
-            Ok(Some(v)) => v.decode().unwrap_or(0) as u64,
+            Ok(Some(v)) => v.decode().map_or(0, |r| r.at as u64),
             Ok(None) => {
                 return Err(out.error(
                     &format!("commitment 0x{} is not pending on chain (revealed, cancelled or never finalized)", record.commitment),
@@ -503,17 +503,22 @@ fn proposal_events(
     collect!(
         PassRecorded,
         "pass_recorded",
-        |e| json!({"validator": e.validator.to_string(), "speedup_ppm": e.speedup_ppm})
+        |e| json!({"validator": e.validator.to_string(), "speedup_ppm": e.speedup_ppm, "evidence": hex::encode(e.evidence_digest)})
     );
     collect!(
         Failed,
         "failed",
-        |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason)})
+        |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason), "evidence": hex::encode(e.evidence_digest)})
+    );
+    collect!(
+        FailRecorded,
+        "fail_recorded",
+        |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason), "evidence": hex::encode(e.evidence_digest)})
     );
     collect!(
         AttestationsDisagreed,
         "attestations_disagreed",
-        |e| json!({"primary": e.primary_validator.to_string(), "reproduction": e.reproduction_validator.to_string(), "reason": format!("{:?}", e.reason)})
+        |e| json!({"pass": e.pass_validator.to_string(), "pass_evidence": hex::encode(e.pass_evidence), "fail": e.fail_validator.to_string(), "fail_evidence": hex::encode(e.fail_evidence), "reason": format!("{:?}", e.reason)})
     );
     collect!(
         NoDecisionRecorded,

@@ -183,52 +183,128 @@ async fn proposal_at(at: &At, id: u64) -> Result<Option<ApiProposal>, ChainError
         .transpose()
 }
 
-/// The earliest proposal of a served arena this validator may lease (reveal order).
+/// The earliest proposal of a served arena this validator may lease, by the pallet's rules
+/// (`Claimant::eligible` and `in_turn`): reveal order; never a proposal of its operator's
+/// keys, one its operator already stalled or failed, or the reproduction of its operator's
+/// PASS; and the attempt that would crown only once the proposal's content priority is final
+/// and no earlier proposal for an overlapping target is pending.
 async fn next_claimable(
     at: &At,
     cfg: &Config,
     me: &AccountId,
     metrics: &Metrics,
 ) -> Result<Option<(u64, Arena)>, ChainError> {
+    let reveal_window = at
+        .constants()
+        .entry(api::constants().cacheon().reveal_window())
+        .map_err(unavailable)? as u64;
+    let now = at.block_number();
     let mut depth = 0;
     let mut found = None;
     for arena in &cfg.arenas {
-        let queue = at
-            .storage()
-            .try_fetch(
-                api::storage().cacheon().queue(),
-                (chain::bounded(arena.name.as_bytes()),),
-            )
-            .await
-            .map_err(unavailable)?
-            .map(|v| v.decode().map_err(unavailable))
-            .transpose()?
+        let arena_id = || chain::bounded(arena.name.as_bytes());
+        let queue = fetch(at, api::storage().cacheon().queue(), (arena_id(),))
+            .await?
             .map(|q| q.0)
             .unwrap_or_default();
         depth += queue.len();
         if found.is_some() {
             continue;
         }
+        let Some(operator) = fetch(
+            at,
+            api::storage().cacheon().validators(),
+            (arena_id(), me.clone()),
+        )
+        .await?
+        else {
+            continue;
+        };
+        let required = fetch(at, api::storage().cacheon().arenas(), (arena_id(),))
+            .await?
+            .map_or(2, |a| a.config.policy.required_distinct_validators);
+        let mut ahead: Vec<ApiTarget> = Vec::new();
         for id in queue {
             let Some(p) = proposal_at(at, id).await? else {
                 continue;
             };
-            // As the pallet decides it: never the validator's own proposal, and a
-            // reproduction only of another validator's PASS.
-            let claimable = &p.miner != me
-                && match &p.status {
-                    ApiStatus::Queued => true,
-                    ApiStatus::ReproductionQueued { primary } => &primary.validator != me,
-                    _ => false,
-                };
-            if claimable {
+            let miners_operator = fetch(
+                at,
+                api::storage().cacheon().validators(),
+                (arena_id(), p.miner.clone()),
+            )
+            .await?;
+            let own = &p.miner == me
+                || p.miner == operator
+                || miners_operator.as_ref() == Some(&operator);
+            let crowning = match &p.status {
+                ApiStatus::Queued => Some(required <= 1),
+                ApiStatus::ReproductionQueued { primary } if primary.operator != operator => {
+                    Some(true)
+                }
+                _ => None,
+            };
+            let eligible = !own && !p.excluded.0.contains(&operator) && crowning.is_some();
+            let spec = fetch(
+                at,
+                api::storage().cacheon().targets(),
+                (chain::bounded(&p.target.0),),
+            )
+            .await?;
+            let in_turn = crowning != Some(true)
+                || (now >= p.commit_block as u64 + reveal_window
+                    && spec
+                        .as_ref()
+                        .is_none_or(|s| !ahead.iter().any(|a| overlaps(a, s))));
+            if eligible && in_turn {
                 found = Some((id, *arena));
                 break;
+            }
+            let pending = !matches!(
+                p.status,
+                ApiStatus::Crowned { .. }
+                    | ApiStatus::Retired { .. }
+                    | ApiStatus::Failed { .. }
+                    | ApiStatus::Expired
+                    | ApiStatus::Withdrawn
+                    | ApiStatus::Dropped { .. }
+            );
+            if let Some(spec) = spec.filter(|_| pending) {
+                ahead.push(spec);
             }
         }
     }
     metrics.queue_depth.set(depth as i64);
     Ok(found)
+}
+
+type ApiTarget = api::runtime_types::pallet_cacheon::types::TargetSpec;
+
+/// As the pallet's `overlaps`: the same target, a shared member slot, or one displacing the
+/// other.
+fn overlaps(a: &ApiTarget, b: &ApiTarget) -> bool {
+    let ids = |v: &[api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8>]| {
+        v.iter().map(|i| i.0.clone()).collect::<Vec<_>>()
+    };
+    let (a_members, b_members) = (ids(&a.members.0), ids(&b.members.0));
+    a.id.0 == b.id.0
+        || a_members.iter().any(|m| b_members.contains(m))
+        || ids(&a.displaces.0).contains(&b.id.0)
+        || ids(&b.displaces.0).contains(&a.id.0)
+}
+
+/// One storage value at `at`, decoded; `None` when absent.
+async fn fetch<A: subxt::storage::Address>(
+    at: &At,
+    address: A,
+    keys: A::KeyParts,
+) -> Result<Option<A::Value>, ChainError> {
+    at.storage()
+        .try_fetch(address, keys)
+        .await
+        .map_err(unavailable)?
+        .map(|v| v.decode().map_err(unavailable))
+        .transpose()
 }
 
 /// Leases `id`, runs the attempt, stores the report and attests.
@@ -289,7 +365,7 @@ async fn work_on(
             .map_err(db)?;
     }
     let stack = incumbent_stack(&at, arena).await?;
-    let earlier = earlier_proposals(&at, store, id, &p.miner).await?;
+    let earlier = earlier_proposals(&at, store, id, p.commit_block as u64, &p.miner).await?;
     let seed = crate::qualify::fresh_seed();
     let started = Instant::now();
     let report = match files {
@@ -524,25 +600,40 @@ async fn bundle_files(
         .map_err(|e| e.to_string())
 }
 
-/// Every proposal revealed before `id` whose fingerprint is known (the miner's own too: an
-/// earliest match of its own is no copy), marked by whether another miner revealed it: cached
-/// when its reveal was followed (or an earlier attempt read it), else computed from its
-/// bytes while the chain still stores them. Proposals whose bytes are gone and were never
-/// seen here are skipped (logged at debug level).
+/// Every proposal with priority over `id` (an earlier commit block, or the same block and a
+/// lower id: the chain's order for owners of one ContentHash) whose fingerprint is known,
+/// marked by whether another miner revealed it (the miner's own too: an earliest match of its
+/// own is no copy). A proposal revealed after `id` can have priority: a copier that got its
+/// reveal in first still committed later. Fingerprints are cached when a reveal was followed
+/// (or an earlier attempt read it), else computed from the bytes while the chain still stores
+/// them; proposals whose bytes are gone and were never seen here are skipped (debug log).
 async fn earlier_proposals(
     at: &At,
     store: &Store,
     id: u64,
+    commit_block: u64,
     miner: &AccountId,
 ) -> Result<Vec<Earlier>, ChainError> {
+    let next = at
+        .storage()
+        .try_fetch(api::storage().cacheon().next_proposal_id(), ())
+        .await
+        .map_err(unavailable)?
+        .map(|v| v.decode().map_err(unavailable))
+        .transpose()?
+        .unwrap_or(0);
     let mut earlier = Vec::new();
-    for q in 0..id {
+    for q in (0..next).filter(|q| *q != id) {
         let Some(p) = proposal_at(at, q).await? else {
             continue;
         };
+        if (p.commit_block as u64, q) > (commit_block, id) {
+            continue;
+        }
         if let Some(fingerprint) = remember_fingerprint(at, store, &p.content_hash).await? {
             earlier.push(Earlier {
                 proposal: q,
+                commit_block: p.commit_block as u64,
                 fingerprint,
                 other_miner: &p.miner != miner,
             });

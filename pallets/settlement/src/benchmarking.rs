@@ -79,8 +79,8 @@ fn arena<T: Config>(m: u32) -> (T::AccountId, T::AccountId) {
     Pallet::<T>::do_set_arena(arena_config::<T>(targets, 2)).expect("arena is valid");
     let v1: T::AccountId = account("validator", 1, 0);
     let v2: T::AccountId = account("validator", 2, 0);
-    Pallet::<T>::do_add_validator(bid(ARENA), v1.clone()).expect("new validator");
-    Pallet::<T>::do_add_validator(bid(ARENA), v2.clone()).expect("new validator");
+    Pallet::<T>::do_add_validator(bid(ARENA), v1.clone(), v1.clone()).expect("new validator");
+    Pallet::<T>::do_add_validator(bid(ARENA), v2.clone(), v2.clone()).expect("new validator");
     (v1, v2)
 }
 
@@ -171,11 +171,13 @@ fn crown_directly<T: Config>(id: ProposalId) {
             target: p.target.clone(),
             speedup_ppm: 1_100_000,
             since: p.reveal_block,
+            evidence: BoundedVec::truncate_from(vec![[1; 32], [2; 32]]),
         },
     );
     p.status = ProposalStatus::Crowned {
         at: p.reveal_block,
         speedup_ppm: 1_100_000,
+        passes: BoundedVec::new(),
     };
     Proposals::<T>::insert(id, p);
 }
@@ -185,6 +187,7 @@ fn waiting_for_reproduction<T: Config>(validator: &T::AccountId) -> StatusOf<T> 
     ProposalStatus::ReproductionQueued {
         primary: RecordedPass {
             validator: validator.clone(),
+            operator: validator.clone(),
             speedup_ppm: 1_100_000,
             generation: 0,
             evidence_digest: [1; 32],
@@ -317,6 +320,11 @@ mod benchmarks {
             prop.status = waiting_for_reproduction::<T>(&v1);
             Proposals::<T>::insert(o, prop);
         }
+        // The crowning attempt waits until the content's priority is final.
+        let commit_block = Proposals::<T>::get(p).unwrap().commit_block;
+        frame_system::Pallet::<T>::set_block_number(
+            commit_block.saturating_add(T::RevealWindow::get()),
+        );
         Pallet::<T>::do_claim(v2.clone(), p).expect("reproduction claim");
         #[extrinsic_call]
         attest(RawOrigin::Signed(v2), p, pass_attestation(0, 2));
@@ -372,7 +380,7 @@ mod benchmarks {
         arena::<T>(2);
         let v: T::AccountId = account("validator", 9, 0);
         #[extrinsic_call]
-        _(RawOrigin::Root, bid(ARENA), v.clone());
+        _(RawOrigin::Root, bid(ARENA), v.clone(), v.clone());
         assert!(Validators::<T>::contains_key(bid(ARENA), &v));
     }
 
@@ -409,6 +417,8 @@ mod benchmarks {
         for p in &ids {
             frame_system::Pallet::<T>::set_block_number(now);
             Pallet::<T>::do_claim(v1.clone(), *p).expect("claim works");
+            // Stands for leases of many operators: one operator's cap is far below a block's.
+            OpenLeases::<T>::remove(&v1);
         }
         let deadline = now.saturating_add(100u32.into());
         #[block]
@@ -435,6 +445,7 @@ mod benchmarks {
                     target: bid(b"bench.slot0"),
                     speedup_ppm: 1_000_000 + 1_000 * (i + 1),
                     since: Zero::zero(),
+                    evidence: BoundedVec::truncate_from(vec![[1; 32], [2; 32]]),
                 },
             );
         }

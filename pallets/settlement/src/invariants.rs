@@ -8,7 +8,19 @@ impl<T: Config> Pallet<T> {
         let mut refs: BTreeMap<ContentHash, u32> = BTreeMap::new();
         let mut queued: BTreeMap<ArenaId, BTreeSet<ProposalId>> = BTreeMap::new();
         let mut crowned: BTreeSet<ProposalId> = BTreeSet::new();
+        let mut leases: BTreeMap<T::AccountId, u32> = BTreeMap::new();
         for (id, p) in Proposals::<T>::iter() {
+            if let ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } =
+                &p.status
+            {
+                *leases.entry(lease.operator.clone()).or_default() += 1;
+            }
+            if p.status.is_pending() || matches!(p.status, ProposalStatus::Crowned { .. }) {
+                ensure!(
+                    ContentOwners::<T>::contains_key(p.content_hash),
+                    "a live proposal's content has no owner"
+                );
+            }
             let holds_bundle =
                 p.status.is_pending() || matches!(p.status, ProposalStatus::Crowned { .. });
             if holds_bundle {
@@ -28,6 +40,10 @@ impl<T: Config> Pallet<T> {
             }
             if matches!(p.status, ProposalStatus::Crowned { .. }) {
                 crowned.insert(id);
+                ensure!(
+                    ContentOwners::<T>::get(p.content_hash).is_some_and(|o| o.miner == p.miner),
+                    "a crowned proposal's content belongs to another miner"
+                );
                 let entry = Incumbents::<T>::get(&p.arena, &p.target);
                 ensure!(
                     entry.is_some_and(|e| e.proposal == id),
@@ -39,6 +55,10 @@ impl<T: Config> Pallet<T> {
                 );
             }
         }
+        ensure!(
+            OpenLeases::<T>::iter().collect::<BTreeMap<_, _>>() == leases,
+            "an operator's open lease count differs from the leases it holds"
+        );
         for (hash, stored) in Bundles::<T>::iter() {
             ensure!(
                 refs.get(&hash) == Some(&stored.refs),

@@ -22,6 +22,7 @@ pub use pallet::*;
 mod epoch;
 #[cfg(any(feature = "try-runtime", feature = "std", test))]
 mod invariants;
+pub mod migrations;
 mod settle;
 pub mod types;
 pub mod weights;
@@ -63,6 +64,9 @@ pub type ProposalOf<T> =
 pub type StatusOf<T> = ProposalStatus<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type LeaseOf<T> = Lease<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type RewardClaimOf<T> = RewardClaim<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
+pub type CommitRecordOf<T> = CommitRecord<BlockNumberFor<T>, BalanceOf<T>>;
+pub type ContentOwnerOf<T> =
+    ContentOwner<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type EmissionsPolicyOf<T> =
     EmissionsPolicy<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
 pub type WeightVectorOf<T> =
@@ -72,8 +76,9 @@ pub type WeightVectorOf<T> =
 pub mod pallet {
     use super::*;
 
-    /// Version 1: the first layout. Migrations from here on live in `migrations`.
-    const STORAGE_VERSION: StorageVersion = StorageVersion::new(1);
+    /// Version 2: operators, content owners by earliest commitment, disputed FAILs and kept
+    /// evidence ([`crate::migrations::v2`] moves a version 1 state).
+    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(2);
 
     #[pallet::pallet]
     #[pallet::storage_version(STORAGE_VERSION)]
@@ -140,6 +145,9 @@ pub mod pallet {
         /// Leases that may expire in one block.
         #[pallet::constant]
         type MaxLeasesPerBlock: Get<u32>;
+        /// Open leases one operator may hold at once (over all its validator keys).
+        #[pallet::constant]
+        type MaxLeasesPerOperator: Get<u32>;
         type WeightInfo: WeightInfo;
     }
 
@@ -154,8 +162,9 @@ pub mod pallet {
     #[pallet::storage]
     pub type Arenas<T: Config> = CountedStorageMap<_, Blake2_128Concat, ArenaId, ArenaInfoOf<T>>;
 
-    /// Registered validators per arena. `Blake2_128Concat` on both keys: account ids are chosen
-    /// by their owners, so they must be hashed.
+    /// Registered validator keys per arena, each with the operator it belongs to: rules that
+    /// need two independent opinions count operators, not keys. `Blake2_128Concat` on both
+    /// keys: account ids are chosen by their owners, so they must be hashed.
     #[pallet::storage]
     pub type Validators<T: Config> = StorageDoubleMap<
         _,
@@ -163,9 +172,14 @@ pub mod pallet {
         ArenaId,
         Blake2_128Concat,
         T::AccountId,
-        (),
+        T::AccountId,
         OptionQuery,
     >;
+
+    /// Open leases per operator (capped by `MaxLeasesPerOperator`). `Blake2_128Concat`:
+    /// user-chosen key.
+    #[pallet::storage]
+    pub type OpenLeases<T: Config> = StorageMap<_, Blake2_128Concat, T::AccountId, u32, ValueQuery>;
 
     /// The emissions policy; `None` until governance or genesis sets it.
     #[pallet::storage]
@@ -173,8 +187,8 @@ pub mod pallet {
 
     // ---- Miners ----
 
-    /// Pending commitments: miner → commitment → commit block. Both keys are chosen by the
-    /// miner, so both are `Blake2_128Concat`.
+    /// Pending commitments: miner → commitment → commit block and the deposit held for it.
+    /// Both keys are chosen by the miner, so both are `Blake2_128Concat`.
     #[pallet::storage]
     pub type Commits<T: Config> = StorageDoubleMap<
         _,
@@ -182,7 +196,7 @@ pub mod pallet {
         T::AccountId,
         Blake2_128Concat,
         Commitment,
-        BlockNumberFor<T>,
+        CommitRecordOf<T>,
     >;
 
     /// How many commitments each miner has pending. `Blake2_128Concat`: user-chosen key.
@@ -219,11 +233,11 @@ pub mod pallet {
     pub type Bundles<T: Config> =
         StorageMap<_, Identity, ContentHash, StoredBundle<T::MaxBundleBytes>>;
 
-    /// The first account and proposal that revealed each ContentHash, kept forever so a copy is
-    /// refused even after the original's bundle is gone. `Identity`: SHA-256 key.
+    /// The owner of each revealed ContentHash: the revealed proposal with the earliest
+    /// commitment (ties: the first reveal). Kept forever, so a copy is refused even after the
+    /// original's bundle is gone. `Identity`: SHA-256 key.
     #[pallet::storage]
-    pub type FirstRevealer<T: Config> =
-        StorageMap<_, Identity, ContentHash, (T::AccountId, ProposalId)>;
+    pub type ContentOwners<T: Config> = StorageMap<_, Identity, ContentHash, ContentOwnerOf<T>>;
 
     // ---- Validators ----
 
@@ -263,8 +277,8 @@ pub mod pallet {
     pub struct GenesisConfig<T: Config> {
         pub targets: alloc::vec::Vec<TargetSpec>,
         pub arenas: alloc::vec::Vec<ArenaConfigOf<T>>,
-        /// `(arena, validator)` pairs.
-        pub validators: alloc::vec::Vec<(ArenaId, T::AccountId)>,
+        /// `(arena, validator, operator)`.
+        pub validators: alloc::vec::Vec<(ArenaId, T::AccountId, T::AccountId)>,
         pub emissions: Option<EmissionsPolicyOf<T>>,
     }
 
@@ -277,8 +291,8 @@ pub mod pallet {
             for arena in &self.arenas {
                 Pallet::<T>::do_set_arena(arena.clone()).expect("genesis arena is valid");
             }
-            for (arena, who) in &self.validators {
-                Pallet::<T>::do_add_validator(arena.clone(), who.clone())
+            for (arena, who, operator) in &self.validators {
+                Pallet::<T>::do_add_validator(arena.clone(), who.clone(), operator.clone())
                     .expect("genesis validator is valid");
             }
             if let Some(policy) = &self.emissions {
@@ -299,10 +313,11 @@ pub mod pallet {
         },
         /// An arena was added or its configuration changed.
         ArenaSet { arena: ArenaId, status: Status },
-        /// A validator was registered for an arena.
+        /// A validator key was registered for an arena under an operator.
         ValidatorAdded {
             arena: ArenaId,
             validator: T::AccountId,
+            operator: T::AccountId,
         },
         /// A validator was removed from an arena.
         ValidatorRemoved {
@@ -348,18 +363,31 @@ pub mod pallet {
             proposal: ProposalId,
             validator: T::AccountId,
             speedup_ppm: u32,
+            evidence_digest: EvidenceDigest,
         },
-        /// A validator failed the proposal; terminal.
+        /// A disputable FAIL was recorded; it sticks only if another operator's attempt
+        /// FAILs too. The proposal went back to its phase's queue.
+        FailRecorded {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            reason: FailReason,
+            evidence_digest: EvidenceDigest,
+        },
+        /// The proposal failed; terminal.
         Failed {
             proposal: ProposalId,
             validator: T::AccountId,
             reason: FailReason,
+            evidence_digest: EvidenceDigest,
         },
-        /// The reproduction failed a proposal whose primary passed.
+        /// Two attempts of one proposal reached opposite verdicts (a PASS and a FAIL, in
+        /// either order); both digests name the evidence.
         AttestationsDisagreed {
             proposal: ProposalId,
-            primary_validator: T::AccountId,
-            reproduction_validator: T::AccountId,
+            pass_validator: T::AccountId,
+            pass_evidence: EvidenceDigest,
+            fail_validator: T::AccountId,
+            fail_evidence: EvidenceDigest,
             reason: FailReason,
         },
         /// No decision was reached; the proposal went back to its queue.
@@ -368,6 +396,7 @@ pub mod pallet {
             validator: T::AccountId,
             reason: NoDecisionReason,
             attempts: u32,
+            evidence_digest: EvidenceDigest,
         },
         /// A lease ran out without an attestation; the proposal went back to its queue.
         LeaseExpired {
@@ -383,10 +412,18 @@ pub mod pallet {
             generation: u32,
             current: u32,
         },
-        /// A recorded primary PASS was dropped because the incumbent advanced.
+        /// A recorded primary PASS was dropped because the incumbent advanced or its
+        /// validator was removed.
         PassDropped {
             proposal: ProposalId,
             generation: u32,
+        },
+        /// An earlier commitment revealed the same ContentHash as an already revealed
+        /// proposal: the content now belongs to `proposal`, and `previous` can never crown.
+        ContentReclaimed {
+            content_hash: ContentHash,
+            proposal: ProposalId,
+            previous: ProposalId,
         },
         /// A pending proposal was dropped because a crowned atomic target now displaces its
         /// target; its bundle deposit was returned.
@@ -411,6 +448,8 @@ pub mod pallet {
             target: TargetId,
             speedup_ppm: u32,
             generation: u32,
+            /// The evidence digests of the crowning PASSes (primary first).
+            evidence: BoundedVec<EvidenceDigest, MaxPasses>,
         },
         /// A crowned proposal left the incumbent stack; its claim ended.
         Retired {
@@ -485,7 +524,8 @@ pub mod pallet {
         RevealCapReached,
         /// The arena's queue holds `MaxQueueLen` pending proposals.
         QueueFull,
-        /// Another account already revealed a bundle with this ContentHash.
+        /// Another account revealed a bundle with this ContentHash from an earlier (or the
+        /// same) commitment block.
         CopyOfOtherMiner,
         /// The bundle is larger than `MaxBundleBytes`.
         BundleTooLarge,
@@ -513,8 +553,21 @@ pub mod pallet {
         /// An earlier proposal of this arena's queue is claimable by the caller: leases follow
         /// reveal order.
         OutOfTurn,
-        /// The reproduction must be claimed by a validator other than the primary's.
-        SameValidator,
+        /// The reproduction (or the second opinion on a FAIL) must come from an operator other
+        /// than the first attempt's.
+        SameOperator,
+        /// The caller's operator already gave this proposal a NoDecision, a lease expiry or the
+        /// FAIL that waits for a second opinion.
+        OperatorExcluded,
+        /// The operator holds `MaxLeasesPerOperator` open leases.
+        TooManyLeases,
+        /// The attempt that would crown this proposal waits until every commitment older than
+        /// its own is past its reveal window (until then an earlier commitment of the same
+        /// content could still be revealed).
+        PriorityNotFinal,
+        /// An earlier proposal of the arena's queue for an overlapping target is still pending;
+        /// crowns follow reveal order.
+        EarlierOverlapPending,
         /// Too many leases expire in the same block; claim again in the next block.
         LeaseScheduleFull,
         /// The caller does not hold the proposal's lease.
@@ -533,7 +586,8 @@ pub mod pallet {
         Overflow,
         /// There are `MaxClaims` active reward claims.
         TooManyClaims,
-        /// A validator may not lease a proposal it revealed itself as a miner.
+        /// A validator may not lease a proposal revealed by itself, its operator or another key
+        /// of its operator.
         OwnProposal,
     }
 
@@ -549,6 +603,31 @@ pub mod pallet {
                 }
             }
             weight
+        }
+
+        fn integrity_test() {
+            assert!(
+                T::RevealDelay::get() <= T::RevealWindow::get(),
+                "RevealDelay must not exceed RevealWindow: no reveal could be accepted"
+            );
+            for (name, v) in [
+                ("MaxPendingCommits", T::MaxPendingCommits::get()),
+                ("MaxRevealsPerEpoch", T::MaxRevealsPerEpoch::get()),
+                ("MaxQueueLen", T::MaxQueueLen::get()),
+                ("MaxBundleBytes", T::MaxBundleBytes::get()),
+                ("MaxTargets", T::MaxTargets::get()),
+                ("MaxValidators", T::MaxValidators::get()),
+                ("MaxArenas", T::MaxArenas::get()),
+                ("MaxClaims", T::MaxClaims::get()),
+                ("MaxLeasesPerBlock", T::MaxLeasesPerBlock::get()),
+                ("MaxLeasesPerOperator", T::MaxLeasesPerOperator::get()),
+            ] {
+                assert!(v > 0, "{name} must be positive");
+            }
+            assert!(
+                T::MaxBundleBytes::get() <= cacheon_primitives::BundleLimits::DEFAULT.max_bytes,
+                "MaxBundleBytes above the bundle format's own limit"
+            );
         }
 
         #[cfg(feature = "try-runtime")]
@@ -578,15 +657,15 @@ pub mod pallet {
                 Error::<T>::TooManyCommits
             );
 
-            T::Currency::hold(
-                &HoldReason::CommitDeposit.into(),
-                &miner,
-                T::CommitDeposit::get(),
-            )?;
+            let deposit = T::CommitDeposit::get();
+            T::Currency::hold(&HoldReason::CommitDeposit.into(), &miner, deposit)?;
             Commits::<T>::insert(
                 &miner,
                 commitment,
-                frame_system::Pallet::<T>::block_number(),
+                CommitRecord {
+                    at: frame_system::Pallet::<T>::block_number(),
+                    deposit,
+                },
             );
             PendingCommits::<T>::insert(&miner, pending + 1);
             Self::deposit_event(Event::Committed { miner, commitment });
@@ -688,20 +767,22 @@ pub mod pallet {
             Self::do_set_arena(config)
         }
 
-        /// Register a validator for an arena (Root).
+        /// Register a validator key for an arena under an operator identity (Root). Rules that
+        /// need independent opinions count operators: one operator with several keys is one.
         #[pallet::call_index(22)]
         #[pallet::weight(T::WeightInfo::add_validator())]
         pub fn add_validator(
             origin: OriginFor<T>,
             arena: ArenaId,
             validator: T::AccountId,
+            operator: T::AccountId,
         ) -> DispatchResult {
             ensure_root(origin)?;
-            Self::do_add_validator(arena, validator)
+            Self::do_add_validator(arena, validator, operator)
         }
 
         /// Remove a validator from an arena (Root). Its open leases can no longer be attested
-        /// and expire into the queue.
+        /// and expire into the queue; its recorded PASSes and disputed FAILs stop counting.
         #[pallet::call_index(23)]
         #[pallet::weight(T::WeightInfo::remove_validator())]
         pub fn remove_validator(
@@ -784,14 +865,16 @@ impl<T: Config> Pallet<T> {
     }
 
     fn remove_commit(miner: &T::AccountId, commitment: Commitment) {
-        Commits::<T>::remove(miner, commitment);
+        let deposit = Commits::<T>::take(miner, commitment)
+            .map(|c| c.deposit)
+            .unwrap_or_else(Zero::zero);
         PendingCommits::<T>::mutate_exists(miner, |n| {
             *n = n.and_then(|n| n.checked_sub(1)).filter(|n| *n > 0);
         });
         let _ = T::Currency::release(
             &HoldReason::CommitDeposit.into(),
             miner,
-            T::CommitDeposit::get(),
+            deposit,
             Precision::BestEffort,
         );
     }

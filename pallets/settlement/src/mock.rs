@@ -52,8 +52,12 @@ pub const COMMIT_DEPOSIT: Balance = 100;
 pub const BYTE_DEPOSIT: Balance = 1;
 pub const EVAL_FEE: Balance = 50;
 pub const REVEAL_DELAY: u64 = 2;
-pub const REVEAL_WINDOW: u64 = 20;
+/// The reveal window of the tests about it and about content priority (`ExtBuilder::
+/// reveal_window`). Other tests run with a window of `REVEAL_DELAY` blocks: a proposal's
+/// priority is then final the block it is revealed, so their crowns need no waiting.
+pub const LONG_REVEAL_WINDOW: u64 = 20;
 pub const MAX_QUEUE: u32 = 8;
+pub const MAX_LEASES_PER_OPERATOR: u32 = 2;
 
 parameter_types! {
     pub const CacheonPalletId: PalletId = PalletId(*b"cacheon!");
@@ -61,7 +65,7 @@ parameter_types! {
     pub const BundleByteDeposit: Balance = BYTE_DEPOSIT;
     pub const EvalFee: Balance = EVAL_FEE;
     pub const RevealDelay: u64 = REVEAL_DELAY;
-    pub const RevealWindow: u64 = REVEAL_WINDOW;
+    pub static RevealWindow: u64 = REVEAL_DELAY;
     pub static MaxRevealsPerEpoch: u32 = 16;
 }
 
@@ -82,6 +86,7 @@ impl pallet_cacheon::Config for Test {
     type MaxValidators = ConstU32<4>;
     type MaxArenas = ConstU32<4>;
     type MaxClaims = ConstU32<64>;
+    type MaxLeasesPerOperator = ConstU32<MAX_LEASES_PER_OPERATOR>;
     type MaxLeasesPerBlock = ConstU32<4>;
     type WeightInfo = ();
 }
@@ -169,6 +174,7 @@ pub fn emissions(emission_per_epoch: Balance) -> EmissionsPolicyOf<Test> {
 /// Test state builder: the catalog, one arena needing two validators, V1..V3 registered.
 pub struct ExtBuilder {
     required_distinct_validators: u32,
+    reveal_window: u64,
     emission: Balance,
 }
 
@@ -176,6 +182,7 @@ impl Default for ExtBuilder {
     fn default() -> Self {
         Self {
             required_distinct_validators: 2,
+            reveal_window: REVEAL_DELAY,
             emission: 0,
         }
     }
@@ -186,11 +193,17 @@ impl ExtBuilder {
         self.required_distinct_validators = 1;
         self
     }
+    /// A reveal window of `LONG_REVEAL_WINDOW` blocks instead of `REVEAL_DELAY`.
+    pub fn reveal_window(mut self) -> Self {
+        self.reveal_window = LONG_REVEAL_WINDOW;
+        self
+    }
     pub fn emission(mut self, e: Balance) -> Self {
         self.emission = e;
         self
     }
     pub fn build(self) -> TestState {
+        RevealWindow::set(self.reveal_window);
         let pot: AccountId = Cacheon::pot_account();
         let mut balances: Vec<(AccountId, Balance)> = [ALICE, BOB, CAROL, V1, V2, V3, OUTSIDER]
             .iter()
@@ -211,7 +224,12 @@ impl ExtBuilder {
                     atomic_target(),
                 ],
                 arenas: vec![arena_config(self.required_distinct_validators)],
-                validators: vec![(id(ARENA), V1), (id(ARENA), V2), (id(ARENA), V3)],
+                // Each key its own operator; tests add second keys of an operator themselves.
+                validators: vec![
+                    (id(ARENA), V1, V1),
+                    (id(ARENA), V2, V2),
+                    (id(ARENA), V3, V3),
+                ],
                 emissions: Some(emissions(self.emission)),
             },
         }
@@ -299,6 +317,18 @@ pub fn pass(speedup_ppm: u32, seed: u8) -> Attestation {
     attestation(Verdict::Pass { speedup_ppm }, seed)
 }
 
+/// Advances to the first block at which `proposal`'s crowning attempt may be leased: every
+/// commitment older than its own is past its reveal window.
+pub fn until_priority_final(proposal: ProposalId) {
+    let commit_block = Proposals::<Test>::get(proposal)
+        .expect("proposal exists")
+        .commit_block;
+    let ready = commit_block + RevealWindow::get();
+    if System::block_number() < ready {
+        run_to_block(ready);
+    }
+}
+
 /// Runs the primary and reproduction PASSes (V1 then V2) so that `proposal` is crowned.
 pub fn crown_with(proposal: ProposalId, speedup_ppm: u32) {
     assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V1), proposal));
@@ -307,6 +337,7 @@ pub fn crown_with(proposal: ProposalId, speedup_ppm: u32) {
         proposal,
         pass(speedup_ppm, 1)
     ));
+    until_priority_final(proposal);
     assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V2), proposal));
     assert_ok!(Cacheon::attest(
         RuntimeOrigin::signed(V2),

@@ -108,7 +108,7 @@ impl<T: Config> Pallet<T> {
         let p = &config.policy;
         ensure!(
             !p.lease_blocks.is_zero()
-                && p.max_attempts > 0
+                && (1..=MAX_ATTEMPTS_BOUND).contains(&p.max_attempts)
                 && (1..=2).contains(&p.required_distinct_validators)
                 && p.min_margin_ppm < u32::MAX - PPM_ONE,
             Error::<T>::InvalidPolicy
@@ -137,7 +137,11 @@ impl<T: Config> Pallet<T> {
         Ok(())
     }
 
-    pub(crate) fn do_add_validator(arena: ArenaId, validator: T::AccountId) -> DispatchResult {
+    pub(crate) fn do_add_validator(
+        arena: ArenaId,
+        validator: T::AccountId,
+        operator: T::AccountId,
+    ) -> DispatchResult {
         let mut info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
         ensure!(
             !Validators::<T>::contains_key(&arena, &validator),
@@ -148,9 +152,13 @@ impl<T: Config> Pallet<T> {
             Error::<T>::TooManyValidators
         );
         info.validators += 1;
-        Validators::<T>::insert(&arena, &validator, ());
+        Validators::<T>::insert(&arena, &validator, &operator);
         Arenas::<T>::insert(&arena, info);
-        Self::deposit_event(Event::ValidatorAdded { arena, validator });
+        Self::deposit_event(Event::ValidatorAdded {
+            arena,
+            validator,
+            operator,
+        });
         Ok(())
     }
 
@@ -174,7 +182,9 @@ impl<T: Config> Pallet<T> {
         let now = frame_system::Pallet::<T>::block_number();
         let hash = content_hash(&bundle);
         let c = commitment(&miner, &arena, &target, &hash, &salt);
-        let committed_at = Commits::<T>::get(&miner, c).ok_or(Error::<T>::UnknownCommitment)?;
+        let committed_at = Commits::<T>::get(&miner, c)
+            .ok_or(Error::<T>::UnknownCommitment)?
+            .at;
         ensure!(
             now >= committed_at.saturating_add(T::RevealDelay::get()),
             Error::<T>::RevealTooEarly
@@ -202,8 +212,14 @@ impl<T: Config> Pallet<T> {
             Error::<T>::TargetDisplaced
         );
 
-        if let Some((first, _)) = FirstRevealer::<T>::get(hash) {
-            ensure!(first == miner, Error::<T>::CopyOfOtherMiner);
+        // The earliest commitment owns the content: a copier that saw the bytes can only
+        // commit after them, so revealing first does not make it the owner.
+        let owner = ContentOwners::<T>::get(hash);
+        if let Some(owner) = &owner {
+            ensure!(
+                owner.miner == miner || owner.commit_block > committed_at,
+                Error::<T>::CopyOfOtherMiner
+            );
         }
         let epoch = Self::current_epoch();
         let (cap_epoch, reveals) = RevealsInEpoch::<T>::get(&miner);
@@ -237,8 +253,25 @@ impl<T: Config> Pallet<T> {
         Queue::<T>::insert(&arena, queue);
         RevealsInEpoch::<T>::insert(&miner, (epoch, reveals + 1));
         NextProposalId::<T>::put(next_id);
-        if !FirstRevealer::<T>::contains_key(hash) {
-            FirstRevealer::<T>::insert(hash, (miner.clone(), id));
+        match owner {
+            Some(owner) if owner.miner == miner => {}
+            previous => {
+                if let Some(previous) = previous {
+                    Self::deposit_event(Event::ContentReclaimed {
+                        content_hash: hash,
+                        proposal: id,
+                        previous: previous.proposal,
+                    });
+                }
+                ContentOwners::<T>::insert(
+                    hash,
+                    ContentOwner {
+                        miner: miner.clone(),
+                        proposal: id,
+                        commit_block: committed_at,
+                    },
+                );
+            }
         }
         Bundles::<T>::mutate(hash, |b| match b {
             Some(b) => b.refs = b.refs.saturating_add(1),
@@ -261,6 +294,9 @@ impl<T: Config> Pallet<T> {
                 attempts: 0,
                 bundle_deposit: deposit,
                 status: ProposalStatus::Queued,
+                excluded: BoundedVec::new(),
+                stalled: BoundedVec::new(),
+                disputed: None,
             },
         );
         Self::deposit_event(Event::Revealed {
@@ -337,54 +373,59 @@ impl<T: Config> Pallet<T> {
     pub(crate) fn do_claim(validator: T::AccountId, id: ProposalId) -> DispatchResult {
         let now = frame_system::Pallet::<T>::block_number();
         let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
-        ensure!(
-            Validators::<T>::contains_key(&p.arena, &validator),
-            Error::<T>::NotValidator
-        );
-        // A miner never measures its own proposal.
-        ensure!(p.miner != validator, Error::<T>::OwnProposal);
+        let operator =
+            Validators::<T>::get(&p.arena, &validator).ok_or(Error::<T>::NotValidator)?;
         let info = Arenas::<T>::get(&p.arena).ok_or(Error::<T>::UnknownArena)?;
-        let claimable = |q: &ProposalOf<T>| {
-            q.miner != validator
-                && match &q.status {
-                    ProposalStatus::Queued => true,
-                    ProposalStatus::ReproductionQueued { primary } => {
-                        primary.validator != validator
-                    }
-                    _ => false,
-                }
+        let me = Claimant::<T> {
+            validator,
+            operator,
+            required: info.config.policy.required_distinct_validators,
+            now,
         };
-        match &p.status {
-            ProposalStatus::Queued => {}
-            ProposalStatus::ReproductionQueued { primary } => {
-                ensure!(primary.validator != validator, Error::<T>::SameValidator)
-            }
-            _ => return Err(Error::<T>::NotClaimable.into()),
-        }
+        let phase = me.eligible(&p)?;
         // Reveal order decides: the caller must take the earliest proposal it may take.
-        let first = Queue::<T>::get(&p.arena)
-            .into_iter()
-            .find(|q| *q == id || Proposals::<T>::get(q).is_some_and(|q| claimable(&q)));
-        ensure!(first == Some(id), Error::<T>::OutOfTurn);
+        let mut ahead = QueueAhead::default();
+        for q in Queue::<T>::get(&p.arena) {
+            if q == id {
+                break;
+            }
+            let Some(qp) = Proposals::<T>::get(q) else {
+                continue;
+            };
+            let takes_it = me.eligible(&qp).is_ok() && me.in_turn(&qp, &ahead).is_ok();
+            ensure!(!takes_it, Error::<T>::OutOfTurn);
+            ahead.pass_over::<T>(&qp);
+        }
+        me.in_turn(&p, &ahead)?;
+        let Claimant {
+            validator,
+            operator,
+            ..
+        } = me;
+        let open = OpenLeases::<T>::get(&operator);
+        ensure!(
+            open < T::MaxLeasesPerOperator::get(),
+            Error::<T>::TooManyLeases
+        );
 
         let expires_at = now.saturating_add(info.config.policy.lease_blocks);
         let lease = Lease {
             validator: validator.clone(),
+            operator: operator.clone(),
             generation: info.generation,
             expires_at,
         };
         LeaseDeadlines::<T>::try_mutate(expires_at, |ids| ids.try_push(id))
             .map_err(|_| Error::<T>::LeaseScheduleFull)?;
-        let phase;
+        OpenLeases::<T>::insert(&operator, open + 1);
+        // Another operator's lease lifts the exclusion that followed a stall.
+        let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
+        p.excluded.retain(|o| Some(&*o) == disputer.as_ref());
         p.status = match core::mem::replace(&mut p.status, ProposalStatus::Queued) {
             ProposalStatus::ReproductionQueued { primary } => {
-                phase = Phase::Reproduction;
                 ProposalStatus::Reproduction { primary, lease }
             }
-            _ => {
-                phase = Phase::Primary;
-                ProposalStatus::Primary { lease }
-            }
+            _ => ProposalStatus::Primary { lease },
         };
         Proposals::<T>::insert(id, p);
         Self::deposit_event(Event::Leased {
@@ -433,7 +474,7 @@ impl<T: Config> Pallet<T> {
                 );
             }
         }
-        Self::unschedule_lease(id, lease.expires_at);
+        Self::end_lease(id, &lease);
 
         if lease.generation != info.generation {
             // Measured against an incumbent that has since changed: not the miner's fault.
@@ -447,18 +488,47 @@ impl<T: Config> Pallet<T> {
             });
             return Ok(());
         }
+        // A PASS or a disputed FAIL counts only while its validator is registered.
+        let primary = match primary {
+            Some(pr) if !Validators::<T>::contains_key(&p.arena, &pr.validator) => {
+                Self::deposit_event(Event::PassDropped {
+                    proposal: id,
+                    generation: info.generation,
+                });
+                None
+            }
+            pr => pr,
+        };
+        if p.disputed
+            .as_ref()
+            .is_some_and(|d| !Validators::<T>::contains_key(&p.arena, &d.validator))
+        {
+            p.disputed = None;
+        }
+        let required = info.config.policy.required_distinct_validators;
 
         match (a.verdict, primary) {
             (Verdict::Pass { speedup_ppm }, None) => {
                 let pass = RecordedPass {
                     validator: validator.clone(),
+                    operator: lease.operator,
                     speedup_ppm,
                     generation: lease.generation,
                     evidence_digest: a.evidence_digest,
                     attempt_digest: a.attempt_digest,
                 };
-                if info.config.policy.required_distinct_validators <= 1 {
-                    Self::crown(id, p, info, speedup_ppm)?;
+                if let Some(fail) = &p.disputed {
+                    Self::deposit_event(Event::AttestationsDisagreed {
+                        proposal: id,
+                        pass_validator: validator.clone(),
+                        pass_evidence: a.evidence_digest,
+                        fail_validator: fail.validator.clone(),
+                        fail_evidence: fail.evidence_digest,
+                        reason: fail.reason,
+                    });
+                }
+                if required <= 1 {
+                    Self::crown(id, p, info, speedup_ppm, alloc::vec![pass])?;
                 } else {
                     p.status = ProposalStatus::ReproductionQueued { primary: pass };
                     Proposals::<T>::insert(id, p);
@@ -466,6 +536,7 @@ impl<T: Config> Pallet<T> {
                         proposal: id,
                         validator,
                         speedup_ppm,
+                        evidence_digest: a.evidence_digest,
                     });
                 }
             }
@@ -479,33 +550,70 @@ impl<T: Config> Pallet<T> {
                 });
             }
             (Verdict::Pass { speedup_ppm }, Some(primary)) => {
-                Self::crown(id, p, info, speedup_ppm.min(primary.speedup_ppm))?;
+                let pass = RecordedPass {
+                    validator,
+                    operator: lease.operator,
+                    speedup_ppm,
+                    generation: lease.generation,
+                    evidence_digest: a.evidence_digest,
+                    attempt_digest: a.attempt_digest,
+                };
+                let lower = speedup_ppm.min(primary.speedup_ppm);
+                Self::crown(id, p, info, lower, alloc::vec![primary, pass])?;
             }
             (Verdict::Fail { reason }, primary) => {
-                p.status = ProposalStatus::Failed { reason };
-                if matches!(reason, FailReason::Cheating | FailReason::CopyOf(_)) {
-                    Self::slash_bundle_deposit(id, &mut p);
-                }
-                Self::leave_queue(id, &mut p);
-                Proposals::<T>::insert(id, p);
-                if let Some(primary) = primary {
+                if let Some(primary) = &primary {
                     Self::deposit_event(Event::AttestationsDisagreed {
                         proposal: id,
-                        primary_validator: primary.validator,
-                        reproduction_validator: validator.clone(),
+                        pass_validator: primary.validator.clone(),
+                        pass_evidence: primary.evidence_digest,
+                        fail_validator: validator.clone(),
+                        fail_evidence: a.evidence_digest,
                         reason,
                     });
                 }
-                Self::deposit_event(Event::Failed {
-                    proposal: id,
-                    validator,
-                    reason,
-                });
+                // One operator's measurement alone does not end a proposal: a disputable FAIL
+                // waits for a second operator's attempt, and sticks when that one FAILs too.
+                let sticks = !reason.is_disputable() || required <= 1 || p.disputed.is_some();
+                if sticks {
+                    p.status = ProposalStatus::Failed { reason };
+                    if matches!(reason, FailReason::Cheating | FailReason::CopyOf(_)) {
+                        Self::slash_bundle_deposit(id, &mut p);
+                    }
+                    Self::leave_queue(id, &mut p);
+                    Proposals::<T>::insert(id, p);
+                    Self::deposit_event(Event::Failed {
+                        proposal: id,
+                        validator,
+                        reason,
+                        evidence_digest: a.evidence_digest,
+                    });
+                } else {
+                    p.disputed = Some(RecordedFail {
+                        validator: validator.clone(),
+                        operator: lease.operator.clone(),
+                        reason,
+                        evidence_digest: a.evidence_digest,
+                    });
+                    Self::exclude(&mut p, lease.operator);
+                    p.status = match primary {
+                        Some(primary) => ProposalStatus::ReproductionQueued { primary },
+                        None => ProposalStatus::Queued,
+                    };
+                    Self::deposit_event(Event::FailRecorded {
+                        proposal: id,
+                        validator,
+                        reason,
+                        evidence_digest: a.evidence_digest,
+                    });
+                    Self::store_or_expire(id, p);
+                }
             }
             (Verdict::NoDecision { reason }, primary) => {
                 let attempts = Self::requeue_or_expire(
                     id,
                     p,
+                    lease.operator,
                     primary,
                     info.config.policy.max_attempts,
                     info.generation,
@@ -515,22 +623,71 @@ impl<T: Config> Pallet<T> {
                     validator,
                     reason,
                     attempts,
+                    evidence_digest: a.evidence_digest,
                 });
             }
         }
         Ok(())
     }
 
-    /// A NoDecision or lease expiry: one more attempt; back to the phase's queue, or expired
-    /// (deposits returned) once `max_attempts` is reached. Stores the proposal.
+    /// Bars `operator` from further leases of `p`.
+    fn exclude(p: &mut ProposalOf<T>, operator: T::AccountId) {
+        if !p.excluded.contains(&operator) {
+            // Cannot overflow: exclusions come from NoDecisions and expiries (at most
+            // `max_attempts` ≤ `MAX_ATTEMPTS_BOUND` before the proposal expires) and one disputed FAIL.
+            let _ = p.excluded.try_push(operator);
+        }
+    }
+
+    /// Whether some registered operator may still lease `p`'s next phase (not excluded, not
+    /// the miner's, not the primary PASS's).
+    fn operator_left(p: &ProposalOf<T>) -> bool {
+        let miners_operator = Validators::<T>::get(&p.arena, &p.miner);
+        let primary = match &p.status {
+            ProposalStatus::ReproductionQueued { primary } => Some(&primary.operator),
+            _ => None,
+        };
+        Validators::<T>::iter_prefix(&p.arena).any(|(key, operator)| {
+            key != p.miner
+                && operator != p.miner
+                && miners_operator.as_ref() != Some(&operator)
+                && !p.excluded.contains(&operator)
+                && primary != Some(&operator)
+        })
+    }
+
+    /// Stores a requeued proposal, or expires it (deposits returned) when no registered
+    /// operator may lease it any more.
+    fn store_or_expire(id: ProposalId, mut p: ProposalOf<T>) {
+        if !Self::operator_left(&p) {
+            p.status = ProposalStatus::Expired;
+            Self::leave_queue(id, &mut p);
+            Self::deposit_event(Event::Expired {
+                proposal: id,
+                attempts: p.attempts,
+            });
+        }
+        Proposals::<T>::insert(id, p);
+    }
+
+    /// A NoDecision or lease expiry by `operator`: one more attempt unless this operator's
+    /// stall already counted; the operator sits out the next lease; back to the phase's
+    /// queue, or expired (deposits returned) once `max_attempts` is reached or no operator is
+    /// left to try. Stores the proposal.
     fn requeue_or_expire(
         id: ProposalId,
         mut p: ProposalOf<T>,
+        operator: T::AccountId,
         primary: Option<RecordedPass<T::AccountId>>,
         max_attempts: u32,
         generation: u32,
     ) -> u32 {
-        p.attempts = p.attempts.saturating_add(1);
+        if !p.stalled.contains(&operator) {
+            // Cannot overflow: the proposal expires at `max_attempts` ≤ `MAX_ATTEMPTS_BOUND`.
+            let _ = p.stalled.try_push(operator.clone());
+            p.attempts = p.attempts.saturating_add(1);
+        }
+        Self::exclude(&mut p, operator);
         let attempts = p.attempts;
         if attempts >= max_attempts {
             p.status = ProposalStatus::Expired;
@@ -539,24 +696,33 @@ impl<T: Config> Pallet<T> {
                 proposal: id,
                 attempts,
             });
-        } else {
-            p.status = match primary {
-                Some(primary) if primary.generation == generation => {
-                    ProposalStatus::ReproductionQueued { primary }
-                }
-                Some(_) => {
-                    // The incumbent moved on while the reproduction was leased.
-                    Self::deposit_event(Event::PassDropped {
-                        proposal: id,
-                        generation,
-                    });
-                    ProposalStatus::Queued
-                }
-                None => ProposalStatus::Queued,
-            };
+            Proposals::<T>::insert(id, p);
+            return attempts;
         }
-        Proposals::<T>::insert(id, p);
+        p.status = match primary {
+            Some(primary) if primary.generation == generation => {
+                ProposalStatus::ReproductionQueued { primary }
+            }
+            Some(_) => {
+                // The incumbent moved on while the reproduction was leased.
+                Self::deposit_event(Event::PassDropped {
+                    proposal: id,
+                    generation,
+                });
+                ProposalStatus::Queued
+            }
+            None => ProposalStatus::Queued,
+        };
+        Self::store_or_expire(id, p);
         attempts
+    }
+
+    /// A lease ended (attested or expired): off the expiry schedule and the operator's cap.
+    fn end_lease(id: ProposalId, lease: &LeaseOf<T>) {
+        Self::unschedule_lease(id, lease.expires_at);
+        OpenLeases::<T>::mutate_exists(&lease.operator, |n| {
+            *n = n.and_then(|n| n.checked_sub(1)).filter(|n| *n > 0);
+        });
     }
 
     fn unschedule_lease(id: ProposalId, expires_at: BlockNumberFor<T>) {
@@ -587,10 +753,18 @@ impl<T: Config> Pallet<T> {
             if lease.expires_at != now {
                 continue;
             }
+            Self::end_lease(*id, &lease);
             let (max_attempts, generation) = Arenas::<T>::get(&p.arena)
                 .map(|a| (a.config.policy.max_attempts, a.generation))
                 .unwrap_or((1, 0));
-            let attempts = Self::requeue_or_expire(*id, p, primary, max_attempts, generation);
+            let attempts = Self::requeue_or_expire(
+                *id,
+                p,
+                lease.operator.clone(),
+                primary,
+                max_attempts,
+                generation,
+            );
             Self::deposit_event(Event::LeaseExpired {
                 proposal: *id,
                 validator: lease.validator,
@@ -610,8 +784,32 @@ impl<T: Config> Pallet<T> {
         mut p: ProposalOf<T>,
         mut info: ArenaInfoOf<T>,
         speedup_ppm: u32,
+        passes: Vec<RecordedPass<T::AccountId>>,
     ) -> DispatchResult {
         let now = frame_system::Pallet::<T>::block_number();
+        // The content belongs to the earliest commitment that revealed it: a proposal whose
+        // bytes an earlier commitment revealed too is a copy, however it was measured.
+        if let Some(owner) = ContentOwners::<T>::get(p.content_hash) {
+            if owner.miner != p.miner {
+                let reason = FailReason::CopyOf(owner.proposal);
+                p.status = ProposalStatus::Failed { reason };
+                Self::slash_bundle_deposit(id, &mut p);
+                Self::leave_queue(id, &mut p);
+                Proposals::<T>::insert(id, p);
+                let last = passes
+                    .last()
+                    .map(|pass| (pass.validator.clone(), pass.evidence_digest));
+                if let Some((validator, evidence_digest)) = last {
+                    Self::deposit_event(Event::Failed {
+                        proposal: id,
+                        validator,
+                        reason,
+                        evidence_digest,
+                    });
+                }
+                return Ok(());
+            }
+        }
         // A target made displacing after this proposal was revealed (Root may extend a
         // target's displacement set while no member is crowned) may now displace it: the
         // proposal can never be crowned beside that incumbent, so it is dropped instead.
@@ -662,6 +860,8 @@ impl<T: Config> Pallet<T> {
                 content_hash: p.content_hash,
             },
         );
+        let evidence: BoundedVec<EvidenceDigest, MaxPasses> =
+            BoundedVec::truncate_from(passes.iter().map(|pass| pass.evidence_digest).collect());
         Claims::<T>::insert(
             id,
             RewardClaim {
@@ -670,12 +870,14 @@ impl<T: Config> Pallet<T> {
                 target: p.target.clone(),
                 speedup_ppm,
                 since: p.reveal_block,
+                evidence: evidence.clone(),
             },
         );
         Queue::<T>::mutate(&p.arena, |q| q.retain(|x| *x != id));
         p.status = ProposalStatus::Crowned {
             at: now,
             speedup_ppm,
+            passes: BoundedVec::truncate_from(passes),
         };
         info.generation = generation;
         Self::drop_displaced_and_stale(id, &p.arena, &spec.displaces, generation);
@@ -686,6 +888,7 @@ impl<T: Config> Pallet<T> {
             target: p.target.clone(),
             speedup_ppm,
             generation,
+            evidence,
         });
         Arenas::<T>::insert(&p.arena, info);
         Proposals::<T>::insert(id, p);
@@ -720,6 +923,11 @@ impl<T: Config> Pallet<T> {
                 continue;
             };
             if displaces.contains(&q.target) {
+                if let ProposalStatus::Primary { lease }
+                | ProposalStatus::Reproduction { lease, .. } = &q.status
+                {
+                    Self::end_lease(id, lease);
+                }
                 q.status = ProposalStatus::Dropped {
                     displaced_by: crowned,
                 };
@@ -743,4 +951,89 @@ impl<T: Config> Pallet<T> {
             }
         }
     }
+}
+
+/// A validator key (and its operator) about to claim, with what its claims depend on.
+pub(crate) struct Claimant<T: Config> {
+    pub validator: T::AccountId,
+    pub operator: T::AccountId,
+    /// The arena's `required_distinct_validators`.
+    pub required: u32,
+    pub now: BlockNumberFor<T>,
+}
+
+impl<T: Config> Claimant<T> {
+    /// Whether this claimant may lease `p`'s next phase at all (whatever is ahead of it in
+    /// the queue), and which phase that is.
+    pub(crate) fn eligible(&self, p: &ProposalOf<T>) -> Result<Phase, Error<T>> {
+        let phase = match &p.status {
+            ProposalStatus::Queued => Phase::Primary,
+            ProposalStatus::ReproductionQueued { primary } => {
+                ensure!(primary.operator != self.operator, Error::<T>::SameOperator);
+                Phase::Reproduction
+            }
+            _ => return Err(Error::<T>::NotClaimable),
+        };
+        // Never the operator's own proposal, whichever of its keys revealed it.
+        let own = p.miner == self.validator
+            || p.miner == self.operator
+            || Validators::<T>::get(&p.arena, &p.miner).as_ref() == Some(&self.operator);
+        ensure!(!own, Error::<T>::OwnProposal);
+        ensure!(
+            !p.excluded.contains(&self.operator),
+            Error::<T>::OperatorExcluded
+        );
+        Ok(phase)
+    }
+
+    /// Whether `p`'s next attempt may start now, given the pending proposals ahead of it.
+    /// Only the attempt that would crown waits: until the proposal's content priority is
+    /// final, and while an earlier proposal for an overlapping target is pending.
+    pub(crate) fn in_turn(&self, p: &ProposalOf<T>, ahead: &QueueAhead) -> Result<(), Error<T>> {
+        let crowning = match &p.status {
+            ProposalStatus::Queued => self.required <= 1,
+            ProposalStatus::ReproductionQueued { .. } => true,
+            _ => false,
+        };
+        if !crowning {
+            return Ok(());
+        }
+        // Every commitment older than this one can be revealed up to `RevealWindow` blocks
+        // after it was made; after that, no earlier owner of the same content can appear.
+        ensure!(
+            self.now >= p.commit_block.saturating_add(T::RevealWindow::get()),
+            Error::<T>::PriorityNotFinal
+        );
+        let spec = Targets::<T>::get(&p.target);
+        ensure!(
+            spec.is_none_or(|spec| !ahead.targets.iter().any(|a| overlaps(a, &spec))),
+            Error::<T>::EarlierOverlapPending
+        );
+        Ok(())
+    }
+}
+
+/// The targets of the pending proposals a queue walk has passed.
+#[derive(Default)]
+pub(crate) struct QueueAhead {
+    targets: Vec<TargetSpec>,
+}
+
+impl QueueAhead {
+    pub(crate) fn pass_over<T: Config>(&mut self, p: &ProposalOf<T>) {
+        if p.status.is_pending() && !self.targets.iter().any(|t| t.id == p.target) {
+            if let Some(spec) = Targets::<T>::get(&p.target) {
+                self.targets.push(spec);
+            }
+        }
+    }
+}
+
+/// Whether crowns of `a` and `b` could change the same slot: the same target, a shared
+/// member slot, or one displacing the other.
+pub(crate) fn overlaps(a: &TargetSpec, b: &TargetSpec) -> bool {
+    a.id == b.id
+        || a.members.iter().any(|m| b.members.contains(m))
+        || a.displaces.contains(&b.id)
+        || b.displaces.contains(&a.id)
 }

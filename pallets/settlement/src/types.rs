@@ -11,6 +11,14 @@ pub type SlotId = Id;
 
 /// Most members, displaced targets or features of one target.
 pub const MAX_MEMBERS: u32 = 8;
+/// Largest `max_attempts` an arena policy may set.
+pub const MAX_ATTEMPTS_BOUND: u32 = 8;
+/// Most operators a proposal can exclude: one per NoDecision or lease expiry (at most
+/// `MAX_ATTEMPTS_BOUND`) and the one whose FAIL waits for a second opinion.
+pub const MAX_EXCLUDED: u32 = MAX_ATTEMPTS_BOUND + 1;
+pub type MaxExcluded = ConstU32<MAX_EXCLUDED>;
+/// The PASSes a crown keeps: the primary's and the reproduction's.
+pub type MaxPasses = ConstU32<2>;
 /// Most targets one arena allows.
 pub const MAX_ARENA_TARGETS: u32 = 32;
 pub type MaxMembers = ConstU32<MAX_MEMBERS>;
@@ -86,9 +94,11 @@ pub struct ArenaPolicy<BlockNumber> {
     pub noise_multiplier: u32,
     /// How long a lease lasts.
     pub lease_blocks: BlockNumber,
-    /// NoDecisions and lease expiries a proposal may take before it expires.
+    /// NoDecisions and lease expiries a proposal may take before it expires (at most
+    /// [`MAX_ATTEMPTS_BOUND`]); each comes from another operator.
     pub max_attempts: u32,
-    /// 1 (a single PASS crowns: development only) or 2 (a reproduction by another validator).
+    /// 1 (a single PASS crowns and a FAIL sticks at once: development only) or 2 (a
+    /// reproduction by another operator, and a second opinion on a disputable FAIL).
     pub required_distinct_validators: u32,
 }
 
@@ -153,10 +163,27 @@ pub struct EmissionsPolicy<AccountId, BlockNumber, Balance> {
     pub bootstrap_account: AccountId,
 }
 
+/// A pending commitment: when it was made and the deposit held for it.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct CommitRecord<BlockNumber, Balance> {
+    pub at: BlockNumber,
+    pub deposit: Balance,
+}
+
+/// Who owns a ContentHash: the proposal with the earliest commitment that revealed it.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct ContentOwner<AccountId, BlockNumber> {
+    pub miner: AccountId,
+    pub proposal: ProposalId,
+    pub commit_block: BlockNumber,
+}
+
 /// A validator's time-limited right to attest one phase of one proposal.
 #[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
 pub struct Lease<AccountId, BlockNumber> {
     pub validator: AccountId,
+    /// The operator the validator key belongs to (it holds the lease against its cap).
+    pub operator: AccountId,
     /// The arena generation the validator measures against.
     pub generation: u32,
     /// The first block at which the lease is no longer valid.
@@ -167,13 +194,24 @@ pub struct Lease<AccountId, BlockNumber> {
 #[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
 pub struct RecordedPass<AccountId> {
     pub validator: AccountId,
+    pub operator: AccountId,
     pub speedup_ppm: u32,
     pub generation: u32,
     pub evidence_digest: EvidenceDigest,
     pub attempt_digest: [u8; 32],
 }
 
-/// Where a proposal is in DESIGN 4.3's state machine.
+/// A FAIL that counts only once a second operator's attempt agrees (see
+/// [`FailReason`]'s disputable reasons): kept with the proposal while it waits.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct RecordedFail<AccountId> {
+    pub validator: AccountId,
+    pub operator: AccountId,
+    pub reason: FailReason,
+    pub evidence_digest: EvidenceDigest,
+}
+
+/// Where a proposal is in the design's state machine.
 #[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
 pub enum ProposalStatus<AccountId, BlockNumber> {
     Queued,
@@ -190,6 +228,8 @@ pub enum ProposalStatus<AccountId, BlockNumber> {
     Crowned {
         at: BlockNumber,
         speedup_ppm: u32,
+        /// The PASSes that crowned it (one in a single-validator arena).
+        passes: BoundedVec<RecordedPass<AccountId>, MaxPasses>,
     },
     /// Superseded or displaced after a crown.
     Retired {
@@ -235,6 +275,15 @@ pub struct Proposal<AccountId, BlockNumber, Balance> {
     /// Per-byte bundle deposit held from the miner for this proposal.
     pub bundle_deposit: Balance,
     pub status: ProposalStatus<AccountId, BlockNumber>,
+    /// Operators that may not lease it now: the one whose FAIL waits for a second opinion
+    /// (until the proposal ends), and one whose NoDecision or lease expiry came last (until
+    /// another operator leases it), so no operator can hold a proposal by stalling it.
+    pub excluded: BoundedVec<AccountId, MaxExcluded>,
+    /// Operators whose NoDecision or lease expiry counted as an attempt: each counts once, so
+    /// `max_attempts` stalls must come from that many operators.
+    pub stalled: BoundedVec<AccountId, MaxExcluded>,
+    /// A disputable FAIL waiting for a second operator's attempt; a second FAIL makes it stick.
+    pub disputed: Option<RecordedFail<AccountId>>,
 }
 
 /// A stored bundle and how many pending proposals and incumbent entries use it.
@@ -263,6 +312,8 @@ pub struct RewardClaim<AccountId, BlockNumber> {
     pub speedup_ppm: u32,
     /// Decay counts from the reveal block.
     pub since: BlockNumber,
+    /// The evidence digests of the PASSes that crowned it.
+    pub evidence: BoundedVec<EvidenceDigest, MaxPasses>,
 }
 
 /// A validator's signed statement about one leased attempt.

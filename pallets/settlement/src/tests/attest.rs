@@ -11,12 +11,14 @@ fn primary_pass_is_recorded() {
             proposal: p,
             validator: V1,
             speedup_ppm: 1_050_000,
+            evidence_digest: [1; 32],
         }));
         assert_eq!(
             status(p),
             ProposalStatus::ReproductionQueued {
                 primary: RecordedPass {
                     validator: V1,
+                    operator: V1,
                     speedup_ppm: 1_050_000,
                     generation: 0,
                     evidence_digest: [1; 32],
@@ -200,15 +202,24 @@ fn primary_fail_is_terminal_and_releases_the_bundle() {
         let pot_before = free(pot());
         assert_ok!(Cacheon::claim(signed(V1), p));
         let expiry = lease_of(p).expires_at;
+        // A disputable FAIL waits for a second operator; a second FAIL makes it stick.
         assert_ok!(Cacheon::attest(
             signed(V1),
             p,
             fail(FailReason::Incorrect, 1)
         ));
+        assert_eq!(status(p), ProposalStatus::Queued);
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::attest(
+            signed(V2),
+            p,
+            fail(FailReason::Incorrect, 2)
+        ));
         System::assert_last_event(ev(CEvent::Failed {
             proposal: p,
-            validator: V1,
+            validator: V2,
             reason: FailReason::Incorrect,
+            evidence_digest: [2; 32],
         }));
         assert!(!cacheon_events()
             .iter()
@@ -228,7 +239,7 @@ fn primary_fail_is_terminal_and_releases_the_bundle() {
         assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));
         // The copy guard outlives the failure.
         assert_eq!(
-            FirstRevealer::<Test>::get(hash_of(&bytes)),
+            ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| (o.miner, o.proposal)),
             Some((ALICE, p))
         );
     });
@@ -242,10 +253,19 @@ fn fail_with_copy_reason_names_the_original() {
         assert_ok!(Cacheon::claim(signed(V2), ids[1]));
         let reason = FailReason::CopyOf(ids[0]);
         assert_ok!(Cacheon::attest(signed(V2), ids[1], fail(reason, 2)));
-        System::assert_last_event(ev(CEvent::Failed {
+        System::assert_last_event(ev(CEvent::FailRecorded {
             proposal: ids[1],
             validator: V2,
             reason,
+            evidence_digest: [2; 32],
+        }));
+        assert_ok!(Cacheon::claim(signed(V3), ids[1]));
+        assert_ok!(Cacheon::attest(signed(V3), ids[1], fail(reason, 3)));
+        System::assert_last_event(ev(CEvent::Failed {
+            proposal: ids[1],
+            validator: V3,
+            reason,
+            evidence_digest: [3; 32],
         }));
         assert_eq!(status(ids[1]), ProposalStatus::Failed { reason });
         assert_eq!(queue(), vec![ids[0]]);
@@ -257,6 +277,7 @@ fn reproduction_fail_records_the_disagreement() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(ALICE, SILU, "a");
         primary_pass(p, 1_050_000);
+        until_priority_final(p);
         assert_ok!(Cacheon::claim(signed(V2), p));
         assert_ok!(Cacheon::attest(
             signed(V2),
@@ -269,19 +290,43 @@ fn reproduction_fail_records_the_disagreement() {
             events[n - 2],
             CEvent::AttestationsDisagreed {
                 proposal: p,
-                primary_validator: V1,
-                reproduction_validator: V2,
+                pass_validator: V1,
+                pass_evidence: [1; 32],
+                fail_validator: V2,
+                fail_evidence: [2; 32],
                 reason: FailReason::BehaviourChanged,
             }
         );
+        // One PASS against one FAIL: a third operator decides.
         assert_eq!(
             events[n - 1],
-            CEvent::Failed {
+            CEvent::FailRecorded {
                 proposal: p,
                 validator: V2,
-                reason: FailReason::BehaviourChanged
+                reason: FailReason::BehaviourChanged,
+                evidence_digest: [2; 32],
             }
         );
+        assert!(matches!(
+            status(p),
+            ProposalStatus::ReproductionQueued { .. }
+        ));
+        assert_noop!(
+            Cacheon::claim(signed(V2), p),
+            Error::<Test>::OperatorExcluded
+        );
+        assert_ok!(Cacheon::claim(signed(V3), p));
+        assert_ok!(Cacheon::attest(
+            signed(V3),
+            p,
+            fail(FailReason::BehaviourChanged, 3)
+        ));
+        System::assert_last_event(ev(CEvent::Failed {
+            proposal: p,
+            validator: V3,
+            reason: FailReason::BehaviourChanged,
+            evidence_digest: [3; 32],
+        }));
         assert_eq!(
             status(p),
             ProposalStatus::Failed {
@@ -315,6 +360,7 @@ fn no_decision_requeues_then_expires() {
                 validator: v,
                 reason,
                 attempts,
+                evidence_digest: [1; 32],
             }));
             assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, attempts);
             assert!(!LeaseDeadlines::<Test>::contains_key(expiry));
@@ -341,6 +387,7 @@ fn reproduction_no_decision_keeps_the_primary_pass() {
         let p = submit(ALICE, SILU, "a");
         primary_pass(p, 1_050_000);
         let primary = primary_of(p);
+        until_priority_final(p);
         assert_ok!(Cacheon::claim(signed(V2), p));
         assert_ok!(Cacheon::attest(
             signed(V2),
@@ -352,21 +399,26 @@ fn reproduction_no_decision_keeps_the_primary_pass() {
             validator: V2,
             reason: NoDecisionReason::Noise,
             attempts: 1,
+            evidence_digest: [2; 32],
         }));
         assert_eq!(status(p), ProposalStatus::ReproductionQueued { primary });
         assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 1);
-        // Still not for the primary's validator; V2 may try again.
-        assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::SameValidator);
-        assert_ok!(Cacheon::claim(signed(V2), p));
-        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_060_000, 2)));
+        // Still not for the primary's operator, and not again for V2's.
+        assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::SameOperator);
+        assert_noop!(
+            Cacheon::claim(signed(V2), p),
+            Error::<Test>::OperatorExcluded
+        );
+        assert_ok!(Cacheon::claim(signed(V3), p));
+        assert_ok!(Cacheon::attest(signed(V3), p, pass(1_060_000, 3)));
         // Crown speedup: the lower of the two PASSes.
-        assert_eq!(
+        assert!(matches!(
             status(p),
             ProposalStatus::Crowned {
-                at: now(),
-                speedup_ppm: 1_050_000
+                speedup_ppm: 1_050_000,
+                ..
             }
-        );
+        ));
     });
 }
 
@@ -448,6 +500,7 @@ fn single_validator_arena_crowns_on_the_first_pass() {
         .build_and_execute(|| {
             let bytes = bundle("a");
             let p = submit(ALICE, SILU, "a");
+            until_priority_final(p);
             assert_ok!(Cacheon::claim(signed(V1), p));
             assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
             System::assert_last_event(ev(CEvent::Crowned {
@@ -457,17 +510,19 @@ fn single_validator_arena_crowns_on_the_first_pass() {
                 target: id(SILU),
                 speedup_ppm: 1_050_000,
                 generation: 1,
+                evidence: BoundedVec::truncate_from(vec![[1; 32]]),
             }));
             assert!(!cacheon_events()
                 .iter()
                 .any(|e| matches!(e, CEvent::PassRecorded { .. })));
-            assert_eq!(
+            assert!(matches!(
                 status(p),
                 ProposalStatus::Crowned {
-                    at: now(),
-                    speedup_ppm: 1_050_000
-                }
-            );
+                    speedup_ppm: 1_050_000,
+                    ref passes,
+                    ..
+                } if passes.len() == 1 && passes[0].validator == V1
+            ));
             assert_eq!(
                 Incumbents::<Test>::get(id(ARENA), id(SILU)),
                 Some(IncumbentEntry {
@@ -496,16 +551,35 @@ fn cheating_and_copying_forfeit_the_bundle_deposit_to_the_pot() {
             .collect();
         assert_eq!(bundle_held(ALICE), deposits[0]);
         assert_ok!(Cacheon::claim(signed(V1), ids[0]));
-        assert_ok!(Cacheon::attest(signed(V1), ids[0], fail(FailReason::Cheating, 1)));
+        assert_ok!(Cacheon::attest(
+            signed(V1),
+            ids[0],
+            fail(FailReason::Cheating, 1)
+        ));
         System::assert_has_event(ev(CEvent::DepositSlashed {
             proposal: ids[0],
             miner: ALICE,
             amount: deposits[0],
         }));
+        // CopyOf and NotFaster are disputable: each sticks with a second operator's FAIL.
+        let copy = FailReason::CopyOf(ids[0]);
         assert_ok!(Cacheon::claim(signed(V2), ids[1]));
-        assert_ok!(Cacheon::attest(signed(V2), ids[1], fail(FailReason::CopyOf(ids[0]), 2)));
+        assert_ok!(Cacheon::attest(signed(V2), ids[1], fail(copy, 2)));
+        assert_eq!(bundle_held(BOB), deposits[1]);
+        assert_ok!(Cacheon::claim(signed(V1), ids[1]));
+        assert_ok!(Cacheon::attest(signed(V1), ids[1], fail(copy, 4)));
         assert_ok!(Cacheon::claim(signed(V3), ids[2]));
-        assert_ok!(Cacheon::attest(signed(V3), ids[2], fail(FailReason::NotFaster, 3)));
+        assert_ok!(Cacheon::attest(
+            signed(V3),
+            ids[2],
+            fail(FailReason::NotFaster, 3)
+        ));
+        assert_ok!(Cacheon::claim(signed(V1), ids[2]));
+        assert_ok!(Cacheon::attest(
+            signed(V1),
+            ids[2],
+            fail(FailReason::NotFaster, 5)
+        ));
         // Nothing stays held; the tamperer and the copier paid, the slow one did not.
         for who in [ALICE, BOB, CAROL] {
             assert_eq!(bundle_held(who), 0);

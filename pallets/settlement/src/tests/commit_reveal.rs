@@ -10,7 +10,13 @@ fn commit_holds_deposit() {
             miner: ALICE,
             commitment: c,
         }));
-        assert_eq!(Commits::<Test>::get(ALICE, c), Some(1));
+        assert_eq!(
+            Commits::<Test>::get(ALICE, c),
+            Some(CommitRecord {
+                at: 1,
+                deposit: COMMIT_DEPOSIT
+            })
+        );
         assert_eq!(PendingCommits::<Test>::get(ALICE), 1);
         assert_eq!(commit_held(ALICE), COMMIT_DEPOSIT);
         assert_eq!(free(ALICE), INITIAL_BALANCE - COMMIT_DEPOSIT);
@@ -113,13 +119,16 @@ fn reveal_queues_proposal_charges_fee_and_holds_bytes() {
                 attempts: 0,
                 bundle_deposit: l * BYTE_DEPOSIT,
                 status: ProposalStatus::Queued,
+                excluded: BoundedVec::new(),
+                stalled: BoundedVec::new(),
+                disputed: None,
             }
         );
         let stored = Bundles::<Test>::get(hash_of(&bytes)).unwrap();
         assert_eq!(stored.bytes, bytes);
         assert_eq!(stored.refs, 1);
         assert_eq!(
-            FirstRevealer::<Test>::get(hash_of(&bytes)),
+            ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| (o.miner, o.proposal)),
             Some((ALICE, 0))
         );
         assert_eq!(RevealsInEpoch::<Test>::get(ALICE), (0, 1));
@@ -133,8 +142,8 @@ fn reveal_queues_proposal_charges_fee_and_holds_bytes() {
 
 #[test]
 fn reveal_window_boundaries() {
-    ExtBuilder::default().build_and_execute(|| {
-        // Committed at block 1: valid from block 1 + REVEAL_DELAY to 1 + REVEAL_WINDOW.
+    ExtBuilder::default().reveal_window().build_and_execute(|| {
+        // Committed at block 1: valid from block 1 + REVEAL_DELAY to 1 + LONG_REVEAL_WINDOW.
         let early = bundle("early");
         let late = bundle("late");
         commit(ALICE, SILU, &early);
@@ -144,7 +153,7 @@ fn reveal_window_boundaries() {
         advance(1);
         assert_ok!(reveal(ALICE, SILU, &early));
 
-        run_to_block(1 + REVEAL_WINDOW + 1);
+        run_to_block(1 + LONG_REVEAL_WINDOW + 1);
         assert_noop!(reveal(ALICE, ROPE, &late), Error::<Test>::RevealTooLate);
         // The late commitment's deposit is recovered by cancelling it.
         assert_eq!(commit_held(ALICE), COMMIT_DEPOSIT);
@@ -157,7 +166,7 @@ fn reveal_window_boundaries() {
         // The last block of the window is still accepted.
         let edge = bundle("edge");
         commit(BOB, ROPE, &edge);
-        advance(REVEAL_WINDOW);
+        advance(LONG_REVEAL_WINDOW);
         assert_ok!(reveal(BOB, ROPE, &edge));
     });
 }
@@ -202,7 +211,7 @@ fn copy_of_another_miner_is_refused() {
         assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));
         assert_noop!(reveal(BOB, SILU, &bytes), Error::<Test>::CopyOfOtherMiner);
         assert_eq!(
-            FirstRevealer::<Test>::get(hash_of(&bytes)),
+            ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| (o.miner, o.proposal)),
             Some((ALICE, p))
         );
     });
@@ -220,7 +229,7 @@ fn same_miner_may_reveal_the_same_bytes_again() {
         assert_eq!(bundle_held(ALICE), 2 * l);
         assert_eq!(free(ALICE), INITIAL_BALANCE - 2 * EVAL_FEE - 2 * l);
         assert_eq!(
-            FirstRevealer::<Test>::get(hash_of(&bytes)).unwrap().0,
+            ContentOwners::<Test>::get(hash_of(&bytes)).unwrap().miner,
             ALICE
         );
         assert_eq!(queue(), vec![p0, p1]);
@@ -234,7 +243,7 @@ fn same_miner_may_reveal_the_same_bytes_again() {
     });
 }
 
-/// Re-revealing the same bytes (same miner) keeps `FirstRevealer` pointing at the first
+/// Re-revealing the same bytes (same miner) keeps `ContentOwners` pointing at the first
 /// proposal: it names the original for copy detection.
 #[test]
 fn first_revealer_keeps_the_first_proposal_on_a_repeat_reveal() {
@@ -243,7 +252,7 @@ fn first_revealer_keeps_the_first_proposal_on_a_repeat_reveal() {
         let p0 = submit(ALICE, SILU, "mine");
         let _p1 = submit(ALICE, SILU, "mine");
         assert_eq!(
-            FirstRevealer::<Test>::get(hash_of(&bytes)),
+            ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| (o.miner, o.proposal)),
             Some((ALICE, p0))
         );
     });
@@ -251,7 +260,7 @@ fn first_revealer_keeps_the_first_proposal_on_a_repeat_reveal() {
 
 #[test]
 fn reveal_cap_per_epoch_resets_next_epoch() {
-    ExtBuilder::default().build_and_execute(|| {
+    ExtBuilder::default().reveal_window().build_and_execute(|| {
         MaxRevealsPerEpoch::set(1);
         commit(ALICE, SILU, &bundle("a"));
         commit(ALICE, SILU, &bundle("b"));
@@ -564,7 +573,10 @@ fn proposal_waiting_for_reproduction_forever_can_be_withdrawn() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(ALICE, SILU, "waits");
         primary_pass(p, 1_050_000);
-        assert!(matches!(status(p), ProposalStatus::ReproductionQueued { .. }));
+        assert!(matches!(
+            status(p),
+            ProposalStatus::ReproductionQueued { .. }
+        ));
         assert_ok!(Cacheon::withdraw(signed(ALICE), p));
         assert_eq!(status(p), ProposalStatus::Withdrawn);
         System::assert_last_event(ev(CEvent::Withdrawn { proposal: p }));

@@ -74,7 +74,7 @@ fn root_only_calls_refuse_signed_origins() {
                 DispatchError::BadOrigin
             );
             assert_noop!(
-                Cacheon::add_validator(signed(who), id(ARENA), OUTSIDER),
+                Cacheon::add_validator(signed(who), id(ARENA), OUTSIDER, OUTSIDER),
                 DispatchError::BadOrigin
             );
             assert_noop!(
@@ -396,10 +396,16 @@ fn too_many_arenas() {
 #[test]
 fn add_and_remove_validator() {
     ExtBuilder::default().build_and_execute(|| {
-        assert_ok!(Cacheon::add_validator(root(), id(ARENA), OUTSIDER));
+        assert_ok!(Cacheon::add_validator(
+            root(),
+            id(ARENA),
+            OUTSIDER,
+            OUTSIDER
+        ));
         System::assert_last_event(ev(CEvent::ValidatorAdded {
             arena: id(ARENA),
             validator: OUTSIDER,
+            operator: OUTSIDER,
         }));
         assert!(Validators::<Test>::contains_key(id(ARENA), OUTSIDER));
         assert_eq!(Arenas::<Test>::get(id(ARENA)).unwrap().validators, 4);
@@ -423,11 +429,11 @@ fn add_and_remove_validator() {
 fn validator_errors() {
     ExtBuilder::default().build_and_execute(|| {
         assert_noop!(
-            Cacheon::add_validator(root(), id(ARENA), V1),
+            Cacheon::add_validator(root(), id(ARENA), V1, V1),
             Error::<Test>::AlreadyValidator
         );
         assert_noop!(
-            Cacheon::add_validator(root(), id(b"no-arena"), V1),
+            Cacheon::add_validator(root(), id(b"no-arena"), V1, V1),
             Error::<Test>::UnknownArena
         );
         assert_noop!(
@@ -439,9 +445,14 @@ fn validator_errors() {
             Error::<Test>::NotValidator
         );
         // MaxValidators = 4; three at genesis.
-        assert_ok!(Cacheon::add_validator(root(), id(ARENA), OUTSIDER));
+        assert_ok!(Cacheon::add_validator(
+            root(),
+            id(ARENA),
+            OUTSIDER,
+            OUTSIDER
+        ));
         assert_noop!(
-            Cacheon::add_validator(root(), id(ARENA), CAROL),
+            Cacheon::add_validator(root(), id(ARENA), CAROL, CAROL),
             Error::<Test>::TooManyValidators
         );
         // Removing one makes room again.
@@ -450,7 +461,7 @@ fn validator_errors() {
             Cacheon::remove_validator(root(), id(ARENA), V3),
             Error::<Test>::NotValidator
         );
-        assert_ok!(Cacheon::add_validator(root(), id(ARENA), CAROL));
+        assert_ok!(Cacheon::add_validator(root(), id(ARENA), CAROL, CAROL));
         assert_eq!(Arenas::<Test>::get(id(ARENA)).unwrap().validators, 4);
     });
 }

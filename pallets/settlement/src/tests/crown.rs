@@ -14,6 +14,7 @@ fn crown_records_claim_incumbent_and_generation() {
             target: id(SILU),
             speedup_ppm: 1_030_000,
             generation: 1,
+            evidence: BoundedVec::truncate_from(vec![[1; 32], [2; 32]]),
         }));
         assert_eq!(
             Claims::<Test>::get(p),
@@ -23,6 +24,7 @@ fn crown_records_claim_incumbent_and_generation() {
                 target: id(SILU),
                 speedup_ppm: 1_030_000,
                 since: reveal_block,
+                evidence: BoundedVec::truncate_from(vec![[1; 32], [2; 32]]),
             })
         );
         assert_eq!(Claims::<Test>::count(), 1);
@@ -85,6 +87,7 @@ fn superseding_crown_retires_the_old_one() {
             target: id(SILU),
             speedup_ppm: 1_020_000,
             generation: 2,
+            evidence: BoundedVec::truncate_from(vec![[1; 32], [2; 32]]),
         }));
         assert_eq!(status(p0), ProposalStatus::Retired { at: now() });
         assert!(Claims::<Test>::get(p0).is_none());
@@ -260,6 +263,7 @@ fn too_many_claims() {
             target: id(DECODE),
             speedup_ppm: 1_100_000,
             since: 1,
+            evidence: BoundedVec::new(),
         };
         let max = <<Test as Config>::MaxClaims as Get<u32>>::get() as u64;
         for i in 0..max {
@@ -417,7 +421,12 @@ fn target_made_displacing_later_cannot_crown_a_member_beside_it() {
         assert_ok!(Cacheon::set_target(root(), silu));
         assert_ok!(Cacheon::claim(signed(V2), p_rope));
         assert_ok!(Cacheon::attest(signed(V2), p_rope, pass(1_050_000, 2)));
-        assert_eq!(status(p_rope), ProposalStatus::Dropped { displaced_by: p_silu });
+        assert_eq!(
+            status(p_rope),
+            ProposalStatus::Dropped {
+                displaced_by: p_silu
+            }
+        );
         System::assert_has_event(ev(CEvent::ProposalDropped {
             proposal: p_rope,
             displaced_by: p_silu,

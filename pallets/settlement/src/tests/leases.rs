@@ -18,6 +18,7 @@ fn claim_leases_the_primary() {
             ProposalStatus::Primary {
                 lease: Lease {
                     validator: V1,
+                    operator: V1,
                     generation: 0,
                     expires_at
                 }
@@ -58,7 +59,12 @@ fn claim_errors() {
         let mut gpu = arena_config(2);
         gpu.id = id(b"gpu-b");
         assert_ok!(Cacheon::set_arena(root(), gpu));
-        assert_ok!(Cacheon::add_validator(root(), id(b"gpu-b"), OUTSIDER));
+        assert_ok!(Cacheon::add_validator(
+            root(),
+            id(b"gpu-b"),
+            OUTSIDER,
+            OUTSIDER
+        ));
         let q = submit(BOB, SILU, "b");
         assert_noop!(
             Cacheon::claim(signed(OUTSIDER), q),
@@ -116,7 +122,7 @@ fn reproduction_needs_another_validator() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(ALICE, SILU, "a");
         primary_pass(p, 1_050_000);
-        assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::SameValidator);
+        assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::SameOperator);
         assert_ok!(Cacheon::claim(signed(V3), p));
         assert_eq!(
             status(p),
@@ -124,6 +130,7 @@ fn reproduction_needs_another_validator() {
                 primary: primary_of(p),
                 lease: Lease {
                     validator: V3,
+                    operator: V3,
                     generation: 0,
                     expires_at: now() + LEASE_BLOCKS
                 },
@@ -144,15 +151,16 @@ fn lease_expiry_requeues_then_expires_with_deposits_returned() {
     ExtBuilder::default().build_and_execute(|| {
         let bytes = bundle("a");
         let p = submit(ALICE, SILU, "a");
-        for attempt in 1..MAX_ATTEMPTS {
-            assert_ok!(Cacheon::claim(signed(V1), p));
+        // Each expiry excludes its operator: every attempt is another operator's.
+        for (attempt, v) in (1..MAX_ATTEMPTS).zip([V1, V2]) {
+            assert_ok!(Cacheon::claim(signed(v), p));
             let expiry = lease_of(p).expires_at;
             run_to_block(expiry - 1);
             assert!(matches!(status(p), ProposalStatus::Primary { .. }));
             run_to_block(expiry);
             System::assert_has_event(ev(CEvent::LeaseExpired {
                 proposal: p,
-                validator: V1,
+                validator: v,
                 attempts: attempt,
             }));
             assert_eq!(status(p), ProposalStatus::Queued);
@@ -161,7 +169,7 @@ fn lease_expiry_requeues_then_expires_with_deposits_returned() {
             assert_eq!(bundle_held(ALICE), len_of(&bytes));
         }
         // The last attempt.
-        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::claim(signed(V3), p));
         let expiry = lease_of(p).expires_at;
         run_to_block(expiry);
         System::assert_has_event(ev(CEvent::Expired {
@@ -170,7 +178,7 @@ fn lease_expiry_requeues_then_expires_with_deposits_returned() {
         }));
         System::assert_has_event(ev(CEvent::LeaseExpired {
             proposal: p,
-            validator: V2,
+            validator: V3,
             attempts: MAX_ATTEMPTS,
         }));
         assert_eq!(status(p), ProposalStatus::Expired);
@@ -223,17 +231,21 @@ fn attest_after_lease_expiry() {
         );
 
         // A lease whose deadline block has come but whose hook has not run (defence in
-        // depth: the hook normally runs first).
-        assert_ok!(Cacheon::claim(signed(V1), p));
+        // depth: the hook normally runs first). V1's expiry excluded its operator.
+        assert_noop!(
+            Cacheon::claim(signed(V1), p),
+            Error::<Test>::OperatorExcluded
+        );
+        assert_ok!(Cacheon::claim(signed(V2), p));
         let expiry = lease_of(p).expires_at;
         System::set_block_number(expiry);
         assert_noop!(
-            Cacheon::attest(signed(V1), p, pass(1_050_000, 1)),
+            Cacheon::attest(signed(V2), p, pass(1_050_000, 2)),
             Error::<Test>::LeaseExpired
         );
         // One block earlier it would have been accepted.
         System::set_block_number(expiry - 1);
-        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
+        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_050_000, 2)));
     });
 }
 
@@ -247,18 +259,18 @@ fn lease_schedule_is_bounded_per_block() {
             (ALICE, SILU, "d"),
             (BOB, SILU, "e"),
         ]);
-        // MaxLeasesPerBlock = 4 leases may end in the same block.
-        for p in &ids[..4] {
-            assert_ok!(Cacheon::claim(signed(V1), *p));
+        // MaxLeasesPerBlock = 4 leases may end in the same block (two operators, two each).
+        for (p, v) in ids[..4].iter().zip([V1, V1, V2, V2]) {
+            assert_ok!(Cacheon::claim(signed(v), *p));
         }
         let expiry = now() + LEASE_BLOCKS;
         assert_eq!(LeaseDeadlines::<Test>::get(expiry).len(), 4);
         assert_noop!(
-            Cacheon::claim(signed(V1), ids[4]),
+            Cacheon::claim(signed(V3), ids[4]),
             Error::<Test>::LeaseScheduleFull
         );
         advance(1);
-        assert_ok!(Cacheon::claim(signed(V1), ids[4]));
+        assert_ok!(Cacheon::claim(signed(V3), ids[4]));
         assert_eq!(
             LeaseDeadlines::<Test>::get(expiry + 1).into_inner(),
             vec![ids[4]]
@@ -303,19 +315,13 @@ fn validator_attesting_its_own_proposal_is_refused() {
     ExtBuilder::default().build_and_execute(|| {
         let own = submit(V1, SILU, "mine");
         let other = submit(ALICE, ROPE, "theirs");
-        assert_noop!(
-            Cacheon::claim(signed(V1), own),
-            Error::<Test>::OwnProposal
-        );
+        assert_noop!(Cacheon::claim(signed(V1), own), Error::<Test>::OwnProposal);
         // Its own proposal is not "claimable by the caller": the next one is its turn.
         assert_ok!(Cacheon::claim(signed(V1), other));
         // Two other validators can still measure it and crown it.
         assert_ok!(Cacheon::claim(signed(V2), own));
         assert_ok!(Cacheon::attest(signed(V2), own, pass(1_050_000, 2)));
-        assert_noop!(
-            Cacheon::claim(signed(V1), own),
-            Error::<Test>::OwnProposal
-        );
+        assert_noop!(Cacheon::claim(signed(V1), own), Error::<Test>::OwnProposal);
         assert_ok!(Cacheon::claim(signed(V3), own));
         assert_ok!(Cacheon::attest(signed(V3), own, pass(1_040_000, 3)));
         assert!(matches!(status(own), ProposalStatus::Crowned { .. }));

@@ -39,7 +39,7 @@
 //! | NotMiner / NotWithdrawable | `commit_reveal::withdraw_errors` |
 //! | NotClaimable | `leases::claim_errors` |
 //! | OutOfTurn | `leases::claims_follow_reveal_order` |
-//! | SameValidator | `leases::reproduction_needs_another_validator` |
+//! | SameOperator | `leases::reproduction_needs_another_validator` |
 //! | LeaseScheduleFull | `leases::lease_schedule_is_bounded_per_block` |
 //! | NotLeaseHolder | `attest::attest_errors`, `leases::attest_after_lease_expiry` |
 //! | LeaseExpired | `leases::attest_after_lease_expiry` (needs a block whose `on_initialize` did not run: in a real chain the hook requeues first and the caller gets `NotLeaseHolder`) |
@@ -194,8 +194,14 @@ fn queue() -> Vec<ProposalId> {
 
 /// Primary PASS by V1 (seed 1) only.
 fn primary_pass(p: ProposalId, speedup_ppm: u32) {
-    assert_ok!(Cacheon::claim(signed(V1), p));
-    assert_ok!(Cacheon::attest(signed(V1), p, pass(speedup_ppm, 1)));
+    primary_pass_by(V1, p, speedup_ppm);
+}
+
+/// Primary PASS by `v` (evidence seed 10 + its index among V1..V3).
+fn primary_pass_by(v: AccountId, p: ProposalId, speedup_ppm: u32) {
+    let seed = if v == V1 { 1 } else { 10 + (v - V1) as u8 };
+    assert_ok!(Cacheon::claim(signed(v), p));
+    assert_ok!(Cacheon::attest(signed(v), p, pass(speedup_ppm, seed)));
 }
 
 fn weights(v: Vec<(AccountId, u32)>) -> WeightVectorOf<Test> {
@@ -268,3 +274,11 @@ mod crown;
 // ---- Weights and emissions ----
 
 mod weights;
+
+// ---- The settlement audit's attacks ----
+
+mod attacks;
+
+// ---- Storage migrations ----
+
+mod migrations;

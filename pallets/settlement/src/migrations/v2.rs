@@ -1,0 +1,254 @@
+//! Version 1 → 2. What changed and how old state moves:
+//! - `Validators` values name an operator: every existing key becomes its own operator.
+//! - `Commits` values keep the deposit held: the configured `CommitDeposit` (what v1 held).
+//! - `FirstRevealer` becomes `ContentOwners`, which also records the owner's commit block
+//!   (read from its proposal).
+//! - `Proposal` gains `excluded` and `stalled` (empty) and `disputed` (none); leases and recorded PASSes name
+//!   their operator (the validator key itself, as above); `Crowned` keeps its PASSes (none are
+//!   known for crowns made before v2) and reward claims their evidence (likewise empty).
+//! - `OpenLeases` is counted from the leases held.
+
+use crate::*;
+use frame::deps::frame_support::migrations::VersionedMigration;
+use frame::traits::UncheckedOnRuntimeUpgrade;
+
+/// Version 1's types, as they were encoded.
+pub mod v1 {
+    use super::*;
+
+    #[derive(Clone, Encode, Decode, TypeInfo)]
+    pub struct Lease<AccountId, BlockNumber> {
+        pub validator: AccountId,
+        pub generation: u32,
+        pub expires_at: BlockNumber,
+    }
+
+    #[derive(Clone, Encode, Decode, TypeInfo)]
+    pub struct RecordedPass<AccountId> {
+        pub validator: AccountId,
+        pub speedup_ppm: u32,
+        pub generation: u32,
+        pub evidence_digest: EvidenceDigest,
+        pub attempt_digest: [u8; 32],
+    }
+
+    #[derive(Clone, Encode, Decode, TypeInfo)]
+    pub enum ProposalStatus<AccountId, BlockNumber> {
+        Queued,
+        Primary {
+            lease: Lease<AccountId, BlockNumber>,
+        },
+        ReproductionQueued {
+            primary: RecordedPass<AccountId>,
+        },
+        Reproduction {
+            primary: RecordedPass<AccountId>,
+            lease: Lease<AccountId, BlockNumber>,
+        },
+        Crowned {
+            at: BlockNumber,
+            speedup_ppm: u32,
+        },
+        Retired {
+            at: BlockNumber,
+        },
+        Failed {
+            reason: FailReason,
+        },
+        Expired,
+        Withdrawn,
+        Dropped {
+            displaced_by: ProposalId,
+        },
+    }
+
+    #[derive(Clone, Encode, Decode, TypeInfo)]
+    pub struct Proposal<AccountId, BlockNumber, Balance> {
+        pub miner: AccountId,
+        pub arena: ArenaId,
+        pub target: TargetId,
+        pub content_hash: ContentHash,
+        pub commit_block: BlockNumber,
+        pub reveal_block: BlockNumber,
+        pub attempts: u32,
+        pub bundle_deposit: Balance,
+        pub status: ProposalStatus<AccountId, BlockNumber>,
+    }
+
+    #[derive(Clone, Encode, Decode, TypeInfo)]
+    pub struct RewardClaim<AccountId, BlockNumber> {
+        pub miner: AccountId,
+        pub arena: ArenaId,
+        pub target: TargetId,
+        pub speedup_ppm: u32,
+        pub since: BlockNumber,
+    }
+
+    pub type ProposalOf<T> =
+        Proposal<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
+
+    /// Version 1's first revealer of each ContentHash.
+    #[frame::storage_alias]
+    pub type FirstRevealer<T: Config> = StorageMap<
+        Pallet<T>,
+        Identity,
+        ContentHash,
+        (<T as frame_system::Config>::AccountId, ProposalId),
+    >;
+}
+
+fn lease<A: Clone, B>(old: v1::Lease<A, B>) -> Lease<A, B> {
+    Lease {
+        operator: old.validator.clone(),
+        validator: old.validator,
+        generation: old.generation,
+        expires_at: old.expires_at,
+    }
+}
+
+fn pass<A: Clone>(old: v1::RecordedPass<A>) -> RecordedPass<A> {
+    RecordedPass {
+        operator: old.validator.clone(),
+        validator: old.validator,
+        speedup_ppm: old.speedup_ppm,
+        generation: old.generation,
+        evidence_digest: old.evidence_digest,
+        attempt_digest: old.attempt_digest,
+    }
+}
+
+fn status<A: Clone, B>(old: v1::ProposalStatus<A, B>) -> ProposalStatus<A, B> {
+    use v1::ProposalStatus as O;
+    match old {
+        O::Queued => ProposalStatus::Queued,
+        O::Primary { lease: l } => ProposalStatus::Primary { lease: lease(l) },
+        O::ReproductionQueued { primary } => ProposalStatus::ReproductionQueued {
+            primary: pass(primary),
+        },
+        O::Reproduction { primary, lease: l } => ProposalStatus::Reproduction {
+            primary: pass(primary),
+            lease: lease(l),
+        },
+        O::Crowned { at, speedup_ppm } => ProposalStatus::Crowned {
+            at,
+            speedup_ppm,
+            passes: BoundedVec::new(),
+        },
+        O::Retired { at } => ProposalStatus::Retired { at },
+        O::Failed { reason } => ProposalStatus::Failed { reason },
+        O::Expired => ProposalStatus::Expired,
+        O::Withdrawn => ProposalStatus::Withdrawn,
+        O::Dropped { displaced_by } => ProposalStatus::Dropped { displaced_by },
+    }
+}
+
+/// The version 1 → 2 translation, without the version guard (see [`MigrateV1ToV2`]).
+pub struct InnerMigrateV1ToV2<T>(core::marker::PhantomData<T>);
+
+impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
+    fn on_runtime_upgrade() -> Weight {
+        let (mut reads, mut writes) = (0u64, 0u64);
+
+        Validators::<T>::translate::<(), _>(|_, key, ()| {
+            reads += 1;
+            writes += 1;
+            Some(key)
+        });
+        let deposit = T::CommitDeposit::get();
+        Commits::<T>::translate::<BlockNumberFor<T>, _>(|_, _, at| {
+            reads += 1;
+            writes += 1;
+            Some(CommitRecord { at, deposit })
+        });
+        Proposals::<T>::translate::<v1::ProposalOf<T>, _>(|_, old| {
+            reads += 1;
+            writes += 1;
+            Some(Proposal {
+                miner: old.miner,
+                arena: old.arena,
+                target: old.target,
+                content_hash: old.content_hash,
+                commit_block: old.commit_block,
+                reveal_block: old.reveal_block,
+                attempts: old.attempts,
+                bundle_deposit: old.bundle_deposit,
+                status: status(old.status),
+                excluded: BoundedVec::new(),
+                stalled: BoundedVec::new(),
+                disputed: None,
+            })
+        });
+        Claims::<T>::translate_values::<v1::RewardClaim<T::AccountId, BlockNumberFor<T>>, _>(
+            |old| {
+                reads += 1;
+                writes += 1;
+                Some(RewardClaim {
+                    miner: old.miner,
+                    arena: old.arena,
+                    target: old.target,
+                    speedup_ppm: old.speedup_ppm,
+                    since: old.since,
+                    evidence: BoundedVec::new(),
+                })
+            },
+        );
+        for (hash, (miner, proposal)) in v1::FirstRevealer::<T>::drain() {
+            reads += 2;
+            writes += 2;
+            let commit_block = Proposals::<T>::get(proposal)
+                .map(|p| p.commit_block)
+                .unwrap_or_else(Zero::zero);
+            ContentOwners::<T>::insert(
+                hash,
+                ContentOwner {
+                    miner,
+                    proposal,
+                    commit_block,
+                },
+            );
+        }
+        for (_, p) in Proposals::<T>::iter() {
+            reads += 1;
+            if let ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } =
+                p.status
+            {
+                writes += 1;
+                OpenLeases::<T>::mutate(&lease.operator, |n| *n = n.saturating_add(1));
+            }
+        }
+        T::DbWeight::get().reads_writes(reads, writes)
+    }
+
+    #[cfg(feature = "try-runtime")]
+    fn pre_upgrade() -> Result<alloc::vec::Vec<u8>, frame::deps::sp_runtime::TryRuntimeError> {
+        let proposals = Proposals::<T>::iter_keys().count() as u64;
+        let owners = v1::FirstRevealer::<T>::iter_keys().count() as u64;
+        Ok((proposals, owners).encode())
+    }
+
+    #[cfg(feature = "try-runtime")]
+    fn post_upgrade(
+        state: alloc::vec::Vec<u8>,
+    ) -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
+        let (proposals, owners): (u64, u64) =
+            Decode::decode(&mut &state[..]).map_err(|_| "pre_upgrade state does not decode")?;
+        ensure!(
+            Proposals::<T>::iter().count() as u64 == proposals,
+            "a proposal did not decode after the migration"
+        );
+        ensure!(
+            ContentOwners::<T>::iter().count() as u64 == owners,
+            "a first revealer was not moved"
+        );
+        Pallet::<T>::do_try_state()
+    }
+}
+
+/// Version 1 → 2, run only on a chain at version 1; sets version 2.
+pub type MigrateV1ToV2<T> = VersionedMigration<
+    1,
+    2,
+    InnerMigrateV1ToV2<T>,
+    Pallet<T>,
+    <T as frame_system::Config>::DbWeight,
+>;

@@ -1,0 +1,145 @@
+//! Version 1 → 2: a state made by the current rules, written back in version 1's encoding,
+//! migrates to what it was (less what version 1 never stored).
+
+use super::*;
+use crate::migrations::v2::{v1, MigrateV1ToV2};
+use frame::deps::frame_support::storage::unhashed;
+use frame::traits::{GetStorageVersion, OnRuntimeUpgrade};
+
+fn old_lease(l: &LeaseOf<Test>) -> v1::Lease<AccountId, u64> {
+    v1::Lease {
+        validator: l.validator,
+        generation: l.generation,
+        expires_at: l.expires_at,
+    }
+}
+
+fn old_pass(p: &RecordedPass<AccountId>) -> v1::RecordedPass<AccountId> {
+    v1::RecordedPass {
+        validator: p.validator,
+        speedup_ppm: p.speedup_ppm,
+        generation: p.generation,
+        evidence_digest: p.evidence_digest,
+        attempt_digest: p.attempt_digest,
+    }
+}
+
+fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
+    use v1::ProposalStatus as O;
+    match s {
+        ProposalStatus::Queued => O::Queued,
+        ProposalStatus::Primary { lease } => O::Primary {
+            lease: old_lease(lease),
+        },
+        ProposalStatus::ReproductionQueued { primary } => O::ReproductionQueued {
+            primary: old_pass(primary),
+        },
+        ProposalStatus::Reproduction { primary, lease } => O::Reproduction {
+            primary: old_pass(primary),
+            lease: old_lease(lease),
+        },
+        ProposalStatus::Crowned {
+            at, speedup_ppm, ..
+        } => O::Crowned {
+            at: *at,
+            speedup_ppm: *speedup_ppm,
+        },
+        ProposalStatus::Retired { at } => O::Retired { at: *at },
+        ProposalStatus::Failed { reason } => O::Failed { reason: *reason },
+        ProposalStatus::Expired => O::Expired,
+        ProposalStatus::Withdrawn => O::Withdrawn,
+        ProposalStatus::Dropped { displaced_by } => O::Dropped {
+            displaced_by: *displaced_by,
+        },
+    }
+}
+
+/// Rewrites every migrated item in version 1's encoding and sets version 1.
+fn write_as_v1() {
+    for (k, v, _) in Validators::<Test>::iter().collect::<Vec<_>>() {
+        unhashed::put_raw(&Validators::<Test>::hashed_key_for(&k, v), &[]);
+    }
+    for (m, c, r) in Commits::<Test>::iter().collect::<Vec<_>>() {
+        unhashed::put(&Commits::<Test>::hashed_key_for(m, c), &r.at);
+    }
+    for (id, p) in Proposals::<Test>::iter().collect::<Vec<_>>() {
+        let old = v1::Proposal {
+            miner: p.miner,
+            arena: p.arena.clone(),
+            target: p.target.clone(),
+            content_hash: p.content_hash,
+            commit_block: p.commit_block,
+            reveal_block: p.reveal_block,
+            attempts: p.attempts,
+            bundle_deposit: p.bundle_deposit,
+            status: old_status(&p.status),
+        };
+        unhashed::put(&Proposals::<Test>::hashed_key_for(id), &old);
+    }
+    for (id, c) in Claims::<Test>::iter().collect::<Vec<_>>() {
+        let old = v1::RewardClaim {
+            miner: c.miner,
+            arena: c.arena,
+            target: c.target,
+            speedup_ppm: c.speedup_ppm,
+            since: c.since,
+        };
+        unhashed::put(&Claims::<Test>::hashed_key_for(id), &old);
+    }
+    for (hash, owner) in ContentOwners::<Test>::drain().collect::<Vec<_>>() {
+        v1::FirstRevealer::<Test>::insert(hash, (owner.miner, owner.proposal));
+    }
+    let _ = OpenLeases::<Test>::clear(u32::MAX, None);
+    StorageVersion::new(1).put::<Cacheon>();
+}
+
+#[test]
+fn version_1_state_migrates_to_version_2() {
+    ExtBuilder::default().build_and_execute(|| {
+        assert_eq!(Cacheon::on_chain_storage_version(), 2);
+        // A crown, a pending commitment, a leased reproduction and a queued proposal.
+        let crowned = submit(ALICE, SILU, "crowned");
+        crown_with(crowned, 1_050_000);
+        let leased = submit(BOB, ROPE, "leased");
+        primary_pass(leased, 1_040_000);
+        assert_ok!(Cacheon::claim(signed(V2), leased));
+        let queued = submit(CAROL, DECODE, "queued");
+        commit(ALICE, DECODE, &bundle("pending"));
+
+        let before_leased = Proposals::<Test>::get(leased).unwrap();
+        let before_queued = Proposals::<Test>::get(queued).unwrap();
+        let before_owners: Vec<_> = ContentOwners::<Test>::iter().collect();
+        let before_commits: Vec<_> = Commits::<Test>::iter().collect();
+        let before_validators: Vec<_> = Validators::<Test>::iter().collect();
+
+        write_as_v1();
+        assert!(Proposals::<Test>::try_get(leased).is_err(), "written as v1");
+        MigrateV1ToV2::<Test>::on_runtime_upgrade();
+        assert_eq!(Cacheon::on_chain_storage_version(), 2);
+
+        assert_eq!(Proposals::<Test>::get(leased).unwrap(), before_leased);
+        assert_eq!(Proposals::<Test>::get(queued).unwrap(), before_queued);
+        assert_eq!(OpenLeases::<Test>::get(V2), 1);
+        let mut owners: Vec<_> = ContentOwners::<Test>::iter().collect();
+        owners.sort_by_key(|(h, _)| *h);
+        let mut expected = before_owners;
+        expected.sort_by_key(|(h, _)| *h);
+        assert_eq!(owners, expected);
+        assert_eq!(Commits::<Test>::iter().collect::<Vec<_>>(), before_commits);
+        assert_eq!(
+            Validators::<Test>::iter().collect::<Vec<_>>(),
+            before_validators
+        );
+        // What version 1 never stored: the crown's PASSes and the claim's evidence.
+        assert!(matches!(
+            status(crowned),
+            ProposalStatus::Crowned { ref passes, speedup_ppm: 1_050_000, .. } if passes.is_empty()
+        ));
+        assert!(Claims::<Test>::get(crowned).unwrap().evidence.is_empty());
+
+        // Run again: the version guard makes it a no-op.
+        let before = Proposals::<Test>::get(leased);
+        MigrateV1ToV2::<Test>::on_runtime_upgrade();
+        assert_eq!(Proposals::<Test>::get(leased), before);
+    });
+}
