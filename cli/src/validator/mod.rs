@@ -108,6 +108,11 @@ async fn session(
         for a in store.in_state(State::Reported).map_err(db)? {
             attest(&client, store, metrics, cfg, me, a).await?;
         }
+        // Leases this process took whose attempt a lost connection cut short (a restart of
+        // this process abandons them instead, in `run`): finish them while they are ours.
+        for a in store.in_state(State::Leased).map_err(db)? {
+            resume(&client, store, metrics, cfg, me, a).await?;
+        }
         if let Some((id, arena)) = next_claimable(&at, cfg, me, metrics).await? {
             work_on(&client, store, metrics, cfg, me, id, arena).await?;
         }
@@ -211,12 +216,8 @@ async fn next_claimable(
         if found.is_some() {
             continue;
         }
-        let Some(operator) = fetch(
-            at,
-            api::storage().cacheon().validators(),
-            (arena_id(), me.clone()),
-        )
-        .await?
+        let Some(operator) =
+            fetch(at, api::storage().cacheon().validators(), (arena_id(), *me)).await?
         else {
             continue;
         };
@@ -228,15 +229,6 @@ async fn next_claimable(
             let Some(p) = proposal_at(at, id).await? else {
                 continue;
             };
-            let miners_operator = fetch(
-                at,
-                api::storage().cacheon().validators(),
-                (arena_id(), p.miner.clone()),
-            )
-            .await?;
-            let own = &p.miner == me
-                || p.miner == operator
-                || miners_operator.as_ref() == Some(&operator);
             let crowning = match &p.status {
                 ApiStatus::Queued => Some(required <= 1),
                 ApiStatus::ReproductionQueued { primary } if primary.operator != operator => {
@@ -244,6 +236,13 @@ async fn next_claimable(
                 }
                 _ => None,
             };
+            // Never the operator's own proposal, whichever of its keys (any arena) revealed it.
+            let own = crowning.is_some()
+                && (&p.miner == me
+                    || p.miner == operator
+                    || fetch(at, api::storage().cacheon().key_operators(), (p.miner,))
+                        .await?
+                        .is_some_and(|(o, _)| o == operator));
             let eligible = !own && !p.excluded.0.contains(&operator) && crowning.is_some();
             let spec = fetch(
                 at,
@@ -353,10 +352,81 @@ async fn work_on(
     );
 
     let at = client.at_block(block).await.map_err(unavailable)?;
-    let Some(p) = proposal_at(&at, id).await? else {
+    run_attempt(
+        client,
+        store,
+        metrics,
+        cfg,
+        me,
+        id,
+        leased.expires_at as u64,
+        arena,
+        &at,
+    )
+    .await
+}
+
+/// Runs the attempt of a lease `Leased` in the store (after a reconnect) if it is still
+/// ours; otherwise marks it abandoned.
+async fn resume(
+    client: &Client,
+    store: &Store,
+    metrics: &Metrics,
+    cfg: &Config,
+    me: &AccountId,
+    a: store::Attempt,
+) -> Result<(), ChainError> {
+    let at = client.at_current_block().await.map_err(unavailable)?;
+    let arena = cfg.arenas.iter().find(|x| x.name == a.arena).copied();
+    match arena {
+        Some(arena) if lease_is_ours(&at, me, a.proposal, a.expires_at).await? => {
+            info!(
+                proposal = a.proposal,
+                "resuming the attempt a lost connection cut short"
+            );
+            run_attempt(
+                client,
+                store,
+                metrics,
+                cfg,
+                me,
+                a.proposal,
+                a.expires_at,
+                arena,
+                &at,
+            )
+            .await
+        }
+        _ => {
+            warn!(
+                proposal = a.proposal,
+                "a lease whose attempt was cut short is no longer ours: abandoned"
+            );
+            store
+                .mark(a.proposal, a.expires_at, State::Abandoned, None)
+                .map_err(db)
+        }
+    }
+}
+
+/// Screens, times and reports the attempt of lease (`id`, `expires_at`), reading chain
+/// state at `at`, then attests.
+#[allow(clippy::too_many_arguments)]
+async fn run_attempt(
+    client: &Client,
+    store: &Store,
+    metrics: &Metrics,
+    cfg: &Config,
+    me: &AccountId,
+    id: u64,
+    expires_at: u64,
+    arena: Arena,
+    at: &At,
+) -> Result<(), ChainError> {
+    let Some(p) = proposal_at(at, id).await? else {
         return Err(unavailable(format!("proposal {id} vanished")));
     };
-    let files = bundle_files(&at, &p.content_hash).await;
+    let files = bundle_files(at, &p.content_hash).await;
     if let Ok(files) = &files {
         // Kept for later proposals' copy screens, also when this validator did not follow
         // the reveal.
@@ -364,8 +434,8 @@ async fn work_on(
             .record_fingerprint(&p.content_hash, fingerprint_of(files))
             .map_err(db)?;
     }
-    let stack = incumbent_stack(&at, arena).await?;
-    let earlier = earlier_proposals(&at, store, id, p.commit_block as u64, &p.miner).await?;
+    let stack = incumbent_stack(at, arena).await?;
+    let earlier = earlier_proposals(at, store, id, p.commit_block as u64, &p.miner).await?;
     let seed = crate::qualify::fresh_seed();
     let started = Instant::now();
     let report = match files {
@@ -391,7 +461,7 @@ async fn work_on(
                 client,
                 me,
                 id,
-                leased.expires_at as u64,
+                expires_at,
                 Verdict::NoDecision {
                     reason: NoDecisionReason::Infrastructure,
                 },
@@ -413,18 +483,7 @@ async fn work_on(
     let outcome = report.verdict();
     let value = serde_json::to_value(&report).map_err(|e| unavailable(e.to_string()))?;
     finish(
-        store,
-        metrics,
-        cfg,
-        client,
-        me,
-        id,
-        leased.expires_at as u64,
-        verdict,
-        outcome,
-        value,
-        seed,
-        started,
+        store, metrics, cfg, client, me, id, expires_at, verdict, outcome, value, seed, started,
     )
     .await
 }
@@ -481,18 +540,7 @@ async fn attest(
     a: store::Attempt,
 ) -> Result<(), ChainError> {
     let at = client.at_current_block().await.map_err(unavailable)?;
-    let lease = proposal_at(&at, a.proposal)
-        .await?
-        .and_then(|p| match p.status {
-            ApiStatus::Primary { lease } | ApiStatus::Reproduction { lease, .. } => Some(lease),
-            _ => None,
-        });
-    let ours = lease.is_some_and(|l| {
-        &l.validator == me
-            && l.expires_at as u64 == a.expires_at
-            && (at.block_number()) < a.expires_at
-    });
-    if !ours {
+    if !lease_is_ours(&at, me, a.proposal, a.expires_at).await? {
         warn!(
             proposal = a.proposal,
             "the lease is no longer ours (expired, or already attested): not attesting"
@@ -598,6 +646,24 @@ async fn bundle_files(
     let bytes = stored_bundle(at, hash).await?;
     cacheon_kernels::bundle::from_canonical_bytes(&bytes, cacheon_kernels::bundle::MAX_BUNDLE_BYTES)
         .map_err(|e| e.to_string())
+}
+
+/// Whether `me` holds the lease of `proposal` that ends at `expires_at`, still open at `at`.
+async fn lease_is_ours(
+    at: &At,
+    me: &AccountId,
+    proposal: u64,
+    expires_at: u64,
+) -> Result<bool, ChainError> {
+    let lease = proposal_at(at, proposal)
+        .await?
+        .and_then(|p| match p.status {
+            ApiStatus::Primary { lease } | ApiStatus::Reproduction { lease, .. } => Some(lease),
+            _ => None,
+        });
+    Ok(lease.is_some_and(|l| {
+        &l.validator == me && l.expires_at as u64 == expires_at && at.block_number() < expires_at
+    }))
 }
 
 /// Every proposal with priority over `id` (an earlier commit block, or the same block and a

@@ -55,6 +55,16 @@ impl<T: Config> Pallet<T> {
                 );
             }
         }
+        let mut keys: BTreeMap<T::AccountId, (T::AccountId, u32)> = BTreeMap::new();
+        for (_, key, operator) in Validators::<T>::iter() {
+            let entry = keys.entry(key).or_insert((operator.clone(), 0));
+            ensure!(entry.0 == operator, "a validator key has two operators");
+            entry.1 += 1;
+        }
+        ensure!(
+            KeyOperators::<T>::iter().collect::<BTreeMap<_, _>>() == keys,
+            "KeyOperators differs from the registered validator keys"
+        );
         ensure!(
             OpenLeases::<T>::iter().collect::<BTreeMap<_, _>>() == leases,
             "an operator's open lease count differs from the leases it holds"

@@ -176,6 +176,13 @@ pub mod pallet {
         OptionQuery,
     >;
 
+    /// The operator of every registered validator key, over all arenas, and in how many
+    /// arenas the key is registered: a key belongs to one operator everywhere, so "the
+    /// operator's own proposal" holds across arenas. `Blake2_128Concat`: user-chosen key.
+    #[pallet::storage]
+    pub type KeyOperators<T: Config> =
+        StorageMap<_, Blake2_128Concat, T::AccountId, (T::AccountId, u32)>;
+
     /// Open leases per operator (capped by `MaxLeasesPerOperator`). `Blake2_128Concat`:
     /// user-chosen key.
     #[pallet::storage]
@@ -498,6 +505,8 @@ pub mod pallet {
         AlreadyValidator,
         /// The account is not a validator of this arena.
         NotValidator,
+        /// The key is registered (in another arena) under another operator.
+        OperatorMismatch,
         /// The arena has `MaxValidators` validators.
         TooManyValidators,
         /// The emissions policy needs non-zero `epoch_blocks` and `half_life_blocks`.
@@ -798,6 +807,14 @@ pub mod pallet {
             );
             info.validators = info.validators.saturating_sub(1);
             Validators::<T>::remove(&arena, &validator);
+            KeyOperators::<T>::mutate_exists(&validator, |k| {
+                if let Some((_, arenas)) = k {
+                    *arenas = arenas.saturating_sub(1);
+                    if *arenas == 0 {
+                        *k = None;
+                    }
+                }
+            });
             Arenas::<T>::insert(&arena, info);
             Self::deposit_event(Event::ValidatorRemoved { arena, validator });
             Ok(())

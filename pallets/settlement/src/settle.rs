@@ -151,8 +151,17 @@ impl<T: Config> Pallet<T> {
             info.validators < T::MaxValidators::get(),
             Error::<T>::TooManyValidators
         );
+        let key = KeyOperators::<T>::get(&validator);
+        ensure!(
+            key.as_ref().is_none_or(|(o, _)| *o == operator),
+            Error::<T>::OperatorMismatch
+        );
         info.validators += 1;
         Validators::<T>::insert(&arena, &validator, &operator);
+        KeyOperators::<T>::insert(
+            &validator,
+            (&operator, key.map_or(1, |(_, n)| n.saturating_add(1))),
+        );
         Arenas::<T>::insert(&arena, info);
         Self::deposit_event(Event::ValidatorAdded {
             arena,
@@ -420,7 +429,7 @@ impl<T: Config> Pallet<T> {
         OpenLeases::<T>::insert(&operator, open + 1);
         // Another operator's lease lifts the exclusion that followed a stall.
         let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
-        p.excluded.retain(|o| Some(&*o) == disputer.as_ref());
+        p.excluded.retain(|o| Some(o) == disputer.as_ref());
         p.status = match core::mem::replace(&mut p.status, ProposalStatus::Queued) {
             ProposalStatus::ReproductionQueued { primary } => {
                 ProposalStatus::Reproduction { primary, lease }
@@ -506,17 +515,18 @@ impl<T: Config> Pallet<T> {
             p.disputed = None;
         }
         let required = info.config.policy.required_distinct_validators;
+        let this_pass = |speedup_ppm| RecordedPass {
+            validator: validator.clone(),
+            operator: lease.operator.clone(),
+            speedup_ppm,
+            generation: lease.generation,
+            evidence_digest: a.evidence_digest,
+            attempt_digest: a.attempt_digest,
+        };
 
         match (a.verdict, primary) {
             (Verdict::Pass { speedup_ppm }, None) => {
-                let pass = RecordedPass {
-                    validator: validator.clone(),
-                    operator: lease.operator,
-                    speedup_ppm,
-                    generation: lease.generation,
-                    evidence_digest: a.evidence_digest,
-                    attempt_digest: a.attempt_digest,
-                };
+                let pass = this_pass(speedup_ppm);
                 if let Some(fail) = &p.disputed {
                     Self::deposit_event(Event::AttestationsDisagreed {
                         proposal: id,
@@ -550,15 +560,8 @@ impl<T: Config> Pallet<T> {
                 });
             }
             (Verdict::Pass { speedup_ppm }, Some(primary)) => {
-                let pass = RecordedPass {
-                    validator,
-                    operator: lease.operator,
-                    speedup_ppm,
-                    generation: lease.generation,
-                    evidence_digest: a.evidence_digest,
-                    attempt_digest: a.attempt_digest,
-                };
                 let lower = speedup_ppm.min(primary.speedup_ppm);
+                let pass = this_pass(speedup_ppm);
                 Self::crown(id, p, info, lower, alloc::vec![primary, pass])?;
             }
             (Verdict::Fail { reason }, primary) => {
@@ -576,18 +579,7 @@ impl<T: Config> Pallet<T> {
                 // waits for a second operator's attempt, and sticks when that one FAILs too.
                 let sticks = !reason.is_disputable() || required <= 1 || p.disputed.is_some();
                 if sticks {
-                    p.status = ProposalStatus::Failed { reason };
-                    if matches!(reason, FailReason::Cheating | FailReason::CopyOf(_)) {
-                        Self::slash_bundle_deposit(id, &mut p);
-                    }
-                    Self::leave_queue(id, &mut p);
-                    Proposals::<T>::insert(id, p);
-                    Self::deposit_event(Event::Failed {
-                        proposal: id,
-                        validator,
-                        reason,
-                        evidence_digest: a.evidence_digest,
-                    });
+                    Self::fail(id, p, validator, reason, a.evidence_digest);
                 } else {
                     p.disputed = Some(RecordedFail {
                         validator: validator.clone(),
@@ -630,6 +622,29 @@ impl<T: Config> Pallet<T> {
         Ok(())
     }
 
+    /// Ends `p` with a FAIL that sticks: `Cheating` and `CopyOf` forfeit the bundle deposit,
+    /// any other returns it. Stores the proposal.
+    fn fail(
+        id: ProposalId,
+        mut p: ProposalOf<T>,
+        validator: T::AccountId,
+        reason: FailReason,
+        evidence_digest: EvidenceDigest,
+    ) {
+        p.status = ProposalStatus::Failed { reason };
+        if matches!(reason, FailReason::Cheating | FailReason::CopyOf(_)) {
+            Self::slash_bundle_deposit(id, &mut p);
+        }
+        Self::leave_queue(id, &mut p);
+        Proposals::<T>::insert(id, p);
+        Self::deposit_event(Event::Failed {
+            proposal: id,
+            validator,
+            reason,
+            evidence_digest,
+        });
+    }
+
     /// Bars `operator` from further leases of `p`.
     fn exclude(p: &mut ProposalOf<T>, operator: T::AccountId) {
         if !p.excluded.contains(&operator) {
@@ -642,7 +657,7 @@ impl<T: Config> Pallet<T> {
     /// Whether some registered operator may still lease `p`'s next phase (not excluded, not
     /// the miner's, not the primary PASS's).
     fn operator_left(p: &ProposalOf<T>) -> bool {
-        let miners_operator = Validators::<T>::get(&p.arena, &p.miner);
+        let miners_operator = KeyOperators::<T>::get(&p.miner).map(|(o, _)| o);
         let primary = match &p.status {
             ProposalStatus::ReproductionQueued { primary } => Some(&primary.operator),
             _ => None,
@@ -790,23 +805,9 @@ impl<T: Config> Pallet<T> {
         // The content belongs to the earliest commitment that revealed it: a proposal whose
         // bytes an earlier commitment revealed too is a copy, however it was measured.
         if let Some(owner) = ContentOwners::<T>::get(p.content_hash) {
-            if owner.miner != p.miner {
+            if let (true, Some(last)) = (owner.miner != p.miner, passes.last()) {
                 let reason = FailReason::CopyOf(owner.proposal);
-                p.status = ProposalStatus::Failed { reason };
-                Self::slash_bundle_deposit(id, &mut p);
-                Self::leave_queue(id, &mut p);
-                Proposals::<T>::insert(id, p);
-                let last = passes
-                    .last()
-                    .map(|pass| (pass.validator.clone(), pass.evidence_digest));
-                if let Some((validator, evidence_digest)) = last {
-                    Self::deposit_event(Event::Failed {
-                        proposal: id,
-                        validator,
-                        reason,
-                        evidence_digest,
-                    });
-                }
+                Self::fail(id, p, last.validator.clone(), reason, last.evidence_digest);
                 return Ok(());
             }
         }
@@ -974,10 +975,10 @@ impl<T: Config> Claimant<T> {
             }
             _ => return Err(Error::<T>::NotClaimable),
         };
-        // Never the operator's own proposal, whichever of its keys revealed it.
+        // Never the operator's own proposal, whichever of its keys (in any arena) revealed it.
         let own = p.miner == self.validator
             || p.miner == self.operator
-            || Validators::<T>::get(&p.arena, &p.miner).as_ref() == Some(&self.operator);
+            || KeyOperators::<T>::get(&p.miner).is_some_and(|(o, _)| o == self.operator);
         ensure!(!own, Error::<T>::OwnProposal);
         ensure!(
             !p.excluded.contains(&self.operator),

@@ -1,5 +1,6 @@
 //! Version 1 → 2. What changed and how old state moves:
-//! - `Validators` values name an operator: every existing key becomes its own operator.
+//! - `Validators` values name an operator: every existing key becomes its own operator
+//!   (`KeyOperators` is filled from them).
 //! - `Commits` values keep the deposit held: the configured `CommitDeposit` (what v1 held).
 //! - `FirstRevealer` becomes `ContentOwners`, which also records the owner's commit block
 //!   (read from its proposal).
@@ -151,7 +152,11 @@ impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
 
         Validators::<T>::translate::<(), _>(|_, key, ()| {
             reads += 1;
-            writes += 1;
+            writes += 2;
+            KeyOperators::<T>::mutate(&key, |k| {
+                let arenas = k.as_ref().map_or(0, |(_, n)| *n);
+                *k = Some((key.clone(), arenas + 1));
+            });
             Some(key)
         });
         let deposit = T::CommitDeposit::get();

@@ -217,6 +217,21 @@ fn one_operator_with_two_keys_cannot_crown_alone() {
         assert_noop!(Cacheon::claim(signed(V1), own), Error::<Test>::OwnProposal);
         assert_ok!(Cacheon::claim(signed(V2), p));
         assert_ok!(Cacheon::claim(signed(V2), own));
+        // Also when that key is registered in another arena only; and a key has one
+        // operator everywhere.
+        let mut other = arena_config(2);
+        other.id = id(b"cpu-other");
+        assert_ok!(Cacheon::set_arena(root(), other));
+        assert_ok!(Cacheon::add_validator(root(), id(b"cpu-other"), CAROL, V1));
+        assert_noop!(
+            Cacheon::add_validator(root(), id(b"cpu-other"), V2, V3),
+            Error::<Test>::OperatorMismatch
+        );
+        let from_other_arena = submit(CAROL, DECODE, "carol");
+        assert_noop!(
+            Cacheon::claim(signed(V1), from_other_arena),
+            Error::<Test>::OwnProposal
+        );
     });
 }
 

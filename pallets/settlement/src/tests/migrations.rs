@@ -90,6 +90,7 @@ fn write_as_v1() {
         v1::FirstRevealer::<Test>::insert(hash, (owner.miner, owner.proposal));
     }
     let _ = OpenLeases::<Test>::clear(u32::MAX, None);
+    let _ = KeyOperators::<Test>::clear(u32::MAX, None);
     StorageVersion::new(1).put::<Cacheon>();
 }
 
