@@ -24,7 +24,7 @@ use frame::{
             genesis_builder_helper::{build_state, get_preset},
             weights::{
                 constants::{ParityDbWeight, WEIGHT_REF_TIME_PER_SECOND},
-                IdentityFee,
+                ConstantMultiplier,
             },
         },
         sp_core::crypto::KeyTypeId,
@@ -32,14 +32,14 @@ use frame::{
             generic, impl_opaque_keys,
             traits::{Block as BlockT, NumberFor},
             transaction_validity::{TransactionSource, TransactionValidity},
-            Perbill,
+            FixedPointNumber, Perbill, Perquintill,
         },
     },
     prelude::*,
     runtime::{apis, prelude::*},
 };
 use frame_system::limits::{BlockLength, BlockWeights};
-use pallet_transaction_payment::{ConstFeeMultiplier, FungibleAdapter, Multiplier};
+use pallet_transaction_payment::{FungibleAdapter, Multiplier, TargetedFeeAdjustment};
 
 pub use frame::runtime::types_common::{AccountId, BlockNumber, Signature};
 pub type Balance = u128;
@@ -92,7 +92,7 @@ pub const VERSION: RuntimeVersion = RuntimeVersion {
     spec_name: alloc::borrow::Cow::Borrowed("cacheon"),
     impl_name: alloc::borrow::Cow::Borrowed("cacheon"),
     authoring_version: 1,
-    spec_version: 2,
+    spec_version: 3,
     impl_version: 1,
     apis: RUNTIME_API_VERSIONS,
     transaction_version: 1,
@@ -207,16 +207,33 @@ impl pallet_balances::Config for Runtime {
 }
 
 parameter_types! {
-    pub FeeMultiplier: Multiplier = Multiplier::one();
+    /// 10 planck per unit of ref time: a whole block's 2 s of weight costs 20 UNIT.
+    pub const WeightFee: Balance = 10;
+    /// 10 µUNIT a byte: a 512 KiB reveal pays ~5.2 UNIT for its block space (its bundle
+    /// deposit, ~52 UNIT, is returned later); a day of full blocks (~54 GB) ~540,000 UNIT.
+    pub const TransactionByteFee: Balance = UNIT / 100_000;
+    /// The fee multiplier rises while blocks are fuller than this and falls below it.
+    pub const TargetBlockFullness: Perquintill = Perquintill::from_percent(25);
+    /// How fast it moves: about ×2.2 per 10,000 full blocks (the usual Substrate value).
+    pub AdjustmentVariable: Multiplier = Multiplier::saturating_from_rational(75, 1_000_000);
+    /// It never falls below a tenth of the base fee.
+    pub MinimumMultiplier: Multiplier = Multiplier::saturating_from_rational(1, 10u128);
+    pub MaximumMultiplier: Multiplier = Bounded::max_value();
 }
 
 impl pallet_transaction_payment::Config for Runtime {
     type RuntimeEvent = RuntimeEvent;
     type OnChargeTransaction = FungibleAdapter<Balances, ()>;
     type OperationalFeeMultiplier = ConstU8<5>;
-    type WeightToFee = IdentityFee<Balance>;
-    type LengthToFee = IdentityFee<Balance>;
-    type FeeMultiplierUpdate = ConstFeeMultiplier<FeeMultiplier>;
+    type WeightToFee = ConstantMultiplier<Balance, WeightFee>;
+    type LengthToFee = ConstantMultiplier<Balance, TransactionByteFee>;
+    type FeeMultiplierUpdate = TargetedFeeAdjustment<
+        Self,
+        TargetBlockFullness,
+        AdjustmentVariable,
+        MinimumMultiplier,
+        MaximumMultiplier,
+    >;
     type WeightInfo = ();
 }
 
@@ -243,16 +260,29 @@ impl pallet_cacheon::Config for Runtime {
     /// older commitment of the same content could still be revealed (30 blocks: 3 min).
     type RevealWindow = ConstU32<30>;
     type MaxPendingCommits = ConstU32<16>;
-    type MaxRevealsPerEpoch = ConstU32<16>;
-    type MaxQueueLen = ConstU32<256>;
+    /// 16 reveals per miner per hour.
+    type MaxRevealsPerPeriod = ConstU32<16>;
+    type RevealPeriod = ConstU32<600>;
+    /// A primary PASS waits an hour for another operator's reproduction.
+    type ReproductionTimeout = ConstU32<600>;
+    /// 10×: no single kernel boundary makes the whole engine faster than that.
+    type MaxSpeedupPpm = ConstU32<10_000_000>;
+    /// Finished proposals are kept 30 days (at 6 s blocks), then pruned.
+    type ProposalRetention = ConstU32<{ 30 * 24 * 600 }>;
+    /// 128 pending proposals per arena: the worst crown walks and may drop all of them, and
+    /// must stay under 5 % of a block (docs/weights.md).
+    type MaxQueueLen = ConstU32<128>;
     type MaxBundleBytes = ConstU32<{ 512 * 1024 }>;
     type MaxTargets = ConstU32<64>;
     type MaxValidators = ConstU32<32>;
     type MaxArenas = ConstU32<8>;
     /// One claim per arena and target at most.
     type MaxClaims = ConstU32<{ 8 * 64 }>;
-    type MaxLeasesPerBlock = ConstU32<64>;
+    /// Deadlines (lease expiries, reproduction waits) per block: the worst block expires 32
+    /// proposals, each after walking every validator key (docs/weights.md).
+    type MaxLeasesPerBlock = ConstU32<32>;
     type MaxLeasesPerOperator = ConstU32<4>;
+    type AdminOrigin = frame_system::EnsureRoot<AccountId>;
     type WeightInfo = pallet_cacheon::weights::SubstrateWeight<Runtime>;
 }
 
@@ -407,6 +437,25 @@ impl_runtime_apis! {
         }
         fn preset_names() -> Vec<PresetId> {
             genesis::preset_names()
+        }
+    }
+
+    #[cfg(feature = "try-runtime")]
+    impl frame::deps::frame_try_runtime::TryRuntime<Block> for Runtime {
+        fn on_runtime_upgrade(
+            checks: frame::deps::frame_try_runtime::UpgradeCheckSelect,
+        ) -> (Weight, Weight) {
+            // A failed check must abort the run with its message.
+            let weight = Executive::try_runtime_upgrade(checks).unwrap();
+            (weight, RuntimeBlockWeights::get().max_block)
+        }
+        fn execute_block(
+            block: <Block as BlockT>::LazyBlock,
+            state_root_check: bool,
+            signature_check: bool,
+            select: frame::deps::frame_try_runtime::TryStateSelect,
+        ) -> Weight {
+            Executive::try_execute_block(block, state_root_check, signature_check, select).unwrap()
         }
     }
 

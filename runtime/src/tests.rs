@@ -76,12 +76,13 @@ fn presets_are_listed() {
 /// Path of the committed metadata that the off-chain code generates its subxt types from.
 const METADATA_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/metadata/cacheon.scale");
 
-/// Fails when the runtime's metadata (V15) differs from the committed file. Regenerate with
+/// Fails when the runtime's metadata (V16: it describes the pallet's view functions, which V15
+/// cannot) differs from the committed file. Regenerate with
 /// `CACHEON_BLESS=1 cargo test -p cacheon-runtime metadata`.
 #[test]
 fn committed_metadata_matches_the_runtime() {
-    let current: Vec<u8> = Runtime::metadata_at_version(15)
-        .expect("V15 metadata is supported")
+    let current: Vec<u8> = Runtime::metadata_at_version(16)
+        .expect("V16 metadata is supported")
         .to_vec();
     if std::env::var_os("CACHEON_BLESS").is_some() {
         std::fs::create_dir_all(std::path::Path::new(METADATA_FILE).parent().unwrap()).unwrap();
@@ -108,4 +109,34 @@ fn wasm_runtime_is_built() {
         }
         None => eprintln!("SKIP: built with SKIP_WASM_BUILD; no wasm runtime to check"),
     }
+}
+
+/// The committed metadata describes the settlement pallet's view functions (what V16 adds), so
+/// clients can call `weight_vector`, `incumbent_stack` and `proposal_status` by name.
+#[test]
+fn committed_metadata_lists_the_view_functions() {
+    use codec::Decode;
+    use frame::deps::frame_support::__private::metadata::{
+        RuntimeMetadata, RuntimeMetadataPrefixed,
+    };
+    let bytes = std::fs::read(METADATA_FILE).expect("runtime/metadata/cacheon.scale exists");
+    let prefixed = RuntimeMetadataPrefixed::decode(&mut &bytes[..]).expect("metadata decodes");
+    let RuntimeMetadata::V16(metadata) = prefixed.1 else {
+        panic!("committed metadata is not V16");
+    };
+    let cacheon = metadata
+        .pallets
+        .iter()
+        .find(|p| p.name == "Cacheon")
+        .expect("the Cacheon pallet is in the metadata");
+    let mut names: Vec<&str> = cacheon
+        .view_functions
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["incumbent_stack", "proposal_status", "weight_vector"]
+    );
 }

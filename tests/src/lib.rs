@@ -100,6 +100,30 @@ pub fn node_bin() -> PathBuf {
     binary("cacheon-node", "CACHEON_NODE_BIN")
 }
 
+/// The `cacheon-try-state` binary (`CACHEON_TRY_STATE_BIN` overrides). scripts/test.sh builds
+/// it on its own: it turns on the runtime's `try-runtime` feature.
+pub fn try_state_bin() -> PathBuf {
+    binary("cacheon-try-state", "CACHEON_TRY_STATE_BIN")
+}
+
+/// Runs `cacheon-try-state` against the node at `url` (its finalized head): this repository's
+/// migrations and every pallet's `try_state` on the live chain's state. Panics with the
+/// tool's report when a check fails.
+pub fn assert_try_state(url: &str) {
+    eprintln!("waiting for: try-state of the live chain");
+    let out = Command::new(try_state_bin())
+        .args(["--json", "--url", url])
+        .output()
+        .expect("run cacheon-try-state");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the chain's state fails the runtime's checks: {report}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("try-state: {report}");
+}
+
 /// A `cacheon` command.
 pub fn cacheon() -> Command {
     Command::new(cacheon_bin())
@@ -705,6 +729,10 @@ pub fn proposal_of(e: &CacheonEvent) -> Option<u64> {
         | E::PassDropped { proposal, .. }
         | E::ProposalDropped { proposal, .. }
         | E::Expired { proposal, .. }
+        | E::ReproductionTimedOut { proposal, .. }
+        | E::FailRecorded { proposal, .. }
+        | E::DepositSlashed { proposal, .. }
+        | E::ContentReclaimed { proposal, .. }
         | E::Crowned { proposal, .. }
         | E::Retired { proposal, .. } => Some(*proposal),
         _ => None,
@@ -720,6 +748,7 @@ fn is_end(e: &CacheonEvent) -> bool {
             | E::Failed { .. }
             | E::AttestationsDisagreed { .. }
             | E::Expired { .. }
+            | E::ReproductionTimedOut { .. }
             | E::Withdrawn { .. }
             | E::ProposalDropped { .. }
     )

@@ -3,11 +3,12 @@
 //! gets her reveal in before Charlie's. The earliest commitment owns the content: Eve's copy
 //! is never crowned (its crowning attempt waits until Charlie's commitment is past its reveal
 //! window, and by then the copy screen finds Charlie's earlier-committed original), and
-//! Charlie's proposal is crowned. Needs `cacheon` and `cacheon-node` built.
+//! Charlie's proposal is crowned; the live state then passes `cacheon-try-state`. Needs
+//! `cacheon`, `cacheon-node` and `cacheon-try-state` built.
 
 use std::path::{Path, PathBuf};
 
-use cacheon_e2e::{diagnostics, repo_root, run_lines, watch, DevNode, Validator};
+use cacheon_e2e::{assert_try_state, diagnostics, repo_root, run_lines, watch, DevNode, Validator};
 
 /// Eve's copy of `original`: local names changed, comments and layout rewritten, the
 /// bundle's name and file name changed (new bytes: the chain's exact check lets it in).
@@ -90,4 +91,7 @@ fn copier_revealing_first_loses_to_earliest_commitment() {
         w.events,
         diagnostics(&node, &[&alice, &bob])
     );
+    // A crown, a copy FAILed `CopyOf` with its deposit slashed: the state still meets every
+    // invariant of the runtime.
+    assert_try_state(&node.url);
 }

@@ -546,6 +546,16 @@ fn proposal_events(
         |e| json!({"displaced_by": e.displaced_by})
     );
     collect!(Expired, "expired", |e| json!({"attempts": e.attempts}));
+    collect!(
+        ReproductionTimedOut,
+        "reproduction_timed_out",
+        |e| json!({"primary_validator": e.primary_validator.to_string()})
+    );
+    collect!(
+        DepositSlashed,
+        "deposit_slashed",
+        |e| json!({"miner": e.miner.to_string(), "amount": e.amount.to_string()})
+    );
     collect!(Withdrawn, "withdrawn", |_e| json!({}));
     collect!(
         Crowned,

@@ -231,7 +231,7 @@ async fn next_claimable(
             };
             let crowning = match &p.status {
                 ApiStatus::Queued => Some(required <= 1),
-                ApiStatus::ReproductionQueued { primary } if primary.operator != operator => {
+                ApiStatus::ReproductionQueued { primary, .. } if primary.operator != operator => {
                     Some(true)
                 }
                 _ => None,
@@ -627,7 +627,6 @@ async fn stored_bundle(at: &At, hash: &[u8; 32]) -> Result<Vec<u8>, String> {
         .ok_or_else(|| format!("bundle 0x{} is not in chain storage", hex::encode(hash)))?
         .decode()
         .map_err(|e| e.to_string())?
-        .bytes
         .0;
     if &cacheon_primitives::bundle::content_hash(&bytes) != hash {
         return Err(format!(
@@ -733,7 +732,7 @@ async fn remember_fingerprint(
         );
         return Ok(None);
     };
-    let bytes = stored.decode().map_err(unavailable)?.bytes.0;
+    let bytes = stored.decode().map_err(unavailable)?.0;
     let fp = cacheon_kernels::bundle::from_canonical_bytes(
         &bytes,
         cacheon_kernels::bundle::MAX_BUNDLE_BYTES,

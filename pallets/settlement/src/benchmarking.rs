@@ -193,6 +193,41 @@ fn waiting_for_reproduction<T: Config>(validator: &T::AccountId) -> StatusOf<T> 
             evidence_digest: [1; 32],
             attempt_digest: [2; 32],
         },
+        until: frame_system::Pallet::<T>::block_number()
+            .saturating_add(T::ReproductionTimeout::get()),
+    }
+}
+
+/// Fills the arena's queue up to `MaxQueueLen` with ids that are not proposals (after `keep`):
+/// leaving the queue then reads and writes its longest encoding.
+fn fill_queue<T: Config>(keep: Vec<ProposalId>) {
+    let mut queue = keep;
+    let mut filler = 1_000_000u64;
+    while (queue.len() as u32) < T::MaxQueueLen::get() {
+        queue.push(filler);
+        filler += 1;
+    }
+    Queue::<T>::insert(bid(ARENA), BoundedVec::truncate_from(queue));
+}
+
+/// Registers validator keys up to `MaxValidators`, all under one operator, and returns that
+/// operator: a proposal that excludes it makes `operator_left` walk every key in vain.
+fn keys_of_one_operator<T: Config>() -> T::AccountId {
+    let operator: T::AccountId = account("operator", 0, 0);
+    let info = Arenas::<T>::get(bid(ARENA)).expect("arena exists");
+    for i in info.validators..T::MaxValidators::get() {
+        let key: T::AccountId = account("key", i, 0);
+        Pallet::<T>::do_add_validator(bid(ARENA), key, operator.clone()).expect("room left");
+    }
+    operator
+}
+
+fn verdict(verdict: Verdict, generation: u32, seed: u8) -> Attestation {
+    Attestation {
+        verdict,
+        incumbent_generation: generation,
+        evidence_digest: [seed; 32],
+        attempt_digest: [seed.wrapping_add(1); 32],
     }
 }
 
@@ -275,27 +310,118 @@ mod benchmarks {
         assert!(!Commits::<T>::contains_key(&miner, [9u8; 32]));
     }
 
+    /// `q` entries ahead that the caller may not take, each read as far as the rules go: the
+    /// first is the reproduction of the caller's own PASS; the others are reproductions of
+    /// another operator's PASS, eligible but held back by the first (an overlapping crown
+    /// ahead), so each costs the proposal, its miner's operator and its target.
     #[benchmark]
     fn claim(q: Linear<0, { T::MaxQueueLen::get() - 1 }>) {
-        let (v1, _) = arena::<T>(2);
+        let (v1, v2) = arena::<T>(2);
         let miner = funded::<T>("miner", 0);
-        // `q` proposals ahead in the queue that v1 may not take: reproductions of its own PASS.
-        let target = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
+        let target = reveal_one::<T>(&miner, b"bench.slot1", 256, 0);
+        let template = reveal_one::<T>(&miner, b"bench.slot0", 256, 1);
         let mut queue: Vec<ProposalId> = Vec::new();
         for i in 0..q {
-            let mut p = Proposals::<T>::get(target).unwrap();
-            p.status = waiting_for_reproduction::<T>(&v1);
+            let mut p = Proposals::<T>::get(template).unwrap();
+            p.status = waiting_for_reproduction::<T>(if i == 0 { &v1 } else { &v2 });
             let pid = 10_000 + i as u64;
             Proposals::<T>::insert(pid, p);
             queue.push(pid);
         }
         queue.push(target);
         Queue::<T>::insert(bid(ARENA), BoundedVec::truncate_from(queue));
+        Proposals::<T>::remove(template);
+        // Priority is final for every entry: the walk reaches the overlap check.
+        let now = frame_system::Pallet::<T>::block_number();
+        frame_system::Pallet::<T>::set_block_number(now.saturating_add(T::RevealWindow::get()));
         #[extrinsic_call]
         _(RawOrigin::Signed(v1), target);
         assert!(matches!(
             Proposals::<T>::get(target).unwrap().status,
             ProposalStatus::Primary { .. }
+        ));
+    }
+
+    /// A primary PASS whose reproduction deadline finds every block but the last it may try
+    /// full.
+    #[benchmark]
+    fn attest_pass() {
+        let (v1, _) = arena::<T>(2);
+        let miner = funded::<T>("miner", 0);
+        let p = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
+        fill_queue::<T>(vec![p]);
+        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
+        let first =
+            frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
+        let full: BoundedVec<ProposalId, T::MaxLeasesPerBlock> = BoundedVec::truncate_from(
+            (0..T::MaxLeasesPerBlock::get() as u64)
+                .map(|i| 2_000_000 + i)
+                .collect(),
+        );
+        let mut at = first;
+        for _ in 1..crate::settle::DEADLINE_TRIES {
+            LeaseDeadlines::<T>::insert(at, full.clone());
+            at = at.saturating_add(One::one());
+        }
+        #[extrinsic_call]
+        attest(RawOrigin::Signed(v1), p, pass_attestation(0, 1));
+        assert!(matches!(
+            Proposals::<T>::get(p).unwrap().status,
+            ProposalStatus::ReproductionQueued { until, .. } if until == at
+        ));
+    }
+
+    /// A FAIL that sticks and forfeits the deposit of a maximum-size bundle, leaving a full queue.
+    #[benchmark]
+    fn attest_fail() {
+        let (v1, _) = arena::<T>(2);
+        let miner = funded::<T>("miner", 0);
+        let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
+        fill_queue::<T>(vec![p]);
+        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
+        let cheating = verdict(
+            Verdict::Fail {
+                reason: FailReason::Cheating,
+            },
+            0,
+            1,
+        );
+        #[extrinsic_call]
+        attest(RawOrigin::Signed(v1), p, cheating);
+        assert!(matches!(
+            Proposals::<T>::get(p).unwrap().status,
+            ProposalStatus::Failed { .. }
+        ));
+    }
+
+    /// A NoDecision after which no registered operator may try again: the search walks every
+    /// validator key (all of one excluded operator) and the proposal expires out of a full
+    /// queue. (A disputed FAIL takes the same path.)
+    #[benchmark]
+    fn attest_requeue() {
+        let (v1, v2) = arena::<T>(2);
+        let excluded = keys_of_one_operator::<T>();
+        let miner = funded::<T>("miner", 0);
+        let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
+        fill_queue::<T>(vec![p]);
+        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
+        // (after the claim, which lifts exclusions)
+        Proposals::<T>::mutate(p, |prop| {
+            let prop = prop.as_mut().unwrap();
+            prop.excluded = BoundedVec::truncate_from(vec![excluded, v2]);
+        });
+        let no_decision = verdict(
+            Verdict::NoDecision {
+                reason: NoDecisionReason::Noise,
+            },
+            0,
+            1,
+        );
+        #[extrinsic_call]
+        attest(RawOrigin::Signed(v1), p, no_decision);
+        assert!(matches!(
+            Proposals::<T>::get(p).unwrap().status,
+            ProposalStatus::Expired
         ));
     }
 
@@ -336,7 +462,9 @@ mod benchmarks {
 
     /// Updates the head of a displacement chain of `t` targets: the cycle check walks it.
     #[benchmark]
-    fn set_target(t: Linear<2, { T::MaxTargets::get() }>) {
+    fn set_target(t: Linear<2, { T::MaxTargets::get() }>) -> Result<(), BenchmarkError> {
+        let admin =
+            T::AdminOrigin::try_successful_origin().map_err(|_| BenchmarkError::Weightless)?;
         // Genesis may already hold targets; the chain uses the room that is left.
         let t = t
             .min(T::MaxTargets::get().saturating_sub(Targets::<T>::count()))
@@ -353,15 +481,18 @@ mod benchmarks {
         head.displaces = BoundedVec::truncate_from(vec![bid(&name(1))]);
         head.status = Status::Paused;
         #[extrinsic_call]
-        _(RawOrigin::Root, head);
+        _(admin as T::RuntimeOrigin, head);
         assert_eq!(
             Targets::<T>::get(bid(&name(0))).unwrap().status,
             Status::Paused
         );
+        Ok(())
     }
 
     #[benchmark]
-    fn set_arena() {
+    fn set_arena() -> Result<(), BenchmarkError> {
+        let admin =
+            T::AdminOrigin::try_successful_origin().map_err(|_| BenchmarkError::Weightless)?;
         let room = T::MaxTargets::get().saturating_sub(Targets::<T>::count());
         let names: Vec<Vec<u8>> = (0..MAX_ARENA_TARGETS.min(room))
             .map(|i| format!("bench.t{i}").into_bytes())
@@ -371,29 +502,38 @@ mod benchmarks {
         }
         let config = arena_config::<T>(names.iter().map(|n| bid(n)).collect(), 2);
         #[extrinsic_call]
-        _(RawOrigin::Root, config);
+        _(admin as T::RuntimeOrigin, config);
         assert!(Arenas::<T>::contains_key(bid(ARENA)));
+        Ok(())
     }
 
     #[benchmark]
-    fn add_validator() {
+    fn add_validator() -> Result<(), BenchmarkError> {
+        let admin =
+            T::AdminOrigin::try_successful_origin().map_err(|_| BenchmarkError::Weightless)?;
         arena::<T>(2);
         let v: T::AccountId = account("validator", 9, 0);
         #[extrinsic_call]
-        _(RawOrigin::Root, bid(ARENA), v.clone(), v.clone());
+        _(admin as T::RuntimeOrigin, bid(ARENA), v.clone(), v.clone());
         assert!(Validators::<T>::contains_key(bid(ARENA), &v));
+        Ok(())
     }
 
     #[benchmark]
-    fn remove_validator() {
+    fn remove_validator() -> Result<(), BenchmarkError> {
+        let admin =
+            T::AdminOrigin::try_successful_origin().map_err(|_| BenchmarkError::Weightless)?;
         let (v1, _) = arena::<T>(2);
         #[extrinsic_call]
-        _(RawOrigin::Root, bid(ARENA), v1.clone());
+        _(admin as T::RuntimeOrigin, bid(ARENA), v1.clone());
         assert!(!Validators::<T>::contains_key(bid(ARENA), &v1));
+        Ok(())
     }
 
     #[benchmark]
-    fn set_emissions() {
+    fn set_emissions() -> Result<(), BenchmarkError> {
+        let admin =
+            T::AdminOrigin::try_successful_origin().map_err(|_| BenchmarkError::Weightless)?;
         let policy = EmissionsPolicy {
             half_life_blocks: 1_000u32.into(),
             epoch_blocks: 100u32.into(),
@@ -401,24 +541,34 @@ mod benchmarks {
             bootstrap_account: account("bootstrap", 0, 0),
         };
         #[extrinsic_call]
-        _(RawOrigin::Root, policy.clone());
+        _(admin as T::RuntimeOrigin, policy.clone());
         assert_eq!(Emissions::<T>::get(), Some(policy));
+        Ok(())
     }
 
+    /// `n` leases ending in one block, each on a proposal no registered operator may try
+    /// again: every key is walked, and each proposal expires out of a full queue.
     #[benchmark]
     fn expire_leases(n: Linear<0, { T::MaxLeasesPerBlock::get() }>) {
-        let (v1, _) = arena::<T>(2);
+        let (v1, v2) = arena::<T>(2);
+        let excluded = keys_of_one_operator::<T>();
         let mut ids = Vec::new();
         for i in 0..n {
             let p = reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i);
             ids.push(p);
         }
+        fill_queue::<T>(ids.clone());
         let now = frame_system::Pallet::<T>::block_number();
         for p in &ids {
             frame_system::Pallet::<T>::set_block_number(now);
             Pallet::<T>::do_claim(v1.clone(), *p).expect("claim works");
             // Stands for leases of many operators: one operator's cap is far below a block's.
             OpenLeases::<T>::remove(&v1);
+            // (after the claim, which lifts exclusions)
+            Proposals::<T>::mutate(p, |prop| {
+                let prop = prop.as_mut().unwrap();
+                prop.excluded = BoundedVec::truncate_from(vec![excluded.clone(), v2.clone()]);
+            });
         }
         let deadline = now.saturating_add(100u32.into());
         #[block]
@@ -428,7 +578,7 @@ mod benchmarks {
         for p in &ids {
             assert!(matches!(
                 Proposals::<T>::get(p).unwrap().status,
-                ProposalStatus::Queued
+                ProposalStatus::Expired
             ));
         }
     }
@@ -465,6 +615,73 @@ mod benchmarks {
         }
         let sum: u64 = Weights::<T>::get().iter().map(|(_, w)| *w as u64).sum();
         assert_eq!(sum, 1_000_000);
+    }
+
+    /// `n` emission shares paid in one block, each to a new account, out of a weight vector of
+    /// `MaxClaims` recipients.
+    #[benchmark]
+    fn pay_emissions(n: Linear<0, { PAYOUTS_PER_BLOCK }>) {
+        let vector: Vec<(T::AccountId, u32)> = (0..T::MaxClaims::get())
+            .map(|i| (account("recipient", i, 0), 1_000_000 / T::MaxClaims::get()))
+            .collect();
+        Weights::<T>::put(WeightVectorOf::<T>::truncate_from(vector));
+        let pot = Pallet::<T>::pot_account();
+        let budget = T::Currency::minimum_balance().saturating_mul(10_000_000u32.into());
+        T::Currency::set_balance(&pot, budget.saturating_mul(2u32.into()));
+        // The run is `n` shares short of its end.
+        let next = T::MaxClaims::get().saturating_sub(n);
+        Payout::<T>::put(PayoutRun {
+            epoch: 1,
+            budget,
+            next,
+            paid: Zero::zero(),
+        });
+        #[block]
+        {
+            Pallet::<T>::pay_emissions();
+        }
+        assert!(Payout::<T>::get().is_none());
+    }
+
+    /// `n` finished proposals deleted, each the owner of its FAILed content.
+    #[benchmark]
+    fn prune_proposals(n: Linear<0, 64>) {
+        arena::<T>(2);
+        for i in 0..n {
+            let miner = funded::<T>("miner", i);
+            let p = reveal_one::<T>(&miner, b"bench.slot0", 256, i);
+            let mut prop = Proposals::<T>::get(p).unwrap();
+            prop.status = ProposalStatus::Failed {
+                reason: FailReason::Build,
+            };
+            Pallet::<T>::leave_queue(p, &mut prop);
+            Proposals::<T>::insert(p, prop);
+        }
+        let now =
+            frame_system::Pallet::<T>::block_number().saturating_add(T::ProposalRetention::get());
+        frame_system::Pallet::<T>::set_block_number(now);
+        // Reveal counts are already cleared up to this period.
+        RevealsClearedBelow::<T>::put(Pallet::<T>::reveal_period());
+        #[block]
+        {
+            Pallet::<T>::prune(now, Weight::MAX);
+        }
+        assert_eq!(Proposals::<T>::iter().count(), 0);
+    }
+
+    /// `n` reveal counts of a past period cleared.
+    #[benchmark]
+    fn clear_reveal_period(n: Linear<0, 64>) {
+        for i in 0..n {
+            RevealsInPeriod::<T>::insert(0, account::<T::AccountId>("miner", i, 0), 1);
+        }
+        let now = T::RevealPeriod::get();
+        frame_system::Pallet::<T>::set_block_number(now);
+        #[block]
+        {
+            Pallet::<T>::prune(now, Weight::MAX);
+        }
+        assert_eq!(RevealsInPeriod::<T>::iter().count(), 0);
     }
 
     impl_benchmark_test_suite!(

@@ -7,6 +7,10 @@ use frame::traits::tokens::Fortitude;
 /// Parts per million in a whole weight vector.
 pub const WEIGHT_TOTAL: u32 = 1_000_000;
 
+/// Emission transfers made per block: an epoch's payout runs over the blocks after its close,
+/// so no block carries all `MaxClaims` transfers.
+pub const PAYOUTS_PER_BLOCK: u32 = 64;
+
 /// A claim's credit at `age` blocks: `floor((speedup_ppm − 1_000_000) × h / (h + age))`.
 pub fn credit(speedup_ppm: u32, half_life: u128, age: u128) -> u128 {
     let excess = speedup_ppm.saturating_sub(PPM_ONE) as u128;
@@ -64,8 +68,9 @@ pub fn split_weights<A: Ord + Clone>(credits: &[(A, u128)]) -> Vec<(A, u32)> {
 }
 
 impl<T: Config> Pallet<T> {
-    /// Computes, stores and (with emissions) pays the weight vector of the epoch that starts
-    /// at `now`. Returns the number of claims read, for the hook's weight.
+    /// Computes and stores the weight vector of the epoch that starts at `now` and (with
+    /// emissions) starts its payout run. Returns the number of claims read, for the hook's
+    /// weight.
     pub(crate) fn close_epoch(now: BlockNumberFor<T>, policy: &EmissionsPolicyOf<T>) -> u32 {
         let epoch: u32 = (now / policy.epoch_blocks).saturated_into();
         let h: u128 = policy.half_life_blocks.saturated_into();
@@ -89,28 +94,67 @@ impl<T: Config> Pallet<T> {
             epoch,
             weights: weights.clone(),
         });
+        // A run still going (only if Root shortened the epoch) ends here: what it did not pay
+        // stays in the pot.
+        if let Some(run) = Payout::<T>::take() {
+            Self::deposit_event(Event::EmissionsPaid {
+                epoch: run.epoch,
+                total: run.paid,
+            });
+        }
         if !policy.emission_per_epoch.is_zero() {
-            Self::pay_emissions(epoch, policy.emission_per_epoch, &weights);
+            let available = T::Currency::reducible_balance(
+                &Self::pot_account(),
+                Preservation::Preserve,
+                Fortitude::Polite,
+            );
+            Payout::<T>::put(PayoutRun {
+                epoch,
+                budget: policy.emission_per_epoch.min(available),
+                next: 0,
+                paid: Zero::zero(),
+            });
         }
         claims
     }
 
-    /// Pays `emission` (or what the pot holds, if less) pro rata to `weights`.
-    fn pay_emissions(epoch: u32, emission: BalanceOf<T>, weights: &WeightVectorOf<T>) {
+    /// Pays the next `PAYOUTS_PER_BLOCK` shares of the running payout: each recipient of the
+    /// weight vector gets its ppm of the budget fixed at the close. Returns how many shares
+    /// it paid, for the hook's weight.
+    pub(crate) fn pay_emissions() -> u32 {
+        let Some(mut run) = Payout::<T>::get() else {
+            return 0;
+        };
         let pot = Self::pot_account();
-        let available =
-            T::Currency::reducible_balance(&pot, Preservation::Preserve, Fortitude::Polite);
-        let budget = emission.min(available);
-        let mut total: BalanceOf<T> = Zero::zero();
-        for (who, ppm) in weights.iter() {
-            let amount = Permill::from_parts(*ppm).mul_floor(budget);
+        let weights = Weights::<T>::get();
+        let start = run.next as usize;
+        let end = weights
+            .len()
+            .min(start.saturating_add(PAYOUTS_PER_BLOCK as usize));
+        for (who, ppm) in weights.iter().take(end).skip(start) {
+            let amount = Permill::from_parts(*ppm).mul_floor(run.budget);
             if amount.is_zero() {
                 continue;
             }
-            if T::Currency::transfer(&pot, who, amount, Preservation::Preserve).is_ok() {
-                total = total.saturating_add(amount);
+            match T::Currency::transfer(&pot, who, amount, Preservation::Preserve) {
+                Ok(_) => run.paid = run.paid.saturating_add(amount),
+                Err(_) => Self::deposit_event(Event::EmissionUnpaid {
+                    epoch: run.epoch,
+                    miner: who.clone(),
+                    amount,
+                }),
             }
         }
-        Self::deposit_event(Event::EmissionsPaid { epoch, total });
+        run.next = end as u32;
+        if end >= weights.len() {
+            Payout::<T>::kill();
+            Self::deposit_event(Event::EmissionsPaid {
+                epoch: run.epoch,
+                total: run.paid,
+            });
+        } else {
+            Payout::<T>::put(run);
+        }
+        (end - start) as u32
     }
 }

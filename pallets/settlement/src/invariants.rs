@@ -9,12 +9,35 @@ impl<T: Config> Pallet<T> {
         let mut queued: BTreeMap<ArenaId, BTreeSet<ProposalId>> = BTreeMap::new();
         let mut crowned: BTreeSet<ProposalId> = BTreeSet::new();
         let mut leases: BTreeMap<T::AccountId, u32> = BTreeMap::new();
+        let now = frame_system::Pallet::<T>::block_number();
+        let to_prune: BTreeSet<ProposalId> = PruneQueue::<T>::iter_values().map(|e| e.1).collect();
+        ensure!(
+            PruneHead::<T>::get() <= PruneTail::<T>::get()
+                && PruneQueue::<T>::iter_keys()
+                    .all(|i| (PruneHead::<T>::get()..PruneTail::<T>::get()).contains(&i)),
+            "the prune queue has an entry outside its head and tail"
+        );
         for (id, p) in Proposals::<T>::iter() {
-            if let ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } =
-                &p.status
-            {
-                *leases.entry(lease.operator.clone()).or_default() += 1;
+            let deadline = match &p.status {
+                ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } => {
+                    *leases.entry(lease.operator.clone()).or_default() += 1;
+                    Some(lease.expires_at)
+                }
+                ProposalStatus::ReproductionQueued { until, .. } => Some(*until),
+                _ => None,
+            };
+            if let Some(at) = deadline {
+                ensure!(
+                    at > now && LeaseDeadlines::<T>::get(at).contains(&id),
+                    "a lease or a reproduction wait has no deadline scheduled"
+                );
             }
+            let terminal =
+                !p.status.is_pending() && !matches!(p.status, ProposalStatus::Crowned { .. });
+            ensure!(
+                !terminal || to_prune.contains(&id),
+                "a terminal proposal is not queued for pruning"
+            );
             if p.status.is_pending() || matches!(p.status, ProposalStatus::Crowned { .. }) {
                 ensure!(
                     ContentOwners::<T>::contains_key(p.content_hash),
@@ -69,12 +92,19 @@ impl<T: Config> Pallet<T> {
             OpenLeases::<T>::iter().collect::<BTreeMap<_, _>>() == leases,
             "an operator's open lease count differs from the leases it holds"
         );
-        for (hash, stored) in Bundles::<T>::iter() {
-            ensure!(
-                refs.get(&hash) == Some(&stored.refs),
-                "a bundle's reference count is wrong"
-            );
-        }
+        ensure!(
+            BundleRefs::<T>::iter().collect::<BTreeMap<_, _>>() == refs,
+            "a bundle's reference count is wrong"
+        );
+        ensure!(
+            Bundles::<T>::iter_keys().all(|hash| refs.contains_key(&hash)),
+            "a stored bundle is used by no proposal"
+        );
+        let cleared = RevealsClearedBelow::<T>::get();
+        ensure!(
+            RevealsInPeriod::<T>::iter_keys().all(|(period, _)| period >= cleared),
+            "reveal counts of a cleared period remain"
+        );
         for (arena, q) in Queue::<T>::iter() {
             let set: BTreeSet<_> = q.iter().copied().collect();
             ensure!(set.len() == q.len(), "a proposal is queued twice");

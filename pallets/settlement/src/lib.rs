@@ -1,6 +1,6 @@
 //! # Cacheon settlement pallet
 //!
-//! Every rule that decides who wins (DESIGN 4): the target catalog and arenas (Root), miners'
+//! Every rule that decides who wins (DESIGN 4): the target catalog and arenas (the admin origin), miners'
 //! commit-reveal of kernel bundles, validators' leases and attestations, crowns, reward claims
 //! and the epoch weight vector.
 //!
@@ -23,6 +23,7 @@ mod epoch;
 #[cfg(any(feature = "try-runtime", feature = "std", test))]
 mod invariants;
 pub mod migrations;
+mod prune;
 mod settle;
 pub mod types;
 pub mod weights;
@@ -38,7 +39,7 @@ pub use cacheon_primitives::{
     Backend, Commitment, ContentHash, EvidenceDigest, FailReason, NoDecisionReason, ProposalId,
     TargetKind, Verdict, PPM_ONE,
 };
-pub use epoch::split_weights;
+pub use epoch::{split_weights, PAYOUTS_PER_BLOCK};
 pub use types::*;
 pub use weights::WeightInfo;
 
@@ -121,9 +122,24 @@ pub mod pallet {
         /// Unrevealed commitments one miner may have.
         #[pallet::constant]
         type MaxPendingCommits: Get<u32>;
-        /// Reveals one miner may make per epoch.
+        /// Reveals one miner may make per reveal period...
         #[pallet::constant]
-        type MaxRevealsPerEpoch: Get<u32>;
+        type MaxRevealsPerPeriod: Get<u32>;
+        /// ...of this many blocks (fixed, whatever the emissions policy).
+        #[pallet::constant]
+        type RevealPeriod: Get<BlockNumberFor<Self>>;
+        /// A proposal with a primary PASS waits this many blocks for another operator to lease
+        /// its reproduction; then it expires (deposits returned).
+        #[pallet::constant]
+        type ReproductionTimeout: Get<BlockNumberFor<Self>>;
+        /// The largest speedup an attestation may report (ppm): a slot replacement that makes
+        /// the whole engine this much faster is a measurement fault, not a kernel.
+        #[pallet::constant]
+        type MaxSpeedupPpm: Get<u32>;
+        /// Terminal proposals (failed, expired, withdrawn, dropped, retired) are deleted this
+        /// many blocks after they ended, by `on_idle`.
+        #[pallet::constant]
+        type ProposalRetention: Get<BlockNumberFor<Self>>;
         /// Pending proposals per arena.
         #[pallet::constant]
         type MaxQueueLen: Get<u32>;
@@ -148,17 +164,19 @@ pub mod pallet {
         /// Open leases one operator may hold at once (over all its validator keys).
         #[pallet::constant]
         type MaxLeasesPerOperator: Get<u32>;
+        /// Who changes the catalog, arenas, validators and emissions (Root, or a collective).
+        type AdminOrigin: EnsureOrigin<Self::RuntimeOrigin>;
         type WeightInfo: WeightInfo;
     }
 
-    // ---- Configuration (Root) ----
+    // ---- Configuration (the admin origin) ----
 
-    /// The target catalog. Keys are chosen by Root, but hashed anyway so that no key layout can
+    /// The target catalog. Keys are chosen by the admin, but hashed anyway so that no key layout can
     /// unbalance the trie: `Blake2_128Concat` keeps the id readable for iteration.
     #[pallet::storage]
     pub type Targets<T: Config> = CountedStorageMap<_, Blake2_128Concat, TargetId, TargetSpec>;
 
-    /// Arenas and their generation. `Blake2_128Concat`: Root-chosen ids, iterated by tools.
+    /// Arenas and their generation. `Blake2_128Concat`: admin-chosen ids, iterated by tools.
     #[pallet::storage]
     pub type Arenas<T: Config> = CountedStorageMap<_, Blake2_128Concat, ArenaId, ArenaInfoOf<T>>;
 
@@ -211,10 +229,15 @@ pub mod pallet {
     pub type PendingCommits<T: Config> =
         StorageMap<_, Blake2_128Concat, T::AccountId, u32, ValueQuery>;
 
-    /// Reveals per miner in the current epoch: `(epoch, count)`. `Blake2_128Concat`: user key.
+    /// Reveals per reveal period and miner. `Twox64Concat` on the period (a counter, and
+    /// `on_idle` clears past periods by prefix); `Blake2_128Concat` on the user-chosen key.
     #[pallet::storage]
-    pub type RevealsInEpoch<T: Config> =
-        StorageMap<_, Blake2_128Concat, T::AccountId, (u32, u32), ValueQuery>;
+    pub type RevealsInPeriod<T: Config> =
+        StorageDoubleMap<_, Twox64Concat, u32, Blake2_128Concat, T::AccountId, u32, ValueQuery>;
+
+    /// Reveal periods below this one have been cleared from [`RevealsInPeriod`].
+    #[pallet::storage]
+    pub type RevealsClearedBelow<T: Config> = StorageValue<_, u32, ValueQuery>;
 
     /// The next proposal id.
     #[pallet::storage]
@@ -238,7 +261,13 @@ pub mod pallet {
     /// `Identity`: the key is already a SHA-256 digest of content the chain checked itself.
     #[pallet::storage]
     pub type Bundles<T: Config> =
-        StorageMap<_, Identity, ContentHash, StoredBundle<T::MaxBundleBytes>>;
+        StorageMap<_, Identity, ContentHash, BoundedVec<u8, T::MaxBundleBytes>>;
+
+    /// How many proposals use each stored bundle; kept apart from the bytes so that
+    /// releasing a bundle does not read up to `MaxBundleBytes` to decrement it. `Identity`:
+    /// SHA-256 key.
+    #[pallet::storage]
+    pub type BundleRefs<T: Config> = StorageMap<_, Identity, ContentHash, u32>;
 
     /// The owner of each revealed ContentHash: the revealed proposal with the earliest
     /// commitment (ties: the first reveal). Kept forever, so a copy is refused even after the
@@ -248,8 +277,8 @@ pub mod pallet {
 
     // ---- Validators ----
 
-    /// Leases by the block at which they expire. `Twox64Concat`: block numbers are not chosen by
-    /// users.
+    /// Deadlines by block: leases that expire there and proposals whose wait for a
+    /// reproduction times out there. `Twox64Concat`: block numbers are not chosen by users.
     #[pallet::storage]
     pub type LeaseDeadlines<T: Config> = StorageMap<
         _,
@@ -262,7 +291,7 @@ pub mod pallet {
     // ---- Crowns and weights ----
 
     /// The incumbent stack's crowned entries per arena and target (the rest of the stack is the
-    /// arena's stock). `Blake2_128Concat`: Root-chosen ids, iterated per arena.
+    /// arena's stock). `Blake2_128Concat`: admin-chosen ids, iterated per arena.
     #[pallet::storage]
     pub type Incumbents<T: Config> =
         StorageDoubleMap<_, Blake2_128Concat, ArenaId, Blake2_128Concat, TargetId, IncumbentEntry>;
@@ -278,6 +307,27 @@ pub mod pallet {
     /// The epoch the stored weight vector belongs to.
     #[pallet::storage]
     pub type WeightsEpoch<T: Config> = StorageValue<_, u32, OptionQuery>;
+
+    /// The emission payout in progress, if any (`PAYOUTS_PER_BLOCK` transfers a block).
+    #[pallet::storage]
+    pub type Payout<T: Config> = StorageValue<_, PayoutRun<BalanceOf<T>>, OptionQuery>;
+
+    // ---- Pruning ----
+
+    /// Terminal proposals in the order they ended, each with its end block: `on_idle` deletes
+    /// them from the front once `ProposalRetention` has passed. A FIFO (`PruneHead` ..
+    /// `PruneTail`), `Twox64Concat`: counter keys.
+    #[pallet::storage]
+    pub type PruneQueue<T: Config> =
+        StorageMap<_, Twox64Concat, u64, (BlockNumberFor<T>, ProposalId)>;
+
+    /// The first entry of [`PruneQueue`] still to prune.
+    #[pallet::storage]
+    pub type PruneHead<T: Config> = StorageValue<_, u64, ValueQuery>;
+
+    /// The next free index of [`PruneQueue`].
+    #[pallet::storage]
+    pub type PruneTail<T: Config> = StorageValue<_, u64, ValueQuery>;
 
     #[pallet::genesis_config]
     #[derive(frame::prelude::DefaultNoBound)]
@@ -438,8 +488,17 @@ pub mod pallet {
             proposal: ProposalId,
             displaced_by: ProposalId,
         },
-        /// The proposal ran out of attempts; its deposits were returned.
+        /// The proposal ran out of attempts, or no operator is left to try it; its deposits
+        /// were returned.
         Expired { proposal: ProposalId, attempts: u32 },
+        /// No other operator leased the reproduction within `ReproductionTimeout` blocks of
+        /// the primary PASS: the proposal expired, its deposits were returned.
+        ReproductionTimedOut {
+            proposal: ProposalId,
+            primary_validator: T::AccountId,
+        },
+        /// A terminal proposal was deleted after `ProposalRetention` blocks.
+        ProposalPruned { proposal: ProposalId },
         /// A proposal failed `Cheating` or `CopyOf`: its bundle deposit went to the reward
         /// pot instead of back to its miner.
         DepositSlashed {
@@ -470,6 +529,13 @@ pub mod pallet {
         },
         /// Emissions were paid from the reward pot.
         EmissionsPaid { epoch: u32, total: BalanceOf<T> },
+        /// A miner's share of an epoch's emission could not be paid (for example below the
+        /// existential deposit of a new account); it stays in the pot.
+        EmissionUnpaid {
+            epoch: u32,
+            miner: T::AccountId,
+            amount: BalanceOf<T>,
+        },
     }
 
     #[pallet::error]
@@ -509,7 +575,8 @@ pub mod pallet {
         OperatorMismatch,
         /// The arena has `MaxValidators` validators.
         TooManyValidators,
-        /// The emissions policy needs non-zero `epoch_blocks` and `half_life_blocks`.
+        /// The emissions policy needs non-zero `half_life_blocks` and an epoch longer than
+        /// the payout of `MaxClaims` shares takes (`PAYOUTS_PER_BLOCK` a block).
         InvalidEmissions,
         /// The same commitment is already pending for this miner.
         AlreadyCommitted,
@@ -529,7 +596,7 @@ pub mod pallet {
         TargetNotInArena,
         /// An active atomic incumbent displaces this target in this arena.
         TargetDisplaced,
-        /// The miner has made `MaxRevealsPerEpoch` reveals this epoch.
+        /// The miner has made `MaxRevealsPerPeriod` reveals in this reveal period.
         RevealCapReached,
         /// The arena's queue holds `MaxQueueLen` pending proposals.
         QueueFull,
@@ -587,6 +654,8 @@ pub mod pallet {
         GenerationMismatch,
         /// A PASS must clear the arena's margin.
         BelowMargin,
+        /// A PASS reports a speedup above `MaxSpeedupPpm`.
+        SpeedupImplausible,
         /// The reproduction repeats the primary's attempt or evidence digest.
         DuplicateEvidence,
         /// The arena's generation counter would overflow.
@@ -604,7 +673,9 @@ pub mod pallet {
     impl<T: Config> Hooks<BlockNumberFor<T>> for Pallet<T> {
         fn on_initialize(now: BlockNumberFor<T>) -> Weight {
             let expired = Self::expire_leases(now);
-            let mut weight = T::WeightInfo::expire_leases(expired);
+            let paid = Self::pay_emissions();
+            let mut weight = T::WeightInfo::expire_leases(expired)
+                .saturating_add(T::WeightInfo::pay_emissions(paid));
             if let Some(policy) = Emissions::<T>::get() {
                 if !policy.epoch_blocks.is_zero() && (now % policy.epoch_blocks).is_zero() {
                     let claims = Self::close_epoch(now, &policy);
@@ -614,6 +685,10 @@ pub mod pallet {
             weight
         }
 
+        fn on_idle(now: BlockNumberFor<T>, remaining: Weight) -> Weight {
+            Self::prune(now, remaining)
+        }
+
         fn integrity_test() {
             assert!(
                 T::RevealDelay::get() <= T::RevealWindow::get(),
@@ -621,7 +696,7 @@ pub mod pallet {
             );
             for (name, v) in [
                 ("MaxPendingCommits", T::MaxPendingCommits::get()),
-                ("MaxRevealsPerEpoch", T::MaxRevealsPerEpoch::get()),
+                ("MaxRevealsPerPeriod", T::MaxRevealsPerPeriod::get()),
                 ("MaxQueueLen", T::MaxQueueLen::get()),
                 ("MaxBundleBytes", T::MaxBundleBytes::get()),
                 ("MaxTargets", T::MaxTargets::get()),
@@ -636,6 +711,14 @@ pub mod pallet {
             assert!(
                 T::MaxBundleBytes::get() <= cacheon_primitives::BundleLimits::DEFAULT.max_bytes,
                 "MaxBundleBytes above the bundle format's own limit"
+            );
+            assert!(
+                !T::RevealPeriod::get().is_zero() && !T::ReproductionTimeout::get().is_zero(),
+                "RevealPeriod and ReproductionTimeout must be positive"
+            );
+            assert!(
+                T::MaxSpeedupPpm::get() > PPM_ONE,
+                "MaxSpeedupPpm must allow a speedup"
             );
         }
 
@@ -716,6 +799,9 @@ pub mod pallet {
                 Error::<T>::NotWithdrawable
             );
 
+            if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
+                Self::unschedule(proposal, *until);
+            }
             p.status = ProposalStatus::Withdrawn;
             Self::leave_queue(proposal, &mut p);
             Proposals::<T>::insert(proposal, p);
@@ -741,42 +827,51 @@ pub mod pallet {
         /// reproduction of one with a recorded primary PASS. Only the arena's validators may
         /// claim, in reveal order, and never the reproduction of their own PASS when the arena
         /// requires two distinct validators.
+        ///
+        /// Weighed for a full queue ahead, then for the entries actually passed over. A lease
+        /// taken is free: the chain pays its referees' work; a refused claim pays its fee.
         #[pallet::call_index(10)]
         #[pallet::weight(T::WeightInfo::claim(T::MaxQueueLen::get()))]
-        pub fn claim(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResult {
+        pub fn claim(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResultWithPostInfo {
             let validator = ensure_signed(origin)?;
-            Self::do_claim(validator, proposal)
+            let ahead = Self::do_claim(validator, proposal)?;
+            Ok((Some(T::WeightInfo::claim(ahead)), Pays::No).into())
         }
 
         /// Attest the leased attempt's verdict. A second PASS crowns the proposal in this call.
+        ///
+        /// Weighed for the heaviest branch (a crown displacing `MAX_MEMBERS` entries over a
+        /// full queue), then for the branch taken. An accepted attestation is free (only the
+        /// lease holder can make one); a refused one pays its fee.
         #[pallet::call_index(11)]
-        #[pallet::weight(T::WeightInfo::attest_crown(T::MaxQueueLen::get(), MAX_MEMBERS))]
+        #[pallet::weight(Pallet::<T>::attest_worst_weight())]
         pub fn attest(
             origin: OriginFor<T>,
             proposal: ProposalId,
             attestation: Attestation,
-        ) -> DispatchResult {
+        ) -> DispatchResultWithPostInfo {
             let validator = ensure_signed(origin)?;
-            Self::do_attest(validator, proposal, attestation)
+            let used = Self::do_attest(validator, proposal, attestation)?;
+            Ok((Some(used), Pays::No).into())
         }
 
-        /// Add or change a catalog target (Root).
+        /// Add or change a catalog target (the admin origin).
         #[pallet::call_index(20)]
         #[pallet::weight(T::WeightInfo::set_target(T::MaxTargets::get()))]
         pub fn set_target(origin: OriginFor<T>, spec: TargetSpec) -> DispatchResult {
-            ensure_root(origin)?;
+            T::AdminOrigin::ensure_origin(origin)?;
             Self::do_set_target(spec)
         }
 
-        /// Add an arena or change its configuration; its generation is kept (Root).
+        /// Add an arena or change its configuration; its generation is kept (the admin origin).
         #[pallet::call_index(21)]
         #[pallet::weight(T::WeightInfo::set_arena())]
         pub fn set_arena(origin: OriginFor<T>, config: ArenaConfigOf<T>) -> DispatchResult {
-            ensure_root(origin)?;
+            T::AdminOrigin::ensure_origin(origin)?;
             Self::do_set_arena(config)
         }
 
-        /// Register a validator key for an arena under an operator identity (Root). Rules that
+        /// Register a validator key for an arena under an operator identity (the admin origin). Rules that
         /// need independent opinions count operators: one operator with several keys is one.
         #[pallet::call_index(22)]
         #[pallet::weight(T::WeightInfo::add_validator())]
@@ -786,11 +881,11 @@ pub mod pallet {
             validator: T::AccountId,
             operator: T::AccountId,
         ) -> DispatchResult {
-            ensure_root(origin)?;
+            T::AdminOrigin::ensure_origin(origin)?;
             Self::do_add_validator(arena, validator, operator)
         }
 
-        /// Remove a validator from an arena (Root). Its open leases can no longer be attested
+        /// Remove a validator from an arena (the admin origin). Its open leases can no longer be attested
         /// and expire into the queue; its recorded PASSes and disputed FAILs stop counting.
         #[pallet::call_index(23)]
         #[pallet::weight(T::WeightInfo::remove_validator())]
@@ -799,7 +894,7 @@ pub mod pallet {
             arena: ArenaId,
             validator: T::AccountId,
         ) -> DispatchResult {
-            ensure_root(origin)?;
+            T::AdminOrigin::ensure_origin(origin)?;
             let mut info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
             ensure!(
                 Validators::<T>::contains_key(&arena, &validator),
@@ -820,11 +915,11 @@ pub mod pallet {
             Ok(())
         }
 
-        /// Set the emissions policy (Root).
+        /// Set the emissions policy (the admin origin).
         #[pallet::call_index(24)]
         #[pallet::weight(T::WeightInfo::set_emissions())]
         pub fn set_emissions(origin: OriginFor<T>, policy: EmissionsPolicyOf<T>) -> DispatchResult {
-            ensure_root(origin)?;
+            T::AdminOrigin::ensure_origin(origin)?;
             Self::check_emissions(&policy)?;
             Self::deposit_event(Event::EmissionsSet {
                 epoch_blocks: policy.epoch_blocks,
@@ -871,6 +966,14 @@ impl<T: Config> Pallet<T> {
             Some(p) if !p.epoch_blocks.is_zero() => (now / p.epoch_blocks).saturated_into(),
             _ => 0,
         }
+    }
+
+    /// What `attest` is charged before it runs: its heaviest branch.
+    pub fn attest_worst_weight() -> Weight {
+        T::WeightInfo::attest_crown(T::MaxQueueLen::get(), MAX_MEMBERS)
+            .max(T::WeightInfo::attest_pass())
+            .max(T::WeightInfo::attest_fail())
+            .max(T::WeightInfo::attest_requeue())
     }
 
     /// The limits the chain applies to bundles.

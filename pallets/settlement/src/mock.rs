@@ -58,6 +58,9 @@ pub const REVEAL_DELAY: u64 = 2;
 pub const LONG_REVEAL_WINDOW: u64 = 20;
 pub const MAX_QUEUE: u32 = 8;
 pub const MAX_LEASES_PER_OPERATOR: u32 = 2;
+pub const REPRODUCTION_TIMEOUT: u64 = 30;
+pub const MAX_SPEEDUP_PPM: u32 = 10_000_000;
+pub const PROPOSAL_RETENTION: u64 = 100;
 
 parameter_types! {
     pub const CacheonPalletId: PalletId = PalletId(*b"cacheon!");
@@ -66,7 +69,10 @@ parameter_types! {
     pub const EvalFee: Balance = EVAL_FEE;
     pub const RevealDelay: u64 = REVEAL_DELAY;
     pub static RevealWindow: u64 = REVEAL_DELAY;
-    pub static MaxRevealsPerEpoch: u32 = 16;
+    pub static MaxRevealsPerPeriod: u32 = 16;
+    pub const RevealPeriod: u64 = EPOCH_BLOCKS;
+    pub const ReproductionTimeout: u64 = REPRODUCTION_TIMEOUT;
+    pub const ProposalRetention: u64 = PROPOSAL_RETENTION;
 }
 
 impl pallet_cacheon::Config for Test {
@@ -79,7 +85,11 @@ impl pallet_cacheon::Config for Test {
     type RevealDelay = RevealDelay;
     type RevealWindow = RevealWindow;
     type MaxPendingCommits = ConstU32<4>;
-    type MaxRevealsPerEpoch = MaxRevealsPerEpoch;
+    type MaxRevealsPerPeriod = MaxRevealsPerPeriod;
+    type RevealPeriod = RevealPeriod;
+    type ReproductionTimeout = ReproductionTimeout;
+    type MaxSpeedupPpm = ConstU32<MAX_SPEEDUP_PPM>;
+    type ProposalRetention = ProposalRetention;
     type MaxQueueLen = ConstU32<MAX_QUEUE>;
     type MaxBundleBytes = ConstU32<{ 16 * 1024 }>;
     type MaxTargets = ConstU32<16>;
@@ -88,6 +98,7 @@ impl pallet_cacheon::Config for Test {
     type MaxClaims = ConstU32<64>;
     type MaxLeasesPerOperator = ConstU32<MAX_LEASES_PER_OPERATOR>;
     type MaxLeasesPerBlock = ConstU32<4>;
+    type AdminOrigin = frame_system::EnsureRoot<AccountId>;
     type WeightInfo = ();
 }
 

@@ -6,6 +6,10 @@ use crate::*;
 use alloc::{collections::BTreeSet, vec::Vec};
 use cacheon_primitives::{commitment, content_hash, decode_bundle, is_valid_id};
 
+/// Blocks after the first choice in which a reproduction deadline may be scheduled when the
+/// first choice is full.
+pub(crate) const DEADLINE_TRIES: u32 = 16;
+
 impl<T: Config> Pallet<T> {
     // ---- Configuration ----
 
@@ -172,8 +176,10 @@ impl<T: Config> Pallet<T> {
     }
 
     pub(crate) fn check_emissions(policy: &EmissionsPolicyOf<T>) -> DispatchResult {
+        let payout_blocks: BlockNumberFor<T> =
+            T::MaxClaims::get().div_ceil(PAYOUTS_PER_BLOCK).into();
         ensure!(
-            !policy.epoch_blocks.is_zero() && !policy.half_life_blocks.is_zero(),
+            policy.epoch_blocks > payout_blocks && !policy.half_life_blocks.is_zero(),
             Error::<T>::InvalidEmissions
         );
         Ok(())
@@ -230,11 +236,10 @@ impl<T: Config> Pallet<T> {
                 Error::<T>::CopyOfOtherMiner
             );
         }
-        let epoch = Self::current_epoch();
-        let (cap_epoch, reveals) = RevealsInEpoch::<T>::get(&miner);
-        let reveals = if cap_epoch == epoch { reveals } else { 0 };
+        let period = Self::reveal_period();
+        let reveals = RevealsInPeriod::<T>::get(period, &miner);
         ensure!(
-            reveals < T::MaxRevealsPerEpoch::get(),
+            reveals < T::MaxRevealsPerPeriod::get(),
             Error::<T>::RevealCapReached
         );
         let mut queue = Queue::<T>::get(&arena);
@@ -260,7 +265,7 @@ impl<T: Config> Pallet<T> {
         Self::remove_commit(&miner, c);
         queue.try_push(id).map_err(|_| Error::<T>::QueueFull)?;
         Queue::<T>::insert(&arena, queue);
-        RevealsInEpoch::<T>::insert(&miner, (epoch, reveals + 1));
+        RevealsInPeriod::<T>::insert(period, &miner, reveals + 1);
         NextProposalId::<T>::put(next_id);
         match owner {
             Some(owner) if owner.miner == miner => {}
@@ -282,15 +287,11 @@ impl<T: Config> Pallet<T> {
                 );
             }
         }
-        Bundles::<T>::mutate(hash, |b| match b {
-            Some(b) => b.refs = b.refs.saturating_add(1),
-            None => {
-                *b = Some(StoredBundle {
-                    bytes: bundle,
-                    refs: 1,
-                })
-            }
-        });
+        let refs = BundleRefs::<T>::get(hash).unwrap_or(0);
+        if refs == 0 {
+            Bundles::<T>::insert(hash, bundle);
+        }
+        BundleRefs::<T>::insert(hash, refs.saturating_add(1));
         Proposals::<T>::insert(
             id,
             Proposal {
@@ -328,13 +329,14 @@ impl<T: Config> Pallet<T> {
     }
 
     /// Takes a proposal that reached a terminal state out of its queue, returns its bundle
-    /// deposit and drops its bundle reference. The caller stores the proposal.
+    /// deposit, drops its bundle reference and queues it for pruning. The caller stores the
+    /// proposal.
     pub(crate) fn leave_queue(id: ProposalId, p: &mut ProposalOf<T>) {
         Queue::<T>::mutate(&p.arena, |q| q.retain(|x| *x != id));
         Self::release_bundle(p);
+        Self::schedule_prune(id);
     }
 
-    /// Returns a proposal's bundle deposit and drops its reference to the stored bundle.
     /// Moves a proposal's held bundle deposit to the reward pot (a `Cheating` or `CopyOf`
     /// FAIL): tampering and copying cost the miner what it put up.
     fn slash_bundle_deposit(id: ProposalId, p: &mut ProposalOf<T>) {
@@ -359,6 +361,7 @@ impl<T: Config> Pallet<T> {
         }
     }
 
+    /// Returns a proposal's bundle deposit and drops its reference to the stored bundle.
     fn release_bundle(p: &mut ProposalOf<T>) {
         let _ = T::Currency::release(
             &HoldReason::BundleDeposit.into(),
@@ -367,19 +370,20 @@ impl<T: Config> Pallet<T> {
             Precision::BestEffort,
         );
         p.bundle_deposit = Zero::zero();
-        Bundles::<T>::mutate_exists(p.content_hash, |b| {
-            if let Some(stored) = b {
-                stored.refs = stored.refs.saturating_sub(1);
-                if stored.refs == 0 {
-                    *b = None;
-                }
+        match BundleRefs::<T>::get(p.content_hash) {
+            Some(refs) if refs > 1 => BundleRefs::<T>::insert(p.content_hash, refs - 1),
+            _ => {
+                BundleRefs::<T>::remove(p.content_hash);
+                Bundles::<T>::remove(p.content_hash);
             }
-        });
+        }
     }
 
     // ---- Validators ----
 
-    pub(crate) fn do_claim(validator: T::AccountId, id: ProposalId) -> DispatchResult {
+    /// Leases `id`'s next phase to `validator`. Returns how many queue entries ahead of it
+    /// were passed over (for the call's actual weight).
+    pub(crate) fn do_claim(validator: T::AccountId, id: ProposalId) -> Result<u32, DispatchError> {
         let now = frame_system::Pallet::<T>::block_number();
         let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
         let operator =
@@ -394,10 +398,12 @@ impl<T: Config> Pallet<T> {
         let phase = me.eligible(&p)?;
         // Reveal order decides: the caller must take the earliest proposal it may take.
         let mut ahead = QueueAhead::default();
+        let mut passed = 0u32;
         for q in Queue::<T>::get(&p.arena) {
             if q == id {
                 break;
             }
+            passed += 1;
             let Some(qp) = Proposals::<T>::get(q) else {
                 continue;
             };
@@ -424,6 +430,11 @@ impl<T: Config> Pallet<T> {
             generation: info.generation,
             expires_at,
         };
+        // The wait for a reproduction ends here; its deadline goes first, since it may share
+        // a block with the lease's.
+        if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
+            Self::unschedule(id, *until);
+        }
         LeaseDeadlines::<T>::try_mutate(expires_at, |ids| ids.try_push(id))
             .map_err(|_| Error::<T>::LeaseScheduleFull)?;
         OpenLeases::<T>::insert(&operator, open + 1);
@@ -431,7 +442,7 @@ impl<T: Config> Pallet<T> {
         let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
         p.excluded.retain(|o| Some(o) == disputer.as_ref());
         p.status = match core::mem::replace(&mut p.status, ProposalStatus::Queued) {
-            ProposalStatus::ReproductionQueued { primary } => {
+            ProposalStatus::ReproductionQueued { primary, .. } => {
                 ProposalStatus::Reproduction { primary, lease }
             }
             _ => ProposalStatus::Primary { lease },
@@ -444,14 +455,16 @@ impl<T: Config> Pallet<T> {
             generation: info.generation,
             expires_at,
         });
-        Ok(())
+        Ok(passed)
     }
 
+    /// Records `validator`'s attestation of its lease on `id`. Returns the weight of the branch
+    /// taken.
     pub(crate) fn do_attest(
         validator: T::AccountId,
         id: ProposalId,
         a: Attestation,
-    ) -> DispatchResult {
+    ) -> Result<Weight, DispatchError> {
         let now = frame_system::Pallet::<T>::block_number();
         let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
         let (lease, primary) = match &p.status {
@@ -475,6 +488,10 @@ impl<T: Config> Pallet<T> {
         if let Verdict::Pass { speedup_ppm } = a.verdict {
             let floor = PPM_ONE.saturating_add(info.config.policy.min_margin_ppm);
             ensure!(speedup_ppm >= floor, Error::<T>::BelowMargin);
+            ensure!(
+                speedup_ppm <= T::MaxSpeedupPpm::get(),
+                Error::<T>::SpeedupImplausible
+            );
             if let Some(primary) = &primary {
                 ensure!(
                     primary.attempt_digest != a.attempt_digest
@@ -485,8 +502,12 @@ impl<T: Config> Pallet<T> {
         }
         Self::end_lease(id, &lease);
 
-        if lease.generation != info.generation {
+        let incumbent_free =
+            matches!(a.verdict, Verdict::Fail { reason } if !reason.is_disputable());
+        if lease.generation != info.generation && !incumbent_free {
             // Measured against an incumbent that has since changed: not the miner's fault.
+            // (A FAIL that does not depend on the incumbent — cheating, a build, ABI or policy
+            // failure — is judged below whatever the generation.)
             p.status = ProposalStatus::Queued;
             Proposals::<T>::insert(id, p);
             Self::deposit_event(Event::AttestationStale {
@@ -495,7 +516,7 @@ impl<T: Config> Pallet<T> {
                 generation: lease.generation,
                 current: info.generation,
             });
-            return Ok(());
+            return Ok(T::WeightInfo::attest_pass());
         }
         // A PASS or a disputed FAIL counts only while its validator is registered.
         let primary = match primary {
@@ -524,7 +545,7 @@ impl<T: Config> Pallet<T> {
             attempt_digest: a.attempt_digest,
         };
 
-        match (a.verdict, primary) {
+        let used = match (a.verdict, primary) {
             (Verdict::Pass { speedup_ppm }, None) => {
                 let pass = this_pass(speedup_ppm);
                 if let Some(fail) = &p.disputed {
@@ -538,16 +559,17 @@ impl<T: Config> Pallet<T> {
                     });
                 }
                 if required <= 1 {
-                    Self::crown(id, p, info, speedup_ppm, alloc::vec![pass])?;
+                    Self::crown(id, p, info, speedup_ppm, alloc::vec![pass])?
                 } else {
-                    p.status = ProposalStatus::ReproductionQueued { primary: pass };
-                    Proposals::<T>::insert(id, p);
                     Self::deposit_event(Event::PassRecorded {
                         proposal: id,
                         validator,
                         speedup_ppm,
                         evidence_digest: a.evidence_digest,
                     });
+                    Self::await_reproduction(id, &mut p, pass, info.generation);
+                    Proposals::<T>::insert(id, p);
+                    T::WeightInfo::attest_pass()
                 }
             }
             (Verdict::Pass { .. }, Some(primary)) if primary.generation != info.generation => {
@@ -558,11 +580,12 @@ impl<T: Config> Pallet<T> {
                     proposal: id,
                     generation: info.generation,
                 });
+                T::WeightInfo::attest_pass()
             }
             (Verdict::Pass { speedup_ppm }, Some(primary)) => {
                 let lower = speedup_ppm.min(primary.speedup_ppm);
                 let pass = this_pass(speedup_ppm);
-                Self::crown(id, p, info, lower, alloc::vec![primary, pass])?;
+                Self::crown(id, p, info, lower, alloc::vec![primary, pass])?
             }
             (Verdict::Fail { reason }, primary) => {
                 if let Some(primary) = &primary {
@@ -580,6 +603,7 @@ impl<T: Config> Pallet<T> {
                 let sticks = !reason.is_disputable() || required <= 1 || p.disputed.is_some();
                 if sticks {
                     Self::fail(id, p, validator, reason, a.evidence_digest);
+                    T::WeightInfo::attest_fail()
                 } else {
                     p.disputed = Some(RecordedFail {
                         validator: validator.clone(),
@@ -588,17 +612,18 @@ impl<T: Config> Pallet<T> {
                         evidence_digest: a.evidence_digest,
                     });
                     Self::exclude(&mut p, lease.operator);
-                    p.status = match primary {
-                        Some(primary) => ProposalStatus::ReproductionQueued { primary },
-                        None => ProposalStatus::Queued,
-                    };
                     Self::deposit_event(Event::FailRecorded {
                         proposal: id,
                         validator,
                         reason,
                         evidence_digest: a.evidence_digest,
                     });
+                    p.status = ProposalStatus::Queued;
+                    if let Some(primary) = primary {
+                        Self::await_reproduction(id, &mut p, primary, info.generation);
+                    }
                     Self::store_or_expire(id, p);
+                    T::WeightInfo::attest_requeue()
                 }
             }
             (Verdict::NoDecision { reason }, primary) => {
@@ -617,9 +642,10 @@ impl<T: Config> Pallet<T> {
                     attempts,
                     evidence_digest: a.evidence_digest,
                 });
+                T::WeightInfo::attest_requeue()
             }
-        }
-        Ok(())
+        };
+        Ok(used)
     }
 
     /// Ends `p` with a FAIL that sticks: `Cheating` and `CopyOf` forfeit the bundle deposit,
@@ -659,7 +685,7 @@ impl<T: Config> Pallet<T> {
     fn operator_left(p: &ProposalOf<T>) -> bool {
         let miners_operator = KeyOperators::<T>::get(&p.miner).map(|(o, _)| o);
         let primary = match &p.status {
-            ProposalStatus::ReproductionQueued { primary } => Some(&primary.operator),
+            ProposalStatus::ReproductionQueued { primary, .. } => Some(&primary.operator),
             _ => None,
         };
         Validators::<T>::iter_prefix(&p.arena).any(|(key, operator)| {
@@ -675,6 +701,9 @@ impl<T: Config> Pallet<T> {
     /// operator may lease it any more.
     fn store_or_expire(id: ProposalId, mut p: ProposalOf<T>) {
         if !Self::operator_left(&p) {
+            if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
+                Self::unschedule(id, *until);
+            }
             p.status = ProposalStatus::Expired;
             Self::leave_queue(id, &mut p);
             Self::deposit_event(Event::Expired {
@@ -714,34 +743,53 @@ impl<T: Config> Pallet<T> {
             Proposals::<T>::insert(id, p);
             return attempts;
         }
-        p.status = match primary {
-            Some(primary) if primary.generation == generation => {
-                ProposalStatus::ReproductionQueued { primary }
-            }
-            Some(_) => {
-                // The incumbent moved on while the reproduction was leased.
-                Self::deposit_event(Event::PassDropped {
-                    proposal: id,
-                    generation,
-                });
-                ProposalStatus::Queued
-            }
-            None => ProposalStatus::Queued,
-        };
+        p.status = ProposalStatus::Queued;
+        if let Some(primary) = primary {
+            Self::await_reproduction(id, &mut p, primary, generation);
+        }
         Self::store_or_expire(id, p);
         attempts
     }
 
+    /// Puts `p` (whose status the caller set to `Queued`) in the wait for its reproduction with
+    /// `primary`, the wait's deadline scheduled `ReproductionTimeout` blocks from now (or in
+    /// the first of the next blocks with room). A PASS measured against an older generation,
+    /// or one that finds no room in the schedule, is dropped instead and `p` stays queued.
+    fn await_reproduction(
+        id: ProposalId,
+        p: &mut ProposalOf<T>,
+        primary: RecordedPass<T::AccountId>,
+        generation: u32,
+    ) {
+        if primary.generation == generation {
+            let now = frame_system::Pallet::<T>::block_number();
+            let first = now.saturating_add(T::ReproductionTimeout::get());
+            let mut until = first;
+            for _ in 0..DEADLINE_TRIES {
+                if LeaseDeadlines::<T>::try_mutate(until, |ids| ids.try_push(id)).is_ok() {
+                    p.status = ProposalStatus::ReproductionQueued { primary, until };
+                    return;
+                }
+                until = until.saturating_add(One::one());
+            }
+        }
+        // The incumbent moved on while the reproduction waited or was leased.
+        Self::deposit_event(Event::PassDropped {
+            proposal: id,
+            generation,
+        });
+    }
+
     /// A lease ended (attested or expired): off the expiry schedule and the operator's cap.
     fn end_lease(id: ProposalId, lease: &LeaseOf<T>) {
-        Self::unschedule_lease(id, lease.expires_at);
+        Self::unschedule(id, lease.expires_at);
         OpenLeases::<T>::mutate_exists(&lease.operator, |n| {
             *n = n.and_then(|n| n.checked_sub(1)).filter(|n| *n > 0);
         });
     }
 
-    fn unschedule_lease(id: ProposalId, expires_at: BlockNumberFor<T>) {
-        LeaseDeadlines::<T>::mutate_exists(expires_at, |ids| {
+    pub(crate) fn unschedule(id: ProposalId, at: BlockNumberFor<T>) {
+        LeaseDeadlines::<T>::mutate_exists(at, |ids| {
             if let Some(list) = ids {
                 list.retain(|x| *x != id);
                 if list.is_empty() {
@@ -751,17 +799,29 @@ impl<T: Config> Pallet<T> {
         });
     }
 
-    /// Leases that end at `now` go back to their queues. Returns how many were processed.
+    /// Deadlines at `now`: leases that end go back to their queues, waits for a reproduction
+    /// that time out expire. Returns how many were processed.
     pub(crate) fn expire_leases(now: BlockNumberFor<T>) -> u32 {
         let ids = LeaseDeadlines::<T>::take(now);
         for id in ids.iter() {
-            let Some(p) = Proposals::<T>::get(id) else {
+            let Some(mut p) = Proposals::<T>::get(id) else {
                 continue;
             };
             let (lease, primary) = match &p.status {
                 ProposalStatus::Primary { lease } => (lease.clone(), None),
                 ProposalStatus::Reproduction { primary, lease } => {
                     (lease.clone(), Some(primary.clone()))
+                }
+                ProposalStatus::ReproductionQueued { primary, until } if *until == now => {
+                    let primary_validator = primary.validator.clone();
+                    p.status = ProposalStatus::Expired;
+                    Self::leave_queue(*id, &mut p);
+                    Proposals::<T>::insert(id, p);
+                    Self::deposit_event(Event::ReproductionTimedOut {
+                        proposal: *id,
+                        primary_validator,
+                    });
+                    continue;
                 }
                 _ => continue,
             };
@@ -794,13 +854,16 @@ impl<T: Config> Pallet<T> {
     /// Makes `id` part of its arena's incumbent: replaces the target's entry, removes every
     /// entry the target displaces, retires their proposals and claims, records the new claim,
     /// advances the generation and drops primary PASSes measured against the old one.
+    ///
+    /// Returns the weight of what it did: a crown over the queue and displaced entries, or a
+    /// FAIL (a copy) or drop (a displaced target) instead.
     fn crown(
         id: ProposalId,
         mut p: ProposalOf<T>,
         mut info: ArenaInfoOf<T>,
         speedup_ppm: u32,
         passes: Vec<RecordedPass<T::AccountId>>,
-    ) -> DispatchResult {
+    ) -> Result<Weight, DispatchError> {
         let now = frame_system::Pallet::<T>::block_number();
         // The content belongs to the earliest commitment that revealed it: a proposal whose
         // bytes an earlier commitment revealed too is a copy, however it was measured.
@@ -808,7 +871,7 @@ impl<T: Config> Pallet<T> {
             if let (true, Some(last)) = (owner.miner != p.miner, passes.last()) {
                 let reason = FailReason::CopyOf(owner.proposal);
                 Self::fail(id, p, last.validator.clone(), reason, last.evidence_digest);
-                return Ok(());
+                return Ok(T::WeightInfo::attest_fail());
             }
         }
         // A target made displacing after this proposal was revealed (Root may extend a
@@ -825,7 +888,7 @@ impl<T: Config> Pallet<T> {
                     proposal: id,
                     displaced_by: entry.proposal,
                 });
-                return Ok(());
+                return Ok(T::WeightInfo::attest_fail());
             }
         }
         let spec = Targets::<T>::get(&p.target).ok_or(Error::<T>::UnknownTarget)?;
@@ -881,7 +944,7 @@ impl<T: Config> Pallet<T> {
             passes: BoundedVec::truncate_from(passes),
         };
         info.generation = generation;
-        Self::drop_displaced_and_stale(id, &p.arena, &spec.displaces, generation);
+        let queued = Self::drop_displaced_and_stale(id, &p.arena, &spec.displaces, generation);
         Self::deposit_event(Event::Crowned {
             proposal: id,
             miner: p.miner.clone(),
@@ -893,7 +956,10 @@ impl<T: Config> Pallet<T> {
         });
         Arenas::<T>::insert(&p.arena, info);
         Proposals::<T>::insert(id, p);
-        Ok(())
+        Ok(T::WeightInfo::attest_crown(
+            queued,
+            spec.displaces.len() as u32,
+        ))
     }
 
     /// Ends a crown: its claim is removed and its bundle deposit released with its reference.
@@ -903,6 +969,7 @@ impl<T: Config> Pallet<T> {
             old.status = ProposalStatus::Retired { at: now };
             Self::release_bundle(&mut old);
             Proposals::<T>::insert(id, old);
+            Self::schedule_prune(id);
         }
         Self::deposit_event(Event::Retired {
             proposal: id,
@@ -913,26 +980,35 @@ impl<T: Config> Pallet<T> {
     /// After the crown of `crowned`: pending proposals for targets it displaces can never be
     /// crowned, so they are dropped (deposits returned); primary PASSes waiting for a
     /// reproduction were measured against the previous incumbent and go back to the queue.
+    /// Returns the number of queue entries visited.
     fn drop_displaced_and_stale(
         crowned: ProposalId,
         arena: &ArenaId,
         displaces: &BoundedVec<TargetId, MaxMembers>,
         generation: u32,
-    ) {
-        for id in Queue::<T>::get(arena) {
+    ) -> u32 {
+        let queue = Queue::<T>::get(arena);
+        let mut dropped: BTreeSet<ProposalId> = BTreeSet::new();
+        for id in queue.iter().copied() {
             let Some(mut q) = Proposals::<T>::get(id) else {
                 continue;
             };
             if displaces.contains(&q.target) {
-                if let ProposalStatus::Primary { lease }
-                | ProposalStatus::Reproduction { lease, .. } = &q.status
-                {
-                    Self::end_lease(id, lease);
+                match &q.status {
+                    ProposalStatus::Primary { lease }
+                    | ProposalStatus::Reproduction { lease, .. } => Self::end_lease(id, lease),
+                    ProposalStatus::ReproductionQueued { until, .. } => {
+                        Self::unschedule(id, *until)
+                    }
+                    _ => {}
                 }
                 q.status = ProposalStatus::Dropped {
                     displaced_by: crowned,
                 };
-                Self::leave_queue(id, &mut q);
+                // `leave_queue` without the queue write: the queue is written once below.
+                Self::release_bundle(&mut q);
+                Self::schedule_prune(id);
+                dropped.insert(id);
                 Proposals::<T>::insert(id, q);
                 Self::deposit_event(Event::ProposalDropped {
                     proposal: id,
@@ -940,8 +1016,9 @@ impl<T: Config> Pallet<T> {
                 });
                 continue;
             }
-            if let ProposalStatus::ReproductionQueued { primary } = &q.status {
+            if let ProposalStatus::ReproductionQueued { primary, until } = &q.status {
                 if primary.generation != generation {
+                    Self::unschedule(id, *until);
                     q.status = ProposalStatus::Queued;
                     Proposals::<T>::insert(id, q);
                     Self::deposit_event(Event::PassDropped {
@@ -951,6 +1028,10 @@ impl<T: Config> Pallet<T> {
                 }
             }
         }
+        if !dropped.is_empty() {
+            Queue::<T>::mutate(arena, |q| q.retain(|x| !dropped.contains(x)));
+        }
+        queue.len() as u32
     }
 }
 
@@ -969,7 +1050,7 @@ impl<T: Config> Claimant<T> {
     pub(crate) fn eligible(&self, p: &ProposalOf<T>) -> Result<Phase, Error<T>> {
         let phase = match &p.status {
             ProposalStatus::Queued => Phase::Primary,
-            ProposalStatus::ReproductionQueued { primary } => {
+            ProposalStatus::ReproductionQueued { primary, .. } => {
                 ensure!(primary.operator != self.operator, Error::<T>::SameOperator);
                 Phase::Reproduction
             }

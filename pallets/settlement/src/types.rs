@@ -220,6 +220,8 @@ pub enum ProposalStatus<AccountId, BlockNumber> {
     },
     ReproductionQueued {
         primary: RecordedPass<AccountId>,
+        /// Without a reproduction lease by this block, the proposal expires.
+        until: BlockNumber,
     },
     Reproduction {
         primary: RecordedPass<AccountId>,
@@ -284,16 +286,6 @@ pub struct Proposal<AccountId, BlockNumber, Balance> {
     pub stalled: BoundedVec<AccountId, MaxExcluded>,
     /// A disputable FAIL waiting for a second operator's attempt; a second FAIL makes it stick.
     pub disputed: Option<RecordedFail<AccountId>>,
-}
-
-/// A stored bundle and how many pending proposals and incumbent entries use it.
-#[derive(
-    CloneNoBound, PartialEqNoBound, EqNoBound, DebugNoBound, Encode, Decode, MaxEncodedLen, TypeInfo,
-)]
-#[scale_info(skip_type_params(MaxBytes))]
-pub struct StoredBundle<MaxBytes: Get<u32>> {
-    pub bytes: BoundedVec<u8, MaxBytes>,
-    pub refs: u32,
 }
 
 /// The crowned proposal for one target of an arena's incumbent stack.
@@ -372,4 +364,16 @@ pub enum RetireCause {
     Superseded { by: ProposalId },
     /// A crown of an atomic target that displaces this one.
     Displaced { by: ProposalId },
+}
+
+/// An epoch's emission being paid over the blocks after its close.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct PayoutRun<Balance> {
+    pub epoch: u32,
+    /// What the epoch pays in all: its emission, or what the pot held if less.
+    pub budget: Balance,
+    /// The index in the weight vector of the next recipient.
+    pub next: u32,
+    /// Paid so far.
+    pub paid: Balance,
 }

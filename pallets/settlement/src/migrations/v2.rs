@@ -8,6 +8,12 @@
 //!   their operator (the validator key itself, as above); `Crowned` keeps its PASSes (none are
 //!   known for crowns made before v2) and reward claims their evidence (likewise empty).
 //! - `OpenLeases` is counted from the leases held.
+//! - A proposal waiting for its reproduction gets a deadline `ReproductionTimeout` blocks
+//!   from the upgrade, scheduled in `LeaseDeadlines`.
+//! - `Bundles` keeps only the bytes; the reference counts move to `BundleRefs`.
+//! - `RevealsInEpoch` (per miner, per emissions epoch) is dropped: reveal caps count per
+//!   `RevealPeriod` in `RevealsInPeriod`, from zero.
+//! - Terminal proposals are queued for pruning as if they had ended at the upgrade.
 
 use crate::*;
 use frame::deps::frame_support::migrations::VersionedMigration;
@@ -88,6 +94,18 @@ pub mod v1 {
     pub type ProposalOf<T> =
         Proposal<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
 
+    /// Version 1's stored bundle: bytes and reference count in one value.
+    #[derive(Clone, Encode, Decode, TypeInfo)]
+    pub struct StoredBundle {
+        pub bytes: alloc::vec::Vec<u8>,
+        pub refs: u32,
+    }
+
+    /// Version 1's reveal counts: miner → (emissions epoch, reveals).
+    #[frame::storage_alias]
+    pub type RevealsInEpoch<T: Config> =
+        StorageMap<Pallet<T>, Blake2_128Concat, <T as frame_system::Config>::AccountId, (u32, u32)>;
+
     /// Version 1's first revealer of each ContentHash.
     #[frame::storage_alias]
     pub type FirstRevealer<T: Config> = StorageMap<
@@ -118,13 +136,15 @@ fn pass<A: Clone>(old: v1::RecordedPass<A>) -> RecordedPass<A> {
     }
 }
 
-fn status<A: Clone, B>(old: v1::ProposalStatus<A, B>) -> ProposalStatus<A, B> {
+/// `until`: the deadline given to a proposal waiting for its reproduction.
+fn status<A: Clone, B>(old: v1::ProposalStatus<A, B>, until: B) -> ProposalStatus<A, B> {
     use v1::ProposalStatus as O;
     match old {
         O::Queued => ProposalStatus::Queued,
         O::Primary { lease: l } => ProposalStatus::Primary { lease: lease(l) },
         O::ReproductionQueued { primary } => ProposalStatus::ReproductionQueued {
             primary: pass(primary),
+            until,
         },
         O::Reproduction { primary, lease: l } => ProposalStatus::Reproduction {
             primary: pass(primary),
@@ -159,6 +179,8 @@ impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
             });
             Some(key)
         });
+        let now = frame_system::Pallet::<T>::block_number();
+        let until = now.saturating_add(T::ReproductionTimeout::get());
         let deposit = T::CommitDeposit::get();
         Commits::<T>::translate::<BlockNumberFor<T>, _>(|_, _, at| {
             reads += 1;
@@ -177,7 +199,7 @@ impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
                 reveal_block: old.reveal_block,
                 attempts: old.attempts,
                 bundle_deposit: old.bundle_deposit,
-                status: status(old.status),
+                status: status(old.status, until),
                 excluded: BoundedVec::new(),
                 stalled: BoundedVec::new(),
                 disputed: None,
@@ -212,15 +234,37 @@ impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
                 },
             );
         }
-        for (_, p) in Proposals::<T>::iter() {
+        for (id, p) in Proposals::<T>::iter() {
             reads += 1;
-            if let ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } =
-                p.status
-            {
-                writes += 1;
-                OpenLeases::<T>::mutate(&lease.operator, |n| *n = n.saturating_add(1));
+            writes += 1;
+            match p.status {
+                ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } => {
+                    OpenLeases::<T>::mutate(&lease.operator, |n| *n = n.saturating_add(1));
+                }
+                ProposalStatus::ReproductionQueued { .. } => {
+                    // A block's deadline list is bounded; a wait that finds no room is sent
+                    // back to the queue (its PASS dropped), as `await_reproduction` does.
+                    if LeaseDeadlines::<T>::try_mutate(until, |ids| ids.try_push(id)).is_err() {
+                        Proposals::<T>::mutate(id, |p| {
+                            if let Some(p) = p {
+                                p.status = ProposalStatus::Queued;
+                            }
+                        });
+                    }
+                }
+                ProposalStatus::Crowned { .. } => writes -= 1,
+                s if s.is_pending() => writes -= 1,
+                _ => Pallet::<T>::schedule_prune(id),
             }
         }
+        Bundles::<T>::translate::<v1::StoredBundle, _>(|hash, old| {
+            reads += 1;
+            writes += 2;
+            BundleRefs::<T>::insert(hash, old.refs);
+            BoundedVec::try_from(old.bytes).ok()
+        });
+        let cleared = v1::RevealsInEpoch::<T>::clear(u32::MAX, None);
+        writes += cleared.backend as u64;
         T::DbWeight::get().reads_writes(reads, writes)
     }
 

@@ -308,3 +308,193 @@ fn commit_deposit_is_stored_with_the_commitment() {
         ));
     });
 }
+
+/// Item 6: a primary PASS that no other operator reproduces held its proposal (and every later
+/// crown of an overlapping target) pending for ever. The wait now times out: the proposal
+/// expires with its deposits returned, and the later overlapping proposal may crown.
+#[test]
+fn reproduction_wait_times_out_instead_of_blocking_forever() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[(ALICE, ROPE, "stuck"), (BOB, ROPE_DECODE, "later")]);
+        let (stuck, later) = (ids[0], ids[1]);
+        // V1 passes both primaries; V2 and V3 are offline.
+        primary_pass(stuck, 1_100_000);
+        let until = now() + REPRODUCTION_TIMEOUT;
+        assert_eq!(status(stuck), awaiting(primary_of(stuck)));
+        advance(1);
+        primary_pass(later, 1_100_000);
+        // The later crown must wait for the stuck one (V3 back online would have to take the
+        // stuck reproduction first).
+        assert_noop!(Cacheon::claim(signed(V3), later), Error::<Test>::OutOfTurn);
+        run_to_block(until - 1);
+        assert!(matches!(
+            status(stuck),
+            ProposalStatus::ReproductionQueued { .. }
+        ));
+        run_to_block(until);
+        assert_eq!(status(stuck), ProposalStatus::Expired);
+        System::assert_has_event(ev(CEvent::ReproductionTimedOut {
+            proposal: stuck,
+            primary_validator: V1,
+        }));
+        assert_eq!(bundle_held(ALICE), 0);
+        assert!(!queue().contains(&stuck));
+        // Nothing ahead overlaps any more: the later proposal crowns (its own wait, a block
+        // younger, has not run out).
+        assert!(matches!(
+            status(later),
+            ProposalStatus::ReproductionQueued { .. }
+        ));
+        assert_ok!(Cacheon::claim(signed(V3), later));
+        assert_ok!(Cacheon::attest(signed(V3), later, pass(1_100_000, 3)));
+        assert!(matches!(status(later), ProposalStatus::Crowned { .. }));
+    });
+}
+
+/// A reproduction leased before the timeout is not cut short by it, and a withdrawn wait
+/// leaves no deadline behind.
+#[test]
+fn reproduction_lease_and_withdraw_clear_the_wait_deadline() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[(ALICE, SILU, "a"), (BOB, ROPE, "b")]);
+        primary_pass(ids[0], 1_100_000);
+        primary_pass(ids[1], 1_100_000);
+        let until = now() + REPRODUCTION_TIMEOUT;
+        assert_eq!(LeaseDeadlines::<Test>::get(until).into_inner(), ids);
+        assert_ok!(Cacheon::claim(signed(V2), ids[0]));
+        assert_ok!(Cacheon::withdraw(signed(BOB), ids[1]));
+        assert!(!LeaseDeadlines::<Test>::contains_key(until));
+        assert_ok!(Cacheon::attest(signed(V2), ids[0], pass(1_100_000, 2)));
+        assert!(matches!(status(ids[0]), ProposalStatus::Crowned { .. }));
+    });
+}
+
+/// Item 12: a lease measured against an older generation sent any verdict back to the queue,
+/// so a bundle caught cheating was simply measured again (and its deposit kept). A FAIL that
+/// does not depend on the incumbent sticks whatever the generation.
+#[test]
+fn stale_lease_does_not_requeue_a_cheating_fail() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[(ALICE, SILU, "crown"), (BOB, ROPE, "cheat")]);
+        let (crown, cheat) = (ids[0], ids[1]);
+        primary_pass(crown, 1_100_000);
+        assert_ok!(Cacheon::claim(signed(V2), crown));
+        assert_ok!(Cacheon::claim(signed(V3), cheat));
+        let stale = lease_of(cheat).generation;
+        assert_ok!(Cacheon::attest(signed(V2), crown, pass(1_100_000, 2)));
+        assert_eq!(generation(), stale + 1);
+        let held = bundle_held(BOB);
+        assert_ok!(Cacheon::attest(
+            signed(V3),
+            cheat,
+            att(
+                Verdict::Fail {
+                    reason: FailReason::Cheating
+                },
+                stale,
+                3,
+                103
+            )
+        ));
+        assert_eq!(
+            status(cheat),
+            ProposalStatus::Failed {
+                reason: FailReason::Cheating
+            }
+        );
+        assert_eq!(bundle_held(BOB), 0);
+        System::assert_has_event(ev(CEvent::DepositSlashed {
+            proposal: cheat,
+            miner: BOB,
+            amount: held,
+        }));
+    });
+}
+
+/// Item 12: no upper bound let one validator's fault (or lie) put an absurd speedup into the
+/// claim, and so into every epoch's weights.
+#[test]
+fn implausible_speedup_is_refused() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        assert_ok!(Cacheon::claim(signed(V1), p));
+        assert_noop!(
+            Cacheon::attest(signed(V1), p, pass(MAX_SPEEDUP_PPM + 1, 1)),
+            Error::<Test>::SpeedupImplausible
+        );
+        assert_ok!(Cacheon::attest(signed(V1), p, pass(MAX_SPEEDUP_PPM, 1)));
+    });
+}
+
+/// Item 12: an emission share that could not be paid was skipped without a trace.
+#[test]
+fn unpaid_emission_share_is_reported() {
+    ExtBuilder::default()
+        .emission(10_000)
+        .build_and_execute(|| {
+            run_to_block(EPOCH_BLOCKS);
+            // The pot is emptied between the close and the payout (say, by governance).
+            <Balances as frame::traits::fungible::Mutate<AccountId>>::set_balance(&pot(), 1);
+            run_to_block(EPOCH_BLOCKS + 1);
+            System::assert_has_event(ev(CEvent::EmissionUnpaid {
+                epoch: 1,
+                miner: BOOTSTRAP,
+                amount: 10_000,
+            }));
+            System::assert_last_event(ev(CEvent::EmissionsPaid { epoch: 1, total: 0 }));
+            assert_eq!(free(BOOTSTRAP), 0);
+            // (restore the pot for the next epoch's books)
+            <Balances as frame::traits::fungible::Mutate<AccountId>>::set_balance(
+                &pot(),
+                POT_FUNDS,
+            );
+        });
+}
+
+/// Item 12: without an emissions policy the epoch never advanced, so the per-epoch reveal
+/// cap became a lifetime cap. The cap now counts per `RevealPeriod`, whatever the policy.
+#[test]
+fn reveal_cap_resets_without_an_emissions_policy() {
+    ExtBuilder::default().reveal_window().build_and_execute(|| {
+        Emissions::<Test>::kill();
+        MaxRevealsPerPeriod::set(1);
+        commit(ALICE, SILU, &bundle("a"));
+        commit(ALICE, SILU, &bundle("b"));
+        advance(REVEAL_DELAY);
+        assert_ok!(reveal(ALICE, SILU, &bundle("a")));
+        assert_noop!(
+            reveal(ALICE, SILU, &bundle("b")),
+            Error::<Test>::RevealCapReached
+        );
+        run_to_block(EPOCH_BLOCKS);
+        assert_eq!(Cacheon::current_epoch(), 0);
+        assert_ok!(reveal(ALICE, SILU, &bundle("b")));
+        MaxRevealsPerPeriod::set(16);
+    });
+}
+
+/// Item 8: `attest` was charged as the worst crown and never refunded; `claim` as a full queue.
+#[test]
+fn attest_and_claim_are_refunded_to_the_branch_taken() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[(ALICE, SILU, "a"), (BOB, ROPE, "b")]);
+        let info = Cacheon::claim(signed(V1), ids[0]).unwrap();
+        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(0)));
+        let info = Cacheon::attest(signed(V1), ids[0], pass(1_100_000, 1)).unwrap();
+        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_pass()));
+        // V1 passes over the first proposal (its own PASS) to claim the second.
+        let info = Cacheon::claim(signed(V1), ids[1]).unwrap();
+        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(1)));
+        let info = Cacheon::attest(signed(V1), ids[1], fail(FailReason::Build, 1)).unwrap();
+        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_fail()));
+        let info = Cacheon::claim(signed(V2), ids[0]).unwrap();
+        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(0)));
+        let info = Cacheon::attest(signed(V2), ids[0], pass(1_100_000, 2)).unwrap();
+        // The crown walked an empty queue and displaced nothing.
+        assert_eq!(
+            info.actual_weight,
+            Some(<() as WeightInfo>::attest_crown(0, 0))
+        );
+        assert!(Cacheon::attest_worst_weight().all_gte(<() as WeightInfo>::attest_crown(0, 0)));
+    });
+}

@@ -23,7 +23,8 @@ fn primary_pass_is_recorded() {
                     generation: 0,
                     evidence_digest: [1; 32],
                     attempt_digest: [101; 32],
-                }
+                },
+                until: System::block_number() + REPRODUCTION_TIMEOUT,
             }
         );
         assert!(!LeaseDeadlines::<Test>::contains_key(expiry));
@@ -401,7 +402,7 @@ fn reproduction_no_decision_keeps_the_primary_pass() {
             attempts: 1,
             evidence_digest: [2; 32],
         }));
-        assert_eq!(status(p), ProposalStatus::ReproductionQueued { primary });
+        assert_eq!(status(p), awaiting(primary));
         assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 1);
         // Still not for the primary's operator, and not again for V2's.
         assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::SameOperator);

@@ -124,14 +124,13 @@ fn reveal_queues_proposal_charges_fee_and_holds_bytes() {
                 disputed: None,
             }
         );
-        let stored = Bundles::<Test>::get(hash_of(&bytes)).unwrap();
-        assert_eq!(stored.bytes, bytes);
-        assert_eq!(stored.refs, 1);
+        assert_eq!(Bundles::<Test>::get(hash_of(&bytes)).unwrap(), bytes);
+        assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)), Some(1));
         assert_eq!(
             ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| (o.miner, o.proposal)),
             Some((ALICE, 0))
         );
-        assert_eq!(RevealsInEpoch::<Test>::get(ALICE), (0, 1));
+        assert_eq!(RevealsInPeriod::<Test>::get(0, ALICE), 1);
         // A second reveal of the spent commitment is refused.
         assert_noop!(
             reveal(ALICE, SILU, &bytes),
@@ -225,7 +224,7 @@ fn same_miner_may_reveal_the_same_bytes_again() {
         let p0 = submit(ALICE, SILU, "mine");
         let p1 = submit(ALICE, SILU, "mine");
         assert_ne!(p0, p1);
-        assert_eq!(Bundles::<Test>::get(hash_of(&bytes)).unwrap().refs, 2);
+        assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)).unwrap(), 2);
         assert_eq!(bundle_held(ALICE), 2 * l);
         assert_eq!(free(ALICE), INITIAL_BALANCE - 2 * EVAL_FEE - 2 * l);
         assert_eq!(
@@ -235,7 +234,7 @@ fn same_miner_may_reveal_the_same_bytes_again() {
         assert_eq!(queue(), vec![p0, p1]);
 
         assert_ok!(Cacheon::withdraw(signed(ALICE), p0));
-        assert_eq!(Bundles::<Test>::get(hash_of(&bytes)).unwrap().refs, 1);
+        assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)).unwrap(), 1);
         assert_eq!(bundle_held(ALICE), l);
         assert_ok!(Cacheon::withdraw(signed(ALICE), p1));
         assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));
@@ -259,9 +258,9 @@ fn first_revealer_keeps_the_first_proposal_on_a_repeat_reveal() {
 }
 
 #[test]
-fn reveal_cap_per_epoch_resets_next_epoch() {
+fn reveal_cap_per_period_resets_next_period() {
     ExtBuilder::default().reveal_window().build_and_execute(|| {
-        MaxRevealsPerEpoch::set(1);
+        MaxRevealsPerPeriod::set(1);
         commit(ALICE, SILU, &bundle("a"));
         commit(ALICE, SILU, &bundle("b"));
         advance(REVEAL_DELAY);
@@ -278,12 +277,12 @@ fn reveal_cap_per_epoch_resets_next_epoch() {
             reveal(ALICE, SILU, &bundle("b")),
             Error::<Test>::RevealCapReached
         );
-        // Epoch 1 starts at EPOCH_BLOCKS: the count starts again.
+        // Period 1 starts at RevealPeriod (EPOCH_BLOCKS here): the count starts again.
         run_to_block(EPOCH_BLOCKS);
-        assert_eq!(Cacheon::current_epoch(), 1);
+        assert_eq!(Cacheon::reveal_period(), 1);
         assert_ok!(reveal(ALICE, SILU, &bundle("b")));
-        assert_eq!(RevealsInEpoch::<Test>::get(ALICE), (1, 1));
-        MaxRevealsPerEpoch::set(16);
+        assert_eq!(RevealsInPeriod::<Test>::get(1, ALICE), 1);
+        MaxRevealsPerPeriod::set(16);
     });
 }
 

@@ -488,20 +488,30 @@ fn set_emissions_success_and_invalid() {
             Cacheon::set_emissions(root(), bad),
             Error::<Test>::InvalidEmissions
         );
-        let mut bad = policy;
+        let mut bad = policy.clone();
         bad.half_life_blocks = 0;
         assert_noop!(
             Cacheon::set_emissions(root(), bad),
             Error::<Test>::InvalidEmissions
         );
+        // An epoch must outlast the payout of `MaxClaims` shares (64 here: one block).
+        let mut bad = policy;
+        bad.epoch_blocks = 1;
+        assert_noop!(
+            Cacheon::set_emissions(root(), bad),
+            Error::<Test>::InvalidEmissions
+        );
 
-        // The new epoch length drives the hook: block 7 closes epoch 1 for CAROL.
+        // The new epoch length drives the hook: block 7 closes epoch 1 for CAROL, block 8
+        // pays it.
         run_to_block(7);
         assert_eq!(
             Weights::<Test>::get().into_inner(),
             vec![(CAROL, 1_000_000)]
         );
         assert_eq!(WeightsEpoch::<Test>::get(), Some(1));
+        assert_eq!(free(CAROL), INITIAL_BALANCE);
+        run_to_block(8);
         assert_eq!(free(CAROL), INITIAL_BALANCE + 1_234);
     });
 }

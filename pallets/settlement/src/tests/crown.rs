@@ -38,7 +38,7 @@ fn crown_records_claim_incumbent_and_generation() {
         assert_eq!(generation(), 1);
         assert!(queue().is_empty());
         // The crown keeps its bundle and its deposit.
-        assert_eq!(Bundles::<Test>::get(hash_of(&bytes)).unwrap().refs, 1);
+        assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)).unwrap(), 1);
         assert_eq!(bundle_held(ALICE), len_of(&bytes));
         assert!(LeaseDeadlines::<Test>::iter().next().is_none());
         assert_eq!(
@@ -121,14 +121,14 @@ fn retired_bundle_stays_while_still_referenced() {
         let p0 = submit(ALICE, SILU, "same");
         crown_with(p0, 1_050_000);
         let p1 = submit(ALICE, SILU, "same");
-        assert_eq!(Bundles::<Test>::get(hash_of(&bytes)).unwrap().refs, 2);
+        assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)).unwrap(), 2);
         crown_with(p1, 1_060_000);
         System::assert_has_event(ev(CEvent::Retired {
             proposal: p0,
             cause: RetireCause::Superseded { by: p1 },
         }));
         // p1's crown still uses the bundle.
-        assert_eq!(Bundles::<Test>::get(hash_of(&bytes)).unwrap().refs, 1);
+        assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)).unwrap(), 1);
         assert_eq!(bundle_held(ALICE), l);
         assert_eq!(free(ALICE), INITIAL_BALANCE - 2 * EVAL_FEE - l);
     });

@@ -203,7 +203,7 @@ fn reproduction_lease_expiry_keeps_the_primary_pass() {
             validator: V2,
             attempts: 1,
         }));
-        assert_eq!(status(p), ProposalStatus::ReproductionQueued { primary });
+        assert_eq!(status(p), awaiting(primary));
         // Another validator reproduces and crowns.
         assert_ok!(Cacheon::claim(signed(V3), p));
         assert_ok!(Cacheon::attest(signed(V3), p, pass(1_040_000, 3)));

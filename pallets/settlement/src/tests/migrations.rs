@@ -31,7 +31,7 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
         ProposalStatus::Primary { lease } => O::Primary {
             lease: old_lease(lease),
         },
-        ProposalStatus::ReproductionQueued { primary } => O::ReproductionQueued {
+        ProposalStatus::ReproductionQueued { primary, .. } => O::ReproductionQueued {
             primary: old_pass(primary),
         },
         ProposalStatus::Reproduction { primary, lease } => O::Reproduction {
@@ -56,6 +56,10 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
 
 /// Rewrites every migrated item in version 1's encoding and sets version 1.
 fn write_as_v1() {
+    let waiting: Vec<ProposalId> = Proposals::<Test>::iter()
+        .filter(|(_, p)| matches!(p.status, ProposalStatus::ReproductionQueued { .. }))
+        .map(|(id, _)| id)
+        .collect();
     for (k, v, _) in Validators::<Test>::iter().collect::<Vec<_>>() {
         unhashed::put_raw(&Validators::<Test>::hashed_key_for(&k, v), &[]);
     }
@@ -89,6 +93,25 @@ fn write_as_v1() {
     for (hash, owner) in ContentOwners::<Test>::drain().collect::<Vec<_>>() {
         v1::FirstRevealer::<Test>::insert(hash, (owner.miner, owner.proposal));
     }
+    for (hash, bytes) in Bundles::<Test>::iter().collect::<Vec<_>>() {
+        let refs = BundleRefs::<Test>::take(hash).unwrap_or(0);
+        let old = v1::StoredBundle {
+            bytes: bytes.into_inner(),
+            refs,
+        };
+        unhashed::put(&Bundles::<Test>::hashed_key_for(hash), &old);
+    }
+    for (_, miner, n) in RevealsInPeriod::<Test>::drain().collect::<Vec<_>>() {
+        v1::RevealsInEpoch::<Test>::insert(miner, (0, n));
+    }
+    // Version 1 had no reproduction deadlines and no prune queue.
+    for (at, ids) in LeaseDeadlines::<Test>::iter().collect::<Vec<_>>() {
+        let leases: Vec<_> = ids.into_iter().filter(|id| !waiting.contains(id)).collect();
+        LeaseDeadlines::<Test>::insert(at, BoundedVec::truncate_from(leases));
+    }
+    let _ = PruneQueue::<Test>::clear(u32::MAX, None);
+    PruneHead::<Test>::kill();
+    PruneTail::<Test>::kill();
     let _ = OpenLeases::<Test>::clear(u32::MAX, None);
     let _ = KeyOperators::<Test>::clear(u32::MAX, None);
     StorageVersion::new(1).put::<Cacheon>();
@@ -103,9 +126,13 @@ fn version_1_state_migrates_to_version_2() {
         crown_with(crowned, 1_050_000);
         let leased = submit(BOB, ROPE, "leased");
         primary_pass(leased, 1_040_000);
-        assert_ok!(Cacheon::claim(signed(V2), leased));
+        let waiting = submit(ALICE, ROPE_DECODE, "waiting");
+        primary_pass(waiting, 1_030_000);
         let queued = submit(CAROL, DECODE, "queued");
+        let withdrawn = submit(CAROL, SILU, "withdrawn");
+        assert_ok!(Cacheon::withdraw(signed(CAROL), withdrawn));
         commit(ALICE, DECODE, &bundle("pending"));
+        assert_ok!(Cacheon::claim(signed(V2), leased));
 
         let before_leased = Proposals::<Test>::get(leased).unwrap();
         let before_queued = Proposals::<Test>::get(queued).unwrap();
@@ -120,6 +147,25 @@ fn version_1_state_migrates_to_version_2() {
 
         assert_eq!(Proposals::<Test>::get(leased).unwrap(), before_leased);
         assert_eq!(Proposals::<Test>::get(queued).unwrap(), before_queued);
+        // The wait for a reproduction gets a new deadline from the upgrade.
+        let until = System::block_number() + REPRODUCTION_TIMEOUT;
+        assert!(matches!(
+            status(waiting),
+            ProposalStatus::ReproductionQueued { until: u, .. } if u == until
+        ));
+        assert!(LeaseDeadlines::<Test>::get(until).contains(&waiting));
+        // Bytes and reference counts are apart; reveal counts start again.
+        let hash = Proposals::<Test>::get(queued).unwrap().content_hash;
+        assert_eq!(BundleRefs::<Test>::get(hash), Some(1));
+        assert_eq!(Bundles::<Test>::get(hash).unwrap(), bundle("queued"));
+        assert_eq!(v1::RevealsInEpoch::<Test>::iter().count(), 0);
+        // The finished proposal is queued for pruning.
+        assert_eq!(
+            PruneQueue::<Test>::iter_values()
+                .map(|(_, id)| id)
+                .collect::<Vec<_>>(),
+            vec![withdrawn]
+        );
         assert_eq!(OpenLeases::<Test>::get(V2), 1);
         let mut owners: Vec<_> = ContentOwners::<Test>::iter().collect();
         owners.sort_by_key(|(h, _)| *h);

@@ -182,9 +182,17 @@ fn lease_of(p: ProposalId) -> LeaseOf<Test> {
 
 fn primary_of(p: ProposalId) -> RecordedPass<AccountId> {
     match status(p) {
-        ProposalStatus::ReproductionQueued { primary }
+        ProposalStatus::ReproductionQueued { primary, .. }
         | ProposalStatus::Reproduction { primary, .. } => primary,
         s => panic!("proposal {p} has no primary pass: {s:?}"),
+    }
+}
+
+/// The status of a proposal that went back to waiting for its reproduction in this block.
+fn awaiting(primary: RecordedPass<AccountId>) -> StatusOf<Test> {
+    ProposalStatus::ReproductionQueued {
+        primary,
+        until: System::block_number() + REPRODUCTION_TIMEOUT,
     }
 }
 
@@ -251,7 +259,7 @@ fn happy_path_crowns_with_the_lower_speedup() {
     });
 }
 
-// ---- Configuration (Root) ----
+// ---- Configuration (the admin origin) ----
 
 mod config;
 
@@ -282,3 +290,11 @@ mod attacks;
 // ---- Storage migrations ----
 
 mod migrations;
+
+// ---- Pruning in on_idle ----
+
+mod pruning;
+
+// ---- Random call sequences (property test) ----
+
+mod property;

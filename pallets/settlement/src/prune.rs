@@ -1,0 +1,92 @@
+//! Bounded pruning in `on_idle`: terminal proposals once `ProposalRetention` has passed, and
+//! the reveal counts of past reveal periods. Nothing here decides an outcome; it only deletes
+//! records no rule reads any more, oldest first, within the weight the block has left.
+
+use crate::*;
+
+/// Reveal-count entries cleared per `on_idle` call at most.
+const REVEALS_PER_CALL: u32 = 64;
+
+impl<T: Config> Pallet<T> {
+    /// Queues a proposal that just reached a terminal state for deletion after
+    /// `ProposalRetention` blocks.
+    pub(crate) fn schedule_prune(id: ProposalId) {
+        let now = frame_system::Pallet::<T>::block_number();
+        let tail = PruneTail::<T>::get();
+        PruneQueue::<T>::insert(tail, (now, id));
+        PruneTail::<T>::put(tail.saturating_add(1));
+    }
+
+    /// Prunes what `remaining` allows; returns the weight used.
+    pub(crate) fn prune(now: BlockNumberFor<T>, remaining: Weight) -> Weight {
+        // One more read than the benchmark's: the entry that is not due yet and ends the walk.
+        let read = T::DbWeight::get().reads(1);
+        let mut used = T::WeightInfo::prune_proposals(0).saturating_add(read);
+        if !remaining.all_gte(used) {
+            return Weight::zero();
+        }
+        let (head, tail) = (PruneHead::<T>::get(), PruneTail::<T>::get());
+        let mut next = head;
+        let retention = T::ProposalRetention::get();
+        while next < tail {
+            let cost =
+                T::WeightInfo::prune_proposals((next - head + 1) as u32).saturating_add(read);
+            if !remaining.all_gte(cost) {
+                break;
+            }
+            let Some((ended, id)) = PruneQueue::<T>::get(next) else {
+                next += 1;
+                continue;
+            };
+            if ended.saturating_add(retention) > now {
+                break;
+            }
+            Self::prune_proposal(id);
+            PruneQueue::<T>::remove(next);
+            next += 1;
+            used = cost;
+        }
+        if next != head {
+            PruneHead::<T>::put(next);
+        }
+
+        let cost = T::WeightInfo::clear_reveal_period(REVEALS_PER_CALL);
+        let period = Self::reveal_period();
+        let below = RevealsClearedBelow::<T>::get();
+        if below < period && remaining.all_gte(used.saturating_add(cost)) {
+            let r = RevealsInPeriod::<T>::clear_prefix(below, REVEALS_PER_CALL, None);
+            if r.maybe_cursor.is_none() {
+                RevealsClearedBelow::<T>::put(below.saturating_add(1));
+            }
+            used = used.saturating_add(cost);
+        }
+        used
+    }
+
+    /// Deletes a terminal proposal. The content it owned stays owned (a later copy is still
+    /// refused) unless its own attempt FAILed and no live proposal uses the content any more
+    /// (no bundle reference): a copy of failed content gains nothing.
+    fn prune_proposal(id: ProposalId) {
+        let Some(p) = Proposals::<T>::get(id) else {
+            return;
+        };
+        if p.status.is_pending() || matches!(p.status, ProposalStatus::Crowned { .. }) {
+            // Cannot happen (only terminal proposals are queued for pruning); keep it.
+            return;
+        }
+        if matches!(p.status, ProposalStatus::Failed { .. })
+            && !BundleRefs::<T>::contains_key(p.content_hash)
+            && ContentOwners::<T>::get(p.content_hash).is_some_and(|o| o.proposal == id)
+        {
+            ContentOwners::<T>::remove(p.content_hash);
+        }
+        Proposals::<T>::remove(id);
+        Self::deposit_event(Event::ProposalPruned { proposal: id });
+    }
+
+    /// The current reveal period (blocks / `RevealPeriod`).
+    pub fn reveal_period() -> u32 {
+        let now = frame_system::Pallet::<T>::block_number();
+        (now / T::RevealPeriod::get().max(One::one())).saturated_into()
+    }
+}

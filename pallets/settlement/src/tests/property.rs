@@ -1,0 +1,871 @@
+//! Random call sequences. Every seed drives a deterministic random walk of `STEPS` steps over
+//! the calls miners, validators and the admin make (commit, reveal, cancel, withdraw, claim,
+//! attest, validator changes, arena, target and emissions changes), the passing of blocks
+//! (`on_initialize`: lease expiries, reproduction time-outs, epoch closes and payouts) and
+//! `on_idle` with a random weight (pruning). After every step, and after every block of a step
+//! that advances time, all `try_state` invariants must hold, whether the step's call succeeded
+//! or failed. Calls are dispatched as `RuntimeCall`s, so a failed call leaves no writes behind,
+//! as on a chain.
+//!
+//! A failure names the seed, the step and the action just taken. To replay one seed and print
+//! every step with its result:
+//!
+//! ```text
+//! CACHEON_PROPERTY_SEED=17 CACHEON_PROPERTY_TRACE=1 SKIP_WASM_BUILD=1 cargo nextest run \
+//!     -p pallet-cacheon --features runtime-benchmarks property --no-capture
+//! ```
+
+use super::*;
+use frame::traits::Hooks;
+use std::collections::BTreeMap;
+
+/// Seeds of a full run, and steps per seed.
+const SEEDS: u64 = 64;
+const STEPS: u32 = 300;
+
+/// A fourth validator key, not registered at genesis: the walk registers it under one of the
+/// other operators, so that one operator can hold two keys.
+const V4: AccountId = 14;
+
+/// Who reveals bundles. V3 is a validator too: its own proposals must never be leased to its
+/// operator's keys.
+const MINERS: [AccountId; 4] = [ALICE, BOB, CAROL, V3];
+const VALIDATOR_KEYS: [AccountId; 4] = [V1, V2, V3, V4];
+const OPERATORS: [AccountId; 3] = [V1, V2, V3];
+const TARGETS: [Name; 4] = [Name(SILU), Name(ROPE), Name(DECODE), Name(ROPE_DECODE)];
+/// Bundle contents: two of its own per miner (`MINERS[i]` owns `TAGS[2 * i]` and
+/// `TAGS[2 * i + 1]`). Miners sometimes commit another's, so copies happen.
+const TAGS: [&str; 8] = [
+    "alice-1", "alice-2", "bob-1", "bob-2", "carol-1", "carol-2", "v3-1", "v3-2",
+];
+const FAIL_REASONS: [FailReason; 8] = [
+    FailReason::Build,
+    FailReason::Abi,
+    FailReason::Incorrect,
+    FailReason::GraphUnsafe,
+    FailReason::NotFaster,
+    FailReason::BehaviourChanged,
+    FailReason::Cheating,
+    FailReason::Policy,
+];
+const NO_DECISION_REASONS: [NoDecisionReason; 3] = [
+    NoDecisionReason::Infrastructure,
+    NoDecisionReason::Noise,
+    NoDecisionReason::Timeout,
+];
+/// The emission per epoch of the seeds that pay emissions.
+const EMISSION: Balance = 10_000;
+
+/// A splitmix64 generator: small, deterministic and good enough to pick actions.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Self(seed ^ 0xCAC4_E0AA_5EED_0001)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+
+    /// A number in `low..=high`.
+    fn between(&mut self, low: u64, high: u64) -> u64 {
+        low + self.below(high - low + 1)
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// A target id that prints as text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Name(&'static [u8]);
+
+impl core::fmt::Debug for Name {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(core::str::from_utf8(self.0).unwrap_or("<not utf-8>"))
+    }
+}
+
+/// One step of a walk.
+#[derive(Clone, Debug)]
+enum Action {
+    Commit {
+        miner: AccountId,
+        target: Name,
+        tag: &'static str,
+    },
+    /// Reveals the bundle of `tag` (usually the one committed to; sometimes other bytes).
+    Reveal {
+        miner: AccountId,
+        target: Name,
+        tag: &'static str,
+    },
+    CancelCommit {
+        miner: AccountId,
+        target: Name,
+        tag: &'static str,
+    },
+    Withdraw {
+        miner: AccountId,
+        proposal: ProposalId,
+    },
+    Claim {
+        validator: AccountId,
+        proposal: ProposalId,
+    },
+    Attest {
+        validator: AccountId,
+        proposal: ProposalId,
+        verdict: Verdict,
+        generation: u32,
+        evidence: u8,
+        attempt: u8,
+    },
+    /// Runs `on_initialize` (and `on_finalize`) for each of the next `blocks` blocks.
+    Advance {
+        blocks: u64,
+    },
+    Idle {
+        weight: Weight,
+    },
+    RemoveValidator {
+        validator: AccountId,
+    },
+    AddValidator {
+        validator: AccountId,
+        operator: AccountId,
+    },
+    SetArena {
+        required_distinct_validators: u32,
+        lease_blocks: u64,
+        max_attempts: u32,
+        paused: bool,
+    },
+    SetTargetStatus {
+        target: Name,
+        paused: bool,
+    },
+    SetEmissions {
+        epoch_blocks: u64,
+        emission_per_epoch: Balance,
+    },
+}
+
+impl Action {
+    fn name(&self) -> &'static str {
+        match self {
+            Action::Commit { .. } => "commit",
+            Action::Reveal { .. } => "reveal",
+            Action::CancelCommit { .. } => "cancel_commit",
+            Action::Withdraw { .. } => "withdraw",
+            Action::Claim { .. } => "claim",
+            Action::Attest { .. } => "attest",
+            Action::Advance { .. } => "advance",
+            Action::Idle { .. } => "on_idle",
+            Action::RemoveValidator { .. } => "remove_validator",
+            Action::AddValidator { .. } => "add_validator",
+            Action::SetArena { .. } => "set_arena",
+            Action::SetTargetStatus { .. } => "set_target",
+            Action::SetEmissions { .. } => "set_emissions",
+        }
+    }
+}
+
+/// How a seed's chain is built.
+#[derive(Clone, Copy, Debug)]
+struct Setup {
+    emission: bool,
+    long_reveal_window: bool,
+    single_validator: bool,
+}
+
+impl Setup {
+    fn for_seed(seed: u64) -> Self {
+        Self {
+            emission: seed & 1 == 1,
+            long_reveal_window: seed & 2 == 2,
+            single_validator: seed & 12 == 12,
+        }
+    }
+
+    fn builder(self) -> ExtBuilder {
+        let mut builder = ExtBuilder::default();
+        if self.emission {
+            builder = builder.emission(EMISSION);
+        }
+        if self.long_reveal_window {
+            builder = builder.reveal_window();
+        }
+        if self.single_validator {
+            builder = builder.single_validator();
+        }
+        builder
+    }
+}
+
+/// What happened over all seeds: calls that succeeded and failed per call, and the events
+/// that show the walks reach the interesting states.
+#[derive(Default, Debug)]
+struct Tally {
+    /// Call name → (succeeded, failed).
+    calls: BTreeMap<&'static str, (u32, u32)>,
+    crowns: u32,
+    retirements: u32,
+    fails: u32,
+    disputed_fails: u32,
+    disagreements: u32,
+    lease_expiries: u32,
+    reproduction_timeouts: u32,
+    expiries: u32,
+    stale_attestations: u32,
+    passes_dropped: u32,
+    proposals_dropped: u32,
+    deposits_slashed: u32,
+    content_reclaimed: u32,
+    prunes: u32,
+    weight_vectors: u32,
+    emissions_paid: u32,
+}
+
+impl Tally {
+    /// Counts the pallet's events since the last call and clears them (a new block clears
+    /// them too, so this runs after every block and every call).
+    fn record_events(&mut self) {
+        use crate::Event as E;
+        for event in cacheon_events() {
+            match event {
+                E::Crowned { .. } => self.crowns += 1,
+                E::Retired { .. } => self.retirements += 1,
+                E::Failed { .. } => self.fails += 1,
+                E::FailRecorded { .. } => self.disputed_fails += 1,
+                E::AttestationsDisagreed { .. } => self.disagreements += 1,
+                E::LeaseExpired { .. } => self.lease_expiries += 1,
+                E::ReproductionTimedOut { .. } => self.reproduction_timeouts += 1,
+                E::Expired { .. } => self.expiries += 1,
+                E::AttestationStale { .. } => self.stale_attestations += 1,
+                E::PassDropped { .. } => self.passes_dropped += 1,
+                E::ProposalDropped { .. } => self.proposals_dropped += 1,
+                E::DepositSlashed { .. } => self.deposits_slashed += 1,
+                E::ContentReclaimed { .. } => self.content_reclaimed += 1,
+                E::ProposalPruned { .. } => self.prunes += 1,
+                E::WeightsSet { .. } => self.weight_vectors += 1,
+                E::EmissionsPaid { total, .. } if total > 0 => self.emissions_paid += 1,
+                _ => {}
+            }
+        }
+        System::reset_events();
+    }
+
+    fn record_call(&mut self, name: &'static str, succeeded: bool) {
+        let entry = self.calls.entry(name).or_default();
+        if succeeded {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+        }
+    }
+}
+
+/// A commitment the walk made, with what it needs to reveal or cancel it.
+#[derive(Clone, Copy)]
+struct Committed {
+    miner: AccountId,
+    target: Name,
+    tag: &'static str,
+    commitment: Commitment,
+}
+
+impl Committed {
+    fn cancel(&self) -> Action {
+        Action::CancelCommit {
+            miner: self.miner,
+            target: self.target,
+            tag: self.tag,
+        }
+    }
+
+    fn new(miner: AccountId, target: Name, tag: &'static str) -> Self {
+        let commitment = commitment_for(miner, target.0, &bundle(tag));
+        Self {
+            miner,
+            target,
+            tag,
+            commitment,
+        }
+    }
+
+    /// The block it was committed at, while it is still pending.
+    fn committed_at(&self) -> Option<u64> {
+        Commits::<Test>::get(self.miner, self.commitment).map(|c| c.at)
+    }
+
+    /// Whether it can still be revealed, now or later.
+    fn open(&self) -> bool {
+        self.committed_at()
+            .is_some_and(|at| now() <= at + RevealWindow::get())
+    }
+}
+
+/// One seed's random walk.
+struct Walk {
+    seed: u64,
+    setup: Setup,
+    rng: Rng,
+    trace: bool,
+    /// The commitments made so far that may still be pending (`Commits` says which are).
+    commits: Vec<Committed>,
+    /// An action the previous step prepared (a reveal after waiting for its block).
+    planned: Option<Action>,
+    step: u32,
+}
+
+impl Walk {
+    fn new(seed: u64, trace: bool) -> Self {
+        Self {
+            seed,
+            setup: Setup::for_seed(seed),
+            rng: Rng::new(seed),
+            trace,
+            commits: Vec::new(),
+            planned: None,
+            step: 0,
+        }
+    }
+
+    /// Runs the walk on a fresh chain.
+    fn run(mut self, steps: u32, tally: &mut Tally) {
+        in_overlay(self.setup.builder().build()).execute_with(|| {
+            self.check("genesis");
+            for step in 0..steps {
+                self.step = step;
+                let action = self.next_action();
+                let succeeded = self.apply(&action, tally);
+                if self.trace {
+                    let outcome = if succeeded { "ok" } else { "failed" };
+                    println!(
+                        "seed {} step {step} (block {}): {action:?} -> {outcome}",
+                        self.seed,
+                        now()
+                    );
+                }
+                tally.record_call(action.name(), succeeded);
+                tally.record_events();
+                self.check(&format!("{action:?}"));
+            }
+        });
+    }
+
+    /// Checks every invariant; a violation panics with everything needed to replay it.
+    fn check(&self, after: &str) {
+        if std::env::var_os("NOCHECK").is_some() {
+            return;
+        }
+        Cacheon::do_try_state().unwrap_or_else(|e| {
+            panic!(
+                "invariant broken: seed {} ({:?}), step {}, block {}, after {after}: {e:?}\n\
+                 replay with CACHEON_PROPERTY_SEED={} CACHEON_PROPERTY_TRACE=1",
+                self.seed,
+                self.setup,
+                self.step,
+                now(),
+                self.seed
+            )
+        });
+    }
+
+    // ---- Choosing the next action ----
+
+    fn next_action(&mut self) -> Action {
+        if let Some(action) = self.planned.take() {
+            return action;
+        }
+        match self.rng.below(100) {
+            0..=16 => self.commit(),
+            17..=30 => self.reveal(),
+            31..=33 => self.cancel_commit(),
+            34..=36 => self.withdraw(),
+            37..=56 => self.claim(),
+            57..=79 => self.attest(),
+            80..=91 => self.advance(),
+            92..=95 => self.idle(),
+            96 => Action::RemoveValidator {
+                validator: self.rng.pick(&VALIDATOR_KEYS),
+            },
+            97 => self.add_validator(),
+            98 => self.reconfigure(),
+            _ => self.set_emissions(),
+        }
+    }
+
+    fn commit(&mut self) -> Action {
+        let miner = self.rng.pick(&MINERS);
+        // A miner at its cap of pending commitments usually cancels one it can no longer
+        // reveal first.
+        let at_cap = PendingCommits::<Test>::get(miner)
+            >= <<Test as Config>::MaxPendingCommits as Get<u32>>::get();
+        let stale = self
+            .pending_commits()
+            .into_iter()
+            .find(|c| c.miner == miner && !c.open());
+        if let (true, Some(c)) = (at_cap, stale) {
+            if self.rng.chance(80) {
+                return c.cancel();
+            }
+        }
+        Action::Commit {
+            miner,
+            target: self.rng.pick(&TARGETS),
+            tag: self.tag_for(miner),
+        }
+    }
+
+    /// Mostly one of the miner's own bundles, sometimes another miner's (a copy).
+    fn tag_for(&mut self, miner: AccountId) -> &'static str {
+        let own = MINERS.iter().position(|m| *m == miner).unwrap_or(0) as u64;
+        if self.rng.chance(80) {
+            TAGS[(2 * own + self.rng.below(2)) as usize]
+        } else {
+            self.rng.pick(&TAGS)
+        }
+    }
+
+    /// The walk's pending commitments; forgets those revealed or cancelled.
+    fn pending_commits(&mut self) -> Vec<Committed> {
+        self.commits.retain(|c| c.committed_at().is_some());
+        self.commits.clone()
+    }
+
+    fn reveal(&mut self) -> Action {
+        let now = now();
+        let pending = self.pending_commits();
+        let open: Vec<Committed> = pending.iter().filter(|c| c.open()).copied().collect();
+        // Usually one that can still be revealed; with none, usually a new commitment.
+        let c = match (open.is_empty(), pending.is_empty()) {
+            (false, _) if self.rng.chance(95) => self.rng.pick(&open),
+            (_, false) if self.rng.chance(15) => self.rng.pick(&pending),
+            _ => return self.commit(),
+        };
+        let tag = if self.rng.chance(5) {
+            self.rng.pick(&TAGS)
+        } else {
+            c.tag
+        };
+        let reveal = Action::Reveal {
+            miner: c.miner,
+            target: c.target,
+            tag,
+        };
+        // Too early: usually wait for the first block it may be revealed at, then reveal.
+        let due = c.committed_at().unwrap_or(now) + REVEAL_DELAY;
+        if now < due && self.rng.chance(85) {
+            self.planned = Some(reveal);
+            return Action::Advance { blocks: due - now };
+        }
+        reveal
+    }
+
+    fn cancel_commit(&mut self) -> Action {
+        let pending = self.pending_commits();
+        let stale: Vec<Committed> = pending.iter().filter(|c| !c.open()).copied().collect();
+        let c = if !stale.is_empty() && self.rng.chance(70) {
+            self.rng.pick(&stale)
+        } else if !pending.is_empty() && self.rng.chance(90) {
+            self.rng.pick(&pending)
+        } else {
+            // Most likely never committed: refused.
+            let miner = self.rng.pick(&MINERS);
+            Committed::new(miner, self.rng.pick(&TARGETS), self.rng.pick(&TAGS))
+        };
+        c.cancel()
+    }
+
+    /// A proposal id: mostly one in the arena's queue, else any id up to two past the last.
+    fn some_proposal(&mut self, queued_percent: u64) -> ProposalId {
+        let queued = queue();
+        if !queued.is_empty() && self.rng.chance(queued_percent) {
+            self.rng.pick(&queued)
+        } else {
+            self.rng.below(NextProposalId::<Test>::get() + 2)
+        }
+    }
+
+    fn withdraw(&mut self) -> Action {
+        let proposal = self.some_proposal(80);
+        // Mostly by its own miner.
+        let miner = match Proposals::<Test>::get(proposal) {
+            Some(p) if self.rng.chance(80) => p.miner,
+            _ => self.rng.pick(&MINERS),
+        };
+        Action::Withdraw { miner, proposal }
+    }
+
+    fn claim(&mut self) -> Action {
+        let queued = queue();
+        // Nothing to lease: usually reveal (or commit) instead.
+        if queued.is_empty() && self.rng.chance(80) {
+            return self.reveal();
+        }
+        let registered: Vec<AccountId> = Validators::<Test>::iter_key_prefix(id(ARENA)).collect();
+        let validator = match self.rng.below(100) {
+            _ if registered.is_empty() => self.rng.pick(&VALIDATOR_KEYS),
+            0..=84 => self.rng.pick(&registered),
+            85..=96 => self.rng.pick(&VALIDATOR_KEYS),
+            _ => OUTSIDER,
+        };
+        // Leases follow reveal order: the first proposal waiting for a lease is the one most
+        // often claimable.
+        let first_waiting = queued.iter().copied().find(|p| {
+            Proposals::<Test>::get(p).is_some_and(|p| {
+                matches!(
+                    p.status,
+                    ProposalStatus::Queued | ProposalStatus::ReproductionQueued { .. }
+                )
+            })
+        });
+        let proposal = match first_waiting {
+            Some(p) if self.rng.chance(50) => p,
+            _ => self.some_proposal(85),
+        };
+        Action::Claim {
+            validator,
+            proposal,
+        }
+    }
+
+    fn attest(&mut self) -> Action {
+        let current = generation();
+        let leased: Vec<(ProposalId, LeaseOf<Test>)> = Proposals::<Test>::iter()
+            .filter_map(|(id, p)| match p.status {
+                ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } => {
+                    Some((id, lease))
+                }
+                _ => None,
+            })
+            .collect();
+        // No lease to attest: usually claim one instead.
+        if leased.is_empty() && self.rng.chance(85) {
+            return self.claim();
+        }
+        let (validator, proposal, lease_generation) = if !leased.is_empty() && self.rng.chance(95) {
+            let (id, lease) = leased[self.rng.below(leased.len() as u64) as usize].clone();
+            let validator = if self.rng.chance(92) {
+                lease.validator
+            } else {
+                self.rng.pick(&VALIDATOR_KEYS)
+            };
+            (validator, id, lease.generation)
+        } else {
+            (
+                self.rng.pick(&VALIDATOR_KEYS),
+                self.some_proposal(50),
+                current,
+            )
+        };
+        // Mostly the lease's generation; sometimes the next one (never right) or the
+        // current one (wrong when the incumbent moved during the lease).
+        let generation = match self.rng.below(100) {
+            0..=87 => lease_generation,
+            88..=93 => current + 1,
+            _ => current,
+        };
+        let verdict = match self.rng.below(100) {
+            0..=54 => Verdict::Pass {
+                speedup_ppm: self.speedup(),
+            },
+            55..=79 => Verdict::Fail {
+                reason: if self.rng.chance(12) {
+                    FailReason::CopyOf(self.rng.below(NextProposalId::<Test>::get() + 1))
+                } else {
+                    self.rng.pick(&FAIL_REASONS)
+                },
+            },
+            _ => Verdict::NoDecision {
+                reason: self.rng.pick(&NO_DECISION_REASONS),
+            },
+        };
+        Action::Attest {
+            validator,
+            proposal,
+            verdict,
+            generation,
+            // Few distinct digests, so that a reproduction sometimes repeats its primary's.
+            evidence: self.rng.below(12) as u8,
+            attempt: 100 + self.rng.below(12) as u8,
+        }
+    }
+
+    /// A reported speedup: mostly above the margin, sometimes just below or at it, sometimes
+    /// above `MaxSpeedupPpm`.
+    fn speedup(&mut self) -> u32 {
+        let floor = PPM_ONE as u64 + MARGIN_PPM as u64;
+        let ppm = match self.rng.below(100) {
+            0..=7 => self.rng.between(PPM_ONE as u64, floor - 1),
+            8..=29 => self.rng.between(floor, floor + 2_000),
+            30..=91 => self.rng.between(floor, 3 * PPM_ONE as u64),
+            92..=95 => MAX_SPEEDUP_PPM as u64,
+            _ => self
+                .rng
+                .between(MAX_SPEEDUP_PPM as u64 + 1, u32::MAX as u64),
+        };
+        ppm as u32
+    }
+
+    fn advance(&mut self) -> Action {
+        let blocks = match self.rng.below(100) {
+            0..=54 => 1,
+            55..=84 => self.rng.between(2, LEASE_BLOCKS + 1),
+            _ => self.rng.between(LEASE_BLOCKS + 2, REPRODUCTION_TIMEOUT + 5),
+        };
+        Action::Advance { blocks }
+    }
+
+    fn idle(&mut self) -> Action {
+        let weights = <() as WeightInfo>::prune_proposals;
+        let weight = match self.rng.below(100) {
+            0..=49 => Weight::MAX,
+            50..=59 => Weight::zero(),
+            60..=84 => weights(self.rng.below(4) as u32),
+            _ => weights(self.rng.below(4) as u32)
+                .saturating_add(<() as WeightInfo>::clear_reveal_period(64)),
+        };
+        Action::Idle { weight }
+    }
+
+    fn add_validator(&mut self) -> Action {
+        let validator = self.rng.pick(&VALIDATOR_KEYS);
+        // Usually its own operator (V4 has none of its own); sometimes another's, so that
+        // operators share keys.
+        let operator = if validator != V4 && self.rng.chance(60) {
+            validator
+        } else {
+            self.rng.pick(&OPERATORS)
+        };
+        Action::AddValidator {
+            validator,
+            operator,
+        }
+    }
+
+    /// Changes the arena's policy or pauses or resumes a target (the admin origin).
+    fn reconfigure(&mut self) -> Action {
+        if self.rng.chance(50) {
+            let base = if self.setup.single_validator { 1 } else { 2 };
+            Action::SetArena {
+                required_distinct_validators: if self.rng.chance(75) { base } else { 3 - base },
+                lease_blocks: self.rng.between(1, LEASE_BLOCKS + 2),
+                max_attempts: self.rng.between(1, MAX_ATTEMPTS as u64 + 1) as u32,
+                paused: self.rng.chance(10),
+            }
+        } else {
+            Action::SetTargetStatus {
+                target: self.rng.pick(&TARGETS),
+                paused: self.rng.chance(30),
+            }
+        }
+    }
+
+    fn set_emissions(&mut self) -> Action {
+        Action::SetEmissions {
+            // 1 is refused: an epoch must be longer than a payout run.
+            epoch_blocks: self.rng.pick(&[1, 2, 5, EPOCH_BLOCKS, 2 * EPOCH_BLOCKS]),
+            emission_per_epoch: self.rng.pick(&[0, EMISSION, 100 * EMISSION]),
+        }
+    }
+
+    // ---- Applying an action ----
+
+    /// Applies `action`; returns whether its call succeeded (hooks always do).
+    fn apply(&mut self, action: &Action, tally: &mut Tally) -> bool {
+        use crate::Call as C;
+        let call: (RuntimeOrigin, C<Test>) = match *action {
+            Action::Commit { miner, target, tag } => (
+                signed(miner),
+                C::commit {
+                    commitment: Committed::new(miner, target, tag).commitment,
+                },
+            ),
+            Action::Reveal { miner, target, tag } => (
+                signed(miner),
+                C::reveal {
+                    arena: id(ARENA),
+                    target: id(target.0),
+                    salt: SALT,
+                    bundle: bundle(tag),
+                },
+            ),
+            Action::CancelCommit { miner, target, tag } => (
+                signed(miner),
+                C::cancel_commit {
+                    commitment: Committed::new(miner, target, tag).commitment,
+                },
+            ),
+            Action::Withdraw { miner, proposal } => (signed(miner), C::withdraw { proposal }),
+            Action::Claim {
+                validator,
+                proposal,
+            } => (signed(validator), C::claim { proposal }),
+            Action::Attest {
+                validator,
+                proposal,
+                verdict,
+                generation,
+                evidence,
+                attempt,
+            } => (
+                signed(validator),
+                C::attest {
+                    proposal,
+                    attestation: att(verdict, generation, evidence, attempt),
+                },
+            ),
+            Action::Advance { blocks } => {
+                // Block by block: every block's events are counted and its state checked.
+                for _ in 0..blocks {
+                    run_to_block(now() + 1);
+                    tally.record_events();
+                    if std::env::var_os("NOBLOCKCHECK").is_none() {
+                        self.check(&format!("{action:?}"));
+                    }
+                }
+                return true;
+            }
+            Action::Idle { weight } => {
+                Cacheon::on_idle(now(), weight);
+                return true;
+            }
+            Action::RemoveValidator { validator } => (
+                root(),
+                C::remove_validator {
+                    arena: id(ARENA),
+                    validator,
+                },
+            ),
+            Action::AddValidator {
+                validator,
+                operator,
+            } => (
+                root(),
+                C::add_validator {
+                    arena: id(ARENA),
+                    validator,
+                    operator,
+                },
+            ),
+            Action::SetArena {
+                required_distinct_validators,
+                lease_blocks,
+                max_attempts,
+                paused,
+            } => {
+                let mut config = arena_config(required_distinct_validators);
+                config.policy.lease_blocks = lease_blocks;
+                config.policy.max_attempts = max_attempts;
+                if paused {
+                    config.status = Status::Paused;
+                }
+                (root(), C::set_arena { config })
+            }
+            Action::SetTargetStatus { target, paused } => {
+                let mut spec = if target.0 == ROPE_DECODE {
+                    atomic_target()
+                } else {
+                    slot_target(target.0)
+                };
+                if paused {
+                    spec.status = Status::Paused;
+                }
+                (root(), C::set_target { spec })
+            }
+            Action::SetEmissions {
+                epoch_blocks,
+                emission_per_epoch,
+            } => {
+                let mut policy = emissions(emission_per_epoch);
+                policy.epoch_blocks = epoch_blocks;
+                (root(), C::set_emissions { policy })
+            }
+        };
+        let (origin, call) = call;
+        let succeeded = RuntimeCall::from(call).dispatch(origin).is_ok();
+        if let (true, Action::Commit { miner, target, tag }) = (succeeded, action) {
+            self.commits.push(Committed::new(*miner, *target, tag));
+        }
+        succeeded
+    }
+}
+
+/// The same state as `chain`, all of it in the overlay of an empty trie backend.
+///
+/// `TestState` keeps the genesis state in a trie backend without a cache, and every storage
+/// iteration seeks into that trie again: in a debug build this makes `do_try_state`, which
+/// iterates most of the pallet's maps, several times slower. The overlay is a sorted map.
+fn in_overlay(mut chain: TestState) -> TestState {
+    use frame::deps::sp_io::storage;
+    let pairs = chain.execute_with(|| {
+        let mut pairs = Vec::new();
+        let mut key = Vec::new();
+        while let Some(next) = storage::next_key(&key) {
+            let value = storage::get(&next).expect("an iterated key has a value");
+            pairs.push((next.clone(), value.to_vec()));
+            key = next;
+        }
+        pairs
+    });
+    let mut fresh = TestState::new_empty();
+    fresh.execute_with(|| {
+        for (key, value) in pairs {
+            storage::set(&key, &value);
+        }
+    });
+    fresh
+}
+
+/// Seeds to run: all of them, or only `CACHEON_PROPERTY_SEED`.
+fn seeds() -> Vec<u64> {
+    match std::env::var("CACHEON_PROPERTY_SEED") {
+        Ok(seed) => vec![seed
+            .trim()
+            .parse()
+            .expect("CACHEON_PROPERTY_SEED is a number")],
+        Err(_) => (0..SEEDS).collect(),
+    }
+}
+
+#[test]
+fn invariants_hold_after_every_call_of_random_sequences() {
+    let trace = std::env::var_os("CACHEON_PROPERTY_TRACE").is_some();
+    let seeds = seeds();
+    let mut tally = Tally::default();
+    for seed in seeds.iter().copied() {
+        Walk::new(seed, trace).run(STEPS, &mut tally);
+    }
+    println!("{} seeds x {STEPS} steps: {tally:#?}", seeds.len());
+    if seeds.len() as u64 == SEEDS {
+        // The walks must reach the states the invariants are about, or they prove nothing.
+        assert!(tally.crowns > 0, "no crown: {tally:#?}");
+        assert!(tally.retirements > 0, "no crown was superseded: {tally:#?}");
+        assert!(tally.fails > 0, "no FAIL stuck: {tally:#?}");
+        assert!(tally.lease_expiries > 0, "no lease expired: {tally:#?}");
+        assert!(
+            tally.reproduction_timeouts > 0,
+            "no reproduction wait timed out: {tally:#?}"
+        );
+        assert!(tally.expiries > 0, "no proposal expired: {tally:#?}");
+        assert!(tally.prunes > 0, "nothing was pruned: {tally:#?}");
+    }
+}

@@ -1,0 +1,132 @@
+//! One validator that answers NoDecision to everything cannot expire a proposal that the
+//! others can measure, end to end: the test itself is Alice, a registered validator, driving
+//! the real node through a real subxt client — it takes the first lease of Charlie's proposal
+//! and attests NoDecision, is refused a second lease in a row, and keeps grabbing every lease
+//! it may take and answering NoDecision while Bob and Dave (real `cacheon validator`
+//! processes) measure. Version 1's rules expired a proposal after three NoDecisions from
+//! anyone; now the proposal is crowned. Then `cacheon-try-state` checks the live chain's state
+//! against the runtime's invariants. Needs `cacheon`, `cacheon-node` and `cacheon-try-state`
+//! built.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cacheon::chain::{self, api, ChainError, Client};
+use cacheon_e2e::{assert_try_state, diagnostics, propose, repo_root, watch, DevNode, Validator};
+use subxt_signer::sr25519::Keypair;
+
+type Status = api::runtime_types::pallet_cacheon::types::ProposalStatus<chain::AccountId, u32>;
+
+/// The proposal's status at the finalized head.
+async fn status(client: &Client, id: u64) -> Result<Option<Status>, ChainError> {
+    let at = client
+        .at_current_block()
+        .await
+        .map_err(chain::unavailable)?;
+    let stored = at
+        .storage()
+        .try_fetch(api::storage().cacheon().proposals(), (id,))
+        .await
+        .map_err(chain::unavailable)?;
+    Ok(match stored {
+        Some(v) => Some(v.decode().map_err(chain::unavailable)?.status),
+        None => None,
+    })
+}
+
+/// Leases `id` as `key` and, if that worked, attests NoDecision for the lease's generation.
+/// Returns the claim's error when the chain refused the lease.
+async fn stall_once(client: &Client, key: &Keypair, id: u64) -> Result<(), ChainError> {
+    let timeout = Duration::from_secs(30);
+    chain::submit(
+        client,
+        &api::transactions().cacheon().claim(id),
+        key,
+        timeout,
+    )
+    .await?;
+    let generation = match status(client, id).await? {
+        Some(Status::Primary { lease }) | Some(Status::Reproduction { lease, .. }) => {
+            lease.generation
+        }
+        other => return Err(ChainError::Input(format!("leased but now {other:?}"))),
+    };
+    use api::runtime_types::cacheon_primitives::verdict::{NoDecisionReason, Verdict};
+    let attestation = api::runtime_types::pallet_cacheon::types::Attestation {
+        verdict: Verdict::NoDecision {
+            reason: NoDecisionReason::Infrastructure,
+        },
+        incumbent_generation: generation,
+        evidence_digest: [0xAA; 32],
+        attempt_digest: [0xBB; 32],
+    };
+    let call = api::transactions().cacheon().attest(id, attestation);
+    chain::submit(client, &call, key, timeout).await?;
+    Ok(())
+}
+
+#[test]
+fn one_validator_attesting_no_decision_cannot_expire_a_proposal() {
+    let dir = cacheon_e2e::TestDir::new();
+    let node = DevNode::start(dir.path(), 1000);
+    let bundle = repo_root().join("examples/cpu/attention-onepass");
+    let id = propose(&node.url, &dir.path().join("charlie"), &bundle, "//Charlie");
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let client = rt
+        .block_on(chain::connect(&node.url, Duration::from_secs(30)))
+        .expect("connect");
+    let alice = chain::signer(Some("//Alice"), None).unwrap();
+
+    eprintln!("waiting for: Alice's first lease and NoDecision on proposal {id}");
+    rt.block_on(stall_once(&client, &alice, id))
+        .expect("Alice, a registered validator, takes the first lease");
+    let again = rt.block_on(stall_once(&client, &alice, id));
+    assert!(
+        matches!(&again, Err(ChainError::Refused(e)) if e.contains("OperatorExcluded")),
+        "a second lease in a row for the same stalling operator: {again:?}"
+    );
+
+    // Alice keeps stalling whatever she may lease, while Bob and Dave measure.
+    let stop = Arc::new(AtomicBool::new(false));
+    let stalls = Arc::new(AtomicU32::new(1));
+    let hostile = {
+        let (stop, stalls, client, alice) = (stop.clone(), stalls.clone(), client.clone(), alice);
+        let handle = rt.handle().clone();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if handle.block_on(stall_once(&client, &alice, id)).is_ok() {
+                    stalls.fetch_add(1, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        })
+    };
+    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
+    let dave = Validator::start("dave", "//Dave", &node.url, dir.path(), None);
+
+    eprintln!("waiting for: proposal {id} to be crowned despite Alice (300 s budget)");
+    let started = Instant::now();
+    let w = watch(&node.url, id, 300);
+    stop.store(true, Ordering::Relaxed);
+    hostile.join().unwrap();
+    eprintln!(
+        "Alice stalled {} time(s); crowned after {:.0} s",
+        stalls.load(Ordering::Relaxed),
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(
+        w.code,
+        0,
+        "the proposal was not crowned: {:#?}\n{}",
+        w.events,
+        diagnostics(&node, &[&bob, &dave])
+    );
+    assert!(
+        !w.names().contains(&"expired"),
+        "the proposal expired: {:?}",
+        w.names()
+    );
+    assert_try_state(&node.url);
+}
