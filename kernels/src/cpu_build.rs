@@ -6,7 +6,9 @@
 //!    source (for the source screen, which then sees exactly what is compiled).
 //! 2. [`CpuSources::compile`]: the ops' sources are compiled into one shared library by
 //!    the system C compiler with the arena's flags under a wall-clock limit (the whole
-//!    compiler process group is killed on timeout), each entry's prototype is checked, and
+//!    compiler process group is killed on timeout), in a sandbox of its own (rlimits, and
+//!    Landlock: its build directory and the system's programs only, no TCP; see
+//!    [`compiler_sandbox`]), each entry's prototype is checked, and
 //!    the library passes the artifact screen ([`crate::cpu_artifact`]). No bundle code has
 //!    run yet.
 //! 3. [`CompiledCpuBundle::load`]: the library is `dlopen`ed with `RTLD_NOW | RTLD_LOCAL`
@@ -27,6 +29,7 @@ use wait_timeout::ChildExt;
 
 use crate::bundle::{self, BundleError, BundleFile};
 use crate::cpu_kernel::CpuKernel;
+use crate::landlock::{self, Ruleset};
 use crate::manifest::{Backend, Manifest, ManifestError};
 use crate::slots::SlotId;
 
@@ -360,6 +363,65 @@ fn without_linking(opts: &CpuBuildOptions, mode: &str) -> CpuBuildOptions {
     }
 }
 
+/// The compiler's view of the system, built before the fork and put in force in the child:
+/// its build directory (everything), the system's programs, libraries and headers (`/usr`,
+/// `/lib`, `/lib64`, `/bin`, and the compiler's own installation wherever it lives: read and
+/// execute), the loader's cache and `/dev/null`; no TCP, and no signals or abstract unix
+/// sockets beyond its own processes. A compiler exploited through a crafted source then
+/// finds nothing to read (the validator's key, its database, other attempts' evidence) and
+/// nowhere to write or connect to. `None` on a kernel without Landlock (the rlimits remain).
+fn compiler_sandbox(
+    compiler: &Path,
+    src_root: &Path,
+    work: &Path,
+) -> Result<Option<Ruleset>, CpuBuildError> {
+    let Some(ruleset) = Ruleset::new(true).map_err(CpuBuildError::Io)? else {
+        return Ok(None);
+    };
+    let read_exec = landlock::READ | landlock::EXECUTE;
+    let mut rules: Vec<(PathBuf, u64)> = vec![
+        (work.to_path_buf(), ruleset.handled()),
+        (src_root.to_path_buf(), ruleset.handled()),
+        (PathBuf::from("/usr"), read_exec),
+        (PathBuf::from("/lib"), read_exec),
+        (PathBuf::from("/lib64"), read_exec),
+        (PathBuf::from("/bin"), read_exec),
+        (PathBuf::from("/etc/ld.so.cache"), landlock::READ_FILE),
+        (
+            PathBuf::from("/dev/null"),
+            landlock::READ_FILE | landlock::WRITE_FILE,
+        ),
+    ];
+    // The driver itself, and a toolchain outside /usr (say /opt/gcc-14/bin/cc): its own
+    // directories, not the whole prefix (which may be a home directory).
+    if let Some(driver) = resolve(compiler) {
+        if let Some(prefix) = driver.parent().and_then(Path::parent) {
+            for dir in ["bin", "lib", "lib64", "libexec", "include"] {
+                rules.push((prefix.join(dir), read_exec));
+            }
+        }
+        rules.push((driver, landlock::READ_FILE | landlock::EXECUTE));
+    }
+    for (path, access) in rules {
+        ruleset.allow(&path, access).map_err(CpuBuildError::Io)?;
+    }
+    Ok(Some(ruleset))
+}
+
+/// The compiler driver's real path (found on `PATH` for a bare name, links resolved).
+fn resolve(compiler: &Path) -> Option<PathBuf> {
+    let found = if compiler.components().count() > 1 {
+        Some(compiler.to_path_buf())
+    } else {
+        std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(compiler))
+                .find(|p| p.is_file())
+        })
+    };
+    fs::canonicalize(found?).ok()
+}
+
 fn with_source(e: &dyn std::error::Error) -> String {
     match e.source() {
         Some(s) => format!("{e}: {s}"),
@@ -400,6 +462,7 @@ fn compile_with(
     opts: &CpuBuildOptions,
 ) -> Result<String, CpuBuildError> {
     use std::os::unix::process::CommandExt;
+    let sandbox = compiler_sandbox(&opts.compiler, src_root, work)?;
     let log_path = work.join("build.log");
     let log_file = File::create(&log_path).map_err(|e| io_err("creating", &log_path, e))?;
     let log_err = log_file
@@ -418,15 +481,19 @@ fn compile_with(
             std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
         )
         .env("LC_ALL", "C")
+        // Temporary files in the build directory: nowhere else is writable.
+        .env("TMPDIR", work)
         .stdin(Stdio::null())
         .stdout(log_file)
         .stderr(log_err)
         .process_group(0);
     let cpu_seconds = opts.timeout.as_secs().max(1) + 1;
-    // SAFETY: setrlimit only, between fork and exec.
+    // SAFETY: setrlimit, prctl and landlock_restrict_self only (no allocation), between fork
+    // and exec.
     unsafe {
         cmd.pre_exec(move || {
-            // The compiler reads hostile input: bounded memory, CPU time and output.
+            // The compiler reads hostile input: bounded memory, CPU time and output, and (with
+            // Landlock) no file outside its build directory and the system's programs.
             let set = |res, v: u64| {
                 let lim = libc::rlimit {
                     rlim_cur: v,
@@ -438,7 +505,10 @@ fn compile_with(
             set(libc::RLIMIT_CPU, cpu_seconds);
             set(libc::RLIMIT_FSIZE, 256 << 20);
             set(libc::RLIMIT_CORE, 0);
-            Ok(())
+            match &sandbox {
+                Some(ruleset) => ruleset.restrict_self(),
+                None => Ok(()),
+            }
         });
     }
     let mut child = cmd

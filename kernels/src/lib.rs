@@ -17,6 +17,7 @@ pub mod cpu_build;
 pub mod cpu_kernel;
 pub mod cuda;
 pub mod engine;
+pub mod landlock;
 pub mod launch_expr;
 pub mod manifest;
 pub mod reference;

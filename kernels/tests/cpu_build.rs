@@ -264,3 +264,60 @@ fn every_stock_kernel_and_passing_example_passes_the_artifact_screen() {
             .unwrap_or_else(|e| panic!("{}: {e}", b.name));
     }
 }
+
+/// The compiler runs in a sandbox of its own: a compiler that a crafted source took over
+/// (here, a fake compiler doing what such code would) can write its build directory, but
+/// cannot read a file elsewhere (the validator's key, say), write outside, or open a TCP
+/// connection.
+#[test]
+fn the_compiler_sees_only_its_build_directory() {
+    if cacheon_kernels::landlock::Ruleset::new(true)
+        .ok()
+        .flatten()
+        .is_none()
+    {
+        eprintln!("SKIP: this kernel has no Landlock; the compiler runs under rlimits only");
+        return;
+    }
+    let secrets = tempfile::tempdir().unwrap();
+    let secret = secrets.path().join("validator.key");
+    std::fs::write(&secret, "0xsecret").unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let tools = tempfile::tempdir().unwrap();
+    let fake = tools.path().join("hostile-cc");
+    let tcp = if std::path::Path::new("/bin/bash").exists() {
+        format!(
+            "/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' && echo TCP-ESCAPED || echo tcp-refused\n"
+        )
+    } else {
+        String::new()
+    };
+    let script = format!(
+        "#!/bin/sh\n\
+         cat {secret} && echo READ-ESCAPED\n\
+         echo x > {outside}/escape && echo WRITE-ESCAPED\n\
+         echo y > \"$TMPDIR/scratch\" && echo wrote-inside\n\
+         {tcp}exit 1\n",
+        secret = secret.display(),
+        outside = secrets.path().display(),
+    );
+    std::fs::write(&fake, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let opts = CpuBuildOptions {
+        compiler: fake,
+        ..CpuBuildOptions::default()
+    };
+    let log = match build_cpu_bundle(&bundle(GOOD), "t", &opts) {
+        Err(CpuBuildError::Preprocess { log }) | Err(CpuBuildError::Build { log }) => log,
+        other => panic!("expected the fake compiler's failure, got {other:?}"),
+    };
+    assert!(log.contains("wrote-inside"), "{log}");
+    assert!(!log.contains("ESCAPED"), "{log}");
+    assert!(!log.contains("0xsecret"), "{log}");
+    assert!(!secrets.path().join("escape").exists());
+    if !tcp.is_empty() {
+        assert!(log.contains("tcp-refused"), "{log}");
+    }
+}
