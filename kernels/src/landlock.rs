@@ -87,7 +87,11 @@ impl Ruleset {
         let net = deny_network && abi >= 4;
         let attr = RulesetAttr {
             handled_access_fs: handled,
-            handled_access_net: if net { NET_BIND_TCP | NET_CONNECT_TCP } else { 0 },
+            handled_access_net: if net {
+                NET_BIND_TCP | NET_CONNECT_TCP
+            } else {
+                0
+            },
             scoped: if deny_network && abi >= 6 {
                 SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
             } else {

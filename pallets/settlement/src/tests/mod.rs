@@ -1,6 +1,8 @@
 //! Unit tests of the settlement rules. Every test runs through `ExtBuilder::build_and_execute`,
 //! which checks the `try_state` invariants afterwards (the pure-function tests of the weights
-//! module and the proptest are the exceptions: they need no chain state).
+//! module and the proptest are the exceptions: they need no chain state). `property` runs
+//! random call sequences by several miners and validators and checks the invariants after
+//! every call.
 //!
 //! `Error<T>` coverage (every variant is asserted at least once, with `assert_noop!`):
 //!
@@ -49,6 +51,13 @@
 //! | GenerationOverflow | `crown::crown_rolls_back_on_generation_overflow` (generation prepared in storage) |
 //! | Overflow | `commit_reveal::proposal_id_overflow` (`NextProposalId` prepared in storage; the deposit product cannot overflow a `u128` with a 16 KiB bundle) |
 //! | TooManyClaims | `crown::too_many_claims` (claims prepared in storage: the mock's catalog cannot reach `MaxClaims`) |
+//! | DisplacesCrowned | `crown::set_target_refuses_to_displace_a_crowned_entry_with_a_crowned_one` |
+//! | OperatorMismatch / OwnProposal | `attacks::one_operator_with_two_keys_cannot_crown_alone` |
+//! | OperatorExcluded | `attacks::one_validator_cannot_expire_or_veto_a_proposal` |
+//! | TooManyLeases | `attacks::one_operator_cannot_hoard_leases` |
+//! | PriorityNotFinal | `attacks::copier_revealing_first_loses_to_earliest_commitment` |
+//! | EarlierOverlapPending | `attacks::later_overlapping_proposal_cannot_crown_before_an_earlier_one` |
+//! | SpeedupImplausible | `attacks::implausible_speedup_is_refused` |
 
 use crate::epoch::credit;
 use crate::mock::*;

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 /// Seeds of a full run, and steps per seed.
 const SEEDS: u64 = 32;
-const STEPS: u32 = 300;
+const STEPS: u32 = 250;
 
 /// A fourth validator key, not registered at genesis: the walk registers it under one of the
 /// other operators, so that one operator can hold two keys.
@@ -469,9 +469,8 @@ impl Walk {
         };
         // Too early: usually wait for the first block it may be revealed at, then reveal.
         let due = c.committed_at().unwrap_or(now) + REVEAL_DELAY;
-        if now < due && self.rng.chance(85) {
-            self.planned = Some(reveal);
-            return Action::Advance { blocks: due - now };
+        if self.rng.chance(85) {
+            return self.wait_until(due, reveal);
         }
         reveal
     }
@@ -526,22 +525,47 @@ impl Walk {
         };
         // Leases follow reveal order: the first proposal waiting for a lease is the one most
         // often claimable.
-        let first_waiting = queued.iter().copied().find(|p| {
-            Proposals::<Test>::get(p).is_some_and(|p| {
-                matches!(
-                    p.status,
-                    ProposalStatus::Queued | ProposalStatus::ReproductionQueued { .. }
-                )
+        // With the block its wait for a reproduction times out at, if it waits for one.
+        let first_waiting = queued.iter().copied().find_map(|p| {
+            Proposals::<Test>::get(p).and_then(|proposal| match proposal.status {
+                ProposalStatus::Queued => Some((p, None)),
+                ProposalStatus::ReproductionQueued { until, .. } => Some((p, Some(until))),
+                _ => None,
             })
         });
         let proposal = match first_waiting {
-            Some(p) if self.rng.chance(50) => p,
+            Some((p, _)) if self.rng.chance(50) => p,
             _ => self.some_proposal(85),
         };
-        Action::Claim {
+        let claim = Action::Claim {
             validator,
             proposal,
+        };
+        // Sometimes a reproduction is claimed late in its wait, so that its lease ends at (or
+        // near) the block at which the wait would have timed out.
+        if let Some((_, Some(until))) = first_waiting.filter(|(p, _)| *p == proposal) {
+            if self.rng.chance(25) {
+                let lease_blocks = Arenas::<Test>::get(id(ARENA))
+                    .map_or(LEASE_BLOCKS, |a| a.config.policy.lease_blocks);
+                let at = match self.rng.below(3) {
+                    0 => until.saturating_sub(lease_blocks),
+                    1 => until - 1,
+                    _ => self.rng.between(now(), until - 1),
+                };
+                return self.wait_until(at, claim);
+            }
         }
+        claim
+    }
+
+    /// `action` now, or, when `at` is later, an advance to `at` with `action` planned next.
+    fn wait_until(&mut self, at: u64, action: Action) -> Action {
+        let now = now();
+        if at <= now {
+            return action;
+        }
+        self.planned = Some(action);
+        Action::Advance { blocks: at - now }
     }
 
     fn attest(&mut self) -> Action {
@@ -558,21 +582,18 @@ impl Walk {
         if leased.is_empty() && self.rng.chance(85) {
             return self.claim();
         }
-        let (validator, proposal, lease_generation) = if !leased.is_empty() && self.rng.chance(95) {
+        let (validator, proposal, lease) = if !leased.is_empty() && self.rng.chance(95) {
             let (id, lease) = leased[self.rng.below(leased.len() as u64) as usize].clone();
             let validator = if self.rng.chance(92) {
                 lease.validator
             } else {
                 self.rng.pick(&VALIDATOR_KEYS)
             };
-            (validator, id, lease.generation)
+            (validator, id, Some(lease))
         } else {
-            (
-                self.rng.pick(&VALIDATOR_KEYS),
-                self.some_proposal(50),
-                current,
-            )
+            (self.rng.pick(&VALIDATOR_KEYS), self.some_proposal(50), None)
         };
+        let lease_generation = lease.as_ref().map_or(current, |l| l.generation);
         // Mostly the lease's generation; sometimes the next one (never right) or the
         // current one (wrong when the incumbent moved during the lease).
         let generation = match self.rng.below(100) {
@@ -595,7 +616,7 @@ impl Walk {
                 reason: self.rng.pick(&NO_DECISION_REASONS),
             },
         };
-        Action::Attest {
+        let attest = Action::Attest {
             validator,
             proposal,
             verdict,
@@ -603,6 +624,11 @@ impl Walk {
             // Few distinct digests, so that a reproduction sometimes repeats its primary's.
             evidence: self.rng.below(12) as u8,
             attempt: 100 + self.rng.below(12) as u8,
+        };
+        // Sometimes in the lease's last block.
+        match lease {
+            Some(lease) if self.rng.chance(15) => self.wait_until(lease.expires_at - 1, attest),
+            _ => attest,
         }
     }
 
@@ -807,8 +833,9 @@ impl Walk {
 /// The same state as `chain`, all of it in the overlay of an empty trie backend.
 ///
 /// `TestState` keeps the genesis state in a trie backend without a cache, and every storage
-/// iteration seeks into that trie again: in a debug build this makes `do_try_state`, which
-/// iterates most of the pallet's maps, several times slower. The overlay is a sorted map.
+/// iteration seeks into that trie again: in a debug build this makes this test, which spends
+/// most of its time in `do_try_state` iterating the pallet's maps, about twice as slow. The
+/// overlay is a sorted map.
 fn in_overlay(mut chain: TestState) -> TestState {
     use frame::deps::sp_io::storage;
     let pairs = chain.execute_with(|| {
