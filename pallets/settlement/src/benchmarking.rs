@@ -222,6 +222,51 @@ fn keys_of_one_operator<T: Config>() -> T::AccountId {
     operator
 }
 
+/// Fills `blocks` deadline blocks from `from` with `MaxLeasesPerBlock` ids that are not
+/// proposals: a deadline scheduled there must search past them.
+fn fill_deadlines<T: Config>(from: BlockNumberFor<T>, blocks: u32) {
+    let full: BoundedVec<ProposalId, T::MaxLeasesPerBlock> = BoundedVec::truncate_from(
+        (0..T::MaxLeasesPerBlock::get() as u64)
+            .map(|i| 2_000_000 + i)
+            .collect(),
+    );
+    let mut at = from;
+    for _ in 0..blocks {
+        LeaseDeadlines::<T>::insert(at, full.clone());
+        at = at.saturating_add(One::one());
+    }
+}
+
+/// `id`'s status as the reproduction of `primary_validator`'s PASS leased by `validator`,
+/// its wait's deadline `until`, the lease scheduled.
+fn lease_reproduction<T: Config>(
+    id: ProposalId,
+    primary_validator: &T::AccountId,
+    validator: &T::AccountId,
+    until: BlockNumberFor<T>,
+) {
+    let ProposalStatus::ReproductionQueued { primary, .. } =
+        waiting_for_reproduction::<T>(primary_validator)
+    else {
+        unreachable!("waiting_for_reproduction gives a waiting status")
+    };
+    let now = frame_system::Pallet::<T>::block_number();
+    let expires_at = Pallet::<T>::schedule_deadline(id, now.saturating_add(100u32.into()))
+        .expect("room for the lease");
+    Proposals::<T>::mutate(id, |p| {
+        p.as_mut().unwrap().status = ProposalStatus::Reproduction {
+            primary,
+            lease: Lease {
+                validator: validator.clone(),
+                operator: validator.clone(),
+                generation: 0,
+                expires_at,
+            },
+            until,
+        }
+    });
+}
+
 fn verdict(verdict: Verdict, generation: u32, seed: u8) -> Attestation {
     Attestation {
         verdict,
@@ -324,6 +369,8 @@ mod benchmarks {
         for i in 0..q {
             let mut p = Proposals::<T>::get(template).unwrap();
             p.status = waiting_for_reproduction::<T>(if i == 0 { &v1 } else { &v2 });
+            // Each by its own miner: each miner's operator is read.
+            p.miner = account("queued-miner", i, 0);
             let pid = 10_000 + i as u64;
             Proposals::<T>::insert(pid, p);
             queue.push(pid);
@@ -333,7 +380,13 @@ mod benchmarks {
         Proposals::<T>::remove(template);
         // Priority is final for every entry: the walk reaches the overlap check.
         let now = frame_system::Pallet::<T>::block_number();
-        frame_system::Pallet::<T>::set_block_number(now.saturating_add(T::RevealWindow::get()));
+        let now = now.saturating_add(T::RevealWindow::get());
+        frame_system::Pallet::<T>::set_block_number(now);
+        // The lease's deadline searches past full blocks.
+        fill_deadlines::<T>(
+            now.saturating_add(100u32.into()),
+            crate::settle::DEADLINE_TRIES - 1,
+        );
         #[extrinsic_call]
         _(RawOrigin::Signed(v1), target);
         assert!(matches!(
@@ -353,16 +406,8 @@ mod benchmarks {
         Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
         let first =
             frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
-        let full: BoundedVec<ProposalId, T::MaxLeasesPerBlock> = BoundedVec::truncate_from(
-            (0..T::MaxLeasesPerBlock::get() as u64)
-                .map(|i| 2_000_000 + i)
-                .collect(),
-        );
-        let mut at = first;
-        for _ in 1..crate::settle::DEADLINE_TRIES {
-            LeaseDeadlines::<T>::insert(at, full.clone());
-            at = at.saturating_add(One::one());
-        }
+        fill_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
+        let at = first.saturating_add((crate::settle::DEADLINE_TRIES - 1).into());
         #[extrinsic_call]
         attest(RawOrigin::Signed(v1), p, pass_attestation(0, 1));
         assert!(matches!(
@@ -394,7 +439,8 @@ mod benchmarks {
         ));
     }
 
-    /// A NoDecision after which no registered operator may try again: the search walks every
+    /// A reproduction's NoDecision after which no registered operator may try again: the
+    /// wait's deadline searches past full blocks, the search for an operator walks every
     /// validator key (all of one excluded operator) and the proposal expires out of a full
     /// queue. (A disputed FAIL takes the same path.)
     #[benchmark]
@@ -404,11 +450,14 @@ mod benchmarks {
         let miner = funded::<T>("miner", 0);
         let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
         fill_queue::<T>(vec![p]);
-        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
-        // (after the claim, which lifts exclusions)
+        let until =
+            frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
+        lease_reproduction::<T>(p, &v2, &v1, until);
+        OpenLeases::<T>::insert(&v1, 1);
+        fill_deadlines::<T>(until, crate::settle::DEADLINE_TRIES - 1);
         Proposals::<T>::mutate(p, |prop| {
             let prop = prop.as_mut().unwrap();
-            prop.excluded = BoundedVec::truncate_from(vec![excluded, v2]);
+            prop.excluded = BoundedVec::truncate_from(vec![excluded]);
         });
         let no_decision = verdict(
             Verdict::NoDecision {
@@ -441,9 +490,19 @@ mod benchmarks {
             .collect();
         Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
         Pallet::<T>::do_attest(v1.clone(), p, pass_attestation(0, 1)).expect("primary pass");
-        for o in &others {
+        // Each waiting with its own scheduled deadline (each is unscheduled when dropped).
+        let base =
+            frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
+        for (i, o) in others.iter().enumerate() {
             let mut prop = Proposals::<T>::get(o).unwrap();
-            prop.status = waiting_for_reproduction::<T>(&v1);
+            let until = base.saturating_add((i as u32).into());
+            let ProposalStatus::ReproductionQueued { primary, .. } =
+                waiting_for_reproduction::<T>(&v1)
+            else {
+                unreachable!("waiting_for_reproduction gives a waiting status")
+            };
+            prop.status = ProposalStatus::ReproductionQueued { primary, until };
+            LeaseDeadlines::<T>::insert(until, BoundedVec::truncate_from(vec![*o]));
             Proposals::<T>::insert(o, prop);
         }
         // The crowning attempt waits until the content's priority is final.
@@ -546,8 +605,10 @@ mod benchmarks {
         Ok(())
     }
 
-    /// `n` leases ending in one block, each on a proposal no registered operator may try
-    /// again: every key is walked, and each proposal expires out of a full queue.
+    /// `n` reproduction leases ending in one block, each on a proposal no registered operator
+    /// may try again: each wait's deadline searches past full blocks (as many as the whole
+    /// schedule can hold: every pending proposal has one deadline), every key is walked, and
+    /// each proposal expires out of a full queue.
     #[benchmark]
     fn expire_leases(n: Linear<0, { T::MaxLeasesPerBlock::get() }>) {
         let (v1, v2) = arena::<T>(2);
@@ -559,18 +620,25 @@ mod benchmarks {
         }
         fill_queue::<T>(ids.clone());
         let now = frame_system::Pallet::<T>::block_number();
+        let until = now.saturating_add(T::ReproductionTimeout::get());
         for p in &ids {
-            frame_system::Pallet::<T>::set_block_number(now);
-            Pallet::<T>::do_claim(v1.clone(), *p).expect("claim works");
-            // Stands for leases of many operators: one operator's cap is far below a block's.
-            OpenLeases::<T>::remove(&v1);
-            // (after the claim, which lifts exclusions)
+            lease_reproduction::<T>(*p, &v2, &v1, until);
             Proposals::<T>::mutate(p, |prop| {
                 let prop = prop.as_mut().unwrap();
-                prop.excluded = BoundedVec::truncate_from(vec![excluded.clone(), v2.clone()]);
+                prop.excluded = BoundedVec::truncate_from(vec![excluded.clone()]);
             });
         }
-        let deadline = now.saturating_add(100u32.into());
+        // Stands for leases of many operators: one operator's cap is far below a block's.
+        OpenLeases::<T>::remove(&v1);
+        let full_blocks = (T::MaxArenas::get() * T::MaxQueueLen::get())
+            .div_ceil(T::MaxLeasesPerBlock::get())
+            .min(crate::settle::DEADLINE_TRIES - 1);
+        fill_deadlines::<T>(until, full_blocks);
+        let deadline =
+            match Proposals::<T>::get(ids.first().copied().unwrap_or_default()).map(|p| p.status) {
+                Some(ProposalStatus::Reproduction { lease, .. }) => lease.expires_at,
+                _ => now.saturating_add(100u32.into()),
+            };
         #[block]
         {
             Pallet::<T>::expire_leases(deadline);

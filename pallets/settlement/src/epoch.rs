@@ -155,6 +155,6 @@ impl<T: Config> Pallet<T> {
         } else {
             Payout::<T>::put(run);
         }
-        (end - start) as u32
+        end.saturating_sub(start) as u32
     }
 }

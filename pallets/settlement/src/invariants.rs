@@ -100,6 +100,42 @@ impl<T: Config> Pallet<T> {
             Bundles::<T>::iter_keys().all(|hash| refs.contains_key(&hash)),
             "a stored bundle is used by no proposal"
         );
+        // The other direction: every scheduled deadline belongs to a proposal whose lease ends
+        // or whose wait runs out there, once; every prune entry is a finished proposal, once.
+        let mut scheduled: BTreeSet<ProposalId> = BTreeSet::new();
+        for (at, ids) in LeaseDeadlines::<T>::iter() {
+            for id in ids {
+                ensure!(scheduled.insert(id), "a proposal is scheduled twice");
+                let due = Proposals::<T>::get(id).and_then(|p| match p.status {
+                    ProposalStatus::Primary { lease }
+                    | ProposalStatus::Reproduction { lease, .. } => Some(lease.expires_at),
+                    ProposalStatus::ReproductionQueued { until, .. } => Some(until),
+                    _ => None,
+                });
+                ensure!(
+                    due == Some(at),
+                    "a deadline is scheduled for no lease or wait"
+                );
+            }
+        }
+        let mut queued_for_pruning: BTreeSet<ProposalId> = BTreeSet::new();
+        for (_, (_, id)) in PruneQueue::<T>::iter() {
+            ensure!(
+                queued_for_pruning.insert(id),
+                "a proposal is queued for pruning twice"
+            );
+            ensure!(
+                Proposals::<T>::get(id).is_none_or(|p| !p.status.is_pending()
+                    && !matches!(p.status, ProposalStatus::Crowned { .. })),
+                "a live proposal is queued for pruning"
+            );
+        }
+        if let Some(run) = Payout::<T>::get() {
+            ensure!(
+                (run.next as usize) <= Weights::<T>::get().len(),
+                "the payout run is past the weight vector"
+            );
+        }
         let cleared = RevealsClearedBelow::<T>::get();
         ensure!(
             RevealsInPeriod::<T>::iter_keys().all(|(period, _)| period >= cleared),

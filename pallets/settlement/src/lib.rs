@@ -720,6 +720,12 @@ pub mod pallet {
                 T::MaxSpeedupPpm::get() > PPM_ONE,
                 "MaxSpeedupPpm must allow a speedup"
             );
+            // Every pending proposal has at most one deadline: they must always find room.
+            assert!(
+                T::MaxLeasesPerBlock::get().saturating_mul(crate::settle::DEADLINE_TRIES)
+                    >= T::MaxArenas::get().saturating_mul(T::MaxQueueLen::get()),
+                "the deadline schedule can fill up: raise MaxLeasesPerBlock"
+            );
         }
 
         #[cfg(feature = "try-runtime")]

@@ -64,8 +64,11 @@ impl<T: Config> Pallet<T> {
     }
 
     /// Deletes a terminal proposal. The content it owned stays owned (a later copy is still
-    /// refused) unless its own attempt FAILed and no live proposal uses the content any more
-    /// (no bundle reference): a copy of failed content gains nothing.
+    /// refused) unless it FAILed for what it is, whatever the incumbent (`Build`, `Abi`,
+    /// `Policy`, `Cheating`: a copy of it gains nothing), and no live proposal uses the content
+    /// any more (no bundle reference). A FAIL relative to the incumbent of its time
+    /// (`NotFaster`, ...) keeps its owner: the same bytes may win later, and only for their
+    /// author.
     fn prune_proposal(id: ProposalId) {
         let Some(p) = Proposals::<T>::get(id) else {
             return;
@@ -74,7 +77,7 @@ impl<T: Config> Pallet<T> {
             // Cannot happen (only terminal proposals are queued for pruning); keep it.
             return;
         }
-        if matches!(p.status, ProposalStatus::Failed { .. })
+        if matches!(p.status, ProposalStatus::Failed { reason } if !reason.is_disputable())
             && !BundleRefs::<T>::contains_key(p.content_hash)
             && ContentOwners::<T>::get(p.content_hash).is_some_and(|o| o.proposal == id)
         {

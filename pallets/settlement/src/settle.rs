@@ -6,9 +6,12 @@ use crate::*;
 use alloc::{collections::BTreeSet, vec::Vec};
 use cacheon_primitives::{commitment, content_hash, decode_bundle, is_valid_id};
 
-/// Blocks after the first choice in which a reproduction deadline may be scheduled when the
-/// first choice is full.
-pub(crate) const DEADLINE_TRIES: u32 = 16;
+/// Blocks from the first choice in which a deadline (a lease's end, a reproduction wait's) may
+/// be scheduled when the first choice is full. Every pending proposal has at most one
+/// deadline, so with `MaxLeasesPerBlock × DEADLINE_TRIES ≥ MaxArenas × MaxQueueLen` (checked
+/// by `integrity_test`) a deadline always finds room: nobody can crowd out a lease or a PASS
+/// by filling the schedule.
+pub(crate) const DEADLINE_TRIES: u32 = 64;
 
 impl<T: Config> Pallet<T> {
     // ---- Configuration ----
@@ -362,7 +365,7 @@ impl<T: Config> Pallet<T> {
     }
 
     /// Returns a proposal's bundle deposit and drops its reference to the stored bundle.
-    fn release_bundle(p: &mut ProposalOf<T>) {
+    pub(crate) fn release_bundle(p: &mut ProposalOf<T>) {
         let _ = T::Currency::release(
             &HoldReason::BundleDeposit.into(),
             &p.miner,
@@ -423,28 +426,30 @@ impl<T: Config> Pallet<T> {
             Error::<T>::TooManyLeases
         );
 
-        let expires_at = now.saturating_add(info.config.policy.lease_blocks);
+        let wanted = now.saturating_add(info.config.policy.lease_blocks);
+        // The wait for a reproduction ends here; its deadline goes first, since it may share
+        // a block with the lease's.
+        if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
+            Self::unschedule(id, *until);
+        }
+        let expires_at =
+            Self::schedule_deadline(id, wanted).ok_or(Error::<T>::LeaseScheduleFull)?;
         let lease = Lease {
             validator: validator.clone(),
             operator: operator.clone(),
             generation: info.generation,
             expires_at,
         };
-        // The wait for a reproduction ends here; its deadline goes first, since it may share
-        // a block with the lease's.
-        if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
-            Self::unschedule(id, *until);
-        }
-        LeaseDeadlines::<T>::try_mutate(expires_at, |ids| ids.try_push(id))
-            .map_err(|_| Error::<T>::LeaseScheduleFull)?;
         OpenLeases::<T>::insert(&operator, open + 1);
         // Another operator's lease lifts the exclusion that followed a stall.
         let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
         p.excluded.retain(|o| Some(o) == disputer.as_ref());
         p.status = match core::mem::replace(&mut p.status, ProposalStatus::Queued) {
-            ProposalStatus::ReproductionQueued { primary, .. } => {
-                ProposalStatus::Reproduction { primary, lease }
-            }
+            ProposalStatus::ReproductionQueued { primary, until } => ProposalStatus::Reproduction {
+                primary,
+                lease,
+                until,
+            },
             _ => ProposalStatus::Primary { lease },
         };
         Proposals::<T>::insert(id, p);
@@ -467,11 +472,13 @@ impl<T: Config> Pallet<T> {
     ) -> Result<Weight, DispatchError> {
         let now = frame_system::Pallet::<T>::block_number();
         let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
-        let (lease, primary) = match &p.status {
-            ProposalStatus::Primary { lease } => (lease.clone(), None),
-            ProposalStatus::Reproduction { primary, lease } => {
-                (lease.clone(), Some(primary.clone()))
-            }
+        let (lease, primary, kept_until) = match &p.status {
+            ProposalStatus::Primary { lease } => (lease.clone(), None, None),
+            ProposalStatus::Reproduction {
+                primary,
+                lease,
+                until,
+            } => (lease.clone(), Some(primary.clone()), Some(*until)),
             _ => return Err(Error::<T>::NotLeaseHolder.into()),
         };
         ensure!(lease.validator == validator, Error::<T>::NotLeaseHolder);
@@ -567,7 +574,7 @@ impl<T: Config> Pallet<T> {
                         speedup_ppm,
                         evidence_digest: a.evidence_digest,
                     });
-                    Self::await_reproduction(id, &mut p, pass, info.generation);
+                    Self::await_reproduction(id, &mut p, pass, info.generation, None);
                     Proposals::<T>::insert(id, p);
                     T::WeightInfo::attest_pass()
                 }
@@ -620,7 +627,7 @@ impl<T: Config> Pallet<T> {
                     });
                     p.status = ProposalStatus::Queued;
                     if let Some(primary) = primary {
-                        Self::await_reproduction(id, &mut p, primary, info.generation);
+                        Self::await_reproduction(id, &mut p, primary, info.generation, kept_until);
                     }
                     Self::store_or_expire(id, p);
                     T::WeightInfo::attest_requeue()
@@ -631,7 +638,7 @@ impl<T: Config> Pallet<T> {
                     id,
                     p,
                     lease.operator,
-                    primary,
+                    primary.map(|pr| (pr, kept_until)),
                     info.config.policy.max_attempts,
                     info.generation,
                 );
@@ -698,9 +705,10 @@ impl<T: Config> Pallet<T> {
     }
 
     /// Stores a requeued proposal, or expires it (deposits returned) when no registered
-    /// operator may lease it any more.
+    /// operator may lease it any more. (A proposal that already ended, its wait for a
+    /// reproduction run out, is only stored.)
     fn store_or_expire(id: ProposalId, mut p: ProposalOf<T>) {
-        if !Self::operator_left(&p) {
+        if p.status.is_pending() && !Self::operator_left(&p) {
             if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
                 Self::unschedule(id, *until);
             }
@@ -718,11 +726,12 @@ impl<T: Config> Pallet<T> {
     /// stall already counted; the operator sits out the next lease; back to the phase's
     /// queue, or expired (deposits returned) once `max_attempts` is reached or no operator is
     /// left to try. Stores the proposal.
+    /// `primary`: the primary PASS and its wait's deadline, for a reproduction.
     fn requeue_or_expire(
         id: ProposalId,
         mut p: ProposalOf<T>,
         operator: T::AccountId,
-        primary: Option<RecordedPass<T::AccountId>>,
+        primary: Option<(RecordedPass<T::AccountId>, Option<BlockNumberFor<T>>)>,
         max_attempts: u32,
         generation: u32,
     ) -> u32 {
@@ -744,33 +753,45 @@ impl<T: Config> Pallet<T> {
             return attempts;
         }
         p.status = ProposalStatus::Queued;
-        if let Some(primary) = primary {
-            Self::await_reproduction(id, &mut p, primary, generation);
+        if let Some((primary, kept_until)) = primary {
+            Self::await_reproduction(id, &mut p, primary, generation, kept_until);
         }
         Self::store_or_expire(id, p);
         attempts
     }
 
     /// Puts `p` (whose status the caller set to `Queued`) in the wait for its reproduction with
-    /// `primary`, the wait's deadline scheduled `ReproductionTimeout` blocks from now (or in
-    /// the first of the next blocks with room). A PASS measured against an older generation,
-    /// or one that finds no room in the schedule, is dropped instead and `p` stays queued.
+    /// `primary`. A new PASS waits `ReproductionTimeout` blocks from now; a reproduction that
+    /// ended without a verdict goes back to its wait's deadline `kept_until` (so the whole
+    /// wait stays bounded however often leases end without one), and if that has passed the
+    /// proposal ends `ReproductionTimedOut` (deposits returned). A PASS measured against an
+    /// older generation, or one that finds no room in the schedule, is dropped instead and
+    /// `p` stays queued.
     fn await_reproduction(
         id: ProposalId,
         p: &mut ProposalOf<T>,
         primary: RecordedPass<T::AccountId>,
         generation: u32,
+        kept_until: Option<BlockNumberFor<T>>,
     ) {
+        let now = frame_system::Pallet::<T>::block_number();
         if primary.generation == generation {
-            let now = frame_system::Pallet::<T>::block_number();
-            let first = now.saturating_add(T::ReproductionTimeout::get());
-            let mut until = first;
-            for _ in 0..DEADLINE_TRIES {
-                if LeaseDeadlines::<T>::try_mutate(until, |ids| ids.try_push(id)).is_ok() {
-                    p.status = ProposalStatus::ReproductionQueued { primary, until };
+            let first = match kept_until {
+                Some(until) if until <= now => {
+                    p.status = ProposalStatus::Expired;
+                    Self::leave_queue(id, p);
+                    Self::deposit_event(Event::ReproductionTimedOut {
+                        proposal: id,
+                        primary_validator: primary.validator,
+                    });
                     return;
                 }
-                until = until.saturating_add(One::one());
+                Some(until) => until,
+                None => now.saturating_add(T::ReproductionTimeout::get()),
+            };
+            if let Some(until) = Self::schedule_deadline(id, first) {
+                p.status = ProposalStatus::ReproductionQueued { primary, until };
+                return;
             }
         }
         // The incumbent moved on while the reproduction waited or was leased.
@@ -778,6 +799,22 @@ impl<T: Config> Pallet<T> {
             proposal: id,
             generation,
         });
+    }
+
+    /// Schedules `id`'s deadline in the first block from `first` with room (at most
+    /// `DEADLINE_TRIES` blocks on); the block chosen, or `None` when all were full.
+    pub(crate) fn schedule_deadline(
+        id: ProposalId,
+        first: BlockNumberFor<T>,
+    ) -> Option<BlockNumberFor<T>> {
+        let mut at = first;
+        for _ in 0..DEADLINE_TRIES {
+            if LeaseDeadlines::<T>::try_mutate(at, |ids| ids.try_push(id)).is_ok() {
+                return Some(at);
+            }
+            at = at.saturating_add(One::one());
+        }
+        None
     }
 
     /// A lease ended (attested or expired): off the expiry schedule and the operator's cap.
@@ -809,9 +846,11 @@ impl<T: Config> Pallet<T> {
             };
             let (lease, primary) = match &p.status {
                 ProposalStatus::Primary { lease } => (lease.clone(), None),
-                ProposalStatus::Reproduction { primary, lease } => {
-                    (lease.clone(), Some(primary.clone()))
-                }
+                ProposalStatus::Reproduction {
+                    primary,
+                    lease,
+                    until,
+                } => (lease.clone(), Some((primary.clone(), Some(*until)))),
                 ProposalStatus::ReproductionQueued { primary, until } if *until == now => {
                     let primary_validator = primary.validator.clone();
                     p.status = ProposalStatus::Expired;
@@ -871,7 +910,7 @@ impl<T: Config> Pallet<T> {
             if let (true, Some(last)) = (owner.miner != p.miner, passes.last()) {
                 let reason = FailReason::CopyOf(owner.proposal);
                 Self::fail(id, p, last.validator.clone(), reason, last.evidence_digest);
-                return Ok(T::WeightInfo::attest_fail());
+                return Ok(Self::crown_refused_weight());
             }
         }
         // A target made displacing after this proposal was revealed (Root may extend a
@@ -888,7 +927,7 @@ impl<T: Config> Pallet<T> {
                     proposal: id,
                     displaced_by: entry.proposal,
                 });
-                return Ok(T::WeightInfo::attest_fail());
+                return Ok(Self::crown_refused_weight());
             }
         }
         let spec = Targets::<T>::get(&p.target).ok_or(Error::<T>::UnknownTarget)?;
@@ -960,6 +999,12 @@ impl<T: Config> Pallet<T> {
             queued,
             spec.displaces.len() as u32,
         ))
+    }
+
+    /// A crown that ended as a FAIL (a copy) or a drop (a displaced target) instead: the
+    /// crown's own checks (owner, displacement walk) plus a FAIL's writes.
+    fn crown_refused_weight() -> Weight {
+        T::WeightInfo::attest_crown(0, 0).max(T::WeightInfo::attest_fail())
     }
 
     /// Ends a crown: its claim is removed and its bundle deposit released with its reference.

@@ -226,6 +226,9 @@ pub enum ProposalStatus<AccountId, BlockNumber> {
     Reproduction {
         primary: RecordedPass<AccountId>,
         lease: Lease<AccountId, BlockNumber>,
+        /// The wait's deadline, kept: a reproduction that ends without a verdict goes back
+        /// to the same wait, not a fresh one.
+        until: BlockNumber,
     },
     Crowned {
         at: BlockNumber,

@@ -2,7 +2,7 @@
 //! docs/weights.md). Do not edit by hand: regenerate.
 //!
 //! Machine: AMD EPYC, 2 cores. Wasm runtime (compiled by wasmtime), genesis preset
-//! `development`, 20 steps, 10 repeats; 187s in all. 1-minute load average 1.29 before, 1.91 after
+//! `development`, 20 steps, 10 repeats; 182s in all. 1-minute load average 1.16 before, 1.01 after
 //! (other builds on the machine inflate the timings).
 //! Ref time: min-squares fit (inter-quartile range) of the timed runs. Reads and writes:
 //! counted by the benchmarking state, System's per-block keys excluded. Proof size: recorded.
@@ -58,8 +58,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 328_267 ns.
-        Weight::from_parts(331_331_000, 301)
+        // Fastest run: 418_911 ns.
+        Weight::from_parts(500_302_000, 301)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -79,9 +79,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 958_171 ns.
-        Weight::from_parts(1_039_510_043, 2_376)
-            .saturating_add(Weight::from_parts(16_716, 0).saturating_mul(b.into()))
+        // Fastest run: 1_265_256 ns.
+        Weight::from_parts(1_133_925_403, 2_376)
+            .saturating_add(Weight::from_parts(17_531, 0).saturating_mul(b.into()))
             .saturating_add(T::DbWeight::get().reads(13))
             .saturating_add(T::DbWeight::get().writes(12))
     }
@@ -94,8 +94,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 368_507 ns.
-        Weight::from_parts(398_461_000, 790)
+        // Fastest run: 369_578 ns.
+        Weight::from_parts(381_306_000, 790)
             .saturating_add(T::DbWeight::get().reads(6))
             .saturating_add(T::DbWeight::get().writes(8))
     }
@@ -104,37 +104,37 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 292_344 ns.
-        Weight::from_parts(297_180_000, 568)
+        // Fastest run: 289_339 ns.
+        Weight::from_parts(293_556_000, 568)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
     /// The range of component `q` is `[0, 127]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::KeyOperators` (r:126 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:64 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:127 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:0)
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 241_208 ns.
-        Weight::from_parts(763_018_286, 1_889)
-            .saturating_add(Weight::from_parts(38_230_288, 61).saturating_mul(q.into()))
-            .saturating_add(T::DbWeight::get().reads(8))
-            .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(q.into())))
+        // Fastest run: 1_325_245 ns.
+        Weight::from_parts(1_317_756_524, 4_881)
+            .saturating_add(Weight::from_parts(55_225_468, 293).saturating_mul(q.into()))
+            .saturating_add(T::DbWeight::get().reads(70))
+            .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:17 w:2)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 473_192 ns.
-        Weight::from_parts(498_870_000, 2_155)
-            .saturating_add(T::DbWeight::get().reads(21))
+        // Fastest run: 1_289_563 ns.
+        Weight::from_parts(1_587_845_000, 4_423)
+            .saturating_add(T::DbWeight::get().reads(69))
             .saturating_add(T::DbWeight::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -150,8 +150,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 635_082 ns.
-        Weight::from_parts(655_382_000, 2_597)
+        // Fastest run: 653_299 ns.
+        Weight::from_parts(834_788_000, 2_597)
             .saturating_add(T::DbWeight::get().reads(11))
             .saturating_add(T::DbWeight::get().writes(11))
     }
@@ -160,7 +160,7 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
@@ -169,10 +169,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:1 w:1)
     fn attest_requeue() -> Weight {
-        // Fastest run: 1_807_170 ns.
-        Weight::from_parts(1_952_606_000, 5_903)
-            .saturating_add(T::DbWeight::get().reads(43))
-            .saturating_add(T::DbWeight::get().writes(10))
+        // Fastest run: 3_174_829 ns.
+        Weight::from_parts(3_315_487_000, 9_229)
+            .saturating_add(T::DbWeight::get().reads(107))
+            .saturating_add(T::DbWeight::get().writes(11))
     }
     /// The range of component `q` is `[0, 127]`.
     /// The range of component `m` is `[2, 8]`.
@@ -184,7 +184,7 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::ContentOwners` (r:1 w:0)
     /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
     /// Storage: `Cacheon::Incumbents` (r:10 w:9)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:2 w:2)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:128 w:128)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:136 w:136)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:135)
@@ -194,15 +194,15 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_460_753 ns.
-        Weight::from_parts(3_598_587_000, 2_516)
-            .saturating_add(Weight::from_parts(308_028_327, 492).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(531_163_895, 430).saturating_mul(m.into()))
-            .saturating_add(T::DbWeight::get().reads(17))
-            .saturating_add(T::DbWeight::get().reads((4_u64).saturating_mul(q.into())))
+        // Fastest run: 3_514_263 ns.
+        Weight::from_parts(2_159_915_714, 2_512)
+            .saturating_add(Weight::from_parts(333_713_508, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(231_929_325, 431).saturating_mul(m.into()))
+            .saturating_add(T::DbWeight::get().reads(16))
+            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(T::DbWeight::get().writes(12))
-            .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(q.into())))
+            .saturating_add(T::DbWeight::get().writes(11))
+            .saturating_add(T::DbWeight::get().writes((7_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
     }
     /// The range of component `t` is `[2, 64]`.
@@ -210,9 +210,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Incumbents` (r:2 w:0)
     /// Storage: `Cacheon::Targets` (r:58 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 295_769 ns.
-        Weight::from_parts(321_664_542, 511)
-            .saturating_add(Weight::from_parts(39_474_585, 81).saturating_mul(t.into()))
+        // Fastest run: 235_169 ns.
+        Weight::from_parts(405_338_940, 511)
+            .saturating_add(Weight::from_parts(23_513_566, 81).saturating_mul(t.into()))
             .saturating_add(T::DbWeight::get().reads(6))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -221,8 +221,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 962_237 ns.
-        Weight::from_parts(1_046_042_000, 2_270)
+        // Fastest run: 667_289 ns.
+        Weight::from_parts(749_522_000, 2_270)
             .saturating_add(T::DbWeight::get().reads(34))
             .saturating_add(T::DbWeight::get().writes(2))
     }
@@ -230,8 +230,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 239_214 ns.
-        Weight::from_parts(253_806_000, 819)
+        // Fastest run: 184_113 ns.
+        Weight::from_parts(219_295_000, 819)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
     }
@@ -239,15 +239,15 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 249_820 ns.
-        Weight::from_parts(281_027_000, 930)
+        // Fastest run: 200_377 ns.
+        Weight::from_parts(254_468_000, 930)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 51_707 ns.
-        Weight::from_parts(54_340_000, 0).saturating_add(T::DbWeight::get().writes(1))
+        // Fastest run: 41_412 ns.
+        Weight::from_parts(44_987_000, 0).saturating_add(T::DbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
@@ -255,7 +255,7 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::BundleRefs` (r:32 w:32)
     /// Storage: `Cacheon::Bundles` (r:0 w:32)
     /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:32)
@@ -264,12 +264,12 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 32_218 ns.
-        Weight::from_parts(781_390_656, 4_639)
-            .saturating_add(Weight::from_parts(1_599_028_487, 556).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(31))
-            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(3))
+        // Fastest run: 50_255 ns.
+        Weight::from_parts(1_641_859_135, 6_140)
+            .saturating_add(Weight::from_parts(1_937_567_425, 676).saturating_mul(n.into()))
+            .saturating_add(T::DbWeight::get().reads(58))
+            .saturating_add(T::DbWeight::get().reads((6_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().writes(4))
             .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(n.into())))
     }
     /// The range of component `c` is `[0, 512]`.
@@ -279,9 +279,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 99_869 ns.
-        Weight::from_parts(289_994_790, 324)
-            .saturating_add(Weight::from_parts(49_931_238, 153).saturating_mul(c.into()))
+        // Fastest run: 99_428 ns.
+        Weight::from_parts(100_729_000, 324)
+            .saturating_add(Weight::from_parts(49_728_833, 153).saturating_mul(c.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -291,9 +291,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 62_693 ns.
-        Weight::from_parts(162_432_299, 18_972)
-            .saturating_add(Weight::from_parts(251_236_256, 6).saturating_mul(n.into()))
+        // Fastest run: 67_530 ns.
+        Weight::from_parts(1_205_696_800, 18_972)
+            .saturating_add(Weight::from_parts(222_513_319, 6).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(2))
@@ -308,9 +308,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PruneTail` (r:1 w:0)
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 59_959 ns.
-        Weight::from_parts(497_418_916, 562)
-            .saturating_add(Weight::from_parts(107_201_297, 261).saturating_mul(n.into()))
+        // Fastest run: 37_826 ns.
+        Weight::from_parts(65_742_141, 562)
+            .saturating_add(Weight::from_parts(101_451_403, 261).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((4_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -322,9 +322,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 60_921 ns.
-        Weight::from_parts(86_124_267, 343)
-            .saturating_add(Weight::from_parts(3_844_686, 58).saturating_mul(n.into()))
+        // Fastest run: 62_463 ns.
+        Weight::from_parts(66_132_003, 343)
+            .saturating_add(Weight::from_parts(3_882_292, 58).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -339,8 +339,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 328_267 ns.
-        Weight::from_parts(331_331_000, 301)
+        // Fastest run: 418_911 ns.
+        Weight::from_parts(500_302_000, 301)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -360,9 +360,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 958_171 ns.
-        Weight::from_parts(1_039_510_043, 2_376)
-            .saturating_add(Weight::from_parts(16_716, 0).saturating_mul(b.into()))
+        // Fastest run: 1_265_256 ns.
+        Weight::from_parts(1_133_925_403, 2_376)
+            .saturating_add(Weight::from_parts(17_531, 0).saturating_mul(b.into()))
             .saturating_add(RocksDbWeight::get().reads(13))
             .saturating_add(RocksDbWeight::get().writes(12))
     }
@@ -375,8 +375,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 368_507 ns.
-        Weight::from_parts(398_461_000, 790)
+        // Fastest run: 369_578 ns.
+        Weight::from_parts(381_306_000, 790)
             .saturating_add(RocksDbWeight::get().reads(6))
             .saturating_add(RocksDbWeight::get().writes(8))
     }
@@ -385,37 +385,37 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 292_344 ns.
-        Weight::from_parts(297_180_000, 568)
+        // Fastest run: 289_339 ns.
+        Weight::from_parts(293_556_000, 568)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// The range of component `q` is `[0, 127]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::KeyOperators` (r:126 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:64 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:127 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:0)
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 241_208 ns.
-        Weight::from_parts(763_018_286, 1_889)
-            .saturating_add(Weight::from_parts(38_230_288, 61).saturating_mul(q.into()))
-            .saturating_add(RocksDbWeight::get().reads(8))
-            .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(q.into())))
+        // Fastest run: 1_325_245 ns.
+        Weight::from_parts(1_317_756_524, 4_881)
+            .saturating_add(Weight::from_parts(55_225_468, 293).saturating_mul(q.into()))
+            .saturating_add(RocksDbWeight::get().reads(70))
+            .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:17 w:2)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 473_192 ns.
-        Weight::from_parts(498_870_000, 2_155)
-            .saturating_add(RocksDbWeight::get().reads(21))
+        // Fastest run: 1_289_563 ns.
+        Weight::from_parts(1_587_845_000, 4_423)
+            .saturating_add(RocksDbWeight::get().reads(69))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -431,8 +431,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 635_082 ns.
-        Weight::from_parts(655_382_000, 2_597)
+        // Fastest run: 653_299 ns.
+        Weight::from_parts(834_788_000, 2_597)
             .saturating_add(RocksDbWeight::get().reads(11))
             .saturating_add(RocksDbWeight::get().writes(11))
     }
@@ -441,7 +441,7 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
@@ -450,10 +450,10 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:1 w:1)
     fn attest_requeue() -> Weight {
-        // Fastest run: 1_807_170 ns.
-        Weight::from_parts(1_952_606_000, 5_903)
-            .saturating_add(RocksDbWeight::get().reads(43))
-            .saturating_add(RocksDbWeight::get().writes(10))
+        // Fastest run: 3_174_829 ns.
+        Weight::from_parts(3_315_487_000, 9_229)
+            .saturating_add(RocksDbWeight::get().reads(107))
+            .saturating_add(RocksDbWeight::get().writes(11))
     }
     /// The range of component `q` is `[0, 127]`.
     /// The range of component `m` is `[2, 8]`.
@@ -465,7 +465,7 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::ContentOwners` (r:1 w:0)
     /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
     /// Storage: `Cacheon::Incumbents` (r:10 w:9)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:2 w:2)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:128 w:128)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:136 w:136)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:135)
@@ -475,15 +475,15 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_460_753 ns.
-        Weight::from_parts(3_598_587_000, 2_516)
-            .saturating_add(Weight::from_parts(308_028_327, 492).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(531_163_895, 430).saturating_mul(m.into()))
-            .saturating_add(RocksDbWeight::get().reads(17))
-            .saturating_add(RocksDbWeight::get().reads((4_u64).saturating_mul(q.into())))
+        // Fastest run: 3_514_263 ns.
+        Weight::from_parts(2_159_915_714, 2_512)
+            .saturating_add(Weight::from_parts(333_713_508, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(231_929_325, 431).saturating_mul(m.into()))
+            .saturating_add(RocksDbWeight::get().reads(16))
+            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(RocksDbWeight::get().writes(12))
-            .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(q.into())))
+            .saturating_add(RocksDbWeight::get().writes(11))
+            .saturating_add(RocksDbWeight::get().writes((7_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
     }
     /// The range of component `t` is `[2, 64]`.
@@ -491,9 +491,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Incumbents` (r:2 w:0)
     /// Storage: `Cacheon::Targets` (r:58 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 295_769 ns.
-        Weight::from_parts(321_664_542, 511)
-            .saturating_add(Weight::from_parts(39_474_585, 81).saturating_mul(t.into()))
+        // Fastest run: 235_169 ns.
+        Weight::from_parts(405_338_940, 511)
+            .saturating_add(Weight::from_parts(23_513_566, 81).saturating_mul(t.into()))
             .saturating_add(RocksDbWeight::get().reads(6))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
@@ -502,8 +502,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 962_237 ns.
-        Weight::from_parts(1_046_042_000, 2_270)
+        // Fastest run: 667_289 ns.
+        Weight::from_parts(749_522_000, 2_270)
             .saturating_add(RocksDbWeight::get().reads(34))
             .saturating_add(RocksDbWeight::get().writes(2))
     }
@@ -511,8 +511,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 239_214 ns.
-        Weight::from_parts(253_806_000, 819)
+        // Fastest run: 184_113 ns.
+        Weight::from_parts(219_295_000, 819)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
@@ -520,15 +520,15 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 249_820 ns.
-        Weight::from_parts(281_027_000, 930)
+        // Fastest run: 200_377 ns.
+        Weight::from_parts(254_468_000, 930)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 51_707 ns.
-        Weight::from_parts(54_340_000, 0).saturating_add(RocksDbWeight::get().writes(1))
+        // Fastest run: 41_412 ns.
+        Weight::from_parts(44_987_000, 0).saturating_add(RocksDbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
@@ -536,7 +536,7 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::BundleRefs` (r:32 w:32)
     /// Storage: `Cacheon::Bundles` (r:0 w:32)
     /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:32)
@@ -545,12 +545,12 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 32_218 ns.
-        Weight::from_parts(781_390_656, 4_639)
-            .saturating_add(Weight::from_parts(1_599_028_487, 556).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(31))
-            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(3))
+        // Fastest run: 50_255 ns.
+        Weight::from_parts(1_641_859_135, 6_140)
+            .saturating_add(Weight::from_parts(1_937_567_425, 676).saturating_mul(n.into()))
+            .saturating_add(RocksDbWeight::get().reads(58))
+            .saturating_add(RocksDbWeight::get().reads((6_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().writes(4))
             .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(n.into())))
     }
     /// The range of component `c` is `[0, 512]`.
@@ -560,9 +560,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 99_869 ns.
-        Weight::from_parts(289_994_790, 324)
-            .saturating_add(Weight::from_parts(49_931_238, 153).saturating_mul(c.into()))
+        // Fastest run: 99_428 ns.
+        Weight::from_parts(100_729_000, 324)
+            .saturating_add(Weight::from_parts(49_728_833, 153).saturating_mul(c.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -572,9 +572,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 62_693 ns.
-        Weight::from_parts(162_432_299, 18_972)
-            .saturating_add(Weight::from_parts(251_236_256, 6).saturating_mul(n.into()))
+        // Fastest run: 67_530 ns.
+        Weight::from_parts(1_205_696_800, 18_972)
+            .saturating_add(Weight::from_parts(222_513_319, 6).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(2))
@@ -589,9 +589,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PruneTail` (r:1 w:0)
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 59_959 ns.
-        Weight::from_parts(497_418_916, 562)
-            .saturating_add(Weight::from_parts(107_201_297, 261).saturating_mul(n.into()))
+        // Fastest run: 37_826 ns.
+        Weight::from_parts(65_742_141, 562)
+            .saturating_add(Weight::from_parts(101_451_403, 261).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((4_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
@@ -603,9 +603,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 60_921 ns.
-        Weight::from_parts(86_124_267, 343)
-            .saturating_add(Weight::from_parts(3_844_686, 58).saturating_mul(n.into()))
+        // Fastest run: 62_463 ns.
+        Weight::from_parts(66_132_003, 343)
+            .saturating_add(Weight::from_parts(3_882_292, 58).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))

@@ -14,6 +14,10 @@
 //! - `RevealsInEpoch` (per miner, per emissions epoch) is dropped: reveal caps count per
 //!   `RevealPeriod` in `RevealsInPeriod`, from zero.
 //! - Terminal proposals are queued for pruning as if they had ended at the upgrade.
+//! - Version 2's runtime has smaller bounds than version 1's (`MaxQueueLen` 256 → 128,
+//!   `MaxLeasesPerBlock` 64 → 32): a longer queue keeps its oldest entries and expires the
+//!   rest (deposits returned); a fuller deadline block moves its surplus leases to the next
+//!   blocks with room (the lease ends that much later). Nothing is left that would not decode.
 
 use crate::*;
 use frame::deps::frame_support::migrations::VersionedMigration;
@@ -149,6 +153,7 @@ fn status<A: Clone, B>(old: v1::ProposalStatus<A, B>, until: B) -> ProposalStatu
         O::Reproduction { primary, lease: l } => ProposalStatus::Reproduction {
             primary: pass(primary),
             lease: lease(l),
+            until,
         },
         O::Crowned { at, speedup_ppm } => ProposalStatus::Crowned {
             at,
@@ -234,34 +239,108 @@ impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
                 },
             );
         }
-        for (id, p) in Proposals::<T>::iter() {
+        // Deadline blocks fuller than the new bound: the surplus moves on.
+        let mut moved: alloc::vec::Vec<(BlockNumberFor<T>, ProposalId)> = alloc::vec::Vec::new();
+        LeaseDeadlines::<T>::translate::<alloc::vec::Vec<ProposalId>, _>(|at, ids| {
             reads += 1;
             writes += 1;
-            match p.status {
-                ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } => {
-                    OpenLeases::<T>::mutate(&lease.operator, |n| *n = n.saturating_add(1));
+            let keep = (T::MaxLeasesPerBlock::get() as usize).min(ids.len());
+            moved.extend(ids[keep..].iter().map(|id| (at, *id)));
+            Some(BoundedVec::truncate_from(ids))
+        });
+        for (at, id) in moved {
+            reads += 2 + crate::settle::DEADLINE_TRIES as u64;
+            writes += 2;
+            let next = Pallet::<T>::schedule_deadline(id, at.saturating_add(One::one()));
+            Proposals::<T>::mutate(id, |p| {
+                if let Some(
+                    ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. },
+                ) = p.as_mut().map(|p| &mut p.status)
+                {
+                    // Cannot be `None`: every pending proposal fits the schedule
+                    // (`integrity_test`); should it be, the lease keeps its old end.
+                    lease.expires_at = next.unwrap_or(lease.expires_at);
                 }
-                ProposalStatus::ReproductionQueued { .. } => {
-                    // A block's deadline list is bounded; a wait that finds no room is sent
-                    // back to the queue (its PASS dropped), as `await_reproduction` does.
-                    if LeaseDeadlines::<T>::try_mutate(until, |ids| ids.try_push(id)).is_err() {
-                        Proposals::<T>::mutate(id, |p| {
-                            if let Some(p) = p {
-                                p.status = ProposalStatus::Queued;
-                            }
-                        });
-                    }
+            });
+        }
+        // Queues longer than the new bound: the oldest entries stay, the rest expire.
+        let mut surplus: alloc::vec::Vec<ProposalId> = alloc::vec::Vec::new();
+        Queue::<T>::translate::<alloc::vec::Vec<ProposalId>, _>(|_, ids| {
+            reads += 1;
+            writes += 1;
+            let keep = (T::MaxQueueLen::get() as usize).min(ids.len());
+            surplus.extend_from_slice(&ids[keep..]);
+            Some(BoundedVec::truncate_from(ids))
+        });
+        for id in surplus {
+            reads += 1;
+            writes += 5;
+            if let Some(mut p) = Proposals::<T>::get(id) {
+                if let ProposalStatus::Primary { lease }
+                | ProposalStatus::Reproduction { lease, .. } = &p.status
+                {
+                    Pallet::<T>::unschedule(id, lease.expires_at);
                 }
-                ProposalStatus::Crowned { .. } => writes -= 1,
-                s if s.is_pending() => writes -= 1,
-                _ => Pallet::<T>::schedule_prune(id),
+                p.status = ProposalStatus::Expired;
+                Pallet::<T>::release_bundle(&mut p);
+                Proposals::<T>::insert(id, p);
+                Pallet::<T>::deposit_event(Event::Expired {
+                    proposal: id,
+                    attempts: 0,
+                });
             }
         }
+        for (id, p) in Proposals::<T>::iter() {
+            reads += 1;
+            match p.status {
+                ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } => {
+                    reads += 1;
+                    writes += 1;
+                    OpenLeases::<T>::mutate(&lease.operator, |n| *n = n.saturating_add(1));
+                }
+                ProposalStatus::ReproductionQueued { primary, until } => {
+                    // As `await_reproduction` does: the first block with room, or the PASS is
+                    // dropped and the proposal measured again.
+                    reads += crate::settle::DEADLINE_TRIES as u64;
+                    writes += 2;
+                    match Pallet::<T>::schedule_deadline(id, until) {
+                        Some(at) if at != until => Proposals::<T>::mutate(id, |p| {
+                            if let Some(p) = p {
+                                p.status =
+                                    ProposalStatus::ReproductionQueued { primary, until: at };
+                            }
+                        }),
+                        Some(_) => {}
+                        None => {
+                            Proposals::<T>::mutate(id, |p| {
+                                if let Some(p) = p {
+                                    p.status = ProposalStatus::Queued;
+                                }
+                            });
+                            Pallet::<T>::deposit_event(Event::PassDropped {
+                                proposal: id,
+                                generation: primary.generation,
+                            });
+                        }
+                    }
+                }
+                ProposalStatus::Crowned { .. } => {}
+                s if s.is_pending() => {}
+                _ => {
+                    reads += 1;
+                    writes += 2;
+                    Pallet::<T>::schedule_prune(id);
+                }
+            }
+        }
+        RevealsClearedBelow::<T>::put(Pallet::<T>::reveal_period());
+        writes += 1;
         Bundles::<T>::translate::<v1::StoredBundle, _>(|hash, old| {
             reads += 1;
             writes += 2;
             BundleRefs::<T>::insert(hash, old.refs);
-            BoundedVec::try_from(old.bytes).ok()
+            // Cannot fail: `MaxBundleBytes` never shrank.
+            Some(BoundedVec::truncate_from(old.bytes))
         });
         let cleared = v1::RevealsInEpoch::<T>::clear(u32::MAX, None);
         writes += cleared.backend as u64;

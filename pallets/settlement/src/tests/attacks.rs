@@ -498,3 +498,40 @@ fn attest_and_claim_are_refunded_to_the_branch_taken() {
         assert!(Cacheon::attest_worst_weight().all_gte(<() as WeightInfo>::attest_crown(0, 0)));
     });
 }
+
+/// Two operators that alternate a lease and a NoDecision on the reproduction (each lease lifts
+/// the other's exclusion, and each operator's stall counts once) could keep a proposal — and
+/// every later crown of an overlapping target — pending for ever if each return to the wait
+/// restarted its clock. The wait keeps the deadline its PASS got.
+#[test]
+fn alternating_stalls_cannot_extend_the_reproduction_wait() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        primary_pass(p, 1_100_000);
+        let until = now() + REPRODUCTION_TIMEOUT;
+        let mut rounds = 0;
+        while status(p).is_pending() {
+            for (v, seed) in [(V2, 2), (V3, 3)] {
+                if !status(p).is_pending() {
+                    break;
+                }
+                assert_ok!(Cacheon::claim(signed(v), p));
+                advance(3);
+                assert_ok!(Cacheon::attest(
+                    signed(v),
+                    p,
+                    no_decision(NoDecisionReason::Noise, seed)
+                ));
+            }
+            rounds += 1;
+            assert!(rounds < 20, "the wait never ended");
+        }
+        assert_eq!(status(p), ProposalStatus::Expired);
+        assert!(now() >= until && now() <= until + 3);
+        System::assert_has_event(ev(CEvent::ReproductionTimedOut {
+            proposal: p,
+            primary_validator: V1,
+        }));
+        assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 2);
+    });
+}

@@ -34,7 +34,7 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
         ProposalStatus::ReproductionQueued { primary, .. } => O::ReproductionQueued {
             primary: old_pass(primary),
         },
-        ProposalStatus::Reproduction { primary, lease } => O::Reproduction {
+        ProposalStatus::Reproduction { primary, lease, .. } => O::Reproduction {
             primary: old_pass(primary),
             lease: old_lease(lease),
         },
@@ -145,7 +145,12 @@ fn version_1_state_migrates_to_version_2() {
         MigrateV1ToV2::<Test>::on_runtime_upgrade();
         assert_eq!(Cacheon::on_chain_storage_version(), 2);
 
-        assert_eq!(Proposals::<Test>::get(leased).unwrap(), before_leased);
+        // Version 1 kept no wait deadline: the leased reproduction gets one from the upgrade.
+        let mut expected = before_leased;
+        if let ProposalStatus::Reproduction { until, .. } = &mut expected.status {
+            *until = System::block_number() + REPRODUCTION_TIMEOUT;
+        }
+        assert_eq!(Proposals::<Test>::get(leased).unwrap(), expected);
         assert_eq!(Proposals::<Test>::get(queued).unwrap(), before_queued);
         // The wait for a reproduction gets a new deadline from the upgrade.
         let until = System::block_number() + REPRODUCTION_TIMEOUT;
