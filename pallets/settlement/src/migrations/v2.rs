@@ -239,6 +239,14 @@ impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
                 },
             );
         }
+        // Bundle bytes and reference counts apart, before anything below releases a bundle.
+        Bundles::<T>::translate::<v1::StoredBundle, _>(|hash, old| {
+            reads += 1;
+            writes += 2;
+            BundleRefs::<T>::insert(hash, old.refs);
+            // Cannot fail: `MaxBundleBytes` never shrank.
+            Some(BoundedVec::truncate_from(old.bytes))
+        });
         // Deadline blocks fuller than the new bound: the surplus moves on.
         let mut moved: alloc::vec::Vec<(BlockNumberFor<T>, ProposalId)> = alloc::vec::Vec::new();
         LeaseDeadlines::<T>::translate::<alloc::vec::Vec<ProposalId>, _>(|at, ids| {
@@ -335,13 +343,6 @@ impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
         }
         RevealsClearedBelow::<T>::put(Pallet::<T>::reveal_period());
         writes += 1;
-        Bundles::<T>::translate::<v1::StoredBundle, _>(|hash, old| {
-            reads += 1;
-            writes += 2;
-            BundleRefs::<T>::insert(hash, old.refs);
-            // Cannot fail: `MaxBundleBytes` never shrank.
-            Some(BoundedVec::truncate_from(old.bytes))
-        });
         let cleared = v1::RevealsInEpoch::<T>::clear(u32::MAX, None);
         writes += cleared.backend as u64;
         T::DbWeight::get().reads_writes(reads, writes)

@@ -195,3 +195,72 @@ fn version_1_state_migrates_to_version_2() {
         assert_eq!(Proposals::<Test>::get(leased), before);
     });
 }
+
+/// Version 2's runtime has smaller bounds than version 1's: a version 1 queue longer than
+/// `MaxQueueLen` keeps its oldest entries and expires the rest (deposits returned), and a
+/// deadline block fuller than `MaxLeasesPerBlock` moves its surplus leases to the next
+/// blocks with room. Nothing is left that would not decode, and every invariant holds.
+#[test]
+fn version_1_state_beyond_the_new_bounds_fits_after_migration() {
+    ExtBuilder::default().build_and_execute(|| {
+        let miners = [ALICE, BOB, CAROL];
+        let tags = ["q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7"];
+        let items: Vec<(AccountId, &[u8], &str)> = tags
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (miners[i % 3], SILU, *t))
+            .collect();
+        let ids = submit_many(&items);
+        assert_eq!(queue().len() as u32, MAX_QUEUE);
+        // Six leases ending in one block (version 1 allowed more than 4 per block).
+        for (p, v) in ids[..6].iter().zip([V1, V1, V2, V2, V3, V3]) {
+            assert_ok!(Cacheon::claim(signed(v), *p));
+        }
+        let at = lease_of(ids[0]).expires_at;
+        for p in &ids[..6] {
+            Proposals::<Test>::mutate(p, |p| {
+                if let Some(ProposalStatus::Primary { lease }) = p.as_mut().map(|p| &mut p.status) {
+                    lease.expires_at = at;
+                }
+            });
+        }
+        let _ = LeaseDeadlines::<Test>::clear(u32::MAX, None);
+        // Two more queued proposals beyond the bound: copies of the last entry's record.
+        let extra: Vec<ProposalId> = vec![100, 101];
+        let template = Proposals::<Test>::get(ids[7]).unwrap();
+        for id in &extra {
+            Proposals::<Test>::insert(id, template.clone());
+        }
+        BundleRefs::<Test>::mutate(template.content_hash, |r| *r = r.map(|r| r + 2));
+        let held_before = bundle_held(template.miner);
+        <Balances as frame::traits::fungible::MutateHold<AccountId>>::hold(
+            &RuntimeHoldReason::from(HoldReason::BundleDeposit),
+            &template.miner,
+            2 * template.bundle_deposit,
+        )
+        .unwrap();
+        write_as_v1();
+        let mut long_queue: Vec<ProposalId> = ids.clone();
+        long_queue.extend(&extra);
+        unhashed::put(&Queue::<Test>::hashed_key_for(id(ARENA)), &long_queue);
+        unhashed::put(
+            &LeaseDeadlines::<Test>::hashed_key_for(at),
+            &ids[..6].to_vec(),
+        );
+
+        MigrateV1ToV2::<Test>::on_runtime_upgrade();
+
+        assert_eq!(queue(), ids);
+        for id in &extra {
+            assert_eq!(status(*id), ProposalStatus::Expired);
+        }
+        assert_eq!(bundle_held(template.miner), held_before);
+        assert_eq!(LeaseDeadlines::<Test>::get(at).len(), 4);
+        let moved: Vec<u64> = ids[..6].iter().map(|p| lease_of(*p).expires_at).collect();
+        assert_eq!(moved.iter().filter(|b| **b == at).count(), 4);
+        assert!(moved.iter().all(|b| *b == at || *b == at + 1));
+        for p in &ids[..6] {
+            assert!(LeaseDeadlines::<Test>::get(lease_of(*p).expires_at).contains(p));
+        }
+    });
+}
