@@ -13,6 +13,12 @@ use cacheon_primitives::{commitment, content_hash, decode_bundle, is_valid_id};
 /// by filling the schedule.
 pub(crate) const DEADLINE_TRIES: u32 = 64;
 
+/// A reproduction's primary PASS and its wait's deadline.
+type PrimaryWait<T> = (
+    RecordedPass<<T as frame_system::Config>::AccountId>,
+    BlockNumberFor<T>,
+);
+
 impl<T: Config> Pallet<T> {
     // ---- Configuration ----
 
@@ -638,7 +644,7 @@ impl<T: Config> Pallet<T> {
                     id,
                     p,
                     lease.operator,
-                    primary.map(|pr| (pr, kept_until)),
+                    primary.zip(kept_until),
                     info.config.policy.max_attempts,
                     info.generation,
                 );
@@ -731,7 +737,7 @@ impl<T: Config> Pallet<T> {
         id: ProposalId,
         mut p: ProposalOf<T>,
         operator: T::AccountId,
-        primary: Option<(RecordedPass<T::AccountId>, Option<BlockNumberFor<T>>)>,
+        primary: Option<PrimaryWait<T>>,
         max_attempts: u32,
         generation: u32,
     ) -> u32 {
@@ -754,7 +760,7 @@ impl<T: Config> Pallet<T> {
         }
         p.status = ProposalStatus::Queued;
         if let Some((primary, kept_until)) = primary {
-            Self::await_reproduction(id, &mut p, primary, generation, kept_until);
+            Self::await_reproduction(id, &mut p, primary, generation, Some(kept_until));
         }
         Self::store_or_expire(id, p);
         attempts
@@ -850,7 +856,7 @@ impl<T: Config> Pallet<T> {
                     primary,
                     lease,
                     until,
-                } => (lease.clone(), Some((primary.clone(), Some(*until)))),
+                } => (lease.clone(), Some((primary.clone(), *until))),
                 ProposalStatus::ReproductionQueued { primary, until } if *until == now => {
                     let primary_validator = primary.validator.clone();
                     p.status = ProposalStatus::Expired;

@@ -466,9 +466,16 @@ fn reveal_cap_resets_without_an_emissions_policy() {
             reveal(ALICE, SILU, &bundle("b")),
             Error::<Test>::RevealCapReached
         );
+        // The cap is per miner.
+        commit(BOB, SILU, &bundle("c"));
+        advance(REVEAL_DELAY);
+        assert_ok!(reveal(BOB, SILU, &bundle("c")));
+        // Period 1 starts at RevealPeriod (EPOCH_BLOCKS here), while the epoch stays 0: the
+        // count starts again.
         run_to_block(EPOCH_BLOCKS);
-        assert_eq!(Cacheon::current_epoch(), 0);
+        assert_eq!((Cacheon::current_epoch(), Cacheon::reveal_period()), (0, 1));
         assert_ok!(reveal(ALICE, SILU, &bundle("b")));
+        assert_eq!(RevealsInPeriod::<Test>::get(1, ALICE), 1);
         MaxRevealsPerPeriod::set(16);
     });
 }

@@ -258,35 +258,6 @@ fn first_revealer_keeps_the_first_proposal_on_a_repeat_reveal() {
 }
 
 #[test]
-fn reveal_cap_per_period_resets_next_period() {
-    ExtBuilder::default().reveal_window().build_and_execute(|| {
-        MaxRevealsPerPeriod::set(1);
-        commit(ALICE, SILU, &bundle("a"));
-        commit(ALICE, SILU, &bundle("b"));
-        advance(REVEAL_DELAY);
-        assert_ok!(reveal(ALICE, SILU, &bundle("a")));
-        assert_noop!(
-            reveal(ALICE, SILU, &bundle("b")),
-            Error::<Test>::RevealCapReached
-        );
-        // The cap is per miner.
-        commit(BOB, SILU, &bundle("c"));
-        advance(REVEAL_DELAY);
-        assert_ok!(reveal(BOB, SILU, &bundle("c")));
-        assert_noop!(
-            reveal(ALICE, SILU, &bundle("b")),
-            Error::<Test>::RevealCapReached
-        );
-        // Period 1 starts at RevealPeriod (EPOCH_BLOCKS here): the count starts again.
-        run_to_block(EPOCH_BLOCKS);
-        assert_eq!(Cacheon::reveal_period(), 1);
-        assert_ok!(reveal(ALICE, SILU, &bundle("b")));
-        assert_eq!(RevealsInPeriod::<Test>::get(1, ALICE), 1);
-        MaxRevealsPerPeriod::set(16);
-    });
-}
-
-#[test]
 fn queue_is_bounded() {
     ExtBuilder::default().build_and_execute(|| {
         // MAX_QUEUE = 8: four from ALICE, four from BOB, then CAROL finds it full.

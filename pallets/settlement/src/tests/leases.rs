@@ -295,10 +295,7 @@ fn lease_schedule_is_bounded_per_block() {
         let window: Vec<u64> = (0..crate::settle::DEADLINE_TRIES as u64)
             .map(|b| now() + LEASE_BLOCKS + b)
             .collect();
-        let saved: Vec<_> = window
-            .iter()
-            .map(|b| LeaseDeadlines::<Test>::get(b))
-            .collect();
+        let saved: Vec<_> = window.iter().map(LeaseDeadlines::<Test>::get).collect();
         for b in &window {
             LeaseDeadlines::<Test>::insert(b, full.clone());
         }
