@@ -185,16 +185,21 @@ fn crown_directly<T: Config>(id: ProposalId) {
 /// A status waiting for its reproduction after `validator`'s primary PASS at generation 0.
 fn waiting_for_reproduction<T: Config>(validator: &T::AccountId) -> StatusOf<T> {
     ProposalStatus::ReproductionQueued {
-        primary: RecordedPass {
-            validator: validator.clone(),
-            operator: validator.clone(),
-            speedup_ppm: 1_100_000,
-            generation: 0,
-            evidence_digest: [1; 32],
-            attempt_digest: [2; 32],
-        },
+        primary: primary_pass::<T>(validator),
         until: frame_system::Pallet::<T>::block_number()
             .saturating_add(T::ReproductionTimeout::get()),
+    }
+}
+
+/// `validator`'s primary PASS at generation 0 (its key is its own operator).
+fn primary_pass<T: Config>(validator: &T::AccountId) -> RecordedPass<T::AccountId> {
+    RecordedPass {
+        validator: validator.clone(),
+        operator: validator.clone(),
+        speedup_ppm: 1_100_000,
+        generation: 0,
+        evidence_digest: [1; 32],
+        attempt_digest: [2; 32],
     }
 }
 
@@ -245,11 +250,7 @@ fn lease_reproduction<T: Config>(
     validator: &T::AccountId,
     until: BlockNumberFor<T>,
 ) {
-    let ProposalStatus::ReproductionQueued { primary, .. } =
-        waiting_for_reproduction::<T>(primary_validator)
-    else {
-        unreachable!("waiting_for_reproduction gives a waiting status")
-    };
+    let primary = primary_pass::<T>(primary_validator);
     let now = frame_system::Pallet::<T>::block_number();
     let expires_at = Pallet::<T>::schedule_deadline(id, now.saturating_add(100u32.into()))
         .expect("room for the lease");
@@ -277,14 +278,13 @@ fn verdict(verdict: Verdict, generation: u32, seed: u8) -> Attestation {
 }
 
 fn pass_attestation(generation: u32, seed: u8) -> Attestation {
-    Attestation {
-        verdict: Verdict::Pass {
+    verdict(
+        Verdict::Pass {
             speedup_ppm: 1_100_000,
         },
-        incumbent_generation: generation,
-        evidence_digest: [seed; 32],
-        attempt_digest: [seed.wrapping_add(1); 32],
-    }
+        generation,
+        seed,
+    )
 }
 
 #[benchmarks]
@@ -496,12 +496,10 @@ mod benchmarks {
         for (i, o) in others.iter().enumerate() {
             let mut prop = Proposals::<T>::get(o).unwrap();
             let until = base.saturating_add((i as u32).into());
-            let ProposalStatus::ReproductionQueued { primary, .. } =
-                waiting_for_reproduction::<T>(&v1)
-            else {
-                unreachable!("waiting_for_reproduction gives a waiting status")
+            prop.status = ProposalStatus::ReproductionQueued {
+                primary: primary_pass::<T>(&v1),
+                until,
             };
-            prop.status = ProposalStatus::ReproductionQueued { primary, until };
             LeaseDeadlines::<T>::insert(until, BoundedVec::truncate_from(vec![*o]));
             Proposals::<T>::insert(o, prop);
         }

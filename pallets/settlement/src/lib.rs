@@ -805,9 +805,7 @@ pub mod pallet {
                 Error::<T>::NotWithdrawable
             );
 
-            if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
-                Self::unschedule(proposal, *until);
-            }
+            Self::end_wait(proposal, &p.status);
             p.status = ProposalStatus::Withdrawn;
             Self::leave_queue(proposal, &mut p);
             Proposals::<T>::insert(proposal, p);

@@ -342,6 +342,12 @@ impl<T: Config> Pallet<T> {
     /// proposal.
     pub(crate) fn leave_queue(id: ProposalId, p: &mut ProposalOf<T>) {
         Queue::<T>::mutate(&p.arena, |q| q.retain(|x| *x != id));
+        Self::finish(id, p);
+    }
+
+    /// What every end of a proposal does besides leaving its queue: the bundle deposit back,
+    /// the bundle reference dropped, the proposal queued for pruning.
+    fn finish(id: ProposalId, p: &mut ProposalOf<T>) {
         Self::release_bundle(p);
         Self::schedule_prune(id);
     }
@@ -435,9 +441,7 @@ impl<T: Config> Pallet<T> {
         let wanted = now.saturating_add(info.config.policy.lease_blocks);
         // The wait for a reproduction ends here; its deadline goes first, since it may share
         // a block with the lease's.
-        if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
-            Self::unschedule(id, *until);
-        }
+        Self::end_wait(id, &p.status);
         let expires_at =
             Self::schedule_deadline(id, wanted).ok_or(Error::<T>::LeaseScheduleFull)?;
         let lease = Lease {
@@ -715,9 +719,7 @@ impl<T: Config> Pallet<T> {
     /// reproduction run out, is only stored.)
     fn store_or_expire(id: ProposalId, mut p: ProposalOf<T>) {
         if p.status.is_pending() && !Self::operator_left(&p) {
-            if let ProposalStatus::ReproductionQueued { until, .. } = &p.status {
-                Self::unschedule(id, *until);
-            }
+            Self::end_wait(id, &p.status);
             p.status = ProposalStatus::Expired;
             Self::leave_queue(id, &mut p);
             Self::deposit_event(Event::Expired {
@@ -784,12 +786,7 @@ impl<T: Config> Pallet<T> {
         if primary.generation == generation {
             let first = match kept_until {
                 Some(until) if until <= now => {
-                    p.status = ProposalStatus::Expired;
-                    Self::leave_queue(id, p);
-                    Self::deposit_event(Event::ReproductionTimedOut {
-                        proposal: id,
-                        primary_validator: primary.validator,
-                    });
+                    Self::time_out(id, p, primary.validator);
                     return;
                 }
                 Some(until) => until,
@@ -831,6 +828,25 @@ impl<T: Config> Pallet<T> {
         });
     }
 
+    /// A wait for a reproduction that ends (leased, withdrawn, dropped, expired): off the
+    /// deadline schedule. Any other status has no wait.
+    pub(crate) fn end_wait(id: ProposalId, status: &StatusOf<T>) {
+        if let ProposalStatus::ReproductionQueued { until, .. } = status {
+            Self::unschedule(id, *until);
+        }
+    }
+
+    /// Ends a proposal whose wait for a reproduction ran out: expired, deposits returned.
+    /// The caller stores it.
+    fn time_out(id: ProposalId, p: &mut ProposalOf<T>, primary_validator: T::AccountId) {
+        p.status = ProposalStatus::Expired;
+        Self::leave_queue(id, p);
+        Self::deposit_event(Event::ReproductionTimedOut {
+            proposal: id,
+            primary_validator,
+        });
+    }
+
     pub(crate) fn unschedule(id: ProposalId, at: BlockNumberFor<T>) {
         LeaseDeadlines::<T>::mutate_exists(at, |ids| {
             if let Some(list) = ids {
@@ -859,13 +875,8 @@ impl<T: Config> Pallet<T> {
                 } => (lease.clone(), Some((primary.clone(), *until))),
                 ProposalStatus::ReproductionQueued { primary, until } if *until == now => {
                     let primary_validator = primary.validator.clone();
-                    p.status = ProposalStatus::Expired;
-                    Self::leave_queue(*id, &mut p);
+                    Self::time_out(*id, &mut p, primary_validator);
                     Proposals::<T>::insert(id, p);
-                    Self::deposit_event(Event::ReproductionTimedOut {
-                        proposal: *id,
-                        primary_validator,
-                    });
                     continue;
                 }
                 _ => continue,
@@ -1018,9 +1029,8 @@ impl<T: Config> Pallet<T> {
         Claims::<T>::remove(id);
         if let Some(mut old) = Proposals::<T>::get(id) {
             old.status = ProposalStatus::Retired { at: now };
-            Self::release_bundle(&mut old);
+            Self::finish(id, &mut old);
             Proposals::<T>::insert(id, old);
-            Self::schedule_prune(id);
         }
         Self::deposit_event(Event::Retired {
             proposal: id,
@@ -1048,17 +1058,13 @@ impl<T: Config> Pallet<T> {
                 match &q.status {
                     ProposalStatus::Primary { lease }
                     | ProposalStatus::Reproduction { lease, .. } => Self::end_lease(id, lease),
-                    ProposalStatus::ReproductionQueued { until, .. } => {
-                        Self::unschedule(id, *until)
-                    }
-                    _ => {}
+                    status => Self::end_wait(id, status),
                 }
                 q.status = ProposalStatus::Dropped {
                     displaced_by: crowned,
                 };
                 // `leave_queue` without the queue write: the queue is written once below.
-                Self::release_bundle(&mut q);
-                Self::schedule_prune(id);
+                Self::finish(id, &mut q);
                 dropped.insert(id);
                 Proposals::<T>::insert(id, q);
                 Self::deposit_event(Event::ProposalDropped {
@@ -1067,9 +1073,9 @@ impl<T: Config> Pallet<T> {
                 });
                 continue;
             }
-            if let ProposalStatus::ReproductionQueued { primary, until } = &q.status {
+            if let ProposalStatus::ReproductionQueued { primary, .. } = &q.status {
                 if primary.generation != generation {
-                    Self::unschedule(id, *until);
+                    Self::end_wait(id, &q.status);
                     q.status = ProposalStatus::Queued;
                     Proposals::<T>::insert(id, q);
                     Self::deposit_event(Event::PassDropped {
