@@ -38,7 +38,7 @@ impl LaneBackend {
     }
 }
 
-/// The timed workload of an arena (DESIGN 7 step 7) and the smaller audit run (step 8).
+/// The timed workload of an arena (DESIGN 7 step 7) and its audit reads (step 8).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Workload {
     /// Named model shape (`cacheon_kernels::engine::ModelConfig::named`).
@@ -48,8 +48,11 @@ pub struct Workload {
     pub prompt_len: usize,
     pub decode_steps: usize,
     pub max_seq: usize,
-    pub audit_prompt_len: usize,
-    pub audit_decode_steps: usize,
+    /// Audit reads per attempt (extra reads of the workload at secret positions among the
+    /// timed reads, with a sample of the candidate's calls recorded).
+    pub audit_reads: usize,
+    /// Calls of each candidate slot one audit read records (every call if it has fewer).
+    pub audit_calls_per_slot: usize,
 }
 
 /// How a speed verdict and the behaviour checks are decided. The margin and noise bound
@@ -94,8 +97,8 @@ pub const ARENAS: [Arena; 2] = [
             prompt_len: 160,
             decode_steps: 32,
             max_seq: 288,
-            audit_prompt_len: 24,
-            audit_decode_steps: 8,
+            audit_reads: 2,
+            audit_calls_per_slot: 128,
         },
         judging: Judging {
             min_margin_ppm: 20_000,
@@ -117,8 +120,8 @@ pub const ARENAS: [Arena; 2] = [
             prompt_len: 2048,
             decode_steps: 128,
             max_seq: 2304,
-            audit_prompt_len: 64,
-            audit_decode_steps: 8,
+            audit_reads: 2,
+            audit_calls_per_slot: 16,
         },
         judging: Judging {
             min_margin_ppm: 10_000,
@@ -134,7 +137,7 @@ pub const ARENAS: [Arena; 2] = [
 ];
 
 impl Arena {
-    /// The shapes at which the arena's engine calls `slot` in its workload and audit runs:
+    /// The shapes at which the arena's engine calls `slot` in its workload (and audit) reads:
     /// prefill (every prompt length) and decode (one token), attention over the engine's
     /// own cache length. Verification runs these too, so a kernel cannot behave at the
     /// engine's shapes otherwise than at the ones it was checked at.
@@ -145,8 +148,7 @@ impl Arena {
         };
         let w = self.workload;
         let i = |v: usize| v as i64;
-        let mut tokens = vec![w.prompt_len, w.audit_prompt_len, 1];
-        tokens.dedup();
+        let tokens = [w.prompt_len, 1];
         let (h, inter) = (i(cfg.hidden_size), i(cfg.intermediate_size));
         let (heads, kv, hd) = (
             i(cfg.num_attention_heads),

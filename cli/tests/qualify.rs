@@ -193,6 +193,37 @@ fn a_kernel_wrong_only_after_verification_fails_in_the_timed_reads() {
 }
 
 #[test]
+fn a_kernel_exact_only_where_an_audit_run_would_look_fails_the_audit_reads() {
+    // A clear win, exact for its first 2000 calls, then 0.03 % off wherever a call attends
+    // to more than a short audit run's 32 positions: too small to move a token or the
+    // distributions, so only the audit can see it, and the audit reads have the timed
+    // reads' shapes.
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    for seed in [90, 91] {
+        let r = attempt(
+            &files("examples/cpu/fail-audit-dodge"),
+            cpu,
+            &opts(seed),
+            &mut |_| {},
+        );
+        assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+        match &r.outcome {
+            Outcome::Fail(f) => {
+                assert_eq!(
+                    (f.stage, f.reason),
+                    (Stage::Audit, FailReason::BehaviourChanged),
+                    "{f:?}"
+                );
+                assert!(f.detail.contains("differs from the reference"), "{f:?}");
+            }
+            other => panic!("expected a FAIL at the audit, got {other:?}"),
+        }
+        let audit = r.audit.expect("the audit ran");
+        assert!(audit.calls > 0 && audit.failed_calls > 0, "{audit:?}");
+    }
+}
+
+#[test]
 fn a_read_below_the_physical_floor_is_cheating() {
     // The floor is passes x weight bytes / copy rate. No honest kernel gets under the
     // machine's real rate, so the referee is told a rate a thousand times too low (about

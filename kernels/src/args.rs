@@ -22,6 +22,29 @@ impl Buffer {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Whether two buffers hold the same bits (NaN payloads included).
+    pub fn same_bits(&self, other: &Buffer) -> bool {
+        match (self, other) {
+            (Buffer::F32(x), Buffer::F32(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+            }
+            (Buffer::I32(x), Buffer::I32(y)) => x == y,
+            _ => false,
+        }
+    }
+}
+
+/// Indices of the inputs whose bits differ between `before` and `after` a call (ABI
+/// order): a kernel may not write its inputs.
+pub fn changed_inputs(before: &[Buffer], after: &[Buffer]) -> Vec<usize> {
+    before
+        .iter()
+        .zip(after)
+        .enumerate()
+        .filter(|(_, (a, b))| !a.same_bits(b))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Arguments of one slot call (CPU arena: `T = f32`).

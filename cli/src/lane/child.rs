@@ -27,8 +27,8 @@ use super::cuda_case;
 use super::cuda_engine_lane::CudaEngineLane;
 use super::engine_lane::{EngineLane, LaneEngine};
 use super::protocol::{
-    read_frame, send, send_f32s, send_i32s, BuildStage, CallCheck, Frame, GuardHit, Reply, Request,
-    Special,
+    read_frame, send, send_f32s, send_i32s, AuditSample, BuildStage, CallCheck, Frame, GuardHit,
+    Reply, Request, Special,
 };
 use super::{isolation, landlock, Sealed};
 use crate::arena::LaneBackend;
@@ -259,9 +259,9 @@ pub fn run(backend: LaneBackend) -> i32 {
             Request::Audit {
                 prompt,
                 decode_steps,
-                slots,
+                sample,
             } => match state.seal(&mut out) {
-                Ok(Ok(_)) => engine_audit(&mut state, &prompt, decode_steps, &slots, &mut out),
+                Ok(Ok(_)) => engine_audit(&mut state, &prompt, decode_steps, &sample, &mut out),
                 Ok(Err(reply)) => send(&mut out, &reply),
                 Err(e) => Err(e),
             },
@@ -526,15 +526,15 @@ fn engine_audit(
     state: &mut LaneState,
     prompt: &[u32],
     decode_steps: usize,
-    slots: &[String],
+    sample: &[AuditSample],
     out: &mut impl Write,
 ) -> io::Result<()> {
     let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
         return no_engine(out);
     };
-    let Some(slots) = slots
+    let Some(sample) = sample
         .iter()
-        .map(|s| SlotId::parse(s))
+        .map(|s| Some((SlotId::parse(&s.slot)?, s.calls.clone())))
         .collect::<Option<Vec<_>>>()
     else {
         return send(
@@ -544,11 +544,18 @@ fn engine_audit(
             },
         );
     };
-    entering(out, "the audit run".into())?;
-    match engine.audit(prompt, decode_steps, &slots) {
-        Ok(calls) => {
+    entering(out, "an audit read of the workload".into())?;
+    match engine.audit(prompt, decode_steps, sample) {
+        Ok(((tokens, dispatch, _), calls)) => {
             let metas = calls.iter().map(|(m, _, _)| m.clone()).collect();
-            send(out, &Reply::Audited { calls: metas })?;
+            send(
+                out,
+                &Reply::Audited {
+                    tokens,
+                    dispatch,
+                    calls: metas,
+                },
+            )?;
             for (_, inputs, outputs) in &calls {
                 for b in inputs {
                     match b {
@@ -726,13 +733,7 @@ fn cpu_calls(
             check.unwritten += out.iter().filter(|v| v.to_bits() == POISON_BITS).count() as u64;
             outputs.push(out.to_vec());
         }
-        check.inputs_changed = before
-            .iter()
-            .zip(&args.inputs)
-            .enumerate()
-            .filter(|(_, (a, b))| !same_bits(a, b))
-            .map(|(i, _)| i)
-            .collect();
+        check.inputs_changed = cacheon_kernels::args::changed_inputs(&before, &args.inputs);
         checks.push(check);
     }
     (checks, outputs)
@@ -745,18 +746,6 @@ fn copy_into(dst: &mut cacheon_kernels::args::Buffer, src: cacheon_kernels::args
         (Buffer::F32(d), Buffer::F32(s)) => d.copy_from_slice(&s),
         (Buffer::I32(d), Buffer::I32(s)) => d.copy_from_slice(&s),
         _ => unreachable!("the same slot and shape give the same buffer kinds"),
-    }
-}
-
-/// Whether two input buffers hold the same bits (NaN payloads included).
-pub fn same_bits(a: &cacheon_kernels::args::Buffer, b: &cacheon_kernels::args::Buffer) -> bool {
-    use cacheon_kernels::args::Buffer;
-    match (a, b) {
-        (Buffer::F32(x), Buffer::F32(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
-        }
-        (Buffer::I32(x), Buffer::I32(y)) => x == y,
-        _ => false,
     }
 }
 

@@ -11,7 +11,7 @@ use cacheon_kernels::slots::{Dtype, SlotId};
 use cacheon_kernels::{BundleFile, CudaBundle, CudaDevice};
 use cudarc::driver::{sys, CudaSlice, DevicePtr};
 
-use super::child::{case_args, guard_hits, same_bits};
+use super::child::{case_args, guard_hits};
 use super::protocol::{BuildStage, CallCheck, Special};
 
 /// Poison for bf16 outputs: a quiet NaN with a payload arithmetic does not produce.
@@ -186,13 +186,7 @@ impl CudaLane {
             }
             args.round_inputs(Dtype::Bf16);
             let now = dargs.download_inputs().map_err(|e| e.to_string())?;
-            check.inputs_changed = now
-                .iter()
-                .zip(&args.inputs)
-                .enumerate()
-                .filter(|(_, (a, b))| !same_bits(a, b))
-                .map(|(i, _)| i)
-                .collect();
+            check.inputs_changed = cacheon_kernels::args::changed_inputs(&now, &args.inputs);
             checks.push(check);
         }
         Ok((checks, outputs))

@@ -9,9 +9,8 @@ use cacheon_kernels::cuda::{
     CudaSlotTable, WeightSource,
 };
 use cacheon_kernels::engine::ModelConfig;
-use cacheon_kernels::SlotId;
 
-use super::engine_lane::{recorded_call, LaneEngine, RecordedCall, RunResult};
+use super::engine_lane::{recorded_call, AuditSample, LaneEngine, RecordedCall, RunResult};
 
 /// Most prompt tokens one prefill pass takes (longer prompts run in chunks): the arena's
 /// whole prompt in one pass.
@@ -106,19 +105,20 @@ impl LaneEngine for CudaEngineLane {
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
-        slots: &[SlotId],
-    ) -> Result<Vec<RecordedCall>, String> {
-        self.engine.slots_mut().record(slots);
+        sample: AuditSample,
+    ) -> Result<(RunResult, Vec<RecordedCall>), String> {
+        self.engine.slots_mut().record(sample);
         let result = self.run(prompt, decode_steps, false);
         let calls = self.engine.slots_mut().take_recorded();
-        result?;
-        Ok(calls
+        let result = result?;
+        let calls = calls
             .into_iter()
-            .map(|mut args| {
-                let outputs = std::mem::take(&mut args.outputs);
-                recorded_call(args, outputs)
+            .map(|mut c| {
+                let outputs = std::mem::take(&mut c.args.outputs);
+                recorded_call(c.index, c.args, outputs, c.inputs_changed)
             })
-            .collect())
+            .collect();
+        Ok((result, calls))
     }
 
     /// The prefix up to `from` in one prefill, then one decode step per later token: the

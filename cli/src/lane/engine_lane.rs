@@ -1,12 +1,12 @@
 //! A lane's engine: the arena's model with the incumbent stack and, in a candidate lane,
-//! the candidate's kernels installed. It runs the timed workload, the recorded audit run
-//! and teacher forcing; timings are taken by the referee around the requests, never here.
+//! the candidate's kernels installed. It runs the timed workload, the audit reads (the
+//! workload with a sample of the calls recorded) and teacher forcing; timings are taken by the referee around the requests, never here.
 //! [`LaneEngine`] is what both backends do; this file holds the CPU one
 //! ([`super::cuda_engine_lane`] the CUDA one).
 
 use std::sync::{Arc, Mutex};
 
-use cacheon_kernels::args::{Buffer, SlotArgs};
+use cacheon_kernels::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::bundle;
 use cacheon_kernels::engine::sampler::argmax;
 use cacheon_kernels::engine::slot_table::{CallPhase, SlotCall, SlotObserver};
@@ -20,8 +20,12 @@ use super::protocol::AuditCall;
 /// (`[decode_steps + 1, vocab]`) if they were asked for.
 pub type RunResult = (Vec<u32>, Vec<u64>, Option<Vec<f32>>);
 
-/// One recorded slot call of an audit run: its description, its inputs, its outputs.
+/// One recorded slot call of an audit read: its description, its inputs, its outputs.
 pub type RecordedCall = (AuditCall, Vec<Buffer>, Vec<Vec<f32>>);
+
+/// Which calls of each slot an audit read records (0-based, counted over the calls the
+/// slot's top kernel serves in the read).
+pub type AuditSample = Vec<(SlotId, Vec<u64>)>;
 
 /// What a lane's engine does for the referee, on either backend.
 pub trait LaneEngine {
@@ -35,23 +39,32 @@ pub trait LaneEngine {
         keep_logits: bool,
     ) -> Result<RunResult, String>;
 
-    /// The workload untimed (graphs off) with every call of `slots` recorded.
+    /// One read of the workload (graphs off) with the sampled calls recorded: the read's
+    /// result as for [`LaneEngine::run`] (no logits), then the recorded calls.
     fn audit(
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
-        slots: &[SlotId],
-    ) -> Result<Vec<RecordedCall>, String>;
+        sample: AuditSample,
+    ) -> Result<(RunResult, Vec<RecordedCall>), String>;
 
     /// Next-token logits at positions `from..tokens.len()` of one sequence fed `tokens`
     /// from empty (`[tokens.len() - from, vocab]`).
     fn teacher_force(&mut self, tokens: &[u32], from: usize) -> Result<Vec<f32>, String>;
 }
 
-/// A recorded call as it travels to the referee.
-pub fn recorded_call(args: SlotArgs, outputs: Vec<Vec<f32>>) -> RecordedCall {
+/// A recorded call as it travels to the referee: the `index`-th call of its slot, with
+/// the inputs (ABI order) it changed.
+pub fn recorded_call(
+    index: u64,
+    args: SlotArgs,
+    outputs: Vec<Vec<f32>>,
+    inputs_changed: Vec<usize>,
+) -> RecordedCall {
     let meta = AuditCall {
         slot: args.slot.as_str().to_string(),
+        index,
+        inputs_changed,
         shape: args.shape.clone(),
         scalars: args.scalars.clone(),
         int_inputs: args
@@ -151,22 +164,20 @@ impl LaneEngine for EngineLane {
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
-        slots: &[SlotId],
-    ) -> Result<Vec<RecordedCall>, String> {
+        sample: AuditSample,
+    ) -> Result<(RunResult, Vec<RecordedCall>), String> {
         let recorder = Arc::new(Recorder {
-            slots: slots.to_vec(),
+            sample,
+            seen: Mutex::new([0; SlotId::ALL.len()]),
             pending: Mutex::new(None),
             calls: Mutex::new(Vec::new()),
         });
         self.engine.slots_mut().set_observer(Some(recorder.clone()));
         let result = self.run(prompt, decode_steps, false);
         self.engine.slots_mut().set_observer(None);
-        result?;
+        let result = result?;
         let calls = std::mem::take(&mut *recorder.calls.lock().expect("recorder lock"));
-        Ok(calls
-            .into_iter()
-            .map(|(args, outputs)| recorded_call(args, outputs))
-            .collect())
+        Ok((result, calls))
     }
 
     fn teacher_force(&mut self, tokens: &[u32], from: usize) -> Result<Vec<f32>, String> {
@@ -182,30 +193,43 @@ impl LaneEngine for EngineLane {
     }
 }
 
-/// Records the calls of some slots: a private copy of the inputs before the kernel runs,
-/// the outputs after.
+/// Records the sampled calls of some slots: a private copy of the inputs before the kernel
+/// runs, the outputs after, and which inputs the call changed.
 struct Recorder {
-    slots: Vec<SlotId>,
-    pending: Mutex<Option<SlotArgs>>,
-    calls: Mutex<Vec<(SlotArgs, Vec<Vec<f32>>)>>,
+    sample: AuditSample,
+    /// Calls of each slot seen so far in the read (indexed like `SlotId::ALL`).
+    seen: Mutex<[u64; SlotId::ALL.len()]>,
+    /// The call being recorded: its index and its arguments before it ran.
+    pending: Mutex<Option<(u64, SlotArgs)>>,
+    calls: Mutex<Vec<RecordedCall>>,
 }
 
 impl SlotObserver for Recorder {
     fn observe(&self, phase: CallPhase, call: &SlotCall<'_>) {
-        if !self.slots.contains(&call.slot()) {
+        let slot = call.slot();
+        let Some((_, wanted)) = self.sample.iter().find(|(s, _)| *s == slot) else {
             return;
-        }
+        };
         match phase {
             CallPhase::Before => {
-                *self.pending.lock().expect("recorder lock") = Some(call.to_args())
+                let index = {
+                    let mut seen = self.seen.lock().expect("recorder lock");
+                    let i = seen[slot.index()];
+                    seen[slot.index()] += 1;
+                    i
+                };
+                if wanted.contains(&index) {
+                    *self.pending.lock().expect("recorder lock") = Some((index, call.to_args()));
+                }
             }
             CallPhase::After => {
-                if let Some(args) = self.pending.lock().expect("recorder lock").take() {
+                if let Some((index, args)) = self.pending.lock().expect("recorder lock").take() {
                     let outputs = call.outputs().into_iter().map(|o| o.to_vec()).collect();
+                    let changed = changed_inputs(&args.inputs, &call.to_args().inputs);
                     self.calls
                         .lock()
                         .expect("recorder lock")
-                        .push((args, outputs));
+                        .push(recorded_call(index, args, outputs, changed));
                 }
             }
         }

@@ -513,23 +513,35 @@ impl Lane {
         }
     }
 
-    /// The audit run: every recorded call with its inputs and outputs.
+    /// An audit read: one workload read with the sampled calls recorded. Returns the
+    /// read's tokens and dispatch counts, and every recorded call with its inputs and
+    /// outputs.
     pub fn audit(
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
-        slots: &[cacheon_kernels::SlotId],
-    ) -> Result<Vec<engine_lane::RecordedCall>, LaneError> {
+        sample: &engine_lane::AuditSample,
+    ) -> Result<(engine_lane::RunResult, Vec<engine_lane::RecordedCall>), LaneError> {
         use cacheon_kernels::args::Buffer;
         let req = Request::Audit {
             prompt: prompt.to_vec(),
             decode_steps,
-            slots: slots.iter().map(|s| s.as_str().to_string()).collect(),
+            sample: sample
+                .iter()
+                .map(|(slot, calls)| protocol::AuditSample {
+                    slot: slot.as_str().to_string(),
+                    calls: calls.clone(),
+                })
+                .collect(),
         };
         self.request(&req, None)?;
         let deadline = self.deadlines.call;
-        let calls = match self.reply(deadline)? {
-            Reply::Audited { calls } => calls,
+        let (tokens, dispatch, calls) = match self.reply(deadline)? {
+            Reply::Audited {
+                tokens,
+                dispatch,
+                calls,
+            } => (tokens, dispatch, calls),
             other => return Err(self.unexpected(other)),
         };
         let mut out = Vec::with_capacity(calls.len());
@@ -553,7 +565,7 @@ impl Lane {
             }
             out.push((meta, inputs, outputs));
         }
-        Ok(out)
+        Ok(((tokens, dispatch, None), out))
     }
 
     /// Next-token logits at positions `from..` of one sequence fed `tokens`.

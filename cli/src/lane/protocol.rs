@@ -104,12 +104,14 @@ pub enum Request {
         decode_steps: usize,
         keep_logits: bool,
     },
-    /// The workload untimed, with every call of `slots` recorded (inputs before the call,
-    /// outputs after) and sent back for the referee's reference (audit A).
+    /// An audit read: one read of the timed workload (same shapes, a fresh prompt, at a
+    /// position among the timed reads the referee drew in secret) with the sampled calls
+    /// recorded (inputs before the call, outputs after, inputs checked again after) and
+    /// sent back for the referee's reference (audit A).
     Audit {
         prompt: Vec<u32>,
         decode_steps: usize,
-        slots: Vec<String>,
+        sample: Vec<AuditSample>,
     },
     /// Teacher forcing: one sequence fed `tokens` from empty; the next-token logits at
     /// positions `from..tokens.len()` follow as one blob (`[tokens.len() - from, vocab]`).
@@ -118,11 +120,23 @@ pub enum Request {
     Shutdown,
 }
 
-/// One recorded slot call of an audit run; its buffers follow as blobs: every input (f32
+/// Which calls of one slot an audit read records: the `calls`-th calls (0-based, counted
+/// over the calls the slot's top kernel serves in the read).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditSample {
+    pub slot: String,
+    pub calls: Vec<u64>,
+}
+
+/// One recorded slot call of an audit read; its buffers follow as blobs: every input (f32
 /// or i32 little-endian, per `int_inputs`), then every output (f32).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AuditCall {
     pub slot: String,
+    /// Which call of its slot this was in the read (0-based).
+    pub index: u64,
+    /// Input parameter indices (ABI order) whose contents the call changed.
+    pub inputs_changed: Vec<usize>,
     pub shape: Vec<i64>,
     pub scalars: Vec<f32>,
     /// Which inputs are int32 (the rest are f32).
@@ -211,8 +225,11 @@ pub enum Reply {
         tokens: Vec<u32>,
         dispatch: Vec<u64>,
     },
-    /// An audit run finished; each call's blobs follow in order.
+    /// An audit read finished: its tokens and dispatch counts as for `Ran`, then the
+    /// recorded calls; each call's blobs follow in order.
     Audited {
+        tokens: Vec<u32>,
+        dispatch: Vec<u64>,
         calls: Vec<AuditCall>,
     },
     /// Teacher forcing finished; the logits follow as one blob.

@@ -1,12 +1,13 @@
 //! One qualification attempt (DESIGN 7), the same for `cacheon qualify` and the validator:
-//! the screens (steps 1-6), then the speed reads on two resident lanes (7), the audit of
-//! the candidate's calls in a real model run (8), and, once the candidate lanes are gone,
-//! the pristine reference (9). The result is one report with a verdict.
+//! the screens (steps 1-6), then the speed reads on two resident lanes (7) with the audit
+//! reads of the candidate's calls drawn in secret among them (8), and, once the candidate
+//! lanes are gone, the pristine reference (9). The result is one report with a verdict.
 //!
 //! Both arenas run the same steps: CPU lanes hold the f32 engine with C kernels, CUDA
 //! lanes the bf16 engine with decode replayed from CUDA graphs. The physical floor uses the
 //! copy bandwidth the referee measures itself (host memory, or the GPU's).
 
+pub mod audit;
 pub mod behaviour;
 pub mod speed;
 
@@ -20,6 +21,7 @@ use cacheon_primitives::{FailReason, NoDecisionReason, PPM_ONE};
 use serde::Serialize;
 
 use crate::arena::{Arena, LaneBackend};
+use crate::lane::engine_lane::AuditSample;
 use crate::lane::{BuildOutcome, Deadlines, Lane, LaneError};
 use crate::screens::{
     self, fail, lane_outcome, Outcome, Progress, ScreenOptions, ScreenReport, Stage,
@@ -86,7 +88,7 @@ pub struct AttemptReport {
     pub wall_ms: u64,
     pub screens: ScreenReport,
     pub speed: Option<SpeedRecord>,
-    pub audit: Option<behaviour::AuditSummary>,
+    pub audit: Option<audit::AuditSummary>,
     pub pristine: Option<PristineRecord>,
     pub workload: crate::arena::Workload,
 }
@@ -292,11 +294,20 @@ fn measure(
     // Warm both lanes, then pairs of reads in alternating order (B C, C B, B C, …): each
     // lane is as often first as second, so whatever the order costs falls on both.
     let warm_prompt = next_prompt();
-    let warm = timed_pair(&mut base, &mut cand, &warm_prompt, w.decode_steps, false);
-    if let Err(outcome) = warm {
-        return outcome;
-    }
-    let mut order = 0usize;
+    let warm = match timed_pair(&mut base, &mut cand, &warm_prompt, w.decode_steps, false) {
+        Ok(p) => p,
+        Err(outcome) => return outcome,
+    };
+    // Audit A: extra reads at secret positions among the timed ones (`audit.rs`), each
+    // recording a secret sample of the candidate's calls, sized by a read's counts.
+    let mut audit_at = audit::draw_reads(opts.seed, &w, &j);
+    let mut summary = audit::AuditSummary::default();
+    let mut audit = |base: &mut Lane, cand: &mut Lane, prompt: &[u32], at: u64| {
+        let sample = audit::draw_sample(opts.seed, at, &candidate_slots, &warm.dispatch, &w);
+        let outcome = audit_read(base, cand, prompt, &sample, arena, &mut summary);
+        (outcome, summary.clone())
+    };
+    let mut order = 0u64;
     let decision = loop {
         progress(Progress::Cases {
             done: rec.baseline_ms.len(),
@@ -306,8 +317,15 @@ fn measure(
         let (mut b_ms, mut c_ms) = (f64::INFINITY, f64::INFINITY);
         let mut dispatch = Vec::new();
         for _ in 0..j.runs_per_read.max(1) {
-            let read_prompt = next_prompt();
             order += 1;
+            if audit_at.remove(&order) {
+                let prompt = next_prompt();
+                if let (Err(outcome), seen) = audit(&mut base, &mut cand, &prompt, order) {
+                    report.audit = Some(seen);
+                    return outcome;
+                }
+            }
+            let read_prompt = next_prompt();
             let pair = match timed_pair(
                 &mut base,
                 &mut cand,
@@ -408,6 +426,16 @@ fn measure(
         }
         speed::Decision::Continue => unreachable!("the loop only ends decided"),
     }
+    // The audit reads the decision came before run now, where a timed read would be.
+    progress(Progress::Stage(Stage::Audit));
+    for at in std::mem::take(&mut audit_at) {
+        let prompt = next_prompt();
+        if let (Err(outcome), seen) = audit(&mut base, &mut cand, &prompt, at) {
+            report.audit = Some(seen);
+            return outcome;
+        }
+    }
+    report.audit = Some(summary);
 
     // Token sequences and next-token distributions of both engines, for T.
     let prompt = next_prompt();
@@ -422,38 +450,8 @@ fn measure(
         (_, Err(e)) => return lane_outcome(Stage::Pristine, e),
     };
 
-    // Audit A: every candidate call of a real (shorter, fresh-prompt) model run.
-    progress(Progress::Stage(Stage::Audit));
-    let audit_prompt = prompt_for_audit(opts.seed, w.audit_prompt_len, vocab);
-    let calls = match cand.audit(&audit_prompt, w.audit_decode_steps, &candidate_slots) {
-        Ok(c) => c,
-        Err(e) => return lane_outcome(Stage::Audit, e),
-    };
-    let summary = behaviour::audit(&calls, arena.backend.dtype());
-    // Every candidate slot must have been audited: a kernel whose `when` domain leaves
-    // out the audit run's shapes would otherwise run unchecked in the timed workload.
-    let unaudited = candidate_slots
-        .iter()
-        .find(|s| !calls.iter().any(|(meta, _, _)| meta.slot == s.as_str()));
-    let audit_failed = summary.failed_calls > 0 || unaudited.is_some();
-    let audit_detail = match (&summary.first_failure, unaudited) {
-        (Some(f), _) => f.clone(),
-        (None, Some(s)) => format!(
-            "the candidate's {s} kernel served no call of the audit run (its `when` domain \
-             leaves out the audit's shapes), so its work in the timed run is unchecked"
-        ),
-        (None, None) => String::new(),
-    };
-    report.audit = Some(summary);
     base.shutdown();
     cand.shutdown();
-    if audit_failed {
-        return Outcome::Fail(fail(
-            Stage::Audit,
-            FailReason::BehaviourChanged,
-            audit_detail,
-        ));
-    }
 
     // Pristine reference T: stock kernels only, after the candidate lanes are gone.
     progress(Progress::Stage(Stage::Pristine));
@@ -532,15 +530,66 @@ fn incumbent_of(
     Ok(out)
 }
 
-fn prompt_for_audit(seed: u64, len: usize, vocab: usize) -> Vec<u32> {
-    prompt(seed ^ 0x5eed_a0d1, len, vocab)
-}
-
 /// The prompt of the attempt's `read`-th workload read: fresh for every read, secret
 /// (derived from the attempt's seed).
 pub fn read_prompt(seed: u64, read: u64, len: usize, vocab: usize) -> Vec<u32> {
     let mut rng = Rng::derive(seed, &format!("workload-prompt/{read}"));
     (0..len).map(|_| rng.below(vocab as u64) as u32).collect()
+}
+
+/// One audit read: the baseline reads `prompt`, the candidate reads it recording the
+/// `sample`d calls; the candidate's tokens must agree with the baseline's as for a timed
+/// read, and its recorded calls pass the audit (`audit::check_calls`, into `summary`).
+fn audit_read(
+    base: &mut Lane,
+    cand: &mut Lane,
+    prompt: &[u32],
+    sample: &AuditSample,
+    arena: Arena,
+    summary: &mut audit::AuditSummary,
+) -> Result<(), Outcome> {
+    let steps = arena.workload.decode_steps;
+    let base_tokens = base
+        .run(prompt, steps, false)
+        .map_err(|e| lane_outcome(Stage::Audit, LaneError::Infrastructure(e.to_string())))?
+        .0;
+    base.freeze();
+    let read = cand.audit(prompt, steps, sample);
+    cand.freeze();
+    let ((cand_tokens, _, _), calls) = read.map_err(|e| lane_outcome(Stage::Audit, e))?;
+    audit::check_calls(summary, &calls, arena.backend.dtype());
+    // Every sampled slot serves calls in every read (the speed loop checks its dispatch
+    // counts), so each must have some recorded.
+    let unaudited = sample
+        .iter()
+        .find(|(s, _)| !calls.iter().any(|(meta, _, _)| meta.slot == s.as_str()));
+    if let Some(f) = &summary.first_failure {
+        let reason = if summary.inputs_changed > 0 {
+            FailReason::Cheating
+        } else {
+            FailReason::BehaviourChanged
+        };
+        return Err(Outcome::Fail(fail(Stage::Audit, reason, f.clone())));
+    }
+    if let Some((s, _)) = unaudited {
+        return Err(Outcome::Fail(fail(
+            Stage::Audit,
+            FailReason::BehaviourChanged,
+            format!("the candidate's {s} kernel served none of an audit read's sampled calls"),
+        )));
+    }
+    match tokens_agree(base, prompt, &base_tokens, &cand_tokens, arena.backend) {
+        Ok(()) => Ok(()),
+        Err(Ok(detail)) => Err(Outcome::Fail(fail(
+            Stage::Audit,
+            FailReason::BehaviourChanged,
+            detail,
+        ))),
+        Err(Err(e)) => Err(lane_outcome(
+            Stage::Audit,
+            LaneError::Infrastructure(e.to_string()),
+        )),
+    }
 }
 
 /// One timed read of each lane on the same prompt.

@@ -1,10 +1,10 @@
-/* Must FAIL BehaviourChanged (pristine reference T): the one-pass attention of
+/* Must FAIL BehaviourChanged (a timed read's tokens): the one-pass attention of
  * `attention-onepass`, exact for its first 2000 calls (a static counter), then attending
  * only to the last 32 cached positions of each sequence - much faster, and wrong for every
  * query that sees more than 32 positions. Verification makes a few dozen calls, all inside
  * the exact stretch; the speed lane's warm-up and first read (384 calls a run on cpu-tiny)
- * pass call 2000. The window is the audit run's length (24 + 8 positions), so audit A sees
- * exact outputs; the timed prompt's 192 positions, checked by T, do not. */
+ * pass call 2000. Every read's tokens are compared with the baseline's: the first wrong
+ * read fails it (and an audit read, shaped like a timed one, would see it too). */
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>

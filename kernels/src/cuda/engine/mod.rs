@@ -105,7 +105,7 @@ mod forward;
 mod slot_table;
 
 pub use breakdown::OpTime;
-pub use slot_table::CudaSlotTable;
+pub use slot_table::{CudaSlotTable, RecordedLaunch};
 
 // ---------------------------------------------------------------------------------------
 // Device memory and launches.

@@ -1,5 +1,5 @@
 //! The CUDA slot table: which kernel serves each slot, how often it was dispatched, and
-//! (for the audit, DESIGN 7 step 8) a record of every call of some slots.
+//! (for the audit, DESIGN 7 step 8) a record of a sample of the calls of some slots.
 
 use std::sync::Mutex;
 
@@ -7,11 +7,30 @@ use super::*;
 use crate::args::{Buffer, SlotArgs};
 use crate::slots::{Elem, ParamKind};
 
-/// The calls recorded for an audit: which slots, and each call's inputs (downloaded just
-/// before the launch) with its outputs (just after), bf16 widened to f32.
+/// The calls recorded for an audit: which calls of which slots, and each call's inputs
+/// (downloaded just before the launch) with its outputs (just after), bf16 widened to f32.
 struct Recording {
-    slots: Vec<SlotId>,
-    calls: Mutex<Vec<SlotArgs>>,
+    sample: Vec<(SlotId, Vec<u64>)>,
+    calls: Mutex<Vec<RecordedLaunch>>,
+}
+
+impl Recording {
+    fn wants(&self, slot: SlotId, index: u64) -> bool {
+        self.sample
+            .iter()
+            .any(|(s, calls)| *s == slot && calls.contains(&index))
+    }
+}
+
+/// One recorded call of an audit read.
+#[derive(Clone, Debug)]
+pub struct RecordedLaunch {
+    /// Which call of its slot it was (0-based, counted from the last `reset_counts`).
+    pub index: u64,
+    /// Inputs as they were before the launch, outputs after it.
+    pub args: SlotArgs,
+    /// Inputs (ABI order) whose contents differed after the launch.
+    pub inputs_changed: Vec<usize>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -120,12 +139,14 @@ impl CudaSlotTable {
         }
     }
 
-    /// Starts recording every call of `slots` served by their top kernels (the candidate's,
-    /// not the incumbent's below; synchronous: each recorded call waits for
-    /// the stream twice). Calls must then run eagerly, never inside a graph capture.
-    pub fn record(&mut self, slots: &[SlotId]) {
+    /// Starts recording the sampled calls of each slot served by its top kernel (the
+    /// candidate's, not the incumbent's below): `sample` lists, per slot, which of its
+    /// calls (0-based, counted like the dispatch counts) to record. Synchronous: each
+    /// recorded call waits for the stream three times. Calls must then run eagerly, never
+    /// inside a graph capture.
+    pub fn record(&mut self, sample: Vec<(SlotId, Vec<u64>)>) {
         self.recording = Some(Recording {
-            slots: slots.to_vec(),
+            sample,
             calls: Mutex::new(Vec::new()),
         });
     }
@@ -135,7 +156,7 @@ impl CudaSlotTable {
     }
 
     /// Stops recording; the recorded calls in launch order, outputs filled in.
-    pub fn take_recorded(&mut self) -> Vec<SlotArgs> {
+    pub fn take_recorded(&mut self) -> Vec<RecordedLaunch> {
         self.recording
             .take()
             .map(|r| r.calls.into_inner().unwrap_or_else(|p| p.into_inner()))
@@ -161,11 +182,13 @@ impl CudaSlotTable {
             });
         };
         let k = &stack[at];
-        // The audit records the calls the slot's top kernel serves (the candidate's).
+        // The audit records the sampled calls the slot's top kernel serves (the
+        // candidate's), counted like the dispatch counts.
+        let index = self.counts[slot.index()].load(Ordering::Relaxed);
         let recording = self
             .recording
             .as_ref()
-            .filter(|r| at == top && r.slots.contains(&slot));
+            .filter(|r| at == top && r.wants(slot, index));
         let recorded_inputs = match recording {
             Some(_) => Some(download_params(
                 stream,
@@ -180,7 +203,7 @@ impl CudaSlotTable {
         if at == top {
             self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
         }
-        if let (Some(r), Some(inputs)) = (recording, recorded_inputs) {
+        if let (Some(r), Some(before)) = (recording, recorded_inputs) {
             let outputs = download_params(stream, slot, ParamKind::Output, outputs, shape)?
                 .into_iter()
                 .map(|b| match b {
@@ -188,15 +211,21 @@ impl CudaSlotTable {
                     Buffer::I32(v) => v.into_iter().map(|x| x as f32).collect(),
                 })
                 .collect();
+            let after = download_params(stream, slot, ParamKind::Input, inputs, shape)?;
+            let inputs_changed = crate::args::changed_inputs(&before, &after);
             r.calls
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .push(SlotArgs {
-                    slot,
-                    shape: shape.to_vec(),
-                    outputs,
-                    inputs,
-                    scalars: scalars.to_vec(),
+                .push(RecordedLaunch {
+                    index,
+                    args: SlotArgs {
+                        slot,
+                        shape: shape.to_vec(),
+                        outputs,
+                        inputs: before,
+                        scalars: scalars.to_vec(),
+                    },
+                    inputs_changed,
                 });
         }
         Ok(())

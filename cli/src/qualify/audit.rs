@@ -1,0 +1,246 @@
+//! Audit A (DESIGN 7 step 8), drawn in secret from the timed reads: at read positions the
+//! referee draws from the attempt's secret seed, the candidate lane runs an extra read of
+//! the workload (same shapes, a fresh prompt) that records a secret sample of its slots'
+//! calls; every recorded call is compared with the trusted reference, its inputs must be
+//! as they were before it, and the read's tokens are checked like any timed read's.
+//!
+//! Nothing but the request tells an audit read from a timed one: the prompt length, the
+//! decode steps, the slots' shapes and the number of calls are the same, and positions run
+//! over the whole read budget (audit reads the decision did not reach run right after it,
+//! before the pristine read). A kernel that is wrong on some reads only is caught on an
+//! audit read in proportion to how often it is wrong. What is secret is secret from the
+//! kernel's arguments and from the order of reads: the request itself lives in the lane's
+//! memory, which a CPU kernel shares (a CUDA kernel does not: it sees device memory only).
+
+use std::collections::BTreeSet;
+
+use cacheon_kernels::args::SlotArgs;
+use cacheon_kernels::compare;
+use cacheon_kernels::reference;
+use cacheon_kernels::rng::Rng;
+use cacheon_kernels::slots::Dtype;
+use cacheon_kernels::SlotId;
+use serde::Serialize;
+
+use crate::arena::{Judging, Workload};
+use crate::lane::engine_lane::{AuditSample, RecordedCall};
+
+/// What the audit reads saw.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AuditSummary {
+    /// Audit reads run.
+    pub reads: usize,
+    pub calls: usize,
+    pub failed_calls: usize,
+    /// Calls that changed one of their inputs.
+    pub inputs_changed: usize,
+    /// The first failing call, described.
+    pub first_failure: Option<String>,
+    pub worst_matched_ppm: u64,
+}
+
+/// The timed-read numbers (1-based, as the speed loop counts its reads) before which an
+/// audit read runs: `w.audit_reads` distinct positions drawn from the secret seed over
+/// every read the budget allows after the first pair (the first pair's dispatch counts
+/// size the sample).
+pub fn draw_reads(seed: u64, w: &Workload, j: &Judging) -> BTreeSet<u64> {
+    let per_pair = j.runs_per_read.max(1) as u64;
+    let first = per_pair + 1;
+    let last = (j.max_pairs.max(2) as u64) * per_pair;
+    let mut rng = Rng::derive(seed, "audit-reads");
+    let mut out = BTreeSet::new();
+    let want = (w.audit_reads as u64).min(last + 1 - first);
+    while (out.len() as u64) < want {
+        out.insert(first + rng.below(last + 1 - first));
+    }
+    out
+}
+
+/// Which calls of each candidate slot one audit read records: every call where the slot
+/// has at most `w.audit_calls_per_slot` of them in a read (`dispatch`, a read's counts
+/// indexed like `SlotId::ALL`), else that many drawn without replacement, one of them
+/// among the prefill's calls (a read's first `calls / (decode_steps + 1)`).
+pub fn draw_sample(
+    seed: u64,
+    read: u64,
+    slots: &[SlotId],
+    dispatch: &[u64],
+    w: &Workload,
+) -> AuditSample {
+    let mut rng = Rng::derive(seed, &format!("audit-sample/{read}"));
+    slots
+        .iter()
+        .map(|&slot| {
+            let n = dispatch.get(slot.index()).copied().unwrap_or(0);
+            let k = w.audit_calls_per_slot as u64;
+            if n <= k {
+                return (slot, (0..n).collect());
+            }
+            let prefill = (n / (w.decode_steps as u64 + 1)).max(1);
+            let mut calls = BTreeSet::from([rng.below(prefill)]);
+            while (calls.len() as u64) < k {
+                calls.insert(rng.below(n));
+            }
+            (slot, calls.into_iter().collect())
+        })
+        .collect()
+}
+
+/// Checks one audit read's recorded calls into `s`: each against the reference at the
+/// arena's tolerance, and its inputs unchanged.
+pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype) {
+    if s.calls == 0 && s.reads == 0 {
+        s.worst_matched_ppm = 1_000_000;
+    }
+    s.reads += 1;
+    for (meta, inputs, outputs) in calls {
+        s.calls += 1;
+        let fail = |why: String| {
+            format!(
+                "call {} of {} at {:?}: {why}",
+                meta.index, meta.slot, meta.shape
+            )
+        };
+        if !meta.inputs_changed.is_empty() {
+            s.inputs_changed += 1;
+            s.failed_calls += 1;
+            s.first_failure.get_or_insert_with(|| {
+                fail(format!(
+                    "the kernel changed its input(s) {:?} during a model run",
+                    meta.inputs_changed
+                ))
+            });
+            continue;
+        }
+        let Some(slot) = SlotId::parse(&meta.slot) else {
+            s.failed_calls += 1;
+            s.first_failure
+                .get_or_insert_with(|| fail("unknown slot".into()));
+            continue;
+        };
+        let args = match SlotArgs::new(
+            slot,
+            meta.shape.clone(),
+            inputs.clone(),
+            meta.scalars.clone(),
+        ) {
+            Ok(a) => a,
+            Err(e) => {
+                s.failed_calls += 1;
+                s.first_failure.get_or_insert_with(|| fail(e.to_string()));
+                continue;
+            }
+        };
+        let expected = reference::compute(&args);
+        if expected.len() != outputs.len() {
+            s.failed_calls += 1;
+            s.first_failure
+                .get_or_insert_with(|| fail("wrong number of outputs".into()));
+            continue;
+        }
+        for (k, (a, e)) in outputs.iter().zip(&expected).enumerate() {
+            if a.len() != e.len() {
+                s.failed_calls += 1;
+                s.first_failure
+                    .get_or_insert_with(|| fail(format!("output {k} has the wrong length")));
+                break;
+            }
+            let r = compare::check(slot.spec().check, a, e, dtype.tolerance());
+            s.worst_matched_ppm = s.worst_matched_ppm.min(r.matched_ppm());
+            if !r.passed {
+                s.failed_calls += 1;
+                s.first_failure.get_or_insert_with(|| {
+                    fail(format!(
+                        "output {k} differs from the reference in {} of {} elements (max |err| {:.3e})",
+                        r.mismatches, r.len, r.max_abs_err
+                    ))
+                });
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::ARENAS;
+    use crate::lane::protocol::AuditCall;
+
+    fn meta(args: &SlotArgs, inputs_changed: Vec<usize>) -> AuditCall {
+        AuditCall {
+            slot: "norm.rmsnorm".into(),
+            index: 3,
+            inputs_changed,
+            shape: args.shape.clone(),
+            scalars: args.scalars.clone(),
+            int_inputs: vec![false, false],
+            outputs: 1,
+        }
+    }
+
+    #[test]
+    fn a_wrong_call_or_a_changed_input_fails_the_audit() {
+        let args = cacheon_kernels::cases::generate(SlotId::RmsNorm, &[3, 7], 1);
+        let good = reference::compute(&args);
+        let mut ok = AuditSummary::default();
+        check_calls(
+            &mut ok,
+            &[(meta(&args, vec![]), args.inputs.clone(), good.clone())],
+            Dtype::F32,
+        );
+        assert_eq!((ok.reads, ok.calls, ok.failed_calls), (1, 1, 0));
+        let mut bad = good.clone();
+        bad[0][20] += 0.5;
+        let mut s = AuditSummary::default();
+        check_calls(&mut s, &[(meta(&args, vec![]), args.inputs.clone(), bad)], Dtype::F32);
+        assert_eq!(s.failed_calls, 1);
+        assert!(s.first_failure.unwrap().contains("1 of 21"));
+        // Right outputs from inputs it then overwrote: the input check fails it.
+        let mut s = AuditSummary::default();
+        check_calls(&mut s, &[(meta(&args, vec![1]), args.inputs.clone(), good)], Dtype::F32);
+        assert_eq!((s.failed_calls, s.inputs_changed), (1, 1));
+        assert!(s.first_failure.unwrap().contains("changed its input(s) [1]"));
+    }
+
+    #[test]
+    fn audit_reads_fall_anywhere_in_the_budget_and_differ_between_attempts() {
+        for arena in ARENAS {
+            let (w, j) = (arena.workload, arena.judging);
+            let per_pair = j.runs_per_read as u64;
+            let mut seen = BTreeSet::new();
+            for seed in 0..400 {
+                let reads = draw_reads(seed, &w, &j);
+                assert_eq!(reads.len(), w.audit_reads);
+                assert!(reads.iter().all(|&r| r > per_pair && r <= j.max_pairs as u64 * per_pair));
+                seen.extend(reads);
+            }
+            // Every position after the first pair is drawn by some attempt, the ones
+            // after the earliest possible decision included.
+            assert_eq!(seen.len() as u64, (j.max_pairs as u64 - 1) * per_pair);
+            assert_ne!(draw_reads(1, &w, &j), draw_reads(2, &w, &j));
+        }
+    }
+
+    #[test]
+    fn the_sample_takes_every_call_when_few_else_a_prefill_call_and_distinct_others() {
+        let w = ARENAS[1].workload;
+        let slots = [SlotId::RmsNorm, SlotId::AttentionDecode];
+        let mut dispatch = vec![0u64; SlotId::ALL.len()];
+        dispatch[SlotId::RmsNorm.index()] = 5;
+        dispatch[SlotId::AttentionDecode.index()] = 8 * 129;
+        for read in 0..50 {
+            let sample = draw_sample(7, read, &slots, &dispatch, &w);
+            assert_eq!(sample[0], (SlotId::RmsNorm, vec![0, 1, 2, 3, 4]));
+            let calls = &sample[1].1;
+            assert_eq!(calls.len(), w.audit_calls_per_slot);
+            assert!(calls.windows(2).all(|p| p[0] < p[1]));
+            assert!(calls[0] < 8, "one call of the prefill's 8 is always sampled");
+            assert!(calls.iter().all(|&c| c < 8 * 129));
+        }
+        assert_ne!(
+            draw_sample(7, 1, &slots, &dispatch, &w),
+            draw_sample(7, 2, &slots, &dispatch, &w)
+        );
+    }
+}
