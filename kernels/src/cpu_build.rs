@@ -5,10 +5,9 @@
 //!    [`CpuSources::preprocess`] gives the compiler's own preprocessor output of each
 //!    source (for the source screen, which then sees exactly what is compiled).
 //! 2. [`CpuSources::compile`]: the ops' sources are compiled into one shared library by
-//!    the system C compiler with the arena's flags under a wall-clock limit (the whole
-//!    compiler process group is killed on timeout), in a sandbox of its own (rlimits, and
-//!    Landlock: its build directory and the system's programs only, no TCP; see
-//!    [`compiler_sandbox`]), each entry's prototype is checked, and
+//!    the system C compiler with the arena's flags in a sandbox of its own (rlimits, a
+//!    wall-clock limit, Landlock and seccomp; its whole process group killed after every
+//!    build: [`crate::compiler_sandbox`]), each entry's prototype is checked, and
 //!    the library passes the artifact screen ([`crate::cpu_artifact`]). No bundle code has
 //!    run yet.
 //! 3. [`CompiledCpuBundle::load`]: the library is `dlopen`ed with `RTLD_NOW | RTLD_LOCAL`
@@ -25,11 +24,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-use wait_timeout::ChildExt;
 
 use crate::bundle::{self, BundleError, BundleFile};
+use crate::compiler_sandbox;
 use crate::cpu_kernel::CpuKernel;
-use crate::landlock::{self, Ruleset};
 use crate::manifest::{Backend, Manifest, ManifestError};
 use crate::slots::SlotId;
 
@@ -363,65 +361,6 @@ fn without_linking(opts: &CpuBuildOptions, mode: &str) -> CpuBuildOptions {
     }
 }
 
-/// The compiler's view of the system, built before the fork and put in force in the child:
-/// its build directory (everything), the system's programs, libraries and headers (`/usr`,
-/// `/lib`, `/lib64`, `/bin`, and the compiler's own installation wherever it lives: read and
-/// execute), the loader's cache and `/dev/null`; no TCP, and no signals or abstract unix
-/// sockets beyond its own processes. A compiler exploited through a crafted source then
-/// finds nothing to read (the validator's key, its database, other attempts' evidence) and
-/// nowhere to write or connect to. `None` on a kernel without Landlock (the rlimits remain).
-fn compiler_sandbox(
-    compiler: &Path,
-    src_root: &Path,
-    work: &Path,
-) -> Result<Option<Ruleset>, CpuBuildError> {
-    let Some(ruleset) = Ruleset::new(true).map_err(CpuBuildError::Io)? else {
-        return Ok(None);
-    };
-    let read_exec = landlock::READ | landlock::EXECUTE;
-    let mut rules: Vec<(PathBuf, u64)> = vec![
-        (work.to_path_buf(), ruleset.handled()),
-        (src_root.to_path_buf(), ruleset.handled()),
-        (PathBuf::from("/usr"), read_exec),
-        (PathBuf::from("/lib"), read_exec),
-        (PathBuf::from("/lib64"), read_exec),
-        (PathBuf::from("/bin"), read_exec),
-        (PathBuf::from("/etc/ld.so.cache"), landlock::READ_FILE),
-        (
-            PathBuf::from("/dev/null"),
-            landlock::READ_FILE | landlock::WRITE_FILE,
-        ),
-    ];
-    // The driver itself, and a toolchain outside /usr (say /opt/gcc-14/bin/cc): its own
-    // directories, not the whole prefix (which may be a home directory).
-    if let Some(driver) = resolve(compiler) {
-        if let Some(prefix) = driver.parent().and_then(Path::parent) {
-            for dir in ["bin", "lib", "lib64", "libexec", "include"] {
-                rules.push((prefix.join(dir), read_exec));
-            }
-        }
-        rules.push((driver, landlock::READ_FILE | landlock::EXECUTE));
-    }
-    for (path, access) in rules {
-        ruleset.allow(&path, access).map_err(CpuBuildError::Io)?;
-    }
-    Ok(Some(ruleset))
-}
-
-/// The compiler driver's real path (found on `PATH` for a bare name, links resolved).
-fn resolve(compiler: &Path) -> Option<PathBuf> {
-    let found = if compiler.components().count() > 1 {
-        Some(compiler.to_path_buf())
-    } else {
-        std::env::var_os("PATH").and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|dir| dir.join(compiler))
-                .find(|p| p.is_file())
-        })
-    };
-    fs::canonicalize(found?).ok()
-}
-
 fn with_source(e: &dyn std::error::Error) -> String {
     match e.source() {
         Some(s) => format!("{e}: {s}"),
@@ -453,7 +392,8 @@ fn compile(
     compile_with(src_root, sources, Some(out), work, opts)
 }
 
-/// Runs the compiler on `sources`; with `out`, the result must exist afterwards.
+/// Runs the compiler on `sources` in its sandbox ([`crate::compiler_sandbox`]); with
+/// `out`, the result must exist afterwards.
 fn compile_with(
     src_root: &Path,
     sources: &[&str],
@@ -461,8 +401,6 @@ fn compile_with(
     work: &Path,
     opts: &CpuBuildOptions,
 ) -> Result<String, CpuBuildError> {
-    use std::os::unix::process::CommandExt;
-    let sandbox = compiler_sandbox(&opts.compiler, src_root, work)?;
     let log_path = work.join("build.log");
     let log_file = File::create(&log_path).map_err(|e| io_err("creating", &log_path, e))?;
     let log_err = log_file
@@ -485,54 +423,15 @@ fn compile_with(
         .env("TMPDIR", work)
         .stdin(Stdio::null())
         .stdout(log_file)
-        .stderr(log_err)
-        .process_group(0);
-    let cpu_seconds = opts.timeout.as_secs().max(1) + 1;
-    // SAFETY: setrlimit, prctl and landlock_restrict_self only (no allocation), between fork
-    // and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            // The compiler reads hostile input: bounded memory, CPU time and output, and (with
-            // Landlock) no file outside its build directory and the system's programs.
-            let set = |res, v: u64| {
-                let lim = libc::rlimit {
-                    rlim_cur: v,
-                    rlim_max: v,
-                };
-                libc::setrlimit(res, &lim)
-            };
-            set(libc::RLIMIT_AS, 4 << 30);
-            set(libc::RLIMIT_CPU, cpu_seconds);
-            set(libc::RLIMIT_FSIZE, 256 << 20);
-            set(libc::RLIMIT_CORE, 0);
-            match &sandbox {
-                Some(ruleset) => ruleset.restrict_self(),
-                None => Ok(()),
-            }
-        });
-    }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| CpuBuildError::CompilerUnavailable {
-            compiler: opts.compiler.display().to_string(),
-            message: e.to_string(),
-        })?;
-    let status = child
-        .wait_timeout(opts.timeout)
-        .map_err(|e| CpuBuildError::Io(format!("waiting for the compiler: {e}")))?;
+        .stderr(log_err);
+    let status = compiler_sandbox::run(cmd, &opts.compiler, src_root, work, opts.timeout)?;
+    let log = read_log(&log_path, opts.max_log_bytes);
     let Some(status) = status else {
-        // Kill the whole group: the driver's cc1/as/ld children too.
-        let pgid = child.id() as libc::pid_t;
-        // SAFETY: plain kill(2) on the process group we created for this child.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
-        let _ = child.wait();
-        let log = read_log(&log_path, opts.max_log_bytes);
         return Err(CpuBuildError::Timeout {
             seconds: opts.timeout.as_secs(),
             log,
         });
     };
-    let log = read_log(&log_path, opts.max_log_bytes);
     if !status.success() || out.is_some_and(|o| !o.exists()) {
         return Err(CpuBuildError::Build { log });
     }

@@ -12,6 +12,7 @@ pub mod args;
 pub mod bundle;
 pub mod cases;
 pub mod compare;
+pub mod compiler_sandbox;
 pub mod cpu_artifact;
 pub mod cpu_build;
 pub mod cpu_kernel;

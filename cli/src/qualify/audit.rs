@@ -193,14 +193,25 @@ mod tests {
         let mut bad = good.clone();
         bad[0][20] += 0.5;
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[(meta(&args, vec![]), args.inputs.clone(), bad)], Dtype::F32);
+        check_calls(
+            &mut s,
+            &[(meta(&args, vec![]), args.inputs.clone(), bad)],
+            Dtype::F32,
+        );
         assert_eq!(s.failed_calls, 1);
         assert!(s.first_failure.unwrap().contains("1 of 21"));
         // Right outputs from inputs it then overwrote: the input check fails it.
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[(meta(&args, vec![1]), args.inputs.clone(), good)], Dtype::F32);
+        check_calls(
+            &mut s,
+            &[(meta(&args, vec![1]), args.inputs.clone(), good)],
+            Dtype::F32,
+        );
         assert_eq!((s.failed_calls, s.inputs_changed), (1, 1));
-        assert!(s.first_failure.unwrap().contains("changed its input(s) [1]"));
+        assert!(s
+            .first_failure
+            .unwrap()
+            .contains("changed its input(s) [1]"));
     }
 
     #[test]
@@ -212,7 +223,9 @@ mod tests {
             for seed in 0..400 {
                 let reads = draw_reads(seed, &w, &j);
                 assert_eq!(reads.len(), w.audit_reads);
-                assert!(reads.iter().all(|&r| r > per_pair && r <= j.max_pairs as u64 * per_pair));
+                assert!(reads
+                    .iter()
+                    .all(|&r| r > per_pair && r <= j.max_pairs as u64 * per_pair));
                 seen.extend(reads);
             }
             // Every position after the first pair is drawn by some attempt, the ones
@@ -235,7 +248,10 @@ mod tests {
             let calls = &sample[1].1;
             assert_eq!(calls.len(), w.audit_calls_per_slot);
             assert!(calls.windows(2).all(|p| p[0] < p[1]));
-            assert!(calls[0] < 8, "one call of the prefill's 8 is always sampled");
+            assert!(
+                calls[0] < 8,
+                "one call of the prefill's 8 is always sampled"
+            );
             assert!(calls.iter().all(|&c| c < 8 * 129));
         }
         assert_ne!(
