@@ -216,11 +216,14 @@ enum Command {
         #[arg(long, value_enum)]
         backend: LaneBackend,
     },
+    /// Internal: one sandboxed NVRTC compile of a miner's CUDA source (started by a lane).
+    #[command(hide = true, name = "nvrtc-child")]
+    NvrtcChild { dir: PathBuf },
 }
 
 fn main() {
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Lane { .. }) {
+    if !matches!(cli.command, Command::Lane { .. } | Command::NvrtcChild { .. }) {
         tracing_subscriber::fmt()
             .with_env_filter(
                 tracing_subscriber::EnvFilter::try_from_env("CACHEON_LOG").unwrap_or_else(|_| {
@@ -238,6 +241,7 @@ fn main() {
     let out = cmd::Out { json: cli.json };
     let code = match cli.command {
         Command::Lane { backend } => cacheon::lane::child::run(backend),
+        Command::NvrtcChild { dir } => cacheon_kernels::cuda::nvrtc::serve_child(&dir),
         Command::Slots => cmd::local::slots(&out),
         Command::Scan { dir, arena } => cmd::local::scan(&out, &dir, arena.as_deref()),
         Command::Verify { dir, device, seed } => cmd::local::verify(&out, &dir, device, seed),

@@ -339,3 +339,44 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
         Outcome::Fail(f) if f.reason == FailReason::Cheating
     ));
 }
+
+/// A miner's CUDA source is compiled by NVRTC in a sandboxed child process (`cacheon
+/// nvrtc-child`), not in the lane: the request and the reply make the round trip through
+/// the sandbox. With NVRTC present the PTX comes back; without it (CI) the child's own
+/// answer does, that the library is missing.
+#[test]
+fn nvrtc_compiles_a_miners_source_in_a_sandboxed_process() {
+    use cacheon_kernels::cuda::nvrtc::{self, NvrtcError};
+    let source = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n";
+    let options = vec!["--gpu-architecture=compute_90".to_string()];
+    let r = nvrtc::compile_sandboxed(
+        &exe(),
+        "k.cu",
+        source,
+        &[],
+        &options,
+        Duration::from_secs(60),
+    );
+    if cacheon_kernels::cuda::loader::nvrtc_present() {
+        let out = r.expect("NVRTC compiles in its sandbox");
+        assert!(out.ptx.contains(".entry k"), "{}", out.ptx);
+        // A compile error comes back as the child's log, not as a sandbox failure.
+        let bad = nvrtc::compile_sandboxed(
+            &exe(),
+            "bad.cu",
+            "this is not CUDA\n",
+            &[],
+            &options,
+            Duration::from_secs(60),
+        );
+        assert!(matches!(bad, Err(NvrtcError::Failed { .. })), "{bad:?}");
+    } else {
+        eprintln!("NVRTC is not on this machine: checking the child's own answer");
+        match r {
+            Err(NvrtcError::Unavailable(m)) => {
+                assert!(m.contains("library not found"), "{m}")
+            }
+            other => panic!("expected the child to report NVRTC missing, got {other:?}"),
+        }
+    }
+}

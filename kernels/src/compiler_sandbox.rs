@@ -22,18 +22,20 @@ use crate::cpu_build::CpuBuildError;
 use crate::landlock::{self, Ruleset};
 
 /// Runs `cmd` (the compiler driver `compiler` with its arguments, directory and I/O set)
-/// in the sandbox, `src_root` and `work` writable. `Ok(None)`: it ran past `timeout` and
-/// was killed. Whatever it ended as, every process left in its group is killed before
-/// this returns.
+/// in the sandbox, `src_root` and `work` writable, `readable` folders (a toolkit outside
+/// the system's) readable and executable too. `Ok(None)`: it ran past `timeout` and was
+/// killed. Whatever it ended as, every process left in its group is killed before this
+/// returns.
 pub fn run(
     mut cmd: Command,
     compiler: &Path,
     src_root: &Path,
     work: &Path,
     timeout: Duration,
+    readable: &[PathBuf],
 ) -> Result<Option<ExitStatus>, CpuBuildError> {
     use std::os::unix::process::CommandExt;
-    let ruleset = landlock_rules(compiler, src_root, work)?;
+    let ruleset = landlock_rules(compiler, src_root, work, readable)?;
     let filter = seccomp_filter().map_err(CpuBuildError::Io)?;
     let cpu_seconds = timeout.as_secs().max(1) + 1;
     cmd.process_group(0);
@@ -122,6 +124,7 @@ fn landlock_rules(
     compiler: &Path,
     src_root: &Path,
     work: &Path,
+    readable: &[PathBuf],
 ) -> Result<Option<Ruleset>, CpuBuildError> {
     let Some(ruleset) = Ruleset::new(true).map_err(CpuBuildError::Io)? else {
         return Ok(None);
@@ -150,6 +153,7 @@ fn landlock_rules(
         }
         rules.push((driver, landlock::READ_FILE | landlock::EXECUTE));
     }
+    rules.extend(readable.iter().map(|d| (d.clone(), read_exec)));
     for (path, access) in rules {
         ruleset.allow(&path, access).map_err(CpuBuildError::Io)?;
     }

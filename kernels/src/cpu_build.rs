@@ -424,7 +424,7 @@ fn compile_with(
         .stdin(Stdio::null())
         .stdout(log_file)
         .stderr(log_err);
-    let status = compiler_sandbox::run(cmd, &opts.compiler, src_root, work, opts.timeout)?;
+    let status = compiler_sandbox::run(cmd, &opts.compiler, src_root, work, opts.timeout, &[])?;
     let log = read_log(&log_path, opts.max_log_bytes);
     let Some(status) = status else {
         return Err(CpuBuildError::Timeout {

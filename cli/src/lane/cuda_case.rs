@@ -32,7 +32,14 @@ impl CudaLane {
     pub fn compile(
         files: &[BundleFile],
     ) -> Result<Result<CompiledBundle, (BuildStage, String)>, String> {
-        match compile_cuda_bundle(files, &CudaBuildOptions::default()) {
+        // NVRTC reads the miner's source: it runs in a sandboxed process of its own.
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("finding this executable for the NVRTC process: {e}"))?;
+        let opts = CudaBuildOptions {
+            sandbox_exe: Some(exe),
+            ..CudaBuildOptions::default()
+        };
+        match compile_cuda_bundle(files, &opts) {
             Ok(compiled) => Ok(Ok(compiled)),
             Err(e) => {
                 let stage = match e.stage() {

@@ -52,6 +52,9 @@ pub struct CudaBuildOptions {
     pub max_log_bytes: usize,
     /// Largest bundle accepted.
     pub max_bundle_bytes: usize,
+    /// Compile in a sandboxed child process of this executable (`<exe> nvrtc-child`, see
+    /// [`nvrtc::compile_sandboxed`]) instead of in this process: for a miner's sources.
+    pub sandbox_exe: Option<PathBuf>,
 }
 
 impl Default for CudaBuildOptions {
@@ -63,6 +66,7 @@ impl Default for CudaBuildOptions {
             timeout: Duration::from_secs(60),
             max_log_bytes: 64 * 1024,
             max_bundle_bytes: bundle::MAX_BUNDLE_BYTES,
+            sandbox_exe: None,
         }
     }
 }
@@ -230,8 +234,12 @@ pub fn compile_cuda_bundle(
         // includes beside the program's name on disk, and a path like `kernels/x.cu` must
         // not make it look in the validator's working directory.
         let name = op.source.rsplit('/').next().unwrap_or(&op.source);
-        let attempt =
-            |opts_now: &[String]| nvrtc::compile(name, text, &headers, opts_now, opts.timeout);
+        let attempt = |opts_now: &[String]| match &opts.sandbox_exe {
+            Some(exe) => {
+                nvrtc::compile_sandboxed(exe, name, text, &headers, opts_now, opts.timeout)
+            }
+            None => nvrtc::compile(name, text, &headers, opts_now, opts.timeout),
+        };
         let mut result = attempt(&options);
         let mut note = String::new();
         if let Err(NvrtcError::Failed { log, .. }) = &result {

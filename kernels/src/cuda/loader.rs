@@ -84,6 +84,12 @@ fn wheel_dirs() -> Vec<PathBuf> {
     out
 }
 
+/// Folders outside the toolkit roots where NVRTC may live (the wheels'), for a sandbox
+/// that must let a compiler process read them.
+pub fn nvrtc_dirs() -> Vec<PathBuf> {
+    wheel_dirs()
+}
+
 fn lib_dirs_under(root: &Path) -> Vec<PathBuf> {
     ["lib64", "lib", "targets/x86_64-linux/lib"]
         .iter()

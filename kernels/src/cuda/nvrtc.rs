@@ -1,19 +1,25 @@
 //! One NVRTC compilation: a `.cu` source plus in-memory headers to PTX, with the compiler
 //! log, under a wall-clock limit. Needs `libnvrtc` but no GPU.
 //!
-//! NVRTC runs in-process, so it cannot be killed: the compile runs on its own thread and
-//! the caller stops waiting at the deadline. The thread is left to finish (or not) on its
-//! own; candidate bundles are built inside lane-runner processes (DESIGN 7.1), which the
-//! parent kills at their deadline, so an abandoned compile never outlives its lane.
+//! [`compile`] runs NVRTC in this process: it cannot be killed, so the compile runs on its
+//! own thread and the caller stops waiting at the deadline (the thread is left to finish
+//! or not). That is for trusted sources (the stock kernels). A miner's source goes through
+//! [`compile_sandboxed`]: NVRTC reads hostile input, so it runs in a child process of its
+//! own (`<exe> nvrtc-child <dir>`, served by [`serve_child`]) inside the compiler's sandbox
+//! ([`crate::compiler_sandbox`]: rlimits, Landlock, seccomp, its process group killed
+//! afterwards), and only PTX comes back for the screens.
 
 use std::ffi::{c_char, CString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use cudarc::nvrtc::sys;
+use serde::{Deserialize, Serialize};
 
 /// What a compile produced.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NvrtcOutput {
     pub ptx: String,
     /// Compiler messages (warnings), possibly empty.
@@ -21,7 +27,7 @@ pub struct NvrtcOutput {
 }
 
 /// Why a compile produced no PTX.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NvrtcError {
     #[error("NVRTC (libnvrtc.so.13) is not available: {0}")]
     Unavailable(String),
@@ -30,7 +36,7 @@ pub enum NvrtcError {
     #[error("compilation took longer than {seconds} s")]
     Timeout { seconds: u64 },
     #[error("NVRTC call `{call}` failed: {code}")]
-    Api { call: &'static str, code: String },
+    Api { call: String, code: String },
     #[error("source or option contains a NUL byte")]
     Nul,
 }
@@ -40,7 +46,7 @@ fn check(call: &'static str, r: sys::nvrtcResult) -> Result<(), NvrtcError> {
         Ok(())
     } else {
         Err(NvrtcError::Api {
-            call,
+            call: call.to_string(),
             code: format!("{r:?}"),
         })
     }
@@ -212,4 +218,133 @@ pub fn compile(
 /// Whether a failed compile's log says a header could not be found.
 pub fn log_says_header_missing(log: &str) -> bool {
     log.contains("cannot open source file") || log.contains("could not open source file")
+}
+
+/// One compile as it travels to the child process.
+#[derive(Serialize, Deserialize)]
+struct ChildRequest {
+    name: String,
+    source: String,
+    headers: Vec<(String, String)>,
+    options: Vec<String>,
+    timeout_ms: u64,
+}
+
+const REQUEST: &str = "request.json";
+const REPLY: &str = "reply.json";
+
+/// Compiles like [`compile`], in a sandboxed child process of `exe` (the `cacheon` binary,
+/// whose hidden `nvrtc-child` command calls [`serve_child`]). The child sees its own
+/// scratch folder, the system's and the CUDA toolkit's files (read-only), nothing else;
+/// it has no network, and nothing it starts outlives it.
+pub fn compile_sandboxed(
+    exe: &Path,
+    name: &str,
+    source: &str,
+    headers: &[(String, String)],
+    options: &[String],
+    timeout: Duration,
+) -> Result<NvrtcOutput, NvrtcError> {
+    let unavailable = |what: &str, e: &dyn std::fmt::Display| {
+        NvrtcError::Unavailable(format!("sandboxed NVRTC: {what}: {e}"))
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("cacheon-nvrtc-")
+        .tempdir()
+        .map_err(|e| unavailable("creating its folder", &e))?;
+    let request = ChildRequest {
+        name: name.to_string(),
+        source: source.to_string(),
+        headers: headers.to_vec(),
+        options: options.to_vec(),
+        timeout_ms: timeout.as_millis() as u64,
+    };
+    let text = serde_json::to_vec(&request).map_err(|e| unavailable("encoding", &e))?;
+    std::fs::write(dir.path().join(REQUEST), text).map_err(|e| unavailable("writing", &e))?;
+    let log = dir.path().join("child.log");
+    let log_file = std::fs::File::create(&log).map_err(|e| unavailable("creating", &e))?;
+    let log_err = log_file
+        .try_clone()
+        .map_err(|e| unavailable("opening", &e))?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("nvrtc-child")
+        .arg(dir.path())
+        .current_dir(dir.path())
+        .env_clear()
+        .env("TMPDIR", dir.path())
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(log_file)
+        .stderr(log_err);
+    // What the loader needs to find NVRTC where this process found it.
+    for var in [
+        "PATH",
+        "LD_LIBRARY_PATH",
+        "CUDA_HOME",
+        "CUDA_PATH",
+        "CUDA_ROOT",
+        "CUDA_TOOLKIT_ROOT_DIR",
+    ] {
+        if let Some(v) = std::env::var_os(var) {
+            cmd.env(var, v);
+        }
+    }
+    let readable: Vec<PathBuf> = super::loader::toolkit_roots()
+        .into_iter()
+        .chain(super::loader::nvrtc_dirs())
+        .collect();
+    // The child's own limit comes first; this one covers a child that ignores it.
+    let grace = timeout + Duration::from_secs(5);
+    let status =
+        crate::compiler_sandbox::run(cmd, exe, dir.path(), dir.path(), grace, &readable)
+            .map_err(|e| unavailable("running", &e))?;
+    let Some(status) = status else {
+        return Err(NvrtcError::Timeout {
+            seconds: timeout.as_secs(),
+        });
+    };
+    match std::fs::read(dir.path().join(REPLY)) {
+        Ok(bytes) => serde_json::from_slice::<Result<NvrtcOutput, NvrtcError>>(&bytes)
+            .map_err(|e| unavailable("its reply", &e))?,
+        Err(_) => {
+            let mut text = std::fs::read_to_string(&log).unwrap_or_default();
+            text.truncate(4096);
+            Err(NvrtcError::Failed {
+                code: format!("the compiler process ended ({status}) without a reply"),
+                log: text,
+            })
+        }
+    }
+}
+
+/// The child side of [`compile_sandboxed`]: compiles the request in `dir` and writes the
+/// reply beside it. Returns the process exit code.
+pub fn serve_child(dir: &Path) -> i32 {
+    let request: ChildRequest = match std::fs::read(dir.join(REQUEST))
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("nvrtc-child: bad request: {e}");
+            return 2;
+        }
+    };
+    let reply = compile(
+        &request.name,
+        &request.source,
+        &request.headers,
+        &request.options,
+        Duration::from_millis(request.timeout_ms),
+    );
+    let written = serde_json::to_vec(&reply)
+        .map_err(|e| e.to_string())
+        .and_then(|b| std::fs::write(dir.join(REPLY), b).map_err(|e| e.to_string()));
+    match written {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("nvrtc-child: writing the reply: {e}");
+            2
+        }
+    }
 }
