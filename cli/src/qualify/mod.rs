@@ -324,6 +324,14 @@ fn measure(
                     report.audit = Some(seen);
                     return outcome;
                 }
+                // An audit read runs eagerly and moves data to the host: one untimed pair
+                // puts both lanes back as a timed read finds them (graphs, caches, clocks).
+                let prompt = next_prompt();
+                if let Err(outcome) =
+                    timed_pair(&mut base, &mut cand, &prompt, w.decode_steps, false)
+                {
+                    return outcome;
+                }
             }
             let read_prompt = next_prompt();
             let pair = match timed_pair(
