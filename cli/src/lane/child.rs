@@ -326,8 +326,9 @@ fn build(
             }
             send(out, &reply)
         }
-        // NVRTC compiles in this process: a crash or hang there is the candidate's. The
-        // module is loaded only once the lane is sealed.
+        // NVRTC compiles in a sandboxed process of its own (`cacheon nvrtc-child`); a
+        // crash or hang there is the candidate's. The module is loaded only once the lane
+        // is sealed.
         LaneBackend::Cuda => match entering(out, "compiling the bundle".into())
             .map_err(|e| e.to_string())
             .and_then(|_| state.gpu())
