@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Diagnostic variants of the stock CUDA attention.decode kernel, as bundles for
 # `cacheon-engine-bench --bundle DIR`, written under target/attention-variants/ (ignored by
-# git; carry it with target/gpu-bin). Each changes one thing, to split the kernel's 13.5 µs
+# git; copy it to the GPU machine with target/gpu-bin). Each changes one thing, to split the kernel's 13.5 µs
 # per layer (batch 1, 2,049 cached positions, docs/kernels-bench-h200.md) into its parts:
 #   u8, u16  positions in flight per lane group in 1-2-head passes (stock: 4)
 #   noloop   no cache reads at all (prologue, merges and launch only; wrong results)
@@ -11,10 +11,10 @@
 #   z1       1 z (all four heads of a KV head per block, 64 blocks)
 #   tg8      8 lanes per cache row in 1-2-head passes (two 16-byte slots per lane, 2
 #            positions in flight: 3 shuffle levels per score instead of 4; matches the
-#            reference under the CPU emulation (cuda_emulated); session 7: step 1.360 ms
+#            reference under the CPU emulation (cuda_emulated); measured 2026-12-03: step 1.360 ms
 #            against the stock kernel's 1.355 ms in the same call)
 # Timing only: the wrong-result variants must never be installed anywhere else.
-# Measured in sessions 6-7 (docs/kernels-bench-h200.md): empty 1.5 us, noloop 5.4 us, stock
+# Measured 2026-12-03 (docs/kernels-bench-h200.md, "Tried and dropped"): empty 1.5 us, noloop 5.4 us, stock
 # 12.9-13.4 us; none of the others is faster than the stock kernel.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

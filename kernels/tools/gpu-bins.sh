@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds the binaries the GPU machine runs (it has no cargo): the benchmark and the CUDA
 # test executables, in release mode, copied under target/gpu-bin/ at the repository root
-# (ignored by git; pass it to the device tool with carry=["target/gpu-bin"]).
-# See kernels/GPU_RUN.md.
+# (ignored by git; copy it to the GPU machine with the repository). See docs/gpu.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/cacheon/target-kernels}"

@@ -57,8 +57,9 @@ pub fn catalog() -> Vec<TargetSpec> {
     targets
 }
 
-/// A digest naming an engine component, e.g. `digest("model", "tiny:seed=0")`. The validator
-/// checks that the engine it runs has exactly these names (see docs/arenas.md).
+/// A digest naming an engine component, e.g. `digest("model", "tiny")`. The off-chain
+/// arena table (`offchain/src/arena.rs`) names the same engines; nothing compares the two
+/// yet (docs/README.md, "Arenas").
 pub fn digest(kind: &str, name: &str) -> [u8; 32] {
     frame::hashing::sha2_256(format!("cacheon/{kind}/v1/{name}").as_bytes())
 }

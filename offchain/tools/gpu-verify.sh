@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs `cacheon verify --device cuda` on every CUDA example and stock CUDA bundle on a GPU
-# machine that has no cargo. Build the binary here first and carry it:
+# machine that has no cargo. Build the binary here first:
 #   mkdir -p target/gpu-cli && objcopy --strip-debug "$CARGO_TARGET_DIR/debug/cacheon" target/gpu-cli/cacheon
-#   (device tool: carry ["target/gpu-cli"], command: bash cli/tools/gpu-verify.sh)
+#   then copy the repository with target/gpu-cli to the GPU machine and run bash offchain/tools/gpu-verify.sh there.
 # Writes one JSON report per bundle and summary.txt under $OUT (default: ./gpu-verify-out).
 set -u
 cd "$(dirname "$0")/../.."

@@ -22,8 +22,13 @@ use cacheon_kernels::slots::Dtype;
 use cacheon_kernels::SlotId;
 use serde::Serialize;
 
-use crate::arena::{Judging, Workload};
+use cacheon_primitives::FailReason;
+
+use super::reads;
+use crate::arena::{Arena, Judging, Workload};
 use crate::lane::engine_lane::{AuditSample, RecordedCall};
+use crate::lane::{Lane, LaneError};
+use crate::screens::{fail, lane_outcome, Outcome, Stage};
 
 /// What the audit reads saw.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -158,6 +163,61 @@ pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype) {
                 break;
             }
         }
+    }
+}
+
+/// One audit read: the baseline reads `prompt`, the candidate reads it recording the
+/// `sample`d calls; the candidate's tokens must agree with the baseline's as for a timed
+/// read, and its recorded calls pass the audit (`audit::check_calls`, into `summary`).
+pub fn audit_read(
+    base: &mut Lane,
+    cand: &mut Lane,
+    prompt: &[u32],
+    sample: &AuditSample,
+    arena: Arena,
+    summary: &mut AuditSummary,
+) -> Result<(), Outcome> {
+    let steps = arena.workload.decode_steps;
+    let base_tokens = base
+        .run(prompt, steps, false)
+        .map_err(|e| lane_outcome(Stage::Audit, LaneError::Infrastructure(e.to_string())))?
+        .0;
+    base.freeze();
+    let read = cand.audit(prompt, steps, sample);
+    cand.freeze();
+    let ((cand_tokens, _, _), calls) = read.map_err(|e| lane_outcome(Stage::Audit, e))?;
+    check_calls(summary, &calls, arena.backend.dtype());
+    // Every sampled slot serves calls in every read (the speed loop checks its dispatch
+    // counts), so each must have some recorded.
+    let unaudited = sample
+        .iter()
+        .find(|(s, _)| !calls.iter().any(|(meta, _, _)| meta.slot == s.as_str()));
+    if let Some(f) = &summary.first_failure {
+        let reason = if summary.inputs_changed > 0 {
+            FailReason::Cheating
+        } else {
+            FailReason::BehaviourChanged
+        };
+        return Err(Outcome::Fail(fail(Stage::Audit, reason, f.clone())));
+    }
+    if let Some((s, _)) = unaudited {
+        return Err(Outcome::Fail(fail(
+            Stage::Audit,
+            FailReason::BehaviourChanged,
+            format!("the candidate's {s} kernel served none of an audit read's sampled calls"),
+        )));
+    }
+    match reads::tokens_agree(base, prompt, &base_tokens, &cand_tokens, arena.backend) {
+        Ok(()) => Ok(()),
+        Err(Ok(detail)) => Err(Outcome::Fail(fail(
+            Stage::Audit,
+            FailReason::BehaviourChanged,
+            detail,
+        ))),
+        Err(Err(e)) => Err(lane_outcome(
+            Stage::Audit,
+            LaneError::Infrastructure(e.to_string()),
+        )),
     }
 }
 

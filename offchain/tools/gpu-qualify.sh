@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Whole qualification attempts on the h200-llama8b arena, on a GPU machine that has no
-# cargo. Build here and carry the binary (as for gpu-verify.sh):
+# cargo. Build the binary here and copy it (as for gpu-verify.sh):
 #   mkdir -p target/gpu-cli && objcopy --strip-debug "$CARGO_TARGET_DIR/debug/cacheon" target/gpu-cli/cacheon
-#   (device tool: carry ["target/gpu-cli"], command: bash cli/tools/gpu-qualify.sh)
+#   then copy the repository with target/gpu-cli to the GPU machine and run bash offchain/tools/gpu-qualify.sh there.
 # Each attempt's JSON line, evidence report and wall time land under $OUT (default
 # ./gpu-qualify-out); summary.txt has one line per attempt.
 set -u

@@ -300,7 +300,7 @@ fn qualify_command_prints_one_object_and_exits_by_verdict() {
 }
 
 // ---------------------------------------------------------------------------------------
-// The CUDA arena (skipped without a GPU; `cli/tools/gpu-qualify.sh` runs the same attempts
+// The CUDA arena (skipped without a GPU; `offchain/tools/gpu-qualify.sh` runs the same attempts
 // with the built binary on a GPU machine that has no cargo).
 
 #[test]

@@ -1,0 +1,128 @@
+//! The speed step's two resident lanes: the exact incumbent (baseline) and the incumbent
+//! plus this proposal only (candidate).
+
+use cacheon_kernels::rng::Rng;
+use cacheon_kernels::SlotId;
+
+use super::AttemptOptions;
+use crate::arena::{Arena, LaneBackend};
+use crate::lane::{BuildOutcome, Lane, LaneError};
+use crate::screens::{lane_outcome, Outcome, Stage};
+
+/// Both lanes, sealed, frozen, with the engine's vocabulary size and the weight bytes one
+/// forward pass reads.
+pub struct Lanes {
+    pub base: Lane,
+    pub cand: Lane,
+    pub vocab: usize,
+    pub weight_bytes: u64,
+}
+
+/// Starts both lanes for a candidate (`canonical` bundle bytes serving `candidate_slots`).
+pub fn start(
+    canonical: &[u8],
+    candidate_slots: &[SlotId],
+    arena: Arena,
+    opts: &AttemptOptions,
+) -> Result<Lanes, Outcome> {
+    // Two resident lanes: the exact incumbent, and the incumbent plus this proposal only.
+    // They are built alike, so that nothing but the candidate's code differs between them:
+    // the baseline lane builds the incumbent kernels of the candidate's slots through the
+    // same path (compile, seal, load, install over the engine's own copy) that the
+    // candidate lane builds the candidate through.
+    let w = arena.workload;
+    let incumbent = incumbent_of(candidate_slots, &opts.stack, arena.backend)
+        .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e)))?;
+    let start_lane = |candidate: bool| -> Result<(Lane, usize, u64), LaneError> {
+        let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
+        let (vocab, weight_bytes) =
+            lane.load_engine(w.model, w.weights_seed, w.max_seq, &opts.stack)?;
+        if !candidate {
+            for bytes in &incumbent {
+                match lane.build(bytes, "incumbent")? {
+                    BuildOutcome::Built { .. } => {}
+                    BuildOutcome::Failed { log, .. } => {
+                        return Err(LaneError::Infrastructure(format!(
+                            "an incumbent bundle did not build in the baseline lane: {log}"
+                        )))
+                    }
+                }
+            }
+            lane.seal()?;
+            lane.install_candidate()?;
+        } else {
+            match lane.build(canonical, "candidate")? {
+                BuildOutcome::Built { .. } => {}
+                BuildOutcome::Failed { log, .. } => {
+                    return Err(LaneError::Infrastructure(format!(
+                        "the candidate built in the screens but not in its speed lane: {log}"
+                    )))
+                }
+            }
+            // Sealing loads the candidate's library: the lane is the candidate's from here.
+            lane.mark_candidate();
+            lane.seal()?;
+            lane.install_candidate()?;
+        }
+        lane.freeze();
+        Ok((lane, vocab, weight_bytes))
+    };
+    let start_base = || match start_lane(false) {
+        Ok(l) => Ok(l),
+        Err(e) => Err(lane_outcome(
+            Stage::Speed,
+            LaneError::Infrastructure(e.to_string()),
+        )),
+    };
+    let start_cand = || start_lane(true).map_err(|e| lane_outcome(Stage::Speed, e));
+    // Which lane starts first (and so allocates first) is drawn from the secret seed.
+    let lanes = if Rng::derive(opts.seed, "lane-order").below(2) == 0 {
+        start_base().and_then(|b| Ok((b, start_cand()?)))
+    } else {
+        start_cand().and_then(|c| Ok((start_base()?, c)))
+    };
+    let ((base, vocab, weight_bytes), (cand, _, _)) = lanes?;
+    Ok(Lanes {
+        base,
+        cand,
+        vocab,
+        weight_bytes,
+    })
+}
+
+/// The canonical bytes of the bundles that serve `slots` in the incumbent stack: for each
+/// slot the last stack bundle with an op for it, else the arena's stock bundle; each once.
+fn incumbent_of(
+    slots: &[SlotId],
+    stack: &[Vec<u8>],
+    backend: LaneBackend,
+) -> Result<Vec<Vec<u8>>, String> {
+    use cacheon_kernels::bundle::{canonical_bytes, from_canonical_bytes, MAX_BUNDLE_BYTES};
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for &slot in slots {
+        let mut found = None;
+        for bytes in stack.iter().rev() {
+            let files = from_canonical_bytes(bytes, MAX_BUNDLE_BYTES).map_err(|e| e.to_string())?;
+            let manifest =
+                cacheon_kernels::Manifest::from_bundle(&files).map_err(|e| e.to_string())?;
+            if manifest.ops.iter().any(|o| o.slot == slot) {
+                found = Some(bytes.clone());
+                break;
+            }
+        }
+        let bytes = match found {
+            Some(b) => b,
+            None => {
+                let stock = match backend {
+                    LaneBackend::Cpu => cacheon_kernels::stock::cpu_bundle(slot),
+                    LaneBackend::Cuda => cacheon_kernels::stock::cuda_bundle(slot),
+                };
+                canonical_bytes(&stock.files(), MAX_BUNDLE_BYTES).map_err(|e| e.to_string())?
+            }
+        };
+        if !out.contains(&bytes) {
+            out.push(bytes);
+        }
+    }
+    Ok(out)
+}

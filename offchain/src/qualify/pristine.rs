@@ -1,0 +1,109 @@
+//! The pristine reference T (DESIGN 7 step 9), after the candidate lanes are gone: a
+//! fresh lane with the genesis stock kernels only teacher-forces the token sequences the
+//! baseline and the candidate generated from one prompt; the candidate's next-token
+//! distributions must stay within a KL bound of the pristine engine's and within the stock
+//! envelope (a multiple of the baseline's own distance).
+
+use cacheon_primitives::FailReason;
+
+use super::{AttemptOptions, PristineRecord};
+use crate::arena::Arena;
+use crate::lane::engine_lane::RunResult;
+use crate::lane::{Lane, LaneError};
+use crate::screens::{fail, lane_outcome, Outcome, Stage};
+
+/// Checks the candidate's read `cand` (and the baseline's `base`, for the envelope), both
+/// generated from `prompt` with their logits kept.
+pub fn check(
+    prompt: &[u32],
+    base: &RunResult,
+    cand: &RunResult,
+    arena: Arena,
+    opts: &AttemptOptions,
+    vocab: usize,
+) -> (Outcome, Option<PristineRecord>) {
+    let (w, j) = (arena.workload, arena.judging);
+    let pristine = (|| -> Result<(Vec<f32>, Vec<f32>), LaneError> {
+        let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
+        lane.load_engine(w.model, w.weights_seed, w.max_seq, &[])?;
+        lane.seal()?;
+        let forced = |lane: &mut Lane, generated: &[u32]| -> Result<Vec<f32>, LaneError> {
+            // Positions prompt_len-1 .. end-1 predict the generated tokens.
+            let mut seq = prompt.to_vec();
+            seq.extend_from_slice(&generated[..generated.len() - 1]);
+            lane.teacher_force(&seq, prompt.len() - 1)
+        };
+        let b = forced(&mut lane, &base.0)?;
+        let c = forced(&mut lane, &cand.0)?;
+        lane.shutdown();
+        Ok((b, c))
+    })();
+    let (p_b, p_c) = match pristine {
+        Ok(v) => v,
+        Err(e) => {
+            let outcome = lane_outcome(Stage::Pristine, LaneError::Infrastructure(e.to_string()));
+            return (outcome, None);
+        }
+    };
+    let kl_b = mean_kl(&p_b, base.2.as_deref().unwrap_or_default(), vocab);
+    let kl_c = mean_kl(&p_c, cand.2.as_deref().unwrap_or_default(), vocab);
+    let envelope = j.envelope_factor * kl_b + j.envelope_floor;
+    let record = PristineRecord {
+        kl_baseline: kl_b,
+        kl_candidate: kl_c,
+        kl_bound: j.kl_bound,
+        envelope,
+    };
+    if kl_c > j.kl_bound || kl_c > envelope {
+        let outcome = Outcome::Fail(fail(
+            Stage::Pristine,
+            FailReason::BehaviourChanged,
+            format!("mean KL from the pristine engine {kl_c:.3e} nats (bound {:.1e}, stock envelope {envelope:.3e})", j.kl_bound),
+        ));
+        return (outcome, Some(record));
+    }
+    (Outcome::Pass, Some(record))
+}
+
+fn log_softmax(row: &[f32]) -> Vec<f64> {
+    let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+    let sum: f64 = row.iter().map(|&v| (v as f64 - max).exp()).sum();
+    let lse = max + sum.ln();
+    row.iter().map(|&v| v as f64 - lse).collect()
+}
+
+/// Mean over rows of KL(reference ‖ other), rows of `vocab` logits each. Non-finite
+/// logits give an infinite KL.
+pub fn mean_kl(reference: &[f32], other: &[f32], vocab: usize) -> f64 {
+    if vocab == 0 || reference.len() != other.len() || reference.is_empty() {
+        return f64::INFINITY;
+    }
+    let rows = reference.len() / vocab;
+    let mut total = 0.0;
+    for r in 0..rows {
+        let p = log_softmax(&reference[r * vocab..(r + 1) * vocab]);
+        let q = log_softmax(&other[r * vocab..(r + 1) * vocab]);
+        let kl: f64 = p.iter().zip(&q).map(|(lp, lq)| lp.exp() * (lp - lq)).sum();
+        if !kl.is_finite() {
+            return f64::INFINITY;
+        }
+        total += kl.max(0.0);
+    }
+    total / rows as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kl_is_zero_for_equal_rows_and_grows_with_difference() {
+        let a = vec![1.0, 2.0, 3.0, 0.5, 0.1, 0.2];
+        assert_eq!(mean_kl(&a, &a, 3), 0.0);
+        let b = vec![1.0, 2.0, 3.1, 0.5, 0.1, 0.2];
+        let c = vec![3.0, 2.0, 1.0, 0.5, 0.1, 0.2];
+        assert!(mean_kl(&a, &b, 3) > 0.0);
+        assert!(mean_kl(&a, &c, 3) > mean_kl(&a, &b, 3));
+        assert!(mean_kl(&a, &[f32::NAN; 6], 3).is_infinite());
+    }
+}

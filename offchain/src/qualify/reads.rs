@@ -1,0 +1,122 @@
+//! The speed step's reads: a fresh secret prompt per read, one timed read of each lane on
+//! it (timed by the referee, each lane frozen as soon as it answered), and the check of a
+//! read's tokens against the baseline's.
+
+use std::time::Instant;
+
+use cacheon_kernels::rng::Rng;
+
+use crate::arena::LaneBackend;
+use crate::lane::{Lane, LaneError};
+use crate::screens::{lane_outcome, Outcome, Stage};
+
+/// The prompt of the attempt's `read`-th workload read: fresh for every read, secret
+/// (derived from the attempt's seed).
+pub fn read_prompt(seed: u64, read: u64, len: usize, vocab: usize) -> Vec<u32> {
+    let mut rng = Rng::derive(seed, &format!("workload-prompt/{read}"));
+    (0..len).map(|_| rng.below(vocab as u64) as u32).collect()
+}
+
+/// One timed read of each lane on the same prompt.
+pub struct TimedPair {
+    pub base_ms: f64,
+    pub cand_ms: f64,
+    pub base_tokens: Vec<u32>,
+    pub cand_tokens: Vec<u32>,
+    /// The candidate lane's dispatch counts.
+    pub dispatch: Vec<u64>,
+}
+
+/// Runs the prompt on both lanes, candidate first when `cand_first`; the referee times
+/// each request itself, from sending it to the reply, and freezes each lane as soon as it
+/// has answered.
+pub fn timed_pair(
+    base: &mut Lane,
+    cand: &mut Lane,
+    prompt: &[u32],
+    decode_steps: usize,
+    cand_first: bool,
+) -> Result<TimedPair, Outcome> {
+    let time = |lane: &mut Lane| {
+        let t = Instant::now();
+        let r = lane.run(prompt, decode_steps, false);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        lane.freeze();
+        r.map(|(tokens, dispatch, _)| (ms, tokens, dispatch))
+    };
+    let base_read = |base: &mut Lane| {
+        time(base).map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())))
+    };
+    let cand_read = |cand: &mut Lane| time(cand).map_err(|e| lane_outcome(Stage::Speed, e));
+    let (b, c) = if cand_first {
+        let c = cand_read(cand)?;
+        (base_read(base)?, c)
+    } else {
+        let b = base_read(base)?;
+        (b, cand_read(cand)?)
+    };
+    Ok(TimedPair {
+        base_ms: b.0,
+        cand_ms: c.0,
+        base_tokens: b.1,
+        cand_tokens: c.1,
+        dispatch: c.2,
+    })
+}
+
+/// Largest gap between two logits, relative to the largest logit's magnitude (at least
+/// 1), that an honest reordering of the arithmetic could flip: the f32 CPU engine and the
+/// bf16 CUDA engine.
+fn tie_tolerance(backend: LaneBackend) -> f32 {
+    match backend {
+        LaneBackend::Cpu => 1e-3,
+        LaneBackend::Cuda => 3e-2,
+    }
+}
+
+/// Checks a timed read's tokens against the baseline's for the same prompt. Where they
+/// first differ, the baseline lane (no candidate code) teacher-forces its own sequence to
+/// that position: the read stands only if the two tokens were a near tie there, which an
+/// honest kernel's rounding can flip. `Err(Ok(detail))`: behaviour changed;
+/// `Err(Err(e))`: the baseline lane failed.
+pub fn tokens_agree(
+    base: &mut Lane,
+    prompt: &[u32],
+    base_tokens: &[u32],
+    cand_tokens: &[u32],
+    backend: LaneBackend,
+) -> Result<(), Result<String, LaneError>> {
+    if base_tokens.len() != cand_tokens.len() {
+        return Err(Ok(format!(
+            "a timed read generated {} tokens where the baseline generated {}",
+            cand_tokens.len(),
+            base_tokens.len()
+        )));
+    }
+    let Some(at) = base_tokens
+        .iter()
+        .zip(cand_tokens)
+        .position(|(b, c)| b != c)
+    else {
+        return Ok(());
+    };
+    let mut seq = prompt.to_vec();
+    seq.extend_from_slice(&base_tokens[..at]);
+    let logits = base.teacher_force(&seq, seq.len() - 1).map_err(Err)?;
+    base.freeze();
+    let (b, c) = (base_tokens[at] as usize, cand_tokens[at] as usize);
+    let (Some(&lb), Some(&lc)) = (logits.get(b), logits.get(c)) else {
+        return Err(Ok(format!(
+            "a timed read generated token {c} at position {at}, outside the vocabulary"
+        )));
+    };
+    let scale = logits.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+    let gap = (lb - lc).abs() / scale;
+    if gap <= tie_tolerance(backend) {
+        return Ok(());
+    }
+    Err(Ok(format!(
+        "a timed read generated token {c} at position {at} where the baseline generated {b} \
+         (their logits differ by {gap:.2e} of the largest, more than rounding explains)"
+    )))
+}
