@@ -56,9 +56,16 @@ fn nothing_the_compiler_started_outlives_a_successful_build() {
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&log).unwrap())
         .stderr(Stdio::null());
-    let status = compiler_sandbox::run(cmd, &cc, work.path(), work.path(), Duration::from_secs(20), &[])
-        .unwrap()
-        .expect("the fake compiler exits at once");
+    let status = compiler_sandbox::run(
+        cmd,
+        &cc,
+        work.path(),
+        work.path(),
+        Duration::from_secs(20),
+        &[],
+    )
+    .unwrap()
+    .expect("the fake compiler exits at once");
     assert!(status.success());
     let text = std::fs::read_to_string(&log).unwrap();
     let spinner: u32 = text
@@ -98,8 +105,15 @@ fn a_compiler_past_its_time_is_killed_with_its_group() {
         .stdout(std::fs::File::create(&log).unwrap())
         .stderr(Stdio::null());
     let t = Instant::now();
-    let status =
-        compiler_sandbox::run(cmd, &cc, work.path(), work.path(), Duration::from_secs(1), &[]).unwrap();
+    let status = compiler_sandbox::run(
+        cmd,
+        &cc,
+        work.path(),
+        work.path(),
+        Duration::from_secs(1),
+        &[],
+    )
+    .unwrap();
     assert!(status.is_none(), "past its time: {status:?}");
     assert!(t.elapsed() < Duration::from_secs(10));
     let text = std::fs::read_to_string(&log).unwrap();

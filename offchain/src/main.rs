@@ -223,7 +223,10 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Lane { .. } | Command::NvrtcChild { .. }) {
+    if !matches!(
+        cli.command,
+        Command::Lane { .. } | Command::NvrtcChild { .. }
+    ) {
         tracing_subscriber::fmt()
             .with_env_filter(
                 tracing_subscriber::EnvFilter::try_from_env("CACHEON_LOG").unwrap_or_else(|_| {

@@ -295,9 +295,8 @@ pub fn compile_sandboxed(
         .collect();
     // The child's own limit comes first; this one covers a child that ignores it.
     let grace = timeout + Duration::from_secs(5);
-    let status =
-        crate::compiler_sandbox::run(cmd, exe, dir.path(), dir.path(), grace, &readable)
-            .map_err(|e| unavailable("running", &e))?;
+    let status = crate::compiler_sandbox::run(cmd, exe, dir.path(), dir.path(), grace, &readable)
+        .map_err(|e| unavailable("running", &e))?;
     let Some(status) = status else {
         return Err(NvrtcError::Timeout {
             seconds: timeout.as_secs(),

@@ -322,4 +322,3 @@ fn measure(
     report.pristine = record;
     outcome
 }
-
