@@ -1,0 +1,337 @@
+//! Attestations: a lease's verdict moves its proposal on (a PASS to its reproduction or its
+//! crown, a FAIL to its end, a NoDecision back to its queue or to its end).
+
+use super::*;
+
+impl<T: Config> Pallet<T> {
+    /// Records `validator`'s attestation of its lease on `id`. Returns the weight of the branch
+    /// taken.
+    pub(crate) fn do_attest(
+        validator: T::AccountId,
+        id: ProposalId,
+        a: Attestation,
+    ) -> Result<Weight, DispatchError> {
+        let now = frame_system::Pallet::<T>::block_number();
+        let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
+        let (lease, primary, kept_until) = match &p.status {
+            ProposalStatus::Primary { lease } => (lease.clone(), None, None),
+            ProposalStatus::Reproduction {
+                primary,
+                lease,
+                until,
+            } => (lease.clone(), Some(primary.clone()), Some(*until)),
+            _ => return Err(Error::<T>::NotLeaseHolder.into()),
+        };
+        ensure!(lease.validator == validator, Error::<T>::NotLeaseHolder);
+        ensure!(
+            Validators::<T>::contains_key(&p.arena, &validator),
+            Error::<T>::NotValidator
+        );
+        ensure!(now < lease.expires_at, Error::<T>::LeaseExpired);
+        ensure!(
+            a.incumbent_generation == lease.generation,
+            Error::<T>::GenerationMismatch
+        );
+        let info = Arenas::<T>::get(&p.arena).ok_or(Error::<T>::UnknownArena)?;
+        if let Verdict::Pass { speedup_ppm } = a.verdict {
+            let floor = PPM_ONE.saturating_add(info.config.policy.min_margin_ppm);
+            ensure!(speedup_ppm >= floor, Error::<T>::BelowMargin);
+            ensure!(
+                speedup_ppm <= T::MaxSpeedupPpm::get(),
+                Error::<T>::SpeedupImplausible
+            );
+            if let Some(primary) = &primary {
+                ensure!(
+                    primary.attempt_digest != a.attempt_digest
+                        && primary.evidence_digest != a.evidence_digest,
+                    Error::<T>::DuplicateEvidence
+                );
+            }
+        }
+        Self::end_lease(id, &lease);
+
+        let incumbent_free =
+            matches!(a.verdict, Verdict::Fail { reason } if !reason.is_disputable());
+        if lease.generation != info.generation && !incumbent_free {
+            // Measured against an incumbent that has since changed: not the miner's fault.
+            // (A FAIL that does not depend on the incumbent — cheating, a build, ABI or policy
+            // failure — is judged below whatever the generation.)
+            p.status = ProposalStatus::Queued;
+            Proposals::<T>::insert(id, p);
+            Self::deposit_event(Event::AttestationStale {
+                proposal: id,
+                validator,
+                generation: lease.generation,
+                current: info.generation,
+            });
+            return Ok(T::WeightInfo::attest_pass());
+        }
+        // A PASS or a disputed FAIL counts only while its validator is registered.
+        let primary = match primary {
+            Some(pr) if !Validators::<T>::contains_key(&p.arena, &pr.validator) => {
+                Self::deposit_event(Event::PassDropped {
+                    proposal: id,
+                    generation: info.generation,
+                });
+                None
+            }
+            pr => pr,
+        };
+        if p.disputed
+            .as_ref()
+            .is_some_and(|d| !Validators::<T>::contains_key(&p.arena, &d.validator))
+        {
+            p.disputed = None;
+        }
+        let required = info.config.policy.required_distinct_validators;
+        let this_pass = |speedup_ppm| RecordedPass {
+            validator: validator.clone(),
+            operator: lease.operator.clone(),
+            speedup_ppm,
+            generation: lease.generation,
+            evidence_digest: a.evidence_digest,
+            attempt_digest: a.attempt_digest,
+        };
+
+        let used = match (a.verdict, primary) {
+            (Verdict::Pass { speedup_ppm }, None) => {
+                let pass = this_pass(speedup_ppm);
+                if let Some(fail) = &p.disputed {
+                    Self::deposit_event(Event::AttestationsDisagreed {
+                        proposal: id,
+                        pass_validator: validator.clone(),
+                        pass_evidence: a.evidence_digest,
+                        fail_validator: fail.validator.clone(),
+                        fail_evidence: fail.evidence_digest,
+                        reason: fail.reason,
+                    });
+                }
+                if required <= 1 {
+                    Self::crown(id, p, info, speedup_ppm, alloc::vec![pass])?
+                } else {
+                    Self::deposit_event(Event::PassRecorded {
+                        proposal: id,
+                        validator,
+                        speedup_ppm,
+                        evidence_digest: a.evidence_digest,
+                    });
+                    Self::await_reproduction(id, &mut p, pass, info.generation, None);
+                    Proposals::<T>::insert(id, p);
+                    T::WeightInfo::attest_pass()
+                }
+            }
+            (Verdict::Pass { .. }, Some(primary)) if primary.generation != info.generation => {
+                // Both PASSes must measure the same incumbent; the primary's is gone.
+                p.status = ProposalStatus::Queued;
+                Proposals::<T>::insert(id, p);
+                Self::deposit_event(Event::PassDropped {
+                    proposal: id,
+                    generation: info.generation,
+                });
+                T::WeightInfo::attest_pass()
+            }
+            (Verdict::Pass { speedup_ppm }, Some(primary)) => {
+                let lower = speedup_ppm.min(primary.speedup_ppm);
+                let pass = this_pass(speedup_ppm);
+                Self::crown(id, p, info, lower, alloc::vec![primary, pass])?
+            }
+            (Verdict::Fail { reason }, primary) => {
+                if let Some(primary) = &primary {
+                    Self::deposit_event(Event::AttestationsDisagreed {
+                        proposal: id,
+                        pass_validator: primary.validator.clone(),
+                        pass_evidence: primary.evidence_digest,
+                        fail_validator: validator.clone(),
+                        fail_evidence: a.evidence_digest,
+                        reason,
+                    });
+                }
+                // One operator's measurement alone does not end a proposal: a disputable FAIL
+                // waits for a second operator's attempt, and sticks when that one FAILs too.
+                let sticks = !reason.is_disputable() || required <= 1 || p.disputed.is_some();
+                if sticks {
+                    Self::fail(id, p, validator, reason, a.evidence_digest);
+                    T::WeightInfo::attest_fail()
+                } else {
+                    p.disputed = Some(RecordedFail {
+                        validator: validator.clone(),
+                        operator: lease.operator.clone(),
+                        reason,
+                        evidence_digest: a.evidence_digest,
+                    });
+                    Self::exclude(&mut p, lease.operator);
+                    Self::deposit_event(Event::FailRecorded {
+                        proposal: id,
+                        validator,
+                        reason,
+                        evidence_digest: a.evidence_digest,
+                    });
+                    p.status = ProposalStatus::Queued;
+                    if let Some(primary) = primary {
+                        Self::await_reproduction(id, &mut p, primary, info.generation, kept_until);
+                    }
+                    Self::store_or_expire(id, p);
+                    T::WeightInfo::attest_requeue()
+                }
+            }
+            (Verdict::NoDecision { reason }, primary) => {
+                let attempts = Self::requeue_or_expire(
+                    id,
+                    p,
+                    lease.operator,
+                    primary.zip(kept_until),
+                    info.config.policy.max_attempts,
+                    info.generation,
+                );
+                Self::deposit_event(Event::NoDecisionRecorded {
+                    proposal: id,
+                    validator,
+                    reason,
+                    attempts,
+                    evidence_digest: a.evidence_digest,
+                });
+                T::WeightInfo::attest_requeue()
+            }
+        };
+        Ok(used)
+    }
+
+    /// Ends `p` with a FAIL that sticks: `Cheating` and `CopyOf` forfeit the bundle deposit,
+    /// any other returns it. Stores the proposal.
+    pub(super) fn fail(
+        id: ProposalId,
+        mut p: ProposalOf<T>,
+        validator: T::AccountId,
+        reason: FailReason,
+        evidence_digest: EvidenceDigest,
+    ) {
+        p.status = ProposalStatus::Failed { reason };
+        if matches!(reason, FailReason::Cheating | FailReason::CopyOf(_)) {
+            Self::slash_bundle_deposit(id, &mut p);
+        }
+        Self::leave_queue(id, &mut p);
+        Proposals::<T>::insert(id, p);
+        Self::deposit_event(Event::Failed {
+            proposal: id,
+            validator,
+            reason,
+            evidence_digest,
+        });
+    }
+
+    /// Bars `operator` from further leases of `p`.
+    pub(super) fn exclude(p: &mut ProposalOf<T>, operator: T::AccountId) {
+        if !p.excluded.contains(&operator) {
+            // Cannot overflow: exclusions come from NoDecisions and expiries (at most
+            // `max_attempts` ≤ `MAX_ATTEMPTS_BOUND` before the proposal expires) and one disputed FAIL.
+            let _ = p.excluded.try_push(operator);
+        }
+    }
+
+    /// Whether some registered operator may still lease `p`'s next phase (not excluded, not
+    /// the miner's, not the primary PASS's).
+    pub(super) fn operator_left(p: &ProposalOf<T>) -> bool {
+        let miners_operator = KeyOperators::<T>::get(&p.miner).map(|(o, _)| o);
+        let primary = match &p.status {
+            ProposalStatus::ReproductionQueued { primary, .. } => Some(&primary.operator),
+            _ => None,
+        };
+        Validators::<T>::iter_prefix(&p.arena).any(|(key, operator)| {
+            key != p.miner
+                && operator != p.miner
+                && miners_operator.as_ref() != Some(&operator)
+                && !p.excluded.contains(&operator)
+                && primary != Some(&operator)
+        })
+    }
+
+    /// Stores a requeued proposal, or expires it (deposits returned) when no registered
+    /// operator may lease it any more. (A proposal that already ended, its wait for a
+    /// reproduction run out, is only stored.)
+    pub(super) fn store_or_expire(id: ProposalId, mut p: ProposalOf<T>) {
+        if p.status.is_pending() && !Self::operator_left(&p) {
+            Self::end_wait(id, &p.status);
+            p.status = ProposalStatus::Expired;
+            Self::leave_queue(id, &mut p);
+            Self::deposit_event(Event::Expired {
+                proposal: id,
+                attempts: p.attempts,
+            });
+        }
+        Proposals::<T>::insert(id, p);
+    }
+
+    /// A NoDecision or lease expiry by `operator`: one more attempt unless this operator's
+    /// stall already counted; the operator sits out the next lease; back to the phase's
+    /// queue, or expired (deposits returned) once `max_attempts` is reached or no operator is
+    /// left to try. Stores the proposal.
+    /// `primary`: the primary PASS and its wait's deadline, for a reproduction.
+    pub(super) fn requeue_or_expire(
+        id: ProposalId,
+        mut p: ProposalOf<T>,
+        operator: T::AccountId,
+        primary: Option<PrimaryWait<T>>,
+        max_attempts: u32,
+        generation: u32,
+    ) -> u32 {
+        if !p.stalled.contains(&operator) {
+            // Cannot overflow: the proposal expires at `max_attempts` ≤ `MAX_ATTEMPTS_BOUND`.
+            let _ = p.stalled.try_push(operator.clone());
+            p.attempts = p.attempts.saturating_add(1);
+        }
+        Self::exclude(&mut p, operator);
+        let attempts = p.attempts;
+        if attempts >= max_attempts {
+            p.status = ProposalStatus::Expired;
+            Self::leave_queue(id, &mut p);
+            Self::deposit_event(Event::Expired {
+                proposal: id,
+                attempts,
+            });
+            Proposals::<T>::insert(id, p);
+            return attempts;
+        }
+        p.status = ProposalStatus::Queued;
+        if let Some((primary, kept_until)) = primary {
+            Self::await_reproduction(id, &mut p, primary, generation, Some(kept_until));
+        }
+        Self::store_or_expire(id, p);
+        attempts
+    }
+
+    /// Puts `p` (whose status the caller set to `Queued`) in the wait for its reproduction with
+    /// `primary`. A new PASS waits `ReproductionTimeout` blocks from now; a reproduction that
+    /// ended without a verdict goes back to its wait's deadline `kept_until` (so the whole
+    /// wait stays bounded however often leases end without one), and if that has passed the
+    /// proposal ends `ReproductionTimedOut` (deposits returned). A PASS measured against an
+    /// older generation, or one that finds no room in the schedule, is dropped instead and
+    /// `p` stays queued.
+    pub(super) fn await_reproduction(
+        id: ProposalId,
+        p: &mut ProposalOf<T>,
+        primary: RecordedPass<T::AccountId>,
+        generation: u32,
+        kept_until: Option<BlockNumberFor<T>>,
+    ) {
+        let now = frame_system::Pallet::<T>::block_number();
+        if primary.generation == generation {
+            let first = match kept_until {
+                Some(until) if until <= now => {
+                    Self::time_out(id, p, primary.validator);
+                    return;
+                }
+                Some(until) => until,
+                None => now.saturating_add(T::ReproductionTimeout::get()),
+            };
+            if let Some(until) = Self::schedule_deadline(id, first) {
+                p.status = ProposalStatus::ReproductionQueued { primary, until };
+                return;
+            }
+        }
+        // The incumbent moved on while the reproduction waited or was leased.
+        Self::deposit_event(Event::PassDropped {
+            proposal: id,
+            generation,
+        });
+    }
+}

@@ -1,0 +1,178 @@
+//! Configuration by the admin origin: targets (with their displacement order), arenas,
+//! validator keys and the emissions policy, each checked before it is stored.
+
+use super::*;
+
+impl<T: Config> Pallet<T> {
+    pub(crate) fn do_set_target(spec: TargetSpec) -> DispatchResult {
+        ensure!(is_valid_id(&spec.id), Error::<T>::InvalidId);
+        ensure!(
+            spec.members
+                .iter()
+                .chain(spec.displaces.iter())
+                .chain(spec.allowed_features.iter())
+                .all(|i| is_valid_id(i)),
+            Error::<T>::InvalidId
+        );
+        match spec.kind {
+            TargetKind::Slot => {
+                ensure!(
+                    spec.members.len() == 1 && spec.members[0] == spec.id,
+                    Error::<T>::SingletonMembers
+                )
+            }
+            TargetKind::Atomic => {
+                let distinct: BTreeSet<_> = spec.members.iter().collect();
+                ensure!(
+                    distinct.len() >= 2 && distinct.len() == spec.members.len(),
+                    Error::<T>::AtomicMembers
+                );
+                ensure!(
+                    spec.members.iter().all(|m| spec.displaces.contains(m)),
+                    Error::<T>::AtomicMustDisplaceMembers
+                );
+            }
+        }
+        for d in &spec.displaces {
+            ensure!(
+                *d != spec.id && Targets::<T>::contains_key(d),
+                Error::<T>::UnknownDisplaced
+            );
+        }
+        let exists = Targets::<T>::contains_key(&spec.id);
+        ensure!(
+            exists || Targets::<T>::count() < T::MaxTargets::get(),
+            Error::<T>::TooManyTargets
+        );
+        if exists {
+            ensure!(
+                Self::displacement_is_acyclic(&spec),
+                Error::<T>::DisplacementCycle
+            );
+            // A crowned entry of this target may not start displacing another crowned entry.
+            let conflict = Arenas::<T>::iter_keys().any(|arena| {
+                Incumbents::<T>::contains_key(&arena, &spec.id)
+                    && spec
+                        .displaces
+                        .iter()
+                        .any(|d| Incumbents::<T>::contains_key(&arena, d))
+            });
+            ensure!(!conflict, Error::<T>::DisplacesCrowned);
+        }
+
+        Self::deposit_event(Event::TargetSet {
+            target: spec.id.clone(),
+            kind: spec.kind,
+            status: spec.status,
+        });
+        Targets::<T>::insert(spec.id.clone(), spec);
+        Ok(())
+    }
+
+    /// Whether the displacement graph stays a DAG with `spec` in place of its stored version.
+    /// A new target cannot close a cycle (nothing displaces it yet), so only updates are checked.
+    pub(super) fn displacement_is_acyclic(spec: &TargetSpec) -> bool {
+        // Depth-first search from `spec`'s displaced targets: reaching `spec.id` is a cycle.
+        let mut stack: Vec<TargetId> = spec.displaces.to_vec();
+        let mut seen: BTreeSet<TargetId> = BTreeSet::new();
+        while let Some(t) = stack.pop() {
+            if t == spec.id {
+                return false;
+            }
+            if !seen.insert(t.clone()) {
+                continue;
+            }
+            if let Some(next) = Targets::<T>::get(&t) {
+                stack.extend(next.displaces);
+            }
+        }
+        true
+    }
+
+    pub(crate) fn do_set_arena(config: ArenaConfigOf<T>) -> DispatchResult {
+        ensure!(
+            is_valid_id(&config.id) && is_valid_id(&config.hardware),
+            Error::<T>::InvalidId
+        );
+        for t in &config.targets {
+            ensure!(
+                Targets::<T>::contains_key(t),
+                Error::<T>::ArenaTargetUnknown
+            );
+        }
+        let p = &config.policy;
+        ensure!(
+            !p.lease_blocks.is_zero()
+                && (1..=MAX_ATTEMPTS_BOUND).contains(&p.max_attempts)
+                && (1..=2).contains(&p.required_distinct_validators)
+                && p.min_margin_ppm < u32::MAX - PPM_ONE,
+            Error::<T>::InvalidPolicy
+        );
+        let existing = Arenas::<T>::get(&config.id);
+        ensure!(
+            existing.is_some() || Arenas::<T>::count() < T::MaxArenas::get(),
+            Error::<T>::TooManyArenas
+        );
+
+        let (generation, validators) = existing
+            .map(|a| (a.generation, a.validators))
+            .unwrap_or((0, 0));
+        Self::deposit_event(Event::ArenaSet {
+            arena: config.id.clone(),
+            status: config.status,
+        });
+        Arenas::<T>::insert(
+            config.id.clone(),
+            ArenaInfo {
+                config,
+                generation,
+                validators,
+            },
+        );
+        Ok(())
+    }
+
+    pub(crate) fn do_add_validator(
+        arena: ArenaId,
+        validator: T::AccountId,
+        operator: T::AccountId,
+    ) -> DispatchResult {
+        let mut info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
+        ensure!(
+            !Validators::<T>::contains_key(&arena, &validator),
+            Error::<T>::AlreadyValidator
+        );
+        ensure!(
+            info.validators < T::MaxValidators::get(),
+            Error::<T>::TooManyValidators
+        );
+        let key = KeyOperators::<T>::get(&validator);
+        ensure!(
+            key.as_ref().is_none_or(|(o, _)| *o == operator),
+            Error::<T>::OperatorMismatch
+        );
+        info.validators += 1;
+        Validators::<T>::insert(&arena, &validator, &operator);
+        KeyOperators::<T>::insert(
+            &validator,
+            (&operator, key.map_or(1, |(_, n)| n.saturating_add(1))),
+        );
+        Arenas::<T>::insert(&arena, info);
+        Self::deposit_event(Event::ValidatorAdded {
+            arena,
+            validator,
+            operator,
+        });
+        Ok(())
+    }
+
+    pub(crate) fn check_emissions(policy: &EmissionsPolicyOf<T>) -> DispatchResult {
+        let payout_blocks: BlockNumberFor<T> =
+            T::MaxClaims::get().div_ceil(PAYOUTS_PER_BLOCK).into();
+        ensure!(
+            policy.epoch_blocks > payout_blocks && !policy.half_life_blocks.is_zero(),
+            Error::<T>::InvalidEmissions
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,28 @@
+//! The pallet's rules, one file per concern (mirroring `tests/`): configuration
+//! (`governance.rs`), reveal (`reveal.rs`), leases and deadlines (`leases.rs`),
+//! attestations (`attest.rs`) and crowns (`crown.rs`). Every function verifies first and
+//! writes last; dispatch is transactional, so an error after a write still leaves storage
+//! unchanged.
+
+use crate::*;
+use alloc::{collections::BTreeSet, vec::Vec};
+use cacheon_primitives::{commitment, content_hash, decode_bundle, is_valid_id};
+
+mod attest;
+mod crown;
+mod governance;
+mod leases;
+mod reveal;
+
+/// Blocks from the first choice in which a deadline (a lease's end, a reproduction wait's) may
+/// be scheduled when the first choice is full. Every pending proposal has at most one
+/// deadline, so with `MaxLeasesPerBlock × DEADLINE_TRIES ≥ MaxArenas × MaxQueueLen` (checked
+/// by `integrity_test`) a deadline always finds room: nobody can crowd out a lease or a PASS
+/// by filling the schedule.
+pub(crate) const DEADLINE_TRIES: u32 = 64;
+
+/// A reproduction's primary PASS and its wait's deadline.
+type PrimaryWait<T> = (
+    RecordedPass<<T as frame_system::Config>::AccountId>,
+    BlockNumberFor<T>,
+);

@@ -1,0 +1,204 @@
+//! Miners: a reveal opens a proposal (commitment, ownership of the content, deposits, the
+//! queue), and a proposal's end releases or slashes what it holds.
+
+use super::*;
+
+impl<T: Config> Pallet<T> {
+    pub(crate) fn do_reveal(
+        miner: T::AccountId,
+        arena: ArenaId,
+        target: TargetId,
+        salt: [u8; 32],
+        bundle: BoundedVec<u8, T::MaxBundleBytes>,
+    ) -> DispatchResult {
+        let now = frame_system::Pallet::<T>::block_number();
+        let hash = content_hash(&bundle);
+        let c = commitment(&miner, &arena, &target, &hash, &salt);
+        let committed_at = Commits::<T>::get(&miner, c)
+            .ok_or(Error::<T>::UnknownCommitment)?
+            .at;
+        ensure!(
+            now >= committed_at.saturating_add(T::RevealDelay::get()),
+            Error::<T>::RevealTooEarly
+        );
+        ensure!(
+            now <= committed_at.saturating_add(T::RevealWindow::get()),
+            Error::<T>::RevealTooLate
+        );
+
+        decode_bundle(&bundle, &Self::bundle_limits()).map_err(Error::<T>::from)?;
+
+        let info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
+        ensure!(
+            info.config.status == Status::Active,
+            Error::<T>::ArenaPaused
+        );
+        let spec = Targets::<T>::get(&target).ok_or(Error::<T>::UnknownTarget)?;
+        ensure!(spec.status == Status::Active, Error::<T>::TargetPaused);
+        ensure!(
+            info.config.targets.contains(&target),
+            Error::<T>::TargetNotInArena
+        );
+        ensure!(
+            Self::displacer_of(&arena, &target).is_none(),
+            Error::<T>::TargetDisplaced
+        );
+
+        // The earliest commitment owns the content: a copier that saw the bytes can only
+        // commit after them, so revealing first does not make it the owner.
+        let owner = ContentOwners::<T>::get(hash);
+        if let Some(owner) = &owner {
+            ensure!(
+                owner.miner == miner || owner.commit_block > committed_at,
+                Error::<T>::CopyOfOtherMiner
+            );
+        }
+        let period = Self::reveal_period();
+        let reveals = RevealsInPeriod::<T>::get(period, &miner);
+        ensure!(
+            reveals < T::MaxRevealsPerPeriod::get(),
+            Error::<T>::RevealCapReached
+        );
+        let mut queue = Queue::<T>::get(&arena);
+        ensure!(
+            (queue.len() as u32) < T::MaxQueueLen::get(),
+            Error::<T>::QueueFull
+        );
+        let id = NextProposalId::<T>::get();
+        let next_id = id.checked_add(1).ok_or(Error::<T>::Overflow)?;
+        let bytes = bundle.len() as u32;
+        let deposit = T::BundleByteDeposit::get()
+            .checked_mul(&BalanceOf::<T>::from(bytes))
+            .ok_or(Error::<T>::Overflow)?;
+
+        // Writes: money first (it can still fail on balance), then state.
+        T::Currency::transfer(
+            &miner,
+            &Self::pot_account(),
+            T::EvalFee::get(),
+            Preservation::Preserve,
+        )?;
+        T::Currency::hold(&HoldReason::BundleDeposit.into(), &miner, deposit)?;
+        Self::remove_commit(&miner, c);
+        queue.try_push(id).map_err(|_| Error::<T>::QueueFull)?;
+        Queue::<T>::insert(&arena, queue);
+        RevealsInPeriod::<T>::insert(period, &miner, reveals + 1);
+        NextProposalId::<T>::put(next_id);
+        match owner {
+            Some(owner) if owner.miner == miner => {}
+            previous => {
+                if let Some(previous) = previous {
+                    Self::deposit_event(Event::ContentReclaimed {
+                        content_hash: hash,
+                        proposal: id,
+                        previous: previous.proposal,
+                    });
+                }
+                ContentOwners::<T>::insert(
+                    hash,
+                    ContentOwner {
+                        miner: miner.clone(),
+                        proposal: id,
+                        commit_block: committed_at,
+                    },
+                );
+            }
+        }
+        let refs = BundleRefs::<T>::get(hash).unwrap_or(0);
+        if refs == 0 {
+            Bundles::<T>::insert(hash, bundle);
+        }
+        BundleRefs::<T>::insert(hash, refs.saturating_add(1));
+        Proposals::<T>::insert(
+            id,
+            Proposal {
+                miner: miner.clone(),
+                arena: arena.clone(),
+                target: target.clone(),
+                content_hash: hash,
+                commit_block: committed_at,
+                reveal_block: now,
+                attempts: 0,
+                bundle_deposit: deposit,
+                status: ProposalStatus::Queued,
+                excluded: BoundedVec::new(),
+                stalled: BoundedVec::new(),
+                disputed: None,
+            },
+        );
+        Self::deposit_event(Event::Revealed {
+            proposal: id,
+            miner,
+            arena,
+            target,
+            content_hash: hash,
+            bytes,
+        });
+        Ok(())
+    }
+
+    /// The crowned target of `arena` whose displacement set contains `target`, if any.
+    pub(crate) fn displacer_of(arena: &ArenaId, target: &TargetId) -> Option<TargetId> {
+        Incumbents::<T>::iter_key_prefix(arena).find(|crowned| {
+            crowned != target
+                && Targets::<T>::get(crowned).is_some_and(|s| s.displaces.contains(target))
+        })
+    }
+
+    /// Takes a proposal that reached a terminal state out of its queue, returns its bundle
+    /// deposit, drops its bundle reference and queues it for pruning. The caller stores the
+    /// proposal.
+    pub(crate) fn leave_queue(id: ProposalId, p: &mut ProposalOf<T>) {
+        Queue::<T>::mutate(&p.arena, |q| q.retain(|x| *x != id));
+        Self::finish(id, p);
+    }
+
+    /// What every end of a proposal does besides leaving its queue: the bundle deposit back,
+    /// the bundle reference dropped, the proposal queued for pruning.
+    pub(super) fn finish(id: ProposalId, p: &mut ProposalOf<T>) {
+        Self::release_bundle(p);
+        Self::schedule_prune(id);
+    }
+
+    /// Moves a proposal's held bundle deposit to the reward pot (a `Cheating` or `CopyOf`
+    /// FAIL): tampering and copying cost the miner what it put up.
+    pub(super) fn slash_bundle_deposit(id: ProposalId, p: &mut ProposalOf<T>) {
+        let moved = T::Currency::transfer_on_hold(
+            &HoldReason::BundleDeposit.into(),
+            &p.miner,
+            &Self::pot_account(),
+            p.bundle_deposit,
+            Precision::BestEffort,
+            Restriction::Free,
+            Fortitude::Force,
+        );
+        // Should the pot refuse it (it cannot exist below the existential deposit), the
+        // deposit stays held and is released with the bundle, as for any other FAIL.
+        if let Ok(amount) = moved {
+            p.bundle_deposit = Zero::zero();
+            Self::deposit_event(Event::DepositSlashed {
+                proposal: id,
+                miner: p.miner.clone(),
+                amount,
+            });
+        }
+    }
+
+    /// Returns a proposal's bundle deposit and drops its reference to the stored bundle.
+    pub(crate) fn release_bundle(p: &mut ProposalOf<T>) {
+        let _ = T::Currency::release(
+            &HoldReason::BundleDeposit.into(),
+            &p.miner,
+            p.bundle_deposit,
+            Precision::BestEffort,
+        );
+        p.bundle_deposit = Zero::zero();
+        match BundleRefs::<T>::get(p.content_hash) {
+            Some(refs) if refs > 1 => BundleRefs::<T>::insert(p.content_hash, refs - 1),
+            _ => {
+                BundleRefs::<T>::remove(p.content_hash);
+                Bundles::<T>::remove(p.content_hash);
+            }
+        }
+    }
+}
