@@ -16,6 +16,23 @@ fn fake_compiler(dir: &Path, script: &str) -> std::path::PathBuf {
     path
 }
 
+/// Runs the fake compiler `cc` in the sandbox with `work` as its folder; its output in
+/// `work/log`. Returns what `run` returned and the output.
+fn run_fake(
+    cc: &Path,
+    work: &Path,
+    timeout: Duration,
+) -> (Option<std::process::ExitStatus>, String) {
+    let log = work.join("log");
+    let mut cmd = Command::new(cc);
+    cmd.current_dir(work)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(Stdio::null());
+    let status = compiler_sandbox::run(cmd, cc, work, work, timeout, &[]).unwrap();
+    (status, std::fs::read_to_string(&log).unwrap())
+}
+
 /// Whether process `pid` is gone (or a zombie waiting for its new parent to reap it).
 fn gone(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -24,6 +41,20 @@ fn gone(pid: u32) -> bool {
             .rsplit_once(')')
             .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
     }
+}
+
+/// The `spinner=PID` the fake compiler printed is gone within a few seconds.
+fn spinner_is_gone(text: &str) -> bool {
+    let spinner: u32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("spinner="))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no spinner pid in {text}"));
+    let t = Instant::now();
+    while !gone(spinner) && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    gone(spinner)
 }
 
 #[test]
@@ -50,34 +81,12 @@ fn nothing_the_compiler_started_outlives_a_successful_build() {
          {udp_line}exit 0\n"
     );
     let cc = fake_compiler(tools.path(), &script);
-    let log = work.path().join("log");
-    let mut cmd = Command::new(&cc);
-    cmd.current_dir(work.path())
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&log).unwrap())
-        .stderr(Stdio::null());
-    let status = compiler_sandbox::run(
-        cmd,
-        &cc,
-        work.path(),
-        work.path(),
-        Duration::from_secs(20),
-        &[],
-    )
-    .unwrap()
-    .expect("the fake compiler exits at once");
-    assert!(status.success());
-    let text = std::fs::read_to_string(&log).unwrap();
-    let spinner: u32 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("spinner="))
-        .and_then(|p| p.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no spinner pid in {text}"));
-    let t = Instant::now();
-    while !gone(spinner) && t.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(gone(spinner), "the spinner outlived the build: {text}");
+    let (status, text) = run_fake(&cc, work.path(), Duration::from_secs(20));
+    assert!(status.expect("the fake compiler exits at once").success());
+    assert!(
+        spinner_is_gone(&text),
+        "the spinner outlived the build: {text}"
+    );
     assert!(!text.contains("SETSID-RAN"), "{text}");
     if ["/usr/bin/setsid", "/bin/setsid"]
         .iter()
@@ -98,33 +107,9 @@ fn a_compiler_past_its_time_is_killed_with_its_group() {
     let work = tempfile::tempdir().unwrap();
     let tools = tempfile::tempdir().unwrap();
     let cc = fake_compiler(tools.path(), "sleep 1000 &\necho spinner=$!\nsleep 1000\n");
-    let log = work.path().join("log");
-    let mut cmd = Command::new(&cc);
-    cmd.current_dir(work.path())
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&log).unwrap())
-        .stderr(Stdio::null());
     let t = Instant::now();
-    let status = compiler_sandbox::run(
-        cmd,
-        &cc,
-        work.path(),
-        work.path(),
-        Duration::from_secs(1),
-        &[],
-    )
-    .unwrap();
+    let (status, text) = run_fake(&cc, work.path(), Duration::from_secs(1));
     assert!(status.is_none(), "past its time: {status:?}");
     assert!(t.elapsed() < Duration::from_secs(10));
-    let text = std::fs::read_to_string(&log).unwrap();
-    let spinner: u32 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("spinner="))
-        .and_then(|p| p.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no spinner pid in {text}"));
-    let t = Instant::now();
-    while !gone(spinner) && t.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(gone(spinner));
+    assert!(spinner_is_gone(&text), "{text}");
 }
