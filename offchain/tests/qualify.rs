@@ -31,6 +31,17 @@ fn files(rel: &str) -> Vec<bundle::BundleFile> {
     bundle::read_dir(&repo_root().join(rel)).unwrap()
 }
 
+/// The outcome is a FAIL at `stage` for `reason` whose detail mentions `needle`.
+fn expect_fail(outcome: &Outcome, stage: Stage, reason: FailReason, needle: &str) {
+    match outcome {
+        Outcome::Fail(f) => {
+            assert_eq!((f.stage, f.reason), (stage, reason), "{f:?}");
+            assert!(f.detail.contains(needle), "{f:?}");
+        }
+        other => panic!("expected a FAIL {reason:?} at {stage:?}, got {other:?}"),
+    }
+}
+
 #[test]
 fn the_incumbents_own_bytes_never_pass() {
     let cpu = arena::arena("cpu-tiny").unwrap();
@@ -96,17 +107,7 @@ fn correct_at_the_listed_shapes_but_wrong_at_the_engines_fails_verification() {
         &opts(77),
         &mut |_| {},
     );
-    match &r.outcome {
-        Outcome::Fail(f) => {
-            assert_eq!(
-                (f.stage, f.reason),
-                (Stage::Verify, FailReason::Incorrect),
-                "{f:?}"
-            );
-            assert!(f.detail.contains("288]"), "{f:?}");
-        }
-        other => panic!("expected Incorrect at verify, got {other:?}"),
-    }
+    expect_fail(&r.outcome, Stage::Verify, FailReason::Incorrect, "288]");
     assert!(r.speed.is_none(), "no read was timed");
 }
 
@@ -122,17 +123,12 @@ fn a_kernel_the_engine_never_calls_fails_not_faster() {
         &mut |_| {},
     );
     assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
-    match &r.outcome {
-        Outcome::Fail(f) => {
-            assert_eq!(
-                (f.stage, f.reason),
-                (Stage::Speed, FailReason::NotFaster),
-                "{f:?}"
-            );
-            assert!(f.detail.contains("dispatch count 0"), "{f:?}");
-        }
-        other => panic!("expected NotFaster, got {other:?}"),
-    }
+    expect_fail(
+        &r.outcome,
+        Stage::Speed,
+        FailReason::NotFaster,
+        "dispatch count 0",
+    );
     let speed = r.speed.expect("the speed record");
     assert_eq!(speed.candidate_ms.len(), 1, "decided at the first read");
     assert!(speed
@@ -179,17 +175,12 @@ fn a_kernel_wrong_only_after_verification_fails_in_the_timed_reads() {
         &mut |_| {},
     );
     assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
-    match &r.outcome {
-        Outcome::Fail(f) => {
-            assert_eq!(
-                (f.stage, f.reason),
-                (Stage::Speed, FailReason::BehaviourChanged),
-                "{f:?}"
-            );
-            assert!(f.detail.contains("where the baseline generated"), "{f:?}");
-        }
-        other => panic!("expected BehaviourChanged, got {other:?}"),
-    }
+    expect_fail(
+        &r.outcome,
+        Stage::Speed,
+        FailReason::BehaviourChanged,
+        "where the baseline generated",
+    );
 }
 
 #[test]
@@ -207,17 +198,12 @@ fn a_kernel_exact_only_where_an_audit_run_would_look_fails_the_audit_reads() {
             &mut |_| {},
         );
         assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
-        match &r.outcome {
-            Outcome::Fail(f) => {
-                assert_eq!(
-                    (f.stage, f.reason),
-                    (Stage::Audit, FailReason::BehaviourChanged),
-                    "{f:?}"
-                );
-                assert!(f.detail.contains("differs from the reference"), "{f:?}");
-            }
-            other => panic!("expected a FAIL at the audit, got {other:?}"),
-        }
+        expect_fail(
+            &r.outcome,
+            Stage::Audit,
+            FailReason::BehaviourChanged,
+            "differs from the reference",
+        );
         let audit = r.audit.expect("the audit ran");
         assert!(audit.calls > 0 && audit.failed_calls > 0, "{audit:?}");
     }
@@ -237,17 +223,12 @@ fn a_read_below_the_physical_floor_is_cheating() {
         &o,
         &mut |_| {},
     );
-    match &r.outcome {
-        Outcome::Fail(f) => {
-            assert_eq!(
-                (f.stage, f.reason),
-                (Stage::Speed, FailReason::Cheating),
-                "{f:?}"
-            );
-            assert!(f.detail.contains("below the physical floor"), "{f:?}");
-        }
-        other => panic!("expected Cheating, got {other:?}"),
-    }
+    expect_fail(
+        &r.outcome,
+        Stage::Speed,
+        FailReason::Cheating,
+        "below the physical floor",
+    );
     let speed = r.speed.expect("the speed record");
     assert!(speed.candidate_ms[0] < speed.floor_ms, "{speed:?}");
     assert!((speed.copy_gb_per_s - 0.01).abs() < 1e-9);
