@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use cacheon_primitives::catalog::{slot, ROPE_DECODE};
+
 /// The ABI version string every bundle manifest must carry.
 pub const ABI_VERSION: &str = "cacheon-slot-abi-v1";
 
@@ -240,7 +242,7 @@ impl SlotSpec {
 static SLOTS: [SlotSpec; 5] = [
     SlotSpec {
         slot: SlotId::SiluAndMul,
-        id: "activation.silu_and_mul",
+        id: slot::SILU_AND_MUL,
         c_name: "silu_and_mul",
         params: &[
             out("out", &[d("tokens"), d("d")]),
@@ -263,7 +265,7 @@ static SLOTS: [SlotSpec; 5] = [
     },
     SlotSpec {
         slot: SlotId::RmsNorm,
-        id: "norm.rmsnorm",
+        id: slot::RMSNORM,
         c_name: "rmsnorm",
         params: &[
             out("out", &[d("tokens"), d("hidden")]),
@@ -279,7 +281,7 @@ static SLOTS: [SlotSpec; 5] = [
     },
     SlotSpec {
         slot: SlotId::FusedAddRmsNorm,
-        id: "norm.fused_add_rmsnorm",
+        id: slot::FUSED_ADD_RMSNORM,
         c_name: "fused_add_rmsnorm",
         params: &[
             out("out_norm", &[d("tokens"), d("hidden")]),
@@ -297,7 +299,7 @@ static SLOTS: [SlotSpec; 5] = [
     },
     SlotSpec {
         slot: SlotId::Rope,
-        id: "position.rope",
+        id: slot::ROPE,
         c_name: "rope",
         params: &[
             out("q_out", &[d("tokens"), d("q_heads"), d("head_dim")]),
@@ -323,7 +325,7 @@ static SLOTS: [SlotSpec; 5] = [
     },
     SlotSpec {
         slot: SlotId::AttentionDecode,
-        id: "attention.decode",
+        id: slot::ATTENTION_DECODE,
         c_name: "attention_decode",
         params: &[
             out("out", &[d("batch"), d("q_heads"), d("head_dim")]),
@@ -374,16 +376,16 @@ pub struct TargetSpec {
 }
 
 static TARGETS: [TargetSpec; 6] = [
-    singleton(SlotId::SiluAndMul, "activation.silu_and_mul"),
-    singleton(SlotId::RmsNorm, "norm.rmsnorm"),
-    singleton(SlotId::FusedAddRmsNorm, "norm.fused_add_rmsnorm"),
-    singleton(SlotId::Rope, "position.rope"),
-    singleton(SlotId::AttentionDecode, "attention.decode"),
+    singleton(SlotId::SiluAndMul, slot::SILU_AND_MUL),
+    singleton(SlotId::RmsNorm, slot::RMSNORM),
+    singleton(SlotId::FusedAddRmsNorm, slot::FUSED_ADD_RMSNORM),
+    singleton(SlotId::Rope, slot::ROPE),
+    singleton(SlotId::AttentionDecode, slot::ATTENTION_DECODE),
     TargetSpec {
-        id: "attention.rope_decode.v1",
+        id: ROPE_DECODE,
         kind: TargetKind::Atomic,
         members: &[SlotId::Rope, SlotId::AttentionDecode],
-        displaces: &["position.rope", "attention.decode"],
+        displaces: &[slot::ROPE, slot::ATTENTION_DECODE],
     },
 ];
 
@@ -544,6 +546,22 @@ mod tests {
         assert_eq!(t.members, &[SlotId::Rope, SlotId::AttentionDecode]);
         for m in t.members {
             assert!(t.displaces.contains(&m.as_str()));
+        }
+    }
+
+    #[test]
+    fn the_registry_is_the_catalog_in_the_same_order() {
+        use cacheon_primitives::catalog;
+        let ids: Vec<&str> = SlotId::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(ids, catalog::SLOTS);
+        assert_eq!(targets().len(), catalog::TARGETS.len());
+        for (ours, theirs) in targets().iter().zip(catalog::TARGETS) {
+            assert_eq!(ours.id, theirs.id);
+            let members: Vec<&str> = ours.members.iter().map(|m| m.as_str()).collect();
+            assert_eq!(members, theirs.members, "{}", ours.id);
+            assert_eq!(ours.displaces, theirs.displaces, "{}", ours.id);
+            let atomic = cacheon_primitives::TargetKind::Atomic;
+            assert_eq!(ours.kind == TargetKind::Atomic, theirs.kind == atomic);
         }
     }
 

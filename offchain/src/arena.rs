@@ -1,9 +1,12 @@
-//! The arenas this tool knows how to screen for, off chain: which backend runs a bundle,
-//! and which element type its kernels take. They mirror the genesis arenas of the runtime
-//! (`cpu-tiny`, `h200-llama8b`).
+//! The arenas this tool knows how to screen for and measure in, off chain: which backend runs
+//! a bundle, which element type its kernels take, the timed workload and how it is judged.
+//! Ids, engine names and the policy's margin and noise bound come from the genesis catalog
+//! (`cacheon_primitives::catalog`); a validator compares them with the arena's config on
+//! chain ([`Arena::disagreement`]) before it leases anything there.
 
 use cacheon_kernels::manifest::Backend;
 use cacheon_kernels::slots::Dtype;
+use cacheon_primitives::catalog::{self, ArenaSpec, EngineDigests};
 
 /// Which kind of lane process runs an arena's kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -14,6 +17,14 @@ pub enum LaneBackend {
 }
 
 impl LaneBackend {
+    /// The lane for an arena's on-chain backend.
+    pub const fn of(backend: cacheon_primitives::Backend) -> LaneBackend {
+        match backend {
+            cacheon_primitives::Backend::Cpu => LaneBackend::Cpu,
+            cacheon_primitives::Backend::Cuda => LaneBackend::Cuda,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             LaneBackend::Cpu => "cpu",
@@ -56,7 +67,7 @@ pub struct Workload {
 }
 
 /// How a speed verdict and the behaviour checks are decided. The margin and noise bound
-/// mirror the arena's on-chain policy (genesis values of `runtime/src/genesis.rs`).
+/// are the arena's on-chain policy (the catalog's genesis values).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Judging {
     /// A PASS needs the speedup interval's lower end at or above `1 + margin`.
@@ -82,6 +93,8 @@ pub struct Judging {
 #[derive(Clone, Copy, Debug)]
 pub struct Arena {
     pub name: &'static str,
+    /// The catalog entry genesis registers on chain.
+    pub spec: &'static ArenaSpec,
     pub backend: LaneBackend,
     pub workload: Workload,
     pub judging: Judging,
@@ -89,10 +102,11 @@ pub struct Arena {
 
 pub const ARENAS: [Arena; 2] = [
     Arena {
-        name: "cpu-tiny",
-        backend: LaneBackend::Cpu,
+        name: catalog::CPU_TINY.id,
+        spec: &catalog::CPU_TINY,
+        backend: LaneBackend::of(catalog::CPU_TINY.backend),
         workload: Workload {
-            model: "tiny",
+            model: catalog::CPU_TINY.model,
             weights_seed: 0,
             prompt_len: 160,
             decode_steps: 32,
@@ -101,8 +115,8 @@ pub const ARENAS: [Arena; 2] = [
             audit_calls_per_slot: 128,
         },
         judging: Judging {
-            min_margin_ppm: 20_000,
-            max_noise_ppm: 150_000,
+            min_margin_ppm: catalog::CPU_TINY.min_margin_ppm,
+            max_noise_ppm: catalog::CPU_TINY.max_noise_ppm,
             runs_per_read: 5,
             min_pairs: 6,
             max_pairs: 20,
@@ -112,10 +126,11 @@ pub const ARENAS: [Arena; 2] = [
         },
     },
     Arena {
-        name: "h200-llama8b",
-        backend: LaneBackend::Cuda,
+        name: catalog::H200_LLAMA8B.id,
+        spec: &catalog::H200_LLAMA8B,
+        backend: LaneBackend::of(catalog::H200_LLAMA8B.backend),
         workload: Workload {
-            model: "llama8b-8l",
+            model: catalog::H200_LLAMA8B.model,
             weights_seed: 0,
             prompt_len: 2048,
             decode_steps: 128,
@@ -124,8 +139,8 @@ pub const ARENAS: [Arena; 2] = [
             audit_calls_per_slot: 16,
         },
         judging: Judging {
-            min_margin_ppm: 10_000,
-            max_noise_ppm: 20_000,
+            min_margin_ppm: catalog::H200_LLAMA8B.min_margin_ppm,
+            max_noise_ppm: catalog::H200_LLAMA8B.max_noise_ppm,
             runs_per_read: 1,
             min_pairs: 6,
             max_pairs: 40,
@@ -166,6 +181,73 @@ impl Arena {
     }
 }
 
+/// What the chain says of an arena, as far as a validator must agree with it to measure there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainArena {
+    pub backend: cacheon_primitives::Backend,
+    pub digests: EngineDigests,
+    pub min_margin_ppm: u32,
+    pub max_noise_ppm: u32,
+}
+
+impl Arena {
+    /// Why this validator must not measure for the arena as the chain configures it: another
+    /// backend, another model, workload or stock kernel set (by their digests), or another
+    /// margin or noise bound than it judges with. `None` when they agree.
+    pub fn disagreement(&self, chain: &ChainArena) -> Option<String> {
+        let ours = self.spec.engine_digests();
+        let hex = |d: &[u8; 32]| {
+            d[..6]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
+        let digest = |what: &str, name: &str, theirs: &[u8; 32], mine: &[u8; 32]| {
+            (theirs != mine).then(|| {
+                format!(
+                    "the chain's {what} digest is {}…, this build runs {what} `{name}` ({}…)",
+                    hex(theirs),
+                    hex(mine)
+                )
+            })
+        };
+        let j = self.judging;
+        let why: Vec<String> = [
+            (LaneBackend::of(chain.backend) != self.backend).then(|| {
+                format!(
+                    "the chain's backend is {:?}, this build measures on {}",
+                    chain.backend,
+                    self.backend.as_str()
+                )
+            }),
+            digest("model", self.spec.model, &chain.digests.model, &ours.model),
+            digest(
+                "workload",
+                self.spec.workload,
+                &chain.digests.workload,
+                &ours.workload,
+            ),
+            digest("stock", self.spec.stock, &chain.digests.stock, &ours.stock),
+            (chain.min_margin_ppm != j.min_margin_ppm).then(|| {
+                format!(
+                    "the chain's margin is {} ppm, this build judges with {}",
+                    chain.min_margin_ppm, j.min_margin_ppm
+                )
+            }),
+            (chain.max_noise_ppm != j.max_noise_ppm).then(|| {
+                format!(
+                    "the chain's noise bound is {} ppm, this build judges with {}",
+                    chain.max_noise_ppm, j.max_noise_ppm
+                )
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!why.is_empty()).then(|| format!("arena `{}`: {}", self.name, why.join("; ")))
+    }
+}
+
 /// The arena named `name`.
 pub fn arena(name: &str) -> Option<Arena> {
     ARENAS.iter().copied().find(|a| a.name == name)
@@ -177,4 +259,56 @@ pub fn default_arena(backend: LaneBackend) -> Arena {
         .iter()
         .find(|a| a.backend == backend)
         .expect("one arena per backend")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn genesis_view(spec: &ArenaSpec) -> ChainArena {
+        ChainArena {
+            backend: spec.backend,
+            digests: spec.engine_digests(),
+            min_margin_ppm: spec.min_margin_ppm,
+            max_noise_ppm: spec.max_noise_ppm,
+        }
+    }
+
+    #[test]
+    fn every_arena_agrees_with_its_genesis_config() {
+        for a in ARENAS {
+            assert_eq!(a.name, a.spec.id);
+            assert_eq!(a.disagreement(&genesis_view(a.spec)), None, "{}", a.name);
+        }
+    }
+
+    #[test]
+    fn another_engine_or_policy_on_chain_is_named() {
+        let a = arena("cpu-tiny").unwrap();
+        let mut chain = genesis_view(a.spec);
+        chain.digests.model = catalog::engine_digest("model", "llama8b-8l");
+        chain.max_noise_ppm += 1;
+        let why = a.disagreement(&chain).unwrap();
+        assert!(
+            why.starts_with("arena `cpu-tiny`: the chain's model digest is "),
+            "{why}"
+        );
+        assert!(why.contains("this build runs model `tiny`"), "{why}");
+        assert!(
+            why.contains("noise bound is 150001 ppm, this build judges with 150000"),
+            "{why}"
+        );
+        assert!(!why.contains("workload"), "{why}");
+
+        let mut chain = genesis_view(a.spec);
+        chain.backend = cacheon_primitives::Backend::Cuda;
+        assert!(a
+            .disagreement(&chain)
+            .unwrap()
+            .contains("backend is Cuda, this build measures on cpu"));
+        // The other genesis arena is not this one.
+        assert!(a
+            .disagreement(&genesis_view(&catalog::H200_LLAMA8B))
+            .is_some());
+    }
 }

@@ -9,6 +9,7 @@
 extern crate alloc;
 
 pub mod bundle;
+pub mod catalog;
 pub mod commitment;
 pub mod ids;
 pub mod verdict;

@@ -1,13 +1,12 @@
 //! Genesis presets: `development` (one authority, fast epochs) and `local` (four authorities).
 //!
-//! Both register the catalog of DESIGN 5 (five slots and the atomic RoPE + decode target), the
-//! CPU arena `cpu-tiny` and the CUDA arena `h200-llama8b`, and dev validators for both arenas.
+//! Both register the catalog and the arenas of `cacheon_primitives::catalog` (five slots and
+//! the atomic RoPE + decode target; the CPU arena `cpu-tiny` and the CUDA arena
+//! `h200-llama8b`), and dev validators for both arenas.
 
 use crate::*;
-use alloc::format;
-use pallet_cacheon::{
-    ArenaConfig, ArenaPolicy, Backend, EmissionsPolicy, Id, Status, TargetKind, TargetSpec,
-};
+use cacheon_primitives::catalog::{ARENAS, TARGETS};
+use pallet_cacheon::{ArenaConfig, ArenaPolicy, EmissionsPolicy, Id, Status, TargetSpec};
 use polkadot_sdk::sp_keyring::{Ed25519Keyring, Sr25519Keyring};
 
 /// Name of the local-network preset (also accepted: `local_testnet`).
@@ -15,100 +14,52 @@ pub const LOCAL_PRESET: &str = "local";
 /// Name of the development preset (also accepted: `dev`).
 pub const DEVELOPMENT_PRESET: &str = DEV_RUNTIME_PRESET;
 
-/// The five slots of DESIGN 5, in catalog order.
-pub const SLOTS: [&str; 5] = [
-    "activation.silu_and_mul",
-    "norm.rmsnorm",
-    "norm.fused_add_rmsnorm",
-    "position.rope",
-    "attention.decode",
-];
-/// The atomic target: RoPE and decode attention replaced together.
-pub const ROPE_DECODE: &str = "attention.rope_decode.v1";
-pub const CPU_ARENA: &str = "cpu-tiny";
-pub const CUDA_ARENA: &str = "h200-llama8b";
-
 fn id(s: &str) -> Id {
-    Id::try_from(s.as_bytes().to_vec()).expect("preset ids are short ASCII")
+    Id::try_from(s.as_bytes().to_vec()).expect("catalog ids are short ASCII")
 }
 
-/// The catalog: one singleton target per slot, plus the atomic target.
+/// The catalog of `cacheon_primitives::catalog`: one singleton target per slot, plus the
+/// atomic target.
 pub fn catalog() -> Vec<TargetSpec> {
-    let mut targets: Vec<TargetSpec> = SLOTS
+    TARGETS
         .iter()
-        .map(|s| TargetSpec {
-            id: id(s),
-            kind: TargetKind::Slot,
-            members: BoundedVec::truncate_from(vec![id(s)]),
-            displaces: BoundedVec::new(),
+        .map(|t| TargetSpec {
+            id: id(t.id),
+            kind: t.kind,
+            members: BoundedVec::truncate_from(t.members.iter().map(|m| id(m)).collect()),
+            displaces: BoundedVec::truncate_from(t.displaces.iter().map(|d| id(d)).collect()),
             allowed_features: BoundedVec::new(),
             status: Status::Active,
         })
-        .collect();
-    let members = vec![id("position.rope"), id("attention.decode")];
-    targets.push(TargetSpec {
-        id: id(ROPE_DECODE),
-        kind: TargetKind::Atomic,
-        members: BoundedVec::truncate_from(members.clone()),
-        displaces: BoundedVec::truncate_from(members),
-        allowed_features: BoundedVec::new(),
-        status: Status::Active,
-    });
-    targets
+        .collect()
 }
 
-/// A digest naming an engine component, e.g. `digest("model", "tiny")`. The off-chain
-/// arena table (`offchain/src/arena.rs`) names the same engines; nothing compares the two
-/// yet (docs/README.md, "Arenas").
-pub fn digest(kind: &str, name: &str) -> [u8; 32] {
-    frame::hashing::sha2_256(format!("cacheon/{kind}/v1/{name}").as_bytes())
-}
-
-/// The two arenas. Every arena allows all targets of the catalog.
+/// The arenas of `cacheon_primitives::catalog`, each allowing every target of the catalog.
 pub fn arenas() -> Vec<ArenaConfig<BlockNumber>> {
-    let all_targets: Vec<Id> = SLOTS
+    ARENAS
         .iter()
-        .map(|s| id(s))
-        .chain([id(ROPE_DECODE)])
-        .collect();
-    vec![
-        ArenaConfig {
-            id: id(CPU_ARENA),
-            backend: Backend::Cpu,
-            hardware: id("x86-64-v3"),
-            model_digest: digest("model", "tiny"),
-            workload_digest: digest("workload", "cpu-tiny"),
-            stock_digest: digest("stock", "cpu-c11-scalar"),
-            targets: BoundedVec::truncate_from(all_targets.clone()),
-            policy: ArenaPolicy {
-                min_margin_ppm: 20_000,
-                max_noise_ppm: 150_000,
-                noise_multiplier: 3,
-                lease_blocks: 300,
-                max_attempts: 3,
-                required_distinct_validators: 2,
-            },
-            status: Status::Active,
-        },
-        ArenaConfig {
-            id: id(CUDA_ARENA),
-            backend: Backend::Cuda,
-            hardware: id("sm90a"),
-            model_digest: digest("model", "llama8b-8l"),
-            workload_digest: digest("workload", "h200-llama8b"),
-            stock_digest: digest("stock", "cuda-bf16-hopper"),
-            targets: BoundedVec::truncate_from(all_targets),
-            policy: ArenaPolicy {
-                min_margin_ppm: 10_000,
-                max_noise_ppm: 20_000,
-                noise_multiplier: 3,
-                lease_blocks: 600,
-                max_attempts: 3,
-                required_distinct_validators: 2,
-            },
-            status: Status::Active,
-        },
-    ]
+        .map(|a| {
+            let digests = a.engine_digests();
+            ArenaConfig {
+                id: id(a.id),
+                backend: a.backend,
+                hardware: id(a.hardware),
+                model_digest: digests.model,
+                workload_digest: digests.workload,
+                stock_digest: digests.stock,
+                targets: BoundedVec::truncate_from(TARGETS.iter().map(|t| id(t.id)).collect()),
+                policy: ArenaPolicy {
+                    min_margin_ppm: a.min_margin_ppm,
+                    max_noise_ppm: a.max_noise_ppm,
+                    noise_multiplier: a.noise_multiplier,
+                    lease_blocks: a.lease_blocks,
+                    max_attempts: a.max_attempts,
+                    required_distinct_validators: a.required_distinct_validators,
+                },
+                status: Status::Active,
+            }
+        })
+        .collect()
 }
 
 /// The reward pot's account.
@@ -129,12 +80,12 @@ fn genesis(p: Preset) -> serde_json::Value {
         .chain([(pot_account(), 1_000_000 * UNIT)])
         .collect();
     // Each dev validator key is its own operator.
-    let validators: Vec<(Id, AccountId, AccountId)> = [CPU_ARENA, CUDA_ARENA]
+    let validators: Vec<(Id, AccountId, AccountId)> = ARENAS
         .iter()
         .flat_map(|a| {
             p.validators
                 .iter()
-                .map(move |v| (id(a), v.to_account_id(), v.to_account_id()))
+                .map(move |v| (id(a.id), v.to_account_id(), v.to_account_id()))
         })
         .collect();
     frame::deps::frame_support::build_struct_json_patch!(RuntimeGenesisConfig {

@@ -43,7 +43,7 @@ fn presets_build_a_genesis_state() {
                 2,
                 "{name}: arenas"
             );
-            for arena in [genesis::CPU_ARENA, genesis::CUDA_ARENA] {
+            for arena in cacheon_primitives::catalog::ARENAS.map(|a| a.id) {
                 let id = pallet_cacheon::Id::try_from(arena.as_bytes().to_vec()).unwrap();
                 let info = pallet_cacheon::Arenas::<Runtime>::get(&id).expect("arena exists");
                 assert_eq!(info.validators, 3, "{name}/{arena}: validators");

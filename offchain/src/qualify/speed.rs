@@ -189,10 +189,20 @@ mod tests {
         // A clear 1.25× win; three baseline reads in a row slowed by 30 % (with their
         // candidates) look like drift at six pairs, and stop mattering once the burst sits
         // inside the first half.
-        let mut b = vec![100.0; 12];
+        let mut b = [100.0; 12];
         b[3..6].iter_mut().for_each(|x| *x *= 1.3);
-        let c: Vec<f64> = b.iter().enumerate().map(|(i, x)| x * (0.8 + 0.002 * (i % 3) as f64)).collect();
-        assert_eq!(decide(&b[..6], &c[..6], 20_000, 150_000, 6, 20), Decision::Continue);
-        assert_eq!(decide(&b[..12], &c[..12], 20_000, 150_000, 6, 20), Decision::Faster);
+        let c: Vec<f64> = b
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x * (0.8 + 0.002 * (i % 3) as f64))
+            .collect();
+        assert_eq!(
+            decide(&b[..6], &c[..6], 20_000, 150_000, 6, 20),
+            Decision::Continue
+        );
+        assert_eq!(
+            decide(&b[..12], &c[..12], 20_000, 150_000, 6, 20),
+            Decision::Faster
+        );
     }
 }

@@ -20,13 +20,14 @@ use std::time::{Duration, Instant};
 
 use codec::{Decode, Encode};
 use subxt_signer::sr25519::Keypair;
-use tracing::{debug, info, warn};
+use tracing::{debug, error, info, warn};
 
-use crate::arena::Arena;
+use crate::arena::{Arena, ChainArena};
 use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
 use crate::fingerprint::{fingerprint_of, Earlier};
 use crate::qualify::{attempt, AttemptOptions};
 use crate::screens::Outcome;
+use cacheon_primitives::catalog::EngineDigests;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
 use metrics::Metrics;
 use store::{State, Store};
@@ -97,6 +98,7 @@ async fn session(
     me: &AccountId,
 ) -> Result<(), ChainError> {
     let client = chain::connect(&cfg.url, cfg.timeout).await?;
+    check_served_arenas(&client, cfg).await?;
     let mut blocks = client.stream_blocks().await.map_err(unavailable)?;
     while let Some(block) = blocks.next().await {
         let block = block.map_err(unavailable)?;
@@ -188,6 +190,47 @@ async fn proposal_at(at: &At, id: u64) -> Result<Option<ApiProposal>, ChainError
         .transpose()
 }
 
+type ApiArenaConfig = api::runtime_types::pallet_cacheon::types::ArenaConfig<u32>;
+
+/// What the chain says of an arena, as far as this build must agree with it.
+fn chain_view(c: &ApiArenaConfig) -> ChainArena {
+    use api::runtime_types::cacheon_primitives::verdict::Backend as B;
+    ChainArena {
+        backend: match c.backend {
+            B::Cpu => cacheon_primitives::Backend::Cpu,
+            B::Cuda => cacheon_primitives::Backend::Cuda,
+        },
+        digests: EngineDigests {
+            model: c.model_digest,
+            workload: c.workload_digest,
+            stock: c.stock_digest,
+        },
+        min_margin_ppm: c.policy.min_margin_ppm,
+        max_noise_ppm: c.policy.max_noise_ppm,
+    }
+}
+
+/// Says, once a connection, which served arenas this build may not measure for (the
+/// chain's engine or policy differs) or that the chain does not have; those are skipped.
+async fn check_served_arenas(client: &Client, cfg: &Config) -> Result<(), ChainError> {
+    let at = client.at_current_block().await.map_err(unavailable)?;
+    for arena in &cfg.arenas {
+        let key = (chain::bounded(arena.name.as_bytes()),);
+        match fetch(&at, api::storage().cacheon().arenas(), key).await? {
+            None => warn!(
+                arena = arena.name,
+                "the chain has no such arena: not served"
+            ),
+            Some(info) => {
+                if let Some(why) = arena.disagreement(&chain_view(&info.config)) {
+                    error!("{why}: not served (run a build that matches the chain)");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The earliest proposal of a served arena this validator may lease, by the pallet's rules
 /// (`Claimant::eligible` and `in_turn`): reveal order; never a proposal of its operator's
 /// keys, one its operator already stalled or failed, or the reproduction of its operator's
@@ -221,9 +264,14 @@ async fn next_claimable(
         else {
             continue;
         };
-        let required = fetch(at, api::storage().cacheon().arenas(), (arena_id(),))
-            .await?
-            .map_or(2, |a| a.config.policy.required_distinct_validators);
+        let Some(info) = fetch(at, api::storage().cacheon().arenas(), (arena_id(),)).await? else {
+            continue;
+        };
+        // Never measure for an arena whose engine or policy is not the one this build runs.
+        if arena.disagreement(&chain_view(&info.config)).is_some() {
+            continue;
+        }
+        let required = info.config.policy.required_distinct_validators;
         let mut ahead: Vec<ApiTarget> = Vec::new();
         for id in queue {
             let Some(p) = proposal_at(at, id).await? else {

@@ -306,7 +306,7 @@ impl CudaEngine {
         let (gate_up, act, logits) = (p(&s.gate_up), p(&s.act), p(&s.logits));
         match op {
             StepOp::Embed => self.run(
-                &self.k_embed,
+                &self.kernels.embed,
                 (n as u32, 1, 1),
                 (256, 1, 1),
                 &[
@@ -349,7 +349,7 @@ impl CudaEngine {
                 &[ni, q_heads as i64, kv_heads as i64, hd as i64],
             )?),
             StepOp::KWrite => self.run(
-                &self.k_k_write,
+                &self.kernels.k_write,
                 (n as u32, 1, 1),
                 (256, 1, 1),
                 &[

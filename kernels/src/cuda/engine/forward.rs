@@ -34,7 +34,7 @@ impl CudaEngine {
 
         // Embedding.
         self.run(
-            &self.k_embed,
+            &self.kernels.embed,
             (n as u32, 1, 1),
             (256, 1, 1),
             &[
@@ -84,7 +84,7 @@ impl CudaEngine {
                 &[ni, q_heads as i64, kv_heads as i64, hd as i64],
             )?;
             self.run(
-                &self.k_k_write,
+                &self.kernels.k_write,
                 (n as u32, 1, 1),
                 (256, 1, 1),
                 &[
@@ -233,7 +233,7 @@ impl CudaEngine {
             .map_err(|e| blas_err("cublasGemmStridedBatchedEx (scores)", e))?;
         }
         self.run(
-            &self.k_softmax,
+            &self.kernels.softmax,
             (n as u32, q_heads as u32, 1),
             (256, 1, 1),
             &[

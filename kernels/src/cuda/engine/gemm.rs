@@ -1,0 +1,195 @@
+//! Matrix products: the engine's GEMV kernels for single rows, cuBLAS (bf16 in and out,
+//! f32 accumulation) for everything else, and the q|k|v projection built on them.
+
+use super::*;
+
+/// Row counts up to which the engine's GEMV kernel replaces cuBLAS. Measured on an H200
+/// (llama8b-8l decode, 2026-12-02): at 1 row the GEMV step took 1.492 ms against cuBLAS's
+/// 1.524 ms; at 8 rows 3.824 ms against 1.890 ms, so cuBLAS takes everything above one row.
+pub(super) const GEMV_MAX_ROWS: usize = 1;
+
+/// Output features from which the GEMV kernel keeps eight weight loads per lane in flight
+/// instead of four (H200: ~2-3 % faster for the LM head and gate|up, slower for the
+/// 4096- and 6144-feature products).
+const GEMV_WIDE_N: usize = 16384;
+
+/// Output features from which the GEMV kernel stages x in shared memory once per block
+/// (`eng_gemv_wide_xs`): the LM head, where each warp takes ~15 rows (H200: 238.7 against
+/// 242.3 µs; slower for gate|up, down, o and q|k|v).
+const GEMV_SHARED_X_N: usize = 65536;
+
+pub(super) fn blas_err(call: &str, e: blas::CublasError) -> CudaEngineError {
+    CudaEngineError::Blas(format!("{call}: {:?}", e.0))
+}
+
+/// A cuBLAS handle on `stream` that uses `workspace` (so nothing is allocated during a
+/// graph capture).
+pub(super) fn blas_handle(
+    stream: &Arc<cudarc::driver::CudaStream>,
+    workspace: &CudaSlice<u8>,
+) -> Result<CudaBlas, CudaEngineError> {
+    if !loader::cublas_present() {
+        return Err(CudaEngineError::Blas(
+            "libcublas.so.13 not found (loader path, $CUDA_HOME, /usr/local/cuda*, PyTorch's nvidia/cu13)".into(),
+        ));
+    }
+    let blas = CudaBlas::new(stream.clone()).map_err(|e| blas_err("cublasCreate", e))?;
+    let ws = workspace.device_ptr(stream).0;
+    // SAFETY: the workspace outlives the handle (both owned by the engine, which drops
+    // the handle first) and is only used by work queued on the engine's stream.
+    unsafe { blas_sys::cublasSetWorkspace_v2(*blas.handle(), ws as *mut c_void, workspace.len()) }
+        .result()
+        .map_err(|e| blas_err("cublasSetWorkspace", e))?;
+    Ok(blas)
+}
+
+impl CudaEngine {
+    /// Whether a product of `m` rows with inner size `k` goes to the GEMV kernel.
+    pub(super) fn uses_gemv(&self, m: usize, k: usize, x: u64, w: u64) -> bool {
+        self.opts.small_gemv
+            && m <= GEMV_MAX_ROWS
+            && k.is_multiple_of(8)
+            && x.is_multiple_of(16)
+            && w.is_multiple_of(16)
+    }
+
+    /// Blocks of 8 warps (one output feature per warp, grid-stride) for `n` features.
+    pub(super) fn gemv_blocks(&self, n: usize) -> u32 {
+        let sms = self.dev.info().multiprocessors.max(1) as usize;
+        n.div_ceil(8).min(sms * 8) as u32
+    }
+
+    /// Whether the q|k|v projection of `n` rows is one GEMV that writes q, k and the v
+    /// cache rows itself (no split launch).
+    pub(super) fn qkv_fused(&self, n: usize, x: u64, w: u64) -> bool {
+        self.uses_gemv(n, self.config.hidden_size, x, w)
+    }
+
+    /// The q|k|v projection of `n` rows of `x` by `w`: q and k into the scratch buffers,
+    /// v into the cache rows of `cache_rows` (of `vc`), either as one GEMV kernel or as
+    /// a GEMM into `qkv` and the split kernel.
+    pub(super) fn qkv_projection(
+        &self,
+        n: usize,
+        x: u64,
+        w: u64,
+        vc: u64,
+    ) -> Result<(), CudaEngineError> {
+        let c = &self.config;
+        let (h, q_dim, kv_dim) = (c.hidden_size, c.q_dim(), c.kv_dim());
+        let (q, k) = (self.ptr(&self.s.q), self.ptr(&self.s.k));
+        let cache_rows = self.ptr(&self.s.cache_rows);
+        if self.qkv_fused(n, x, w) {
+            return self.run(
+                &self.kernels.gemv_qkv,
+                (self.gemv_blocks(q_dim + 2 * kv_dim), 1, 1),
+                (256, 1, 1),
+                &[
+                    Arg::Ptr(q),
+                    Arg::Ptr(k),
+                    Arg::Ptr(vc),
+                    Arg::Ptr(cache_rows),
+                    Arg::Ptr(x),
+                    Arg::Ptr(w),
+                    Arg::I64(n as i64),
+                    Arg::I64(q_dim as i64),
+                    Arg::I64(kv_dim as i64),
+                    Arg::I64(h as i64),
+                ],
+            );
+        }
+        let qkv = self.ptr(&self.s.qkv);
+        self.gemm(qkv, x, w, n, q_dim + 2 * kv_dim, h)?;
+        self.qkv_split(n, vc)
+    }
+
+    /// The split kernel: `qkv` rows into q, k and the v cache.
+    pub(super) fn qkv_split(&self, n: usize, vc: u64) -> Result<(), CudaEngineError> {
+        let c = &self.config;
+        let s = &self.s;
+        self.run(
+            &self.kernels.qkv_split,
+            (n as u32, 1, 1),
+            (256, 1, 1),
+            &[
+                Arg::Ptr(self.ptr(&s.q)),
+                Arg::Ptr(self.ptr(&s.k)),
+                Arg::Ptr(vc),
+                Arg::Ptr(self.ptr(&s.qkv)),
+                Arg::Ptr(self.ptr(&s.cache_rows)),
+                Arg::I64(c.q_dim() as i64),
+                Arg::I64(c.kv_dim() as i64),
+            ],
+        )
+    }
+
+    /// `y[m, n] = x[m, k] · w[n, k]ᵀ`, bf16 row-major, f32 accumulation: the engine's
+    /// GEMV kernel for at most [`GEMV_MAX_ROWS`] rows (when `small_gemv`), else cuBLAS. cuBLAS is
+    /// column-major: it computes `yᵀ = w · xᵀ` (`w` transposed as stored, `x` as is).
+    pub(super) fn gemm(
+        &self,
+        y: u64,
+        x: u64,
+        w: u64,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<(), CudaEngineError> {
+        if self.uses_gemv(m, k, x, w) {
+            // x in shared memory for the widest products, within the default 48 KiB.
+            let x_bytes = m * k * 2;
+            let (f, smem) = if n >= GEMV_SHARED_X_N && x_bytes <= 48 * 1024 {
+                (&self.kernels.gemv_wide_xs, x_bytes as u32)
+            } else if n >= GEMV_WIDE_N {
+                (&self.kernels.gemv_wide, 0)
+            } else {
+                (&self.kernels.gemv, 0)
+            };
+            return self.run_smem(
+                f,
+                (self.gemv_blocks(n), 1, 1),
+                (256, 1, 1),
+                smem,
+                &[
+                    Arg::Ptr(y),
+                    Arg::Ptr(x),
+                    Arg::Ptr(w),
+                    Arg::I64(m as i64),
+                    Arg::I64(n as i64),
+                    Arg::I64(k as i64),
+                ],
+            );
+        }
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        use blas_sys::{
+            cublasComputeType_t as C, cublasGemmAlgo_t as G, cublasOperation_t as O,
+            cudaDataType as D,
+        };
+        // SAFETY: `w` holds n·k, `x` m·k and `y` m·n bf16 values on the engine's stream;
+        // alpha and beta are host scalars read during the call.
+        unsafe {
+            blas::gemm_ex(
+                *self.blas.handle(),
+                O::CUBLAS_OP_T,
+                O::CUBLAS_OP_N,
+                n as i32,
+                m as i32,
+                k as i32,
+                &alpha as *const f32 as *const c_void,
+                w as *const c_void,
+                D::CUDA_R_16BF,
+                k as i32,
+                x as *const c_void,
+                D::CUDA_R_16BF,
+                k as i32,
+                &beta as *const f32 as *const c_void,
+                y as *mut c_void,
+                D::CUDA_R_16BF,
+                n as i32,
+                C::CUBLAS_COMPUTE_32F,
+                G::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .map_err(|e| blas_err("cublasGemmEx", e))
+    }
+}

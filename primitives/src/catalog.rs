@@ -1,0 +1,204 @@
+//! The catalog and the genesis arenas: every slot, target and arena id, and every number of
+//! an arena's policy, written once. The runtime's genesis presets register them on chain;
+//! the kernel registry (`cacheon_kernels::slots`) names its slots with them; the off-chain
+//! tools' arena table takes its ids, engine names and margins from them; and a validator
+//! compares a served arena's on-chain engine digests with [`ArenaSpec::engine_digests`]
+//! before it leases anything there.
+
+use crate::verdict::{Backend, TargetKind};
+
+/// Slot ids, one per kernel boundary of the engine.
+pub mod slot {
+    pub const SILU_AND_MUL: &str = "activation.silu_and_mul";
+    pub const RMSNORM: &str = "norm.rmsnorm";
+    pub const FUSED_ADD_RMSNORM: &str = "norm.fused_add_rmsnorm";
+    pub const ROPE: &str = "position.rope";
+    pub const ATTENTION_DECODE: &str = "attention.decode";
+}
+
+/// Every slot, in registry order (the order of `cacheon_kernels::slots::SlotId::ALL`).
+pub const SLOTS: [&str; 5] = [
+    slot::SILU_AND_MUL,
+    slot::RMSNORM,
+    slot::FUSED_ADD_RMSNORM,
+    slot::ROPE,
+    slot::ATTENTION_DECODE,
+];
+
+/// The atomic target: RoPE and decode attention replaced together.
+pub const ROPE_DECODE: &str = "attention.rope_decode.v1";
+
+/// A target of the genesis catalog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub id: &'static str,
+    pub kind: TargetKind,
+    /// Slots a proposal for this target replaces.
+    pub members: &'static [&'static str],
+    /// Targets whose incumbents a crown here retires (empty for a singleton).
+    pub displaces: &'static [&'static str],
+}
+
+const fn singleton(id: &'static str, members: &'static [&'static str]) -> Target {
+    Target {
+        id,
+        kind: TargetKind::Slot,
+        members,
+        displaces: &[],
+    }
+}
+
+/// One singleton target per slot, then the atomic target.
+pub const TARGETS: [Target; 6] = [
+    singleton(slot::SILU_AND_MUL, &[slot::SILU_AND_MUL]),
+    singleton(slot::RMSNORM, &[slot::RMSNORM]),
+    singleton(slot::FUSED_ADD_RMSNORM, &[slot::FUSED_ADD_RMSNORM]),
+    singleton(slot::ROPE, &[slot::ROPE]),
+    singleton(slot::ATTENTION_DECODE, &[slot::ATTENTION_DECODE]),
+    Target {
+        id: ROPE_DECODE,
+        kind: TargetKind::Atomic,
+        members: &[slot::ROPE, slot::ATTENTION_DECODE],
+        displaces: &[slot::ROPE, slot::ATTENTION_DECODE],
+    },
+];
+
+/// An arena as genesis registers it: the engine it measures in (named components, whose
+/// digests go on chain) and its policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArenaSpec {
+    pub id: &'static str,
+    pub backend: Backend,
+    /// The hardware class validators must run (`x86-64-v3`, `sm90a`).
+    pub hardware: &'static str,
+    /// The model shape (`cacheon_kernels::engine::ModelConfig::named`).
+    pub model: &'static str,
+    /// The timed workload (the off-chain arena table of the same id).
+    pub workload: &'static str,
+    /// The stock kernel set the engine starts from.
+    pub stock: &'static str,
+    pub min_margin_ppm: u32,
+    pub max_noise_ppm: u32,
+    pub noise_multiplier: u32,
+    pub lease_blocks: u32,
+    pub max_attempts: u32,
+    pub required_distinct_validators: u32,
+}
+
+/// The CPU arena: the tiny model in f32 with the scalar C11 stock kernels.
+pub const CPU_TINY: ArenaSpec = ArenaSpec {
+    id: "cpu-tiny",
+    backend: Backend::Cpu,
+    hardware: "x86-64-v3",
+    model: "tiny",
+    workload: "cpu-tiny",
+    stock: "cpu-c11-scalar",
+    min_margin_ppm: 20_000,
+    max_noise_ppm: 150_000,
+    noise_multiplier: 3,
+    lease_blocks: 300,
+    max_attempts: 3,
+    required_distinct_validators: 2,
+};
+
+/// The GPU arena: eight Llama-3-8B layers in bf16 on one H200.
+pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
+    id: "h200-llama8b",
+    backend: Backend::Cuda,
+    hardware: "sm90a",
+    model: "llama8b-8l",
+    workload: "h200-llama8b",
+    stock: "cuda-bf16-hopper",
+    min_margin_ppm: 10_000,
+    max_noise_ppm: 20_000,
+    noise_multiplier: 3,
+    lease_blocks: 600,
+    max_attempts: 3,
+    required_distinct_validators: 2,
+};
+
+/// The genesis arenas; each allows every target of [`TARGETS`].
+pub const ARENAS: [ArenaSpec; 2] = [CPU_TINY, H200_LLAMA8B];
+
+/// The arena of genesis with this id.
+pub fn arena(id: &str) -> Option<&'static ArenaSpec> {
+    ARENAS.iter().find(|a| a.id == id)
+}
+
+/// The digest naming an engine component on chain: SHA-256 of
+/// `cacheon/<kind>/v1/<name>`, e.g. `engine_digest("model", "tiny")`.
+pub fn engine_digest(kind: &str, name: &str) -> [u8; 32] {
+    let mut text = alloc::vec::Vec::with_capacity(16 + kind.len() + name.len());
+    text.extend_from_slice(b"cacheon/");
+    text.extend_from_slice(kind.as_bytes());
+    text.extend_from_slice(b"/v1/");
+    text.extend_from_slice(name.as_bytes());
+    sp_crypto_hashing::sha2_256(&text)
+}
+
+/// An arena's three engine digests, as its on-chain config carries them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineDigests {
+    pub model: [u8; 32],
+    pub workload: [u8; 32],
+    pub stock: [u8; 32],
+}
+
+impl ArenaSpec {
+    pub fn engine_digests(&self) -> EngineDigests {
+        EngineDigests {
+            model: engine_digest("model", self.model),
+            workload: engine_digest("workload", self.workload),
+            stock: engine_digest("stock", self.stock),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::is_valid_id;
+
+    #[test]
+    fn every_id_is_valid_and_unique() {
+        let ids: alloc::vec::Vec<&str> = TARGETS
+            .iter()
+            .map(|t| t.id)
+            .chain(ARENAS.iter().map(|a| a.id))
+            .collect();
+        for (i, id) in ids.iter().enumerate() {
+            assert!(is_valid_id(id.as_bytes()), "{id}");
+            assert!(!ids[..i].contains(id), "{id} twice");
+        }
+    }
+
+    #[test]
+    fn targets_name_only_catalog_slots_and_each_slot_has_its_singleton() {
+        for t in TARGETS {
+            assert!(t.members.iter().all(|m| SLOTS.contains(m)), "{}", t.id);
+            assert!(t
+                .displaces
+                .iter()
+                .all(|d| TARGETS.iter().any(|x| x.id == *d)));
+        }
+        for s in SLOTS {
+            assert!(TARGETS
+                .iter()
+                .any(|t| t.id == s && t.kind == TargetKind::Slot && t.members == [s]));
+        }
+    }
+
+    #[test]
+    fn engine_digests_are_the_hash_of_their_name() {
+        // `printf 'cacheon/model/v1/tiny' | sha256sum`
+        let tiny = "c931bd75fcbe8967823885e50b494f3919efa8b6325bc7cf7bd707e12d736d00";
+        let d = CPU_TINY.engine_digests();
+        let hex: alloc::string::String =
+            d.model.iter().map(|b| alloc::format!("{b:02x}")).collect();
+        assert_eq!(hex, tiny);
+        assert_ne!(d.model, H200_LLAMA8B.engine_digests().model);
+        assert_ne!(d.model, d.workload);
+        assert_eq!(arena("h200-llama8b"), Some(&H200_LLAMA8B));
+        assert_eq!(arena("nope"), None);
+    }
+}
