@@ -11,8 +11,14 @@
 //! running are abandoned to their lease expiry (NoDecision for the chain, never a miner
 //! FAIL); finished reports whose lease is still held are attested; a lease that is no
 //! longer held is never attested.
+//!
+//! Files: this one runs the loop, the attempt and the attestation; `claim` picks the next
+//! lease; `reads` holds the chain reads an attempt needs; [`store`] the SQLite index;
+//! [`metrics`] the Prometheus endpoint.
 
+mod claim;
 pub mod metrics;
+mod reads;
 pub mod store;
 
 use std::path::PathBuf;
@@ -29,7 +35,9 @@ use crate::qualify::{attempt, AttemptOptions};
 use crate::screens::Outcome;
 use cacheon_primitives::catalog::EngineDigests;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
+use claim::{check_served_arenas, next_claimable};
 use metrics::Metrics;
+use reads::*;
 use store::{State, Store};
 
 type ApiStatus = api::runtime_types::pallet_cacheon::types::ProposalStatus<AccountId, u32>;
@@ -174,184 +182,6 @@ async fn catch_up(
         store.set_cursor(b).map_err(db)?;
     }
     Ok(())
-}
-
-type At = subxt::client::ClientAtBlock<
-    subxt::PolkadotConfig,
-    subxt::client::OnlineClientAtBlockImpl<subxt::PolkadotConfig>,
->;
-
-async fn proposal_at(at: &At, id: u64) -> Result<Option<ApiProposal>, ChainError> {
-    at.storage()
-        .try_fetch(api::storage().cacheon().proposals(), (id,))
-        .await
-        .map_err(unavailable)?
-        .map(|v| v.decode().map_err(unavailable))
-        .transpose()
-}
-
-type ApiArenaConfig = api::runtime_types::pallet_cacheon::types::ArenaConfig<u32>;
-
-/// What the chain says of an arena, as far as this build must agree with it.
-fn chain_view(c: &ApiArenaConfig) -> ChainArena {
-    use api::runtime_types::cacheon_primitives::verdict::Backend as B;
-    ChainArena {
-        backend: match c.backend {
-            B::Cpu => cacheon_primitives::Backend::Cpu,
-            B::Cuda => cacheon_primitives::Backend::Cuda,
-        },
-        digests: EngineDigests {
-            model: c.model_digest,
-            workload: c.workload_digest,
-            stock: c.stock_digest,
-        },
-        min_margin_ppm: c.policy.min_margin_ppm,
-        max_noise_ppm: c.policy.max_noise_ppm,
-    }
-}
-
-/// Says, once a connection, which served arenas this build may not measure for (the
-/// chain's engine or policy differs) or that the chain does not have; those are skipped.
-async fn check_served_arenas(client: &Client, cfg: &Config) -> Result<(), ChainError> {
-    let at = client.at_current_block().await.map_err(unavailable)?;
-    for arena in &cfg.arenas {
-        let key = (chain::bounded(arena.name.as_bytes()),);
-        match fetch(&at, api::storage().cacheon().arenas(), key).await? {
-            None => warn!(
-                arena = arena.name,
-                "the chain has no such arena: not served"
-            ),
-            Some(info) => {
-                if let Some(why) = arena.disagreement(&chain_view(&info.config)) {
-                    error!("{why}: not served (run a build that matches the chain)");
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The earliest proposal of a served arena this validator may lease, by the pallet's rules
-/// (`Claimant::eligible` and `in_turn`): reveal order; never a proposal of its operator's
-/// keys, one its operator already stalled or failed, or the reproduction of its operator's
-/// PASS; and the attempt that would crown only once the proposal's content priority is final
-/// and no earlier proposal for an overlapping target is pending.
-async fn next_claimable(
-    at: &At,
-    cfg: &Config,
-    me: &AccountId,
-    metrics: &Metrics,
-) -> Result<Option<(u64, Arena)>, ChainError> {
-    let reveal_window = at
-        .constants()
-        .entry(api::constants().cacheon().reveal_window())
-        .map_err(unavailable)? as u64;
-    let now = at.block_number();
-    let mut depth = 0;
-    let mut found = None;
-    for arena in &cfg.arenas {
-        let arena_id = || chain::bounded(arena.name.as_bytes());
-        let queue = fetch(at, api::storage().cacheon().queue(), (arena_id(),))
-            .await?
-            .map(|q| q.0)
-            .unwrap_or_default();
-        depth += queue.len();
-        if found.is_some() {
-            continue;
-        }
-        let Some(operator) =
-            fetch(at, api::storage().cacheon().validators(), (arena_id(), *me)).await?
-        else {
-            continue;
-        };
-        let Some(info) = fetch(at, api::storage().cacheon().arenas(), (arena_id(),)).await? else {
-            continue;
-        };
-        // Never measure for an arena whose engine or policy is not the one this build runs.
-        if arena.disagreement(&chain_view(&info.config)).is_some() {
-            continue;
-        }
-        let required = info.config.policy.required_distinct_validators;
-        let mut ahead: Vec<ApiTarget> = Vec::new();
-        for id in queue {
-            let Some(p) = proposal_at(at, id).await? else {
-                continue;
-            };
-            let crowning = match &p.status {
-                ApiStatus::Queued => Some(required <= 1),
-                ApiStatus::ReproductionQueued { primary, .. } if primary.operator != operator => {
-                    Some(true)
-                }
-                _ => None,
-            };
-            // Never the operator's own proposal, whichever of its keys (any arena) revealed it.
-            let own = crowning.is_some()
-                && (&p.miner == me
-                    || p.miner == operator
-                    || fetch(at, api::storage().cacheon().key_operators(), (p.miner,))
-                        .await?
-                        .is_some_and(|(o, _)| o == operator));
-            let eligible = !own && !p.excluded.0.contains(&operator) && crowning.is_some();
-            let spec = fetch(
-                at,
-                api::storage().cacheon().targets(),
-                (chain::bounded(&p.target.0),),
-            )
-            .await?;
-            let in_turn = crowning != Some(true)
-                || (now >= p.commit_block as u64 + reveal_window
-                    && spec
-                        .as_ref()
-                        .is_none_or(|s| !ahead.iter().any(|a| overlaps(a, s))));
-            if eligible && in_turn {
-                found = Some((id, *arena));
-                break;
-            }
-            let pending = !matches!(
-                p.status,
-                ApiStatus::Crowned { .. }
-                    | ApiStatus::Retired { .. }
-                    | ApiStatus::Failed { .. }
-                    | ApiStatus::Expired
-                    | ApiStatus::Withdrawn
-                    | ApiStatus::Dropped { .. }
-            );
-            if let Some(spec) = spec.filter(|_| pending) {
-                ahead.push(spec);
-            }
-        }
-    }
-    metrics.queue_depth.set(depth as i64);
-    Ok(found)
-}
-
-type ApiTarget = api::runtime_types::pallet_cacheon::types::TargetSpec;
-
-/// As the pallet's `overlaps`: the same target, a shared member slot, or one displacing the
-/// other.
-fn overlaps(a: &ApiTarget, b: &ApiTarget) -> bool {
-    let ids = |v: &[api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8>]| {
-        v.iter().map(|i| i.0.clone()).collect::<Vec<_>>()
-    };
-    let (a_members, b_members) = (ids(&a.members.0), ids(&b.members.0));
-    a.id.0 == b.id.0
-        || a_members.iter().any(|m| b_members.contains(m))
-        || ids(&a.displaces.0).contains(&b.id.0)
-        || ids(&b.displaces.0).contains(&a.id.0)
-}
-
-/// One storage value at `at`, decoded; `None` when absent.
-async fn fetch<A: subxt::storage::Address>(
-    at: &At,
-    address: A,
-    keys: A::KeyParts,
-) -> Result<Option<A::Value>, ChainError> {
-    at.storage()
-        .try_fetch(address, keys)
-        .await
-        .map_err(unavailable)?
-        .map(|v| v.decode().map_err(unavailable))
-        .transpose()
 }
 
 /// Leases `id`, runs the attempt, stores the report and attests.
@@ -663,154 +493,4 @@ fn to_api(v: Verdict) -> api::runtime_types::cacheon_primitives::verdict::Verdic
             },
         },
     }
-}
-
-/// A bundle's canonical bytes from chain storage, with the ContentHash checked again.
-async fn stored_bundle(at: &At, hash: &[u8; 32]) -> Result<Vec<u8>, String> {
-    let bytes = at
-        .storage()
-        .try_fetch(api::storage().cacheon().bundles(), (*hash,))
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("bundle 0x{} is not in chain storage", hex::encode(hash)))?
-        .decode()
-        .map_err(|e| e.to_string())?
-        .0;
-    if &cacheon_primitives::bundle::content_hash(&bytes) != hash {
-        return Err(format!(
-            "stored bundle bytes do not hash to 0x{}",
-            hex::encode(hash)
-        ));
-    }
-    Ok(bytes)
-}
-
-/// A proposal's files from chain storage.
-async fn bundle_files(
-    at: &At,
-    hash: &[u8; 32],
-) -> Result<Vec<cacheon_kernels::BundleFile>, String> {
-    let bytes = stored_bundle(at, hash).await?;
-    cacheon_kernels::bundle::from_canonical_bytes(&bytes, cacheon_kernels::bundle::MAX_BUNDLE_BYTES)
-        .map_err(|e| e.to_string())
-}
-
-/// Whether `me` holds the lease of `proposal` that ends at `expires_at`, still open at `at`.
-async fn lease_is_ours(
-    at: &At,
-    me: &AccountId,
-    proposal: u64,
-    expires_at: u64,
-) -> Result<bool, ChainError> {
-    let lease = proposal_at(at, proposal)
-        .await?
-        .and_then(|p| match p.status {
-            ApiStatus::Primary { lease } | ApiStatus::Reproduction { lease, .. } => Some(lease),
-            _ => None,
-        });
-    Ok(lease.is_some_and(|l| {
-        &l.validator == me && l.expires_at as u64 == expires_at && at.block_number() < expires_at
-    }))
-}
-
-/// Every proposal with priority over `id` (an earlier commit block, or the same block and a
-/// lower id: the chain's order for owners of one ContentHash) whose fingerprint is known,
-/// marked by whether another miner revealed it (the miner's own too: an earliest match of its
-/// own is no copy). A proposal revealed after `id` can have priority: a copier that got its
-/// reveal in first still committed later. Fingerprints are cached when a reveal was followed
-/// (or an earlier attempt read it), else computed from the bytes while the chain still stores
-/// them; proposals whose bytes are gone and were never seen here are skipped (debug log).
-async fn earlier_proposals(
-    at: &At,
-    store: &Store,
-    id: u64,
-    commit_block: u64,
-    miner: &AccountId,
-) -> Result<Vec<Earlier>, ChainError> {
-    let next = at
-        .storage()
-        .try_fetch(api::storage().cacheon().next_proposal_id(), ())
-        .await
-        .map_err(unavailable)?
-        .map(|v| v.decode().map_err(unavailable))
-        .transpose()?
-        .unwrap_or(0);
-    let mut earlier = Vec::new();
-    for q in (0..next).filter(|q| *q != id) {
-        let Some(p) = proposal_at(at, q).await? else {
-            continue;
-        };
-        if (p.commit_block as u64, q) > (commit_block, id) {
-            continue;
-        }
-        if let Some(fingerprint) = remember_fingerprint(at, store, &p.content_hash).await? {
-            earlier.push(Earlier {
-                proposal: q,
-                commit_block: p.commit_block as u64,
-                fingerprint,
-                other_miner: &p.miner != miner,
-            });
-        }
-    }
-    Ok(earlier)
-}
-
-/// A bundle's fingerprint from the cache, else computed from its bytes in storage at `at`
-/// and cached; `None` when it does not decode or its manifest does not parse (cached too),
-/// or its bytes are gone (not cached).
-async fn remember_fingerprint(
-    at: &At,
-    store: &Store,
-    hash: &[u8; 32],
-) -> Result<Option<[u8; 32]>, ChainError> {
-    if let Some(fp) = store.fingerprint(hash).map_err(db)? {
-        return Ok(fp);
-    }
-    // A transport error is ours (the attempt must not go on without the comparison); bytes
-    // no longer stored are a proposal this validator never saw while they were.
-    let Some(stored) = at
-        .storage()
-        .try_fetch(api::storage().cacheon().bundles(), (*hash,))
-        .await
-        .map_err(unavailable)?
-    else {
-        debug!(
-            content_hash = hex::encode(hash),
-            "no fingerprint for the copy screen: the bundle is no longer stored"
-        );
-        return Ok(None);
-    };
-    let bytes = stored.decode().map_err(unavailable)?.0;
-    let fp = cacheon_kernels::bundle::from_canonical_bytes(
-        &bytes,
-        cacheon_kernels::bundle::MAX_BUNDLE_BYTES,
-    )
-    .ok()
-    .and_then(|files| fingerprint_of(&files));
-    store.record_fingerprint(hash, fp).map_err(db)?;
-    Ok(fp)
-}
-
-/// The arena's crowned bundles (canonical bytes), oldest proposal first.
-async fn incumbent_stack(at: &At, arena: Arena) -> Result<Vec<Vec<u8>>, ChainError> {
-    let mut entries = Vec::new();
-    let mut it = at
-        .storage()
-        .iter(
-            api::storage().cacheon().incumbents(),
-            (chain::bounded(arena.name.as_bytes()),),
-        )
-        .await
-        .map_err(unavailable)?;
-    while let Some(kv) = it.next().await {
-        let kv = kv.map_err(unavailable)?;
-        let e = kv.value().decode().map_err(unavailable)?;
-        entries.push((e.proposal, e.content_hash));
-    }
-    entries.sort();
-    let mut stack = Vec::new();
-    for (_, hash) in entries {
-        stack.push(stored_bundle(at, &hash).await.map_err(unavailable)?);
-    }
-    Ok(stack)
 }

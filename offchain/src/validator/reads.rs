@@ -1,0 +1,182 @@
+//! The chain state an attempt reads: proposals, stored bundles, leases, earlier proposals
+//! for the copy screen and the arena's incumbent stack.
+
+use super::*;
+
+pub(super) type At = subxt::client::ClientAtBlock<
+    subxt::PolkadotConfig,
+    subxt::client::OnlineClientAtBlockImpl<subxt::PolkadotConfig>,
+>;
+
+pub(super) async fn proposal_at(at: &At, id: u64) -> Result<Option<ApiProposal>, ChainError> {
+    at.storage()
+        .try_fetch(api::storage().cacheon().proposals(), (id,))
+        .await
+        .map_err(unavailable)?
+        .map(|v| v.decode().map_err(unavailable))
+        .transpose()
+}
+
+/// One storage value at `at`, decoded; `None` when absent.
+pub(super) async fn fetch<A: subxt::storage::Address>(
+    at: &At,
+    address: A,
+    keys: A::KeyParts,
+) -> Result<Option<A::Value>, ChainError> {
+    at.storage()
+        .try_fetch(address, keys)
+        .await
+        .map_err(unavailable)?
+        .map(|v| v.decode().map_err(unavailable))
+        .transpose()
+}
+
+/// A bundle's canonical bytes from chain storage, with the ContentHash checked again.
+pub(super) async fn stored_bundle(at: &At, hash: &[u8; 32]) -> Result<Vec<u8>, String> {
+    let bytes = at
+        .storage()
+        .try_fetch(api::storage().cacheon().bundles(), (*hash,))
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("bundle 0x{} is not in chain storage", hex::encode(hash)))?
+        .decode()
+        .map_err(|e| e.to_string())?
+        .0;
+    if &cacheon_primitives::bundle::content_hash(&bytes) != hash {
+        return Err(format!(
+            "stored bundle bytes do not hash to 0x{}",
+            hex::encode(hash)
+        ));
+    }
+    Ok(bytes)
+}
+
+/// A proposal's files from chain storage.
+pub(super) async fn bundle_files(
+    at: &At,
+    hash: &[u8; 32],
+) -> Result<Vec<cacheon_kernels::BundleFile>, String> {
+    let bytes = stored_bundle(at, hash).await?;
+    cacheon_kernels::bundle::from_canonical_bytes(&bytes, cacheon_kernels::bundle::MAX_BUNDLE_BYTES)
+        .map_err(|e| e.to_string())
+}
+
+/// Whether `me` holds the lease of `proposal` that ends at `expires_at`, still open at `at`.
+pub(super) async fn lease_is_ours(
+    at: &At,
+    me: &AccountId,
+    proposal: u64,
+    expires_at: u64,
+) -> Result<bool, ChainError> {
+    let lease = proposal_at(at, proposal)
+        .await?
+        .and_then(|p| match p.status {
+            ApiStatus::Primary { lease } | ApiStatus::Reproduction { lease, .. } => Some(lease),
+            _ => None,
+        });
+    Ok(lease.is_some_and(|l| {
+        &l.validator == me && l.expires_at as u64 == expires_at && at.block_number() < expires_at
+    }))
+}
+
+/// Every proposal with priority over `id` (an earlier commit block, or the same block and a
+/// lower id: the chain's order for owners of one ContentHash) whose fingerprint is known,
+/// marked by whether another miner revealed it (the miner's own too: an earliest match of its
+/// own is no copy). A proposal revealed after `id` can have priority: a copier that got its
+/// reveal in first still committed later. Fingerprints are cached when a reveal was followed
+/// (or an earlier attempt read it), else computed from the bytes while the chain still stores
+/// them; proposals whose bytes are gone and were never seen here are skipped (debug log).
+pub(super) async fn earlier_proposals(
+    at: &At,
+    store: &Store,
+    id: u64,
+    commit_block: u64,
+    miner: &AccountId,
+) -> Result<Vec<Earlier>, ChainError> {
+    let next = at
+        .storage()
+        .try_fetch(api::storage().cacheon().next_proposal_id(), ())
+        .await
+        .map_err(unavailable)?
+        .map(|v| v.decode().map_err(unavailable))
+        .transpose()?
+        .unwrap_or(0);
+    let mut earlier = Vec::new();
+    for q in (0..next).filter(|q| *q != id) {
+        let Some(p) = proposal_at(at, q).await? else {
+            continue;
+        };
+        if (p.commit_block as u64, q) > (commit_block, id) {
+            continue;
+        }
+        if let Some(fingerprint) = remember_fingerprint(at, store, &p.content_hash).await? {
+            earlier.push(Earlier {
+                proposal: q,
+                commit_block: p.commit_block as u64,
+                fingerprint,
+                other_miner: &p.miner != miner,
+            });
+        }
+    }
+    Ok(earlier)
+}
+
+/// A bundle's fingerprint from the cache, else computed from its bytes in storage at `at`
+/// and cached; `None` when it does not decode or its manifest does not parse (cached too),
+/// or its bytes are gone (not cached).
+pub(super) async fn remember_fingerprint(
+    at: &At,
+    store: &Store,
+    hash: &[u8; 32],
+) -> Result<Option<[u8; 32]>, ChainError> {
+    if let Some(fp) = store.fingerprint(hash).map_err(db)? {
+        return Ok(fp);
+    }
+    // A transport error is ours (the attempt must not go on without the comparison); bytes
+    // no longer stored are a proposal this validator never saw while they were.
+    let Some(stored) = at
+        .storage()
+        .try_fetch(api::storage().cacheon().bundles(), (*hash,))
+        .await
+        .map_err(unavailable)?
+    else {
+        debug!(
+            content_hash = hex::encode(hash),
+            "no fingerprint for the copy screen: the bundle is no longer stored"
+        );
+        return Ok(None);
+    };
+    let bytes = stored.decode().map_err(unavailable)?.0;
+    let fp = cacheon_kernels::bundle::from_canonical_bytes(
+        &bytes,
+        cacheon_kernels::bundle::MAX_BUNDLE_BYTES,
+    )
+    .ok()
+    .and_then(|files| fingerprint_of(&files));
+    store.record_fingerprint(hash, fp).map_err(db)?;
+    Ok(fp)
+}
+
+/// The arena's crowned bundles (canonical bytes), oldest proposal first.
+pub(super) async fn incumbent_stack(at: &At, arena: Arena) -> Result<Vec<Vec<u8>>, ChainError> {
+    let mut entries = Vec::new();
+    let mut it = at
+        .storage()
+        .iter(
+            api::storage().cacheon().incumbents(),
+            (chain::bounded(arena.name.as_bytes()),),
+        )
+        .await
+        .map_err(unavailable)?;
+    while let Some(kv) = it.next().await {
+        let kv = kv.map_err(unavailable)?;
+        let e = kv.value().decode().map_err(unavailable)?;
+        entries.push((e.proposal, e.content_hash));
+    }
+    entries.sort();
+    let mut stack = Vec::new();
+    for (_, hash) in entries {
+        stack.push(stored_bundle(at, &hash).await.map_err(unavailable)?);
+    }
+    Ok(stack)
+}

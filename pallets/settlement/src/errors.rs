@@ -1,0 +1,137 @@
+//! The pallet's errors (a section of [`crate::pallet`]): one per way a call can be refused.
+
+use polkadot_sdk::polkadot_sdk_frame::pallet_macros::pallet_section;
+
+#[pallet_section]
+mod errors {
+    #[pallet::error]
+    pub enum Error<T> {
+        /// An id is empty, too long or has characters outside `[a-z0-9._-]`.
+        InvalidId,
+        /// A singleton target must have exactly one member: its own id.
+        SingletonMembers,
+        /// An atomic target needs at least two distinct member slots.
+        AtomicMembers,
+        /// An atomic target must displace every member's singleton target.
+        AtomicMustDisplaceMembers,
+        /// A target names a displaced target that is not in the catalog.
+        UnknownDisplaced,
+        /// The change would make displacement cyclic.
+        DisplacementCycle,
+        /// The target is crowned in an arena where a target it would displace is crowned too;
+        /// the change would leave one incumbent entry displacing another.
+        DisplacesCrowned,
+        /// The catalog is full.
+        TooManyTargets,
+        /// No such target.
+        UnknownTarget,
+        /// An arena names a target that is not in the catalog.
+        ArenaTargetUnknown,
+        /// An arena's policy is out of range (lease, attempts or validator count).
+        InvalidPolicy,
+        /// No such arena.
+        UnknownArena,
+        /// There are already `MaxArenas` arenas.
+        TooManyArenas,
+        /// The account is already a validator of this arena.
+        AlreadyValidator,
+        /// The account is not a validator of this arena.
+        NotValidator,
+        /// The key is registered (in another arena) under another operator.
+        OperatorMismatch,
+        /// The arena has `MaxValidators` validators.
+        TooManyValidators,
+        /// The emissions policy needs non-zero `half_life_blocks` and an epoch longer than
+        /// the payout of `MaxClaims` shares takes (`PAYOUTS_PER_BLOCK` a block).
+        InvalidEmissions,
+        /// The same commitment is already pending for this miner.
+        AlreadyCommitted,
+        /// The miner has `MaxPendingCommits` pending commitments.
+        TooManyCommits,
+        /// No pending commitment of this miner matches the revealed data.
+        UnknownCommitment,
+        /// The reveal comes before `RevealDelay` blocks have passed since the commit.
+        RevealTooEarly,
+        /// The reveal comes after `RevealWindow` blocks since the commit.
+        RevealTooLate,
+        /// The arena is paused.
+        ArenaPaused,
+        /// The target is paused.
+        TargetPaused,
+        /// The arena does not allow this target.
+        TargetNotInArena,
+        /// An active atomic incumbent displaces this target in this arena.
+        TargetDisplaced,
+        /// The miner has made `MaxRevealsPerPeriod` reveals in this reveal period.
+        RevealCapReached,
+        /// The arena's queue holds `MaxQueueLen` pending proposals.
+        QueueFull,
+        /// Another account revealed a bundle with this ContentHash from an earlier (or the
+        /// same) commitment block.
+        CopyOfOtherMiner,
+        /// The bundle is larger than `MaxBundleBytes`.
+        BundleTooLarge,
+        /// The bundle has more files than allowed.
+        BundleTooManyFiles,
+        /// The bundle has no files.
+        BundleEmpty,
+        /// The bundle bytes are not a SCALE file list, or bytes follow it.
+        BundleMalformed,
+        /// A bundle path breaks the path rules (relative, `[A-Za-z0-9._-]` components, ≤ 255 bytes).
+        BundleBadPath,
+        /// Bundle files are not sorted by path or a path repeats or conflicts with a directory.
+        BundleNotCanonical,
+        /// A bundle file is a binary (extension, ELF magic or NUL byte).
+        BundleBinary,
+        /// No such proposal.
+        UnknownProposal,
+        /// Only the proposal's miner may do this.
+        NotMiner,
+        /// Only a proposal no validator holds a lease on (queued, or waiting for its
+        /// reproduction) can be withdrawn.
+        NotWithdrawable,
+        /// The proposal is not waiting for a lease.
+        NotClaimable,
+        /// An earlier proposal of this arena's queue is claimable by the caller: leases follow
+        /// reveal order.
+        OutOfTurn,
+        /// The reproduction (or the second opinion on a FAIL) must come from an operator other
+        /// than the first attempt's.
+        SameOperator,
+        /// The caller's operator already gave this proposal a NoDecision, a lease expiry or the
+        /// FAIL that waits for a second opinion.
+        OperatorExcluded,
+        /// The operator holds `MaxLeasesPerOperator` open leases.
+        TooManyLeases,
+        /// The attempt that would crown this proposal waits until every commitment older than
+        /// its own is past its reveal window (until then an earlier commitment of the same
+        /// content could still be revealed).
+        PriorityNotFinal,
+        /// An earlier proposal of the arena's queue for an overlapping target is still pending;
+        /// crowns follow reveal order.
+        EarlierOverlapPending,
+        /// Too many leases expire in the same block; claim again in the next block.
+        LeaseScheduleFull,
+        /// The caller does not hold the proposal's lease.
+        NotLeaseHolder,
+        /// The lease has expired.
+        LeaseExpired,
+        /// The attestation names a generation other than the lease's.
+        GenerationMismatch,
+        /// A PASS must clear the arena's margin.
+        BelowMargin,
+        /// A PASS reports a speedup above `MaxSpeedupPpm`.
+        SpeedupImplausible,
+        /// The reproduction repeats the primary's attempt or evidence digest.
+        DuplicateEvidence,
+        /// The arena's generation counter would overflow.
+        GenerationOverflow,
+        /// A counter or balance computation overflowed.
+        Overflow,
+        /// There are `MaxClaims` active reward claims.
+        TooManyClaims,
+        /// A validator may not lease a proposal revealed by itself, its operator or another key
+        /// of its operator.
+        OwnProposal,
+    }
+}

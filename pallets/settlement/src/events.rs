@@ -1,0 +1,186 @@
+//! The pallet's events (a section of [`crate::pallet`]): past-tense structs with named fields,
+//! one per state change a client may follow.
+
+use polkadot_sdk::polkadot_sdk_frame::pallet_macros::pallet_section;
+
+#[pallet_section]
+mod events {
+    #[pallet::event]
+    #[pallet::generate_deposit(pub(super) fn deposit_event)]
+    pub enum Event<T: Config> {
+        /// A catalog target was added or changed.
+        TargetSet {
+            target: TargetId,
+            kind: TargetKind,
+            status: Status,
+        },
+        /// An arena was added or its configuration changed.
+        ArenaSet { arena: ArenaId, status: Status },
+        /// A validator key was registered for an arena under an operator.
+        ValidatorAdded {
+            arena: ArenaId,
+            validator: T::AccountId,
+            operator: T::AccountId,
+        },
+        /// A validator was removed from an arena.
+        ValidatorRemoved {
+            arena: ArenaId,
+            validator: T::AccountId,
+        },
+        /// The emissions policy was changed.
+        EmissionsSet {
+            epoch_blocks: BlockNumberFor<T>,
+            emission_per_epoch: BalanceOf<T>,
+        },
+        /// A miner committed to a bundle.
+        Committed {
+            miner: T::AccountId,
+            commitment: Commitment,
+        },
+        /// A miner cancelled an unrevealed commitment; its deposit was released.
+        CommitCancelled {
+            miner: T::AccountId,
+            commitment: Commitment,
+        },
+        /// A bundle was revealed and queued as a proposal.
+        Revealed {
+            proposal: ProposalId,
+            miner: T::AccountId,
+            arena: ArenaId,
+            target: TargetId,
+            content_hash: ContentHash,
+            bytes: u32,
+        },
+        /// A miner withdrew a queued proposal.
+        Withdrawn { proposal: ProposalId },
+        /// A validator leased one phase of a proposal.
+        Leased {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            phase: Phase,
+            generation: u32,
+            expires_at: BlockNumberFor<T>,
+        },
+        /// A primary PASS was recorded; the proposal waits for its reproduction.
+        PassRecorded {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            speedup_ppm: u32,
+            evidence_digest: EvidenceDigest,
+        },
+        /// A disputable FAIL was recorded; it sticks only if another operator's attempt
+        /// FAILs too. The proposal went back to its phase's queue.
+        FailRecorded {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            reason: FailReason,
+            evidence_digest: EvidenceDigest,
+        },
+        /// The proposal failed; terminal.
+        Failed {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            reason: FailReason,
+            evidence_digest: EvidenceDigest,
+        },
+        /// Two attempts of one proposal reached opposite verdicts (a PASS and a FAIL, in
+        /// either order); both digests name the evidence.
+        AttestationsDisagreed {
+            proposal: ProposalId,
+            pass_validator: T::AccountId,
+            pass_evidence: EvidenceDigest,
+            fail_validator: T::AccountId,
+            fail_evidence: EvidenceDigest,
+            reason: FailReason,
+        },
+        /// No decision was reached; the proposal went back to its queue.
+        NoDecisionRecorded {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            reason: NoDecisionReason,
+            attempts: u32,
+            evidence_digest: EvidenceDigest,
+        },
+        /// A lease ran out without an attestation; the proposal went back to its queue.
+        LeaseExpired {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            attempts: u32,
+        },
+        /// An attestation measured an incumbent generation that is no longer current; the
+        /// proposal went back to the queue to be measured again.
+        AttestationStale {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            generation: u32,
+            current: u32,
+        },
+        /// A recorded primary PASS was dropped because the incumbent advanced or its
+        /// validator was removed.
+        PassDropped {
+            proposal: ProposalId,
+            generation: u32,
+        },
+        /// An earlier commitment revealed the same ContentHash as an already revealed
+        /// proposal: the content now belongs to `proposal`, and `previous` can never crown.
+        ContentReclaimed {
+            content_hash: ContentHash,
+            proposal: ProposalId,
+            previous: ProposalId,
+        },
+        /// A pending proposal was dropped because a crowned atomic target now displaces its
+        /// target; its bundle deposit was returned.
+        ProposalDropped {
+            proposal: ProposalId,
+            displaced_by: ProposalId,
+        },
+        /// The proposal ran out of attempts, or no operator is left to try it; its deposits
+        /// were returned.
+        Expired { proposal: ProposalId, attempts: u32 },
+        /// No other operator leased the reproduction within `ReproductionTimeout` blocks of
+        /// the primary PASS: the proposal expired, its deposits were returned.
+        ReproductionTimedOut {
+            proposal: ProposalId,
+            primary_validator: T::AccountId,
+        },
+        /// A terminal proposal was deleted after `ProposalRetention` blocks.
+        ProposalPruned { proposal: ProposalId },
+        /// A proposal failed `Cheating` or `CopyOf`: its bundle deposit went to the reward
+        /// pot instead of back to its miner.
+        DepositSlashed {
+            proposal: ProposalId,
+            miner: T::AccountId,
+            amount: BalanceOf<T>,
+        },
+        /// The proposal became part of its arena's incumbent stack.
+        Crowned {
+            proposal: ProposalId,
+            miner: T::AccountId,
+            arena: ArenaId,
+            target: TargetId,
+            speedup_ppm: u32,
+            generation: u32,
+            /// The evidence digests of the crowning PASSes (primary first).
+            evidence: BoundedVec<EvidenceDigest, MaxPasses>,
+        },
+        /// A crowned proposal left the incumbent stack; its claim ended.
+        Retired {
+            proposal: ProposalId,
+            cause: RetireCause,
+        },
+        /// The epoch's weight vector was computed.
+        WeightsSet {
+            epoch: u32,
+            weights: WeightVectorOf<T>,
+        },
+        /// Emissions were paid from the reward pot.
+        EmissionsPaid { epoch: u32, total: BalanceOf<T> },
+        /// A miner's share of an epoch's emission could not be paid (for example below the
+        /// existential deposit of a new account); it stays in the pot.
+        EmissionUnpaid {
+            epoch: u32,
+            miner: T::AccountId,
+            amount: BalanceOf<T>,
+        },
+    }
+}
