@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::arena::{Arena, LaneBackend};
 use crate::fingerprint::{copy_of, fingerprint, Earlier};
 use crate::lane::protocol::{BuildStage, CallCheck, Request, Special};
-use crate::lane::{child::case_args, BuildOutcome, Deadlines, Lane, LaneError};
+use crate::lane::{harness::case_args, BuildOutcome, Deadlines, Lane, LaneError};
 use crate::policy::{self, Language};
 
 /// The steps, in order.

@@ -11,7 +11,7 @@ use cacheon_kernels::slots::{Dtype, SlotId};
 use cacheon_kernels::{BundleFile, CudaBundle, CudaDevice};
 use cudarc::driver::{sys, CudaSlice, DevicePtr};
 
-use super::child::{case_args, guard_hits};
+use super::harness::{case_args, guard_hits};
 use super::protocol::{BuildStage, CallCheck, Special};
 
 /// Poison for bf16 outputs: a quiet NaN with a payload arithmetic does not produce.

@@ -18,6 +18,7 @@ pub mod child;
 pub mod cuda_case;
 pub mod cuda_engine_lane;
 pub mod engine_lane;
+pub mod harness;
 pub mod isolation;
 pub mod landlock;
 pub mod protocol;

@@ -1,0 +1,259 @@
+//! Calling the loaded kernels: verification cases (poisoned outputs, guard bands, copied
+//! inputs) and engine reads, audits and forced calls.
+
+use super::*;
+
+pub(super) fn no_engine(out: &mut impl Write) -> io::Result<()> {
+    send(
+        out,
+        &Reply::Fault {
+            message: "no engine is loaded".into(),
+        },
+    )
+}
+
+pub(super) fn engine_run(
+    state: &mut LaneState,
+    prompt: &[u32],
+    decode_steps: usize,
+    keep_logits: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
+        return no_engine(out);
+    };
+    entering(out, "the timed workload".into())?;
+    match engine.run(prompt, decode_steps, keep_logits) {
+        Ok((tokens, dispatch, logits)) => {
+            send(out, &Reply::Ran { tokens, dispatch })?;
+            if let Some(l) = logits {
+                send_f32s(out, &l)?;
+            }
+            Ok(())
+        }
+        Err(message) => send(out, &Reply::Fault { message }),
+    }
+}
+
+pub(super) fn engine_audit(
+    state: &mut LaneState,
+    prompt: &[u32],
+    decode_steps: usize,
+    sample: &[AuditSample],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
+        return no_engine(out);
+    };
+    let Some(sample) = sample
+        .iter()
+        .map(|s| Some((SlotId::parse(&s.slot)?, s.calls.clone())))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return send(
+            out,
+            &Reply::Fault {
+                message: "unknown slot in an audit request".into(),
+            },
+        );
+    };
+    entering(out, "an audit read of the workload".into())?;
+    match engine.audit(prompt, decode_steps, sample) {
+        Ok(((tokens, dispatch, _), calls)) => {
+            let metas = calls.iter().map(|(m, _, _)| m.clone()).collect();
+            send(
+                out,
+                &Reply::Audited {
+                    tokens,
+                    dispatch,
+                    calls: metas,
+                },
+            )?;
+            for (_, inputs, outputs) in &calls {
+                for b in inputs {
+                    match b {
+                        Buffer::F32(v) => send_f32s(out, v)?,
+                        Buffer::I32(v) => send_i32s(out, v)?,
+                    }
+                }
+                for o in outputs {
+                    send_f32s(out, o)?;
+                }
+            }
+            Ok(())
+        }
+        Err(message) => send(out, &Reply::Fault { message }),
+    }
+}
+
+pub(super) fn engine_force(
+    state: &mut LaneState,
+    tokens: &[u32],
+    from: usize,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
+        return no_engine(out);
+    };
+    entering(out, "teacher forcing".into())?;
+    match engine.teacher_force(tokens, from) {
+        Ok(logits) => {
+            send(
+                out,
+                &Reply::Forced {
+                    positions: tokens.len().saturating_sub(from),
+                },
+            )?;
+            send_f32s(out, &logits)
+        }
+        Err(message) => send(out, &Reply::Fault { message }),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn verify(
+    loaded: Option<&Loaded>,
+    slot: &str,
+    shape: &[i64],
+    seeds: &[u64],
+    special: Special,
+    guard: usize,
+    graph: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let fault = |message: String| Reply::Fault { message };
+    let Some(slot) = SlotId::parse(slot) else {
+        return send(out, &fault(format!("unknown slot {slot}")));
+    };
+    if shape.len() != slot.spec().shape_symbols().len() || shape.iter().any(|&v| v < 0) {
+        return send(out, &fault(format!("bad shape {shape:?} for {slot}")));
+    }
+    match loaded {
+        None
+        | Some(Loaded::CpuCompiled(_))
+        | Some(Loaded::CudaCompiled(_))
+        | Some(Loaded::Loading) => send(out, &fault("no bundle is loaded".into())),
+        Some(Loaded::Cpu(bundle)) => {
+            let Some(kernel) = bundle.kernel(slot) else {
+                return send(out, &fault(format!("the bundle has no kernel for {slot}")));
+            };
+            if graph {
+                return send(out, &fault("CPU lanes have no graphs".into()));
+            }
+            send(
+                out,
+                &Reply::Entering {
+                    what: format!("{slot} at {shape:?}"),
+                },
+            )?;
+            out.flush()?;
+            let (checks, outputs) = cpu_calls(kernel, slot, shape, seeds, special, guard);
+            send(
+                out,
+                &Reply::Called {
+                    checks,
+                    outputs: outputs.len(),
+                },
+            )?;
+            for o in &outputs {
+                send_f32s(out, o)?;
+            }
+            Ok(())
+        }
+        Some(Loaded::Cuda(lane)) => {
+            send(
+                out,
+                &Reply::Entering {
+                    what: format!("{slot} at {shape:?}"),
+                },
+            )?;
+            out.flush()?;
+            match lane.calls(slot, shape, seeds, special, guard, graph) {
+                Ok((checks, outputs)) => {
+                    send(
+                        out,
+                        &Reply::Called {
+                            checks,
+                            outputs: outputs.len(),
+                        },
+                    )?;
+                    for o in &outputs {
+                        send_f32s(out, o)?;
+                    }
+                    Ok(())
+                }
+                Err(message) => send(out, &fault(message)),
+            }
+        }
+    }
+}
+
+/// Runs the CPU kernel once per seed on the same buffers: poisoned outputs inside guard
+/// bands, fresh inputs copied into the same allocations. Returns what the harness saw and
+/// the outputs (call-major).
+pub(super) fn cpu_calls(
+    kernel: &cacheon_kernels::CpuKernel,
+    slot: SlotId,
+    shape: &[i64],
+    seeds: &[u64],
+    special: Special,
+    guard: usize,
+) -> (Vec<CallCheck>, Vec<Vec<f32>>) {
+    let mut args = case_args(slot, shape, seeds.first().copied().unwrap_or(0), special);
+    let lens = args.output_lens();
+    let mut bufs: Vec<Vec<f32>> = lens.iter().map(|n| vec![0.0; n + 2 * guard]).collect();
+    let mut checks = Vec::new();
+    let mut outputs = Vec::new();
+    for (k, &seed) in seeds.iter().enumerate() {
+        if k > 0 {
+            let fresh = case_args(slot, shape, seed, special);
+            // Fresh contents at the same addresses; the scalars stay the first call's (as
+            // in a captured graph), which is what the referee expects.
+            for (dst, src) in args.inputs.iter_mut().zip(fresh.inputs) {
+                copy_into(dst, src);
+            }
+        }
+        for (buf, &n) in bufs.iter_mut().zip(&lens) {
+            buf.fill(f32::from_bits(GUARD_BITS));
+            buf[guard..guard + n].fill(f32::from_bits(POISON_BITS));
+        }
+        let before = args.inputs.clone();
+        {
+            let mut views: Vec<&mut [f32]> = bufs
+                .iter_mut()
+                .zip(&lens)
+                .map(|(b, &n)| &mut b[guard..guard + n])
+                .collect();
+            kernel.call_into(&args, &mut views);
+        }
+        let mut check = CallCheck::default();
+        for (i, (buf, &n)) in bufs.iter().zip(&lens).enumerate() {
+            check.guard_hits.extend(guard_hits(
+                i,
+                buf.iter().map(|v| v.to_bits()),
+                n,
+                guard,
+                GUARD_BITS,
+            ));
+            let out = &buf[guard..guard + n];
+            check.unwritten += out.iter().filter(|v| v.to_bits() == POISON_BITS).count() as u64;
+            outputs.push(out.to_vec());
+        }
+        check.inputs_changed = cacheon_kernels::args::changed_inputs(&before, &args.inputs);
+        checks.push(check);
+    }
+    (checks, outputs)
+}
+
+/// Copies `src` into `dst`'s existing allocation (same address, fresh contents).
+pub(super) fn copy_into(
+    dst: &mut cacheon_kernels::args::Buffer,
+    src: cacheon_kernels::args::Buffer,
+) {
+    use cacheon_kernels::args::Buffer;
+    match (dst, src) {
+        (Buffer::F32(d), Buffer::F32(s)) => d.copy_from_slice(&s),
+        (Buffer::I32(d), Buffer::I32(s)) => d.copy_from_slice(&s),
+        _ => unreachable!("the same slot and shape give the same buffer kinds"),
+    }
+}
