@@ -10,14 +10,14 @@
 use std::time::Duration;
 
 use cacheon_e2e::{
-    diagnostics, propose, repo_root, run_lines, CacheonEvent, Chain, DevNode, RetireCause, TestDir,
+    diagnostics, propose, repo_root, run_lines, CacheonEvent, Chain, Node, RetireCause, TestDir,
     Validator,
 };
 
 #[test]
 fn an_atomic_crown_displaces_its_members_crowns() {
     let dir = TestDir::new();
-    let node = DevNode::start(dir.path(), 500);
+    let node = Node::dev(dir.path(), 500);
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let ctx = || diagnostics(&node, &[&alice, &bob]);

@@ -2,13 +2,13 @@
 //! reveal delay), status, a copy refused, withdraw, and watch following the proposal to its
 //! end. Needs `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
 
-use cacheon_e2e::{repo_root, run_lines as run, DevNode};
+use cacheon_e2e::{repo_root, run_lines as run, Node};
 use serde_json::Value;
 
 #[test]
 fn commit_reveal_status_copy_withdraw_and_watch() {
     let logs = cacheon_e2e::TestDir::new();
-    let node = DevNode::start(logs.path(), 250);
+    let node = Node::dev(logs.path(), 250);
     let url = node.url.as_str();
     let state = logs.path().join("state");
     let state = state.to_str().unwrap();

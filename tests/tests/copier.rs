@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cacheon_e2e::{assert_try_state, diagnostics, repo_root, run_lines, watch, DevNode, Validator};
+use cacheon_e2e::{assert_try_state, diagnostics, repo_root, run_lines, watch, Node, Validator};
 
 /// Eve's copy of `original`: local names changed, comments and layout rewritten, the
 /// bundle's name and file name changed (new bytes: the chain's exact check lets it in).
@@ -54,7 +54,7 @@ fn copier_revealing_first_loses_to_earliest_commitment() {
     let dir = cacheon_e2e::TestDir::new();
     // One-second blocks: Charlie's reveal, after three other steps, stays well inside his
     // 30-block window.
-    let node = DevNode::start(dir.path(), 1000);
+    let node = Node::dev(dir.path(), 1000);
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let original = repo_root().join("examples/cpu/attention-onepass");

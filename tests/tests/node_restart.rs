@@ -9,14 +9,14 @@
 use std::time::Duration;
 
 use cacheon_e2e::{
-    diagnostics, proposal_of, propose, repo_root, run_lines, CacheonEvent, Chain, DevNode, TestDir,
+    diagnostics, proposal_of, propose, repo_root, run_lines, CacheonEvent, Chain, Node, TestDir,
     Validator,
 };
 
 #[test]
 fn a_node_restart_mid_proposal_loses_nothing() {
     let dir = TestDir::new();
-    let mut node = DevNode::start(dir.path(), 500);
+    let mut node = Node::dev(dir.path(), 500);
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let mut chain = Chain::new(&node.url);

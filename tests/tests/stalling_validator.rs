@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cacheon::chain::{self, api, ChainError, Client};
-use cacheon_e2e::{assert_try_state, diagnostics, propose, repo_root, watch, DevNode, Validator};
+use cacheon_e2e::{assert_try_state, diagnostics, propose, repo_root, watch, Node, Validator};
 use subxt_signer::sr25519::Keypair;
 
 type Status = api::runtime_types::pallet_cacheon::types::ProposalStatus<chain::AccountId, u32>;
@@ -69,7 +69,7 @@ async fn stall_once(client: &Client, key: &Keypair, id: u64) -> Result<(), Chain
 #[test]
 fn one_validator_attesting_no_decision_cannot_expire_a_proposal() {
     let dir = cacheon_e2e::TestDir::new();
-    let node = DevNode::start(dir.path(), 1000);
+    let node = Node::dev(dir.path(), 1000);
     let bundle = repo_root().join("examples/cpu/attention-onepass");
     let id = propose(&node.url, &dir.path().join("charlie"), &bundle, "//Charlie");
 

@@ -15,14 +15,14 @@
 use std::time::Duration;
 
 use cacheon_e2e::{
-    diagnostics, propose, repo_root, run_lines, CacheonEvent, Chain, DevNode, RetireCause, TestDir,
+    diagnostics, propose, repo_root, run_lines, CacheonEvent, Chain, Node, RetireCause, TestDir,
     Validator,
 };
 
 #[test]
 fn a_faster_crown_supersedes_the_old_one_and_the_weights_move() {
     let dir = TestDir::new();
-    let node = DevNode::start(dir.path(), 500);
+    let node = Node::dev(dir.path(), 500);
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let ctx = || diagnostics(&node, &[&alice, &bob]);

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use cacheon::chain::{self, api};
-use cacheon_e2e::{try_state_bin, DevNode};
+use cacheon_e2e::{try_state_bin, Node};
 use codec::Encode;
 use sp_crypto_hashing::twox_128;
 
@@ -29,7 +29,7 @@ fn try_state(url: &str) -> (i32, serde_json::Value) {
 #[test]
 fn try_state_passes_a_live_chain_and_catches_a_broken_invariant() {
     let dir = cacheon_e2e::TestDir::new();
-    let node = DevNode::start(dir.path(), 500);
+    let node = Node::dev(dir.path(), 500);
 
     eprintln!("waiting for: try-state of a fresh dev chain");
     let (code, report) = try_state(&node.url);

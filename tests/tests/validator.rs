@@ -6,12 +6,12 @@
 
 use std::time::{Duration, Instant};
 
-use cacheon_e2e::{diagnostics, free_port, propose, repo_root, watch, DevNode, Validator};
+use cacheon_e2e::{diagnostics, free_port, propose, repo_root, watch, Node, Validator};
 
 #[test]
 fn two_validators_crown_a_clear_win() {
     let dir = cacheon_e2e::TestDir::new();
-    let node = DevNode::start(dir.path(), 500);
+    let node = Node::dev(dir.path(), 500);
     let metrics_port = free_port();
     let alice = Validator::start(
         "alice",
@@ -81,7 +81,7 @@ fn a_validator_killed_mid_attempt_never_attests_that_lease() {
     // 300 ms blocks: the 300-block lease runs out in about 90 s, long enough for one whole
     // attempt on a loaded two-core CI machine (30 s was not: CI stop 10 saw three leases
     // expire), short enough to keep the test near three minutes.
-    let node = DevNode::start(dir.path(), 300);
+    let node = Node::dev(dir.path(), 300);
     let mut alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bundle = repo_root().join("examples/cpu/attention-onepass");
     let id = propose(&node.url, &dir.path().join("miner"), &bundle, "//Charlie");

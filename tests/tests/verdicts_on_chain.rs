@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cacheon_e2e::{diagnostics, propose, repo_root, watch, DevNode, Validator, Watched};
+use cacheon_e2e::{diagnostics, propose, repo_root, watch, Node, Validator, Watched};
 
 /// What a copier does to a revealed bundle: every local name changed, comments rewritten,
 /// the layout and the bundle's name changed. Written under `dir`.
@@ -35,7 +35,7 @@ fn renamed_copy(original: &Path, dir: &Path) -> PathBuf {
 #[test]
 fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     let dir = cacheon_e2e::TestDir::new();
-    let node = DevNode::start(dir.path(), 500);
+    let node = Node::dev(dir.path(), 500);
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let stock = repo_root().join("kernels/stock/cpu/attention_decode");

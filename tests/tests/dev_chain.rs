@@ -1,16 +1,15 @@
 //! `cacheon-node --dev --tmp`: a signed balance transfer reaches a finalized block.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{cacheon, Client, Node};
+use cacheon::chain::{api, Client};
+use cacheon_e2e::{Node, TestDir};
 use subxt_signer::sr25519::dev;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn dev_chain_finalizes_a_signed_transfer() {
-    let logs = tempfile::tempdir().unwrap();
-    let node = Node::start("dev", &["--dev".into(), "--tmp".into()], logs.path());
+    let dir = TestDir::new();
+    let node = Node::start("dev", &["--dev".into(), "--tmp".into()], dir.path());
     let client = node.client(Duration::from_secs(120)).await;
     eprintln!("waiting for a signed transfer Alice -> Bob to be finalized (30 s budget)");
 
@@ -18,9 +17,9 @@ async fn dev_chain_finalizes_a_signed_transfer() {
     let before = free_balance(&client, &bob).await;
 
     let amount = 1_234_567_890u128;
-    let transfer = cacheon::transactions()
+    let transfer = api::transactions()
         .balances()
-        .transfer_keep_alive(bob.clone().into(), amount);
+        .transfer_keep_alive(bob.into(), amount);
     let submitted = async {
         let at = client.at_current_block().await.map_err(|e| e.to_string())?;
         let progress = at
@@ -38,7 +37,7 @@ async fn dev_chain_finalizes_a_signed_transfer() {
         .unwrap_or_else(|_| panic!("transfer not finalized within 30 s\n{}", node.log_tail()))
         .unwrap_or_else(|e| panic!("transfer failed: {e}\n{}", node.log_tail()));
     let transfer_event = events
-        .find_first::<cacheon::balances::events::Transfer>()
+        .find_first::<api::balances::events::Transfer>()
         .expect("decode events")
         .expect("a Transfer event");
     assert_eq!(transfer_event.amount, amount);
@@ -56,10 +55,10 @@ async fn free_balance(client: &Client, who: &subxt::utils::AccountId32) -> u128 
     let at = client.at_current_block().await.expect("finalized block");
     let account = at
         .storage()
-        .entry(cacheon::storage().system().account())
+        .entry(api::storage().system().account())
         .expect("System.Account exists");
     account
-        .fetch((who.clone(),))
+        .fetch((*who,))
         .await
         .expect("fetch account")
         .decode()

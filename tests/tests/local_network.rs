@@ -1,11 +1,9 @@
 //! `--chain local`: four Aura + GRANDPA authorities on loopback. One node is killed:
 //! the others keep producing and finalizing blocks; restarted, it catches up.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{finalized_number, wait_for_finalized, Node};
+use cacheon_e2e::{finalized_number, Node, TestDir};
 
 fn authority_args(key: &str, base: &std::path::Path, bootnode: Option<&str>) -> Vec<String> {
     // A fixed network key per authority, so a restarted node keeps its peer identity.
@@ -31,7 +29,7 @@ fn authority_args(key: &str, base: &std::path::Path, bootnode: Option<&str>) -> 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn finality_survives_one_node_down_and_the_node_catches_up() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TestDir::new();
     let keys = ["alice", "bob", "charlie", "dave"];
     let base = |k: &str| dir.path().join(k);
 
@@ -55,36 +53,30 @@ async fn finality_survives_one_node_down_and_the_node_catches_up() {
     }
 
     eprintln!("waiting for the four authorities to finalize block #3");
-    wait_for_finalized(&nodes[0], &clients[0], 3, Duration::from_secs(180)).await;
+    nodes[0]
+        .wait_for_finalized(&clients[0], 3, Duration::from_secs(180))
+        .await;
 
     // Bob goes down: Alice, Charlie and Dave are three of four GRANDPA voters, enough.
-    let (bob_rpc, bob_p2p) = (nodes[1].rpc_port, nodes[1].p2p_port);
-    nodes[1].kill();
+    nodes[1].stop();
     let at_kill = finalized_number(&clients[0]).await;
     eprintln!(
         "killed bob at finalized #{at_kill}; waiting for finality to pass #{}",
         at_kill + 3
     );
-    wait_for_finalized(
-        &nodes[0],
-        &clients[0],
-        at_kill + 3,
-        Duration::from_secs(120),
-    )
-    .await;
-    wait_for_finalized(&nodes[2], &clients[2], at_kill + 3, Duration::from_secs(60)).await;
+    nodes[0]
+        .wait_for_finalized(&clients[0], at_kill + 3, Duration::from_secs(120))
+        .await;
+    nodes[2]
+        .wait_for_finalized(&clients[2], at_kill + 3, Duration::from_secs(60))
+        .await;
 
     // Bob restarts on his old database and ports and catches up with the others.
-    let restarted = Node::start_on(
-        "bob-restarted",
-        &authority_args("bob", &base("bob"), Some(&boot)),
-        dir.path(),
-        bob_rpc,
-        bob_p2p,
-        common::free_port(),
-    );
-    let bob_client = restarted.client(Duration::from_secs(180)).await;
+    nodes[1].restart();
+    let bob_client = nodes[1].client(Duration::from_secs(180)).await;
     let target = finalized_number(&clients[0]).await;
     eprintln!("bob restarted; waiting for him to finalize #{target}");
-    wait_for_finalized(&restarted, &bob_client, target, Duration::from_secs(120)).await;
+    nodes[1]
+        .wait_for_finalized(&bob_client, target, Duration::from_secs(120))
+        .await;
 }
