@@ -245,9 +245,9 @@ fn main() {
     let code = match cli.command {
         Command::Lane { backend } => cacheon::lane::child::run(backend),
         Command::NvrtcChild { dir } => cacheon_kernels::cuda::nvrtc::serve_child(&dir),
-        Command::Slots => cmd::local::slots(&out),
-        Command::Scan { dir, arena } => cmd::local::scan(&out, &dir, arena.as_deref()),
-        Command::Verify { dir, device, seed } => cmd::local::verify(&out, &dir, device, seed),
+        Command::Slots => cmd::bundle::slots(&out),
+        Command::Scan { dir, arena } => cmd::bundle::scan(&out, &dir, arena.as_deref()),
+        Command::Verify { dir, device, seed } => cmd::bundle::verify(&out, &dir, device, seed),
         Command::Demo {
             node,
             bundle,
@@ -266,7 +266,7 @@ fn main() {
             chain,
             data_dir,
             prometheus_port,
-        } => cmd::block_on(cmd::onchain::validator(
+        } => cmd::block_on(cmd::validator::validator(
             &out,
             &arenas,
             &key,
@@ -280,10 +280,12 @@ fn main() {
             stack,
             seed,
             evidence,
-        } => cmd::local::qualify(&out, &arena, &bundle, &stack, seed, &evidence),
-        Command::Evidence { digest, evidence } => cmd::local::evidence(&out, &digest, &evidence),
-        Command::Pack { dir, out: file } => cmd::local::pack(&out, &dir, file.as_deref()),
-        Command::Unpack { file, dir } => cmd::local::unpack(&out, &file, &dir),
+        } => cmd::validator::qualify(&out, &arena, &bundle, &stack, seed, &evidence),
+        Command::Evidence { digest, evidence } => {
+            cmd::validator::evidence(&out, &digest, &evidence)
+        }
+        Command::Pack { dir, out: file } => cmd::bundle::pack(&out, &dir, file.as_deref()),
+        Command::Unpack { file, dir } => cmd::bundle::unpack(&out, &file, &dir),
         Command::Commit {
             dir,
             arena,
@@ -291,7 +293,7 @@ fn main() {
             key,
             chain,
             state,
-        } => cmd::block_on(cmd::onchain::commit(
+        } => cmd::block_on(cmd::proposal::commit(
             &out, &dir, &arena, target, &key, &chain, &state,
         )),
         Command::Reveal {
@@ -299,20 +301,20 @@ fn main() {
             key,
             chain,
             state,
-        } => cmd::block_on(cmd::onchain::reveal(&out, &dir, &key, &chain, &state)),
+        } => cmd::block_on(cmd::proposal::reveal(&out, &dir, &key, &chain, &state)),
         Command::Withdraw {
             proposal,
             key,
             chain,
-        } => cmd::block_on(cmd::onchain::withdraw(&out, proposal, &key, &chain)),
+        } => cmd::block_on(cmd::proposal::withdraw(&out, proposal, &key, &chain)),
         Command::Status { proposal, chain } => {
-            cmd::block_on(cmd::onchain::status(&out, proposal, &chain))
+            cmd::block_on(cmd::proposal::status(&out, proposal, &chain))
         }
         Command::Watch {
             proposal,
             chain,
             for_secs,
-        } => cmd::block_on(cmd::onchain::watch(&out, proposal, &chain, for_secs)),
+        } => cmd::block_on(cmd::proposal::watch(&out, proposal, &chain, for_secs)),
     };
     std::process::exit(code);
 }

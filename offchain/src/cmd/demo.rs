@@ -13,7 +13,7 @@ use cacheon::chain::{self, api};
 use cacheon::exit;
 use serde_json::json;
 
-use super::{onchain, Out, StateArgs};
+use super::{proposal, Out, StateArgs};
 use crate::{ChainArgs, KeyArgs};
 
 /// Child processes killed (and waited for) when dropped, so nothing outlives the demo.
@@ -231,16 +231,16 @@ pub async fn demo(
             canonical.len()
         ),
     );
-    if onchain::commit(out, &bundle, "cpu-tiny", None, &key, &c, &state).await != exit::OK {
+    if proposal::commit(out, &bundle, "cpu-tiny", None, &key, &c, &state).await != exit::OK {
         return exit::FAIL;
     }
-    let (code, proposal) = onchain::reveal_id(out, &bundle, &key, &c, &state).await;
+    let (code, proposal) = proposal::reveal_id(out, &bundle, &key, &c, &state).await;
     let Some(proposal) = proposal else {
         return code;
     };
 
     // 4. Lease, attestations, crown.
-    if onchain::watch(out, proposal, &c, 900).await != exit::OK {
+    if proposal::watch(out, proposal, &c, 900).await != exit::OK {
         return out.error(
             &format!(
                 "proposal {proposal} was not crowned (validator logs in {})",

@@ -1,8 +1,11 @@
-//! The `cacheon` subcommands: [`local`] (no chain) and [`onchain`].
+//! The `cacheon` subcommands, one file per user: [`bundle`] (the miner's local bundle
+//! work), [`proposal`] (the miner's chain commands), [`validator`] (the daemon, `qualify`
+//! and `evidence`) and [`demo`].
 
+pub mod bundle;
 pub mod demo;
-pub mod local;
-pub mod onchain;
+pub mod proposal;
+pub mod validator;
 
 use std::path::PathBuf;
 

@@ -1,4 +1,5 @@
-//! Commands that talk to a node: `commit`, `reveal`, `withdraw`, `status`, `watch`.
+//! The miner's proposal commands, against a node: `commit`, `reveal`, `withdraw`,
+//! `status`, `watch`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -64,7 +65,7 @@ fn load_records(state: &StateArgs) -> Vec<CommitRecord> {
         .collect()
 }
 
-fn fail(out: &Out, e: ChainError) -> i32 {
+pub(super) fn fail(out: &Out, e: ChainError) -> i32 {
     out.error(&e.to_string(), e.exit_code())
 }
 
@@ -674,50 +675,6 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
             } else {
                 exit::FAIL
             }
-        }
-    }
-}
-
-pub async fn validator(
-    out: &Out,
-    arenas: &[String],
-    key: &KeyArgs,
-    c: &ChainArgs,
-    data_dir: PathBuf,
-    prometheus_port: Option<u16>,
-) -> i32 {
-    let mut served = Vec::new();
-    for name in arenas {
-        match arena::arena(name) {
-            Some(a) => served.push(a),
-            None => return out.error(&format!("unknown arena `{name}`"), exit::USAGE),
-        }
-    }
-    let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return fail(out, e),
-    };
-    let lane_exe = match super::lane_exe(out) {
-        Ok(e) => e,
-        Err(code) => return code,
-    };
-    let cfg = cacheon::validator::Config {
-        url: c.url.clone(),
-        key: signer,
-        arenas: served,
-        data_dir,
-        lane_exe,
-        prometheus_port,
-        timeout: Duration::from_secs(c.timeout),
-    };
-    tokio::select! {
-        r = cacheon::validator::run(cfg) => match r {
-            Ok(()) => exit::OK,
-            Err(e) => fail(out, e),
-        },
-        _ = tokio::signal::ctrl_c() => {
-            tracing::info!("interrupted: stopping (an unfinished attempt is left to its lease expiry)");
-            exit::OK
         }
     }
 }

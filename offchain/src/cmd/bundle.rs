@@ -1,4 +1,4 @@
-//! Commands that need no chain: `slots`, `scan`, `verify`, `pack`, `unpack`.
+//! The miner's bundle commands, no chain needed: `slots`, `scan`, `verify`, `pack`, `unpack`.
 
 use std::path::Path;
 
@@ -15,7 +15,7 @@ use super::Out;
 
 /// Reads a bundle folder: an unreadable folder is a usage error (2), a folder that breaks
 /// the bundle rules is the bundle's failure (1).
-fn read_bundle(out: &Out, dir: &Path) -> Result<Vec<BundleFile>, i32> {
+pub(super) fn read_bundle(out: &Out, dir: &Path) -> Result<Vec<BundleFile>, i32> {
     bundle::read_dir(dir).map_err(|e| {
         let code = if dir.is_dir() {
             exit::FAIL
@@ -29,7 +29,11 @@ fn read_bundle(out: &Out, dir: &Path) -> Result<Vec<BundleFile>, i32> {
 /// Reads a bundle folder for screening: a folder that breaks the bundle rules (too large,
 /// too many files, a link, a bad name) is the bundle's FAIL at the pack step, printed like
 /// any other finding; only an unreadable folder is a usage error.
-fn read_for_screening(out: &Out, dir: &Path, arena: &str) -> Result<Vec<BundleFile>, i32> {
+pub(super) fn read_for_screening(
+    out: &Out,
+    dir: &Path,
+    arena: &str,
+) -> Result<Vec<BundleFile>, i32> {
     match bundle::read_dir(dir) {
         Ok(files) => Ok(files),
         Err(e @ bundle::BundleError::Read { .. }) if !dir.is_dir() => {
@@ -323,165 +327,5 @@ pub fn unpack(out: &Out, file: &Path, dir: &Path) -> i32 {
             exit::OK
         }
         Err(e) => out.error(&e.to_string(), exit::FAIL),
-    }
-}
-
-pub fn qualify(
-    out: &Out,
-    arena_name: &str,
-    dir: &Path,
-    stack_dirs: &[std::path::PathBuf],
-    seed: Option<u64>,
-    evidence: &super::EvidenceArgs,
-) -> i32 {
-    let Some(arena) = arena::arena(arena_name) else {
-        return out.error(
-            &format!("unknown arena `{arena_name}` (cpu-tiny, h200-llama8b)"),
-            exit::USAGE,
-        );
-    };
-    let files = match read_for_screening(out, dir, arena.name) {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let mut stack = Vec::new();
-    for d in stack_dirs {
-        let files = match read_bundle(out, d) {
-            Ok(f) => f,
-            Err(code) => return code,
-        };
-        match bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES) {
-            Ok(b) => stack.push(b),
-            Err(e) => return out.error(&format!("stack bundle {}: {e}", d.display()), exit::USAGE),
-        }
-    }
-    let exe = match super::lane_exe(out) {
-        Ok(e) => e,
-        Err(code) => return code,
-    };
-    let opts = cacheon::qualify::AttemptOptions {
-        lane_exe: exe,
-        seed: seed.unwrap_or_else(cacheon::qualify::fresh_seed),
-        stack,
-        deadlines: Default::default(),
-        earlier: None,
-        copy_bandwidth: None,
-    };
-    let bar = if out.json {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(1);
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {msg:<10} [{bar:30}] {pos}/{len} {elapsed}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        b
-    };
-    let report = cacheon::qualify::attempt(&files, arena, &opts, &mut |p| match p {
-        Progress::Stage(s) => bar.set_message(s.as_str()),
-        Progress::Cases { done, total } => {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        }
-    });
-    bar.finish_and_clear();
-    let bytes = serde_json::to_vec_pretty(&report).expect("reports serialize");
-    let (digest, path) = match cacheon::evidence::store(&evidence.dir(), &bytes) {
-        Ok(d) => d,
-        Err(e) => {
-            return out.error(
-                &format!("storing the report in {}: {e}", evidence.dir().display()),
-                exit::NO_DECISION,
-            )
-        }
-    };
-    let code = match report.outcome {
-        Outcome::Pass => exit::OK,
-        Outcome::Fail(_) => exit::FAIL,
-        Outcome::NoDecision { .. } => exit::NO_DECISION,
-    };
-    let reason = match &report.outcome {
-        Outcome::Pass => serde_json::Value::Null,
-        Outcome::Fail(f) => json!(screens::reason_name(f.reason)),
-        Outcome::NoDecision { reason, .. } => json!(format!("{reason:?}")),
-    };
-    let detail = match &report.outcome {
-        Outcome::Pass => String::new(),
-        Outcome::Fail(f) => format!(
-            "{} at {}: {}",
-            screens::reason_name(f.reason),
-            f.stage.as_str(),
-            f.detail
-        ),
-        Outcome::NoDecision { reason, detail } => format!("{reason:?}: {detail}"),
-    };
-    let speed = report.speed.as_ref();
-    out.emit(
-        json!({
-            "verdict": report.verdict(),
-            "reason": reason,
-            "speedup_ppm": report.speedup_ppm,
-            "evidence_digest": digest,
-            "evidence": path.display().to_string(),
-            "arena": arena.name,
-            "content_hash": report.content_hash,
-            "seed": report.seed,
-            "pairs": speed.map(|s| s.baseline_ms.len()),
-            "interval": speed.and_then(|s| s.interval),
-            "wall_ms": report.wall_ms,
-            "detail": detail,
-        }),
-        || {
-            let mut s = format!(
-                "{} {} on {}",
-                report.verdict().to_uppercase().replace('_', " "),
-                dir.display(),
-                arena.name
-            );
-            if let Some(iv) = speed.and_then(|s| s.interval) {
-                s.push_str(&format!(
-                    "\n  speedup {:.4} (95 % interval {:.4}..{:.4}, {} read pairs; attested: the lower end)",
-                    iv.speedup, iv.low, iv.high, iv.pairs
-                ));
-            }
-            if !detail.is_empty() {
-                s.push_str(&format!("\n  {detail}"));
-            }
-            if let Some(a) = &report.audit {
-                s.push_str(&format!(
-                    "\n  audit: {} candidate calls, {} failed",
-                    a.calls, a.failed_calls
-                ));
-            }
-            if let Some(p) = &report.pristine {
-                s.push_str(&format!(
-                    "\n  pristine: KL candidate {:.2e}, baseline {:.2e} nats",
-                    p.kl_candidate, p.kl_baseline
-                ));
-            }
-            s.push_str(&format!(
-                "\n  evidence 0x{digest} ({:.1} s)",
-                report.wall_ms as f64 / 1e3
-            ));
-            s
-        },
-    );
-    code
-}
-
-pub fn evidence(out: &Out, digest: &str, evidence: &super::EvidenceArgs) -> i32 {
-    match cacheon::evidence::load(&evidence.dir(), digest) {
-        Ok(bytes) => {
-            let v: serde_json::Value =
-                serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
-            if out.json {
-                println!("{v}");
-            } else {
-                println!("{}", String::from_utf8_lossy(&bytes));
-            }
-            exit::OK
-        }
-        Err(e) => out.error(&format!("evidence {digest}: {e}"), exit::USAGE),
     }
 }
