@@ -16,22 +16,7 @@ pub const MAX_BUNDLE_BYTES: usize = BundleLimits::DEFAULT.max_bytes as usize;
 /// Name of the manifest at the bundle root.
 pub const MANIFEST_FILE: &str = "manifest.toml";
 
-/// One file of a bundle.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct BundleFile {
-    /// Relative, `/`-separated path.
-    pub path: String,
-    pub data: Vec<u8>,
-}
-
-impl BundleFile {
-    pub fn new(path: impl Into<String>, data: impl Into<Vec<u8>>) -> Self {
-        BundleFile {
-            path: path.into(),
-            data: data.into(),
-        }
-    }
-}
+pub use cacheon_primitives::BundleFile;
 
 /// Why a set of files is not an acceptable bundle. The rules themselves (DESIGN 3) live in
 /// `cacheon-primitives`, shared with the chain, so a bundle accepted here is accepted there.
@@ -68,14 +53,8 @@ fn limits(max_bytes: usize) -> BundleLimits {
 }
 
 /// The files in canonical order as the chain's encoding expects them.
-fn sorted_canonical(files: &[BundleFile]) -> Vec<canonical::BundleFile> {
-    let mut out: Vec<canonical::BundleFile> = files
-        .iter()
-        .map(|f| canonical::BundleFile {
-            path: f.path.as_bytes().to_vec(),
-            data: f.data.clone(),
-        })
-        .collect();
+fn sorted_canonical(files: &[BundleFile]) -> Vec<BundleFile> {
+    let mut out = files.to_vec();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
 }
@@ -95,9 +74,7 @@ pub fn canonical_bytes(files: &[BundleFile], max_bytes: usize) -> Result<Vec<u8>
             | canonical::BundleError::BinaryContent { file } => Some(file as usize),
             _ => None,
         };
-        let path = file
-            .and_then(|i| sorted.get(i))
-            .map(|f| String::from_utf8_lossy(&f.path).into_owned());
+        let path = file.and_then(|i| sorted.get(i)).map(|f| f.path.clone());
         BundleError::Invalid { path, reason }
     })
 }
@@ -108,16 +85,8 @@ pub fn from_canonical_bytes(
     bytes: &[u8],
     max_bytes: usize,
 ) -> Result<Vec<BundleFile>, BundleError> {
-    let files = canonical::decode_bundle(bytes, &limits(max_bytes))
-        .map_err(|reason| BundleError::Invalid { path: None, reason })?;
-    // Paths passed the ASCII rules, so they are UTF-8.
-    Ok(files
-        .into_iter()
-        .map(|f| BundleFile {
-            path: String::from_utf8_lossy(&f.path).into_owned(),
-            data: f.data,
-        })
-        .collect())
+    canonical::decode_bundle(bytes, &limits(max_bytes))
+        .map_err(|reason| BundleError::Invalid { path: None, reason })
 }
 
 /// Checks a whole bundle against DESIGN 3's rules (as the chain applies them) and the

@@ -116,14 +116,12 @@ fn bad_names_elf_files_and_sizes_get_their_rule() {
     }
 }
 
-/// Canonical-looking bytes with arbitrary paths (what a hostile chain entry could hold).
+/// Canonical-looking bytes with arbitrary paths (what a hostile chain entry could hold): a
+/// `(path, data)` pair of byte vectors encodes exactly as a `BundleFile` with that path.
 fn crafted(files: &[(&[u8], &[u8])]) -> Vec<u8> {
-    let v: Vec<cacheon_primitives::bundle::BundleFile> = files
+    let v: Vec<(Vec<u8>, Vec<u8>)> = files
         .iter()
-        .map(|(p, d)| cacheon_primitives::bundle::BundleFile {
-            path: p.to_vec(),
-            data: d.to_vec(),
-        })
+        .map(|(p, d)| (p.to_vec(), d.to_vec()))
         .collect();
     v.encode()
 }

@@ -5,16 +5,30 @@
 //! SHA-256 of those bytes. [`decode_bundle`] is the only way in: it refuses anything that is not
 //! exactly canonical, so two different byte strings can never name the same set of files.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 use codec::{Compact, Decode, Encode};
 
 use crate::ContentHash;
 
-/// One file of a bundle: a relative `/`-separated path and its bytes.
-#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode)]
+/// One file of a bundle: a relative `/`-separated path and its bytes. The one bundle file
+/// type of the project: the chain decodes it, the tools read it from disk and the engine's
+/// stock kernels are embedded as it. A path is a `String`, SCALE-encoded exactly as its
+/// bytes would be (a compact length, then the bytes); bytes that are not UTF-8 do not
+/// decode (`Malformed`), and the path rules allow only ASCII anyway.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Debug, Encode, Decode)]
 pub struct BundleFile {
-    pub path: Vec<u8>,
+    pub path: String,
     pub data: Vec<u8>,
+}
+
+impl BundleFile {
+    pub fn new(path: impl Into<String>, data: impl Into<Vec<u8>>) -> Self {
+        BundleFile {
+            path: path.into(),
+            data: data.into(),
+        }
+    }
 }
 
 /// Size limits a bundle must respect.
@@ -179,7 +193,7 @@ pub fn check_files(files: &[BundleFile], limits: &BundleLimits) -> Result<(), Bu
     }
     for (i, f) in files.iter().enumerate() {
         let index = i as u32;
-        check_path(&f.path, index, limits)?;
+        check_path(f.path.as_bytes(), index, limits)?;
         if i > 0 {
             match files[i - 1].path.cmp(&f.path) {
                 core::cmp::Ordering::Less => {}
@@ -189,13 +203,13 @@ pub fn check_files(files: &[BundleFile], limits: &BundleLimits) -> Result<(), Bu
                 core::cmp::Ordering::Greater => return Err(BundleError::NotSorted { file: index }),
             }
         }
-        check_contents(&f.path, &f.data, index)?;
+        check_contents(f.path.as_bytes(), &f.data, index)?;
     }
     for (i, f) in files.iter().enumerate() {
         let is_dir_of = |other: &BundleFile| {
             other.path.len() > f.path.len()
-                && other.path.starts_with(&f.path)
-                && other.path[f.path.len()] == b'/'
+                && other.path.starts_with(f.path.as_str())
+                && other.path.as_bytes()[f.path.len()] == b'/'
         };
         if files.iter().any(is_dir_of) {
             return Err(BundleError::PathConflict { file: i as u32 });
@@ -233,10 +247,7 @@ mod tests {
     use alloc::vec;
 
     fn file(path: &str, data: &str) -> BundleFile {
-        BundleFile {
-            path: path.as_bytes().to_vec(),
-            data: data.as_bytes().to_vec(),
-        }
+        BundleFile::new(path, data.as_bytes())
     }
 
     /// Golden vector shared with the off-chain tools, computed independently in Python
@@ -333,7 +344,7 @@ mod tests {
             );
         }
         let elf = vec![BundleFile {
-            path: b"k.c".to_vec(),
+            path: "k.c".into(),
             data: b"\x7fELF\x02\x01".to_vec(),
         }]
         .encode();
@@ -342,7 +353,7 @@ mod tests {
             Err(BundleError::BinaryContent { file: 0 })
         );
         let nul = vec![BundleFile {
-            path: b"k.c".to_vec(),
+            path: "k.c".into(),
             data: b"int x;\0".to_vec(),
         }]
         .encode();

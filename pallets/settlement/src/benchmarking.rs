@@ -103,11 +103,11 @@ fn bundle_bytes<T: Config>(b: u32, tag: u32) -> BoundedVec<u8, T::MaxBundleBytes
         data.resize(header.len() + fill, b'x');
         let files = vec![
             BundleFile {
-                path: b"kernels/k.c".to_vec(),
+                path: "kernels/k.c".into(),
                 data,
             },
             BundleFile {
-                path: b"manifest.toml".to_vec(),
+                path: "manifest.toml".into(),
                 data: b"abi = \"cacheon-slot-abi-v1\"\n".to_vec(),
             },
         ];

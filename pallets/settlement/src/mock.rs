@@ -270,11 +270,11 @@ pub fn bundle(tag: &str) -> BoundedVec<u8, ConstU32<{ 16 * 1024 }>> {
     use cacheon_primitives::{canonical_bytes, BundleFile, BundleLimits};
     let files = vec![
         BundleFile {
-            path: b"kernels/k.c".to_vec(),
+            path: "kernels/k.c".into(),
             data: format!("/* {tag} */ void k(void) {{}}\n").into_bytes(),
         },
         BundleFile {
-            path: b"manifest.toml".to_vec(),
+            path: "manifest.toml".into(),
             data: b"abi = \"cacheon-slot-abi-v1\"\n".to_vec(),
         },
     ];

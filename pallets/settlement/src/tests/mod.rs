@@ -123,15 +123,11 @@ fn raw(v: Vec<u8>) -> Bytes {
     Bytes::try_from(v).expect("fits MaxBundleBytes")
 }
 
-/// Encodes files as given (no sorting, no checks): lets tests build non-canonical bundles.
+/// Encodes files as given (no sorting, no checks, any path bytes): lets tests build
+/// non-canonical bundles. A `(path, data)` pair of byte vectors encodes exactly as a
+/// `BundleFile` with that path would.
 fn files(list: &[(&[u8], &[u8])]) -> Bytes {
-    let v: Vec<cacheon_primitives::BundleFile> = list
-        .iter()
-        .map(|(p, d)| cacheon_primitives::BundleFile {
-            path: p.to_vec(),
-            data: d.to_vec(),
-        })
-        .collect();
+    let v: Vec<(Vec<u8>, Vec<u8>)> = list.iter().map(|(p, d)| (p.to_vec(), d.to_vec())).collect();
     raw(v.encode())
 }
 
