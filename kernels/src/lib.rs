@@ -2,37 +2,33 @@
 //! manifests, the CPU build-and-load path, and the engine (a Llama-family decoder) the
 //! kernels plug into.
 //!
-//! Backend-neutral pieces: [`slots`], [`reference`], [`compare`], [`args`], [`cases`],
-//! [`bundle`], [`manifest`], [`launch_expr`], [`stock`]. CPU backend: [`cpu_build`],
-//! [`cpu_kernel`], and the CPU engine in [`engine`]. CUDA backend: [`cuda`] (device,
-//! NVRTC build path, PTX ABI check, kernels, timing), loaded at run time so that the crate
-//! builds and its tests run on machines without a GPU.
+//! One folder per family:
+//! - [`slots`]: the slot registry and ABIs, and what a call is checked with — the argument
+//!   buffers ([`slots::args`]), seeded cases ([`slots::cases`]), the trusted references
+//!   ([`slots::reference`]) and the comparison ([`slots::compare`]).
+//! - [`bundle`]: a bundle's files, its manifest and launch expressions, and the embedded
+//!   stock bundles ([`bundle::stock`]).
+//! - [`sandbox`]: Landlock and the sandboxed compiler process.
+//! - [`cpu`]: building, screening and loading C bundles.
+//! - [`engine`]: the model (config, weights, checkpoints) and the CPU engine.
+//! - [`cuda`]: device, NVRTC build path, PTX ABI check, kernels, timing and the CUDA engine,
+//!   loaded at run time so that the crate builds and its tests run on machines without a GPU.
 
-pub mod args;
 pub mod bundle;
-pub mod cases;
-pub mod compare;
-pub mod compiler_sandbox;
-pub mod cpu_artifact;
-pub mod cpu_build;
-pub mod cpu_kernel;
+pub mod cpu;
 pub mod cuda;
 pub mod engine;
-pub mod landlock;
-pub mod launch_expr;
-pub mod manifest;
-pub mod reference;
 pub mod rng;
+pub mod sandbox;
 pub mod slots;
-pub mod stock;
 
+pub use bundle::manifest::{Manifest, ManifestError};
 pub use bundle::BundleFile;
-pub use cpu_build::{
+pub use cpu::build::{
     build_cpu_bundle, CompiledCpuBundle, CpuBuildError, CpuBuildOptions, CpuBundle, CpuSources,
 };
-pub use cpu_kernel::CpuKernel;
+pub use cpu::kernel::CpuKernel;
 pub use cuda::{
     build_cuda_bundle, CudaBuildError, CudaBuildOptions, CudaBundle, CudaDevice, CudaKernel,
 };
-pub use manifest::{Manifest, ManifestError};
 pub use slots::{SlotId, ABI_VERSION};

@@ -1,4 +1,4 @@
-//! The C compiler's sandbox (`compiler_sandbox::run`) against a compiler that a crafted
+//! The C compiler's sandbox (`sandbox::compiler::run`) against a compiler that a crafted
 //! source took over, played by a shell script doing what such code would: leave a process
 //! behind after a successful build, escape its process group, open sockets.
 
@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cacheon_kernels::compiler_sandbox;
+use cacheon_kernels::sandbox::compiler;
 
 fn fake_compiler(dir: &Path, script: &str) -> std::path::PathBuf {
     let path = dir.join("hostile-cc");
@@ -29,7 +29,7 @@ fn run_fake(
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&log).unwrap())
         .stderr(Stdio::null());
-    let status = compiler_sandbox::run(cmd, cc, work, work, timeout, &[]).unwrap();
+    let status = compiler::run(cmd, cc, work, work, timeout, &[]).unwrap();
     (status, std::fs::read_to_string(&log).unwrap())
 }
 

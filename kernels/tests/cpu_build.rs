@@ -259,7 +259,7 @@ fn code_hidden_as_data_tls_and_executable_stacks_are_refused() {
 #[test]
 fn every_stock_kernel_and_passing_example_passes_the_artifact_screen() {
     // build_cpu_bundle screens the artifact; the stock bundles are built through it.
-    for b in cacheon_kernels::stock::cpu_bundles() {
+    for b in cacheon_kernels::bundle::stock::cpu_bundles() {
         build_cpu_bundle(&b.files(), b.name, &CpuBuildOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", b.name));
     }
@@ -271,7 +271,7 @@ fn every_stock_kernel_and_passing_example_passes_the_artifact_screen() {
 /// connection.
 #[test]
 fn the_compiler_sees_only_its_build_directory() {
-    if cacheon_kernels::landlock::Ruleset::new(true)
+    if cacheon_kernels::sandbox::landlock::Ruleset::new(true)
         .ok()
         .flatten()
         .is_none()

@@ -15,11 +15,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cacheon_kernels::args::{Buffer, SlotArgs};
+use cacheon_kernels::bundle::manifest::Manifest;
+use cacheon_kernels::bundle::stock;
 use cacheon_kernels::cuda::evaluate_geometry;
-use cacheon_kernels::manifest::Manifest;
+use cacheon_kernels::slots::args::{Buffer, SlotArgs};
+use cacheon_kernels::slots::cases;
+use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};
-use cacheon_kernels::{cases, reference, stock};
 
 fn emu_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emu")

@@ -13,12 +13,13 @@
 
 mod common;
 
+use cacheon_kernels::bundle::stock;
 use cacheon_kernels::cuda::{
     CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable, WeightSource,
 };
 use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
 use cacheon_kernels::slots::SlotId;
-use cacheon_kernels::{build_cpu_bundle, stock, CpuBuildOptions};
+use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions};
 use serde::{Deserialize, Serialize};
 
 const SEED: u64 = 42;

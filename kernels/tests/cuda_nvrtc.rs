@@ -2,10 +2,10 @@
 //! parameter lists) on every stock CUDA bundle and on broken bundles. Needs NVRTC but no
 //! GPU; without NVRTC (a machine with no CUDA toolkit) every test prints SKIP and passes.
 
+use cacheon_kernels::bundle::stock;
 use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::{self, compile_cuda_bundle, AbiError, BuildStage, CudaBuildError};
 use cacheon_kernels::slots::SlotId;
-use cacheon_kernels::stock;
 
 fn nvrtc_or_skip() -> bool {
     match cuda::nvrtc::version() {

@@ -5,15 +5,17 @@
 //! miner-style bundle with its own header; and the ABI check refusing a wrong parameter
 //! list. Without a GPU every test prints "SKIP: no CUDA device (...)" and passes.
 
-use cacheon_kernels::args::SlotArgs;
+use cacheon_kernels::bundle::stock;
 use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::timing::capture_graph;
 use cacheon_kernels::cuda::{
     build_cuda_bundle, AbiError, BuildStage, CudaBuildError, CudaBuildOptions, CudaDevice,
     CudaKernel, DeviceArgs,
 };
+use cacheon_kernels::slots::args::SlotArgs;
+use cacheon_kernels::slots::cases;
+use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};
-use cacheon_kernels::{cases, reference, stock};
 
 fn device_or_skip() -> Option<CudaDevice> {
     match CudaDevice::open(0) {
@@ -97,7 +99,7 @@ fn stock_cuda_kernels_handle_edge_cases() {
     let att = stock_kernel(&dev, SlotId::AttentionDecode);
     for shape in [[3i64, 12, 1, 64, 9], [2, 8, 2, 128, 1], [2, 16, 2, 16, 70]] {
         let mut args = cases::generate(SlotId::AttentionDecode, &shape, 9);
-        if let cacheon_kernels::args::Buffer::I32(lens) = &mut args.inputs[3] {
+        if let cacheon_kernels::slots::args::Buffer::I32(lens) = &mut args.inputs[3] {
             lens[0] = 0;
         }
         args.round_inputs(Dtype::Bf16);

@@ -1,8 +1,8 @@
 //! manifest.toml parsing: unknown keys, wrong types and missing fields name the key and
 //! the file; validation refuses manifests that do not fit the registry.
 
-use cacheon_kernels::launch_expr::Expr;
-use cacheon_kernels::manifest::{self, Backend, Mode};
+use cacheon_kernels::bundle::launch_expr::Expr;
+use cacheon_kernels::bundle::manifest::{self, Backend, Mode};
 use cacheon_kernels::slots::SlotId;
 use cacheon_kernels::ManifestError;
 

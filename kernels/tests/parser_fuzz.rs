@@ -1,10 +1,10 @@
 //! Property-based fuzzing of the two parsers that see untrusted bytes first: the manifest
 //! parser and the canonical bundle decoder. Neither may panic on any input; both run in CI.
 
+use cacheon_kernels::bundle::manifest;
 use cacheon_kernels::bundle::{
     canonical_bytes, from_canonical_bytes, BundleFile, MAX_BUNDLE_BYTES,
 };
-use cacheon_kernels::manifest;
 use proptest::prelude::*;
 
 /// A valid manifest to mutate.

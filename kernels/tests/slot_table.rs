@@ -7,9 +7,11 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
+use cacheon_kernels::bundle::stock;
 use cacheon_kernels::engine::{CallPhase, Logits, SlotCall, SlotObserver, SlotTable};
+use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};
-use cacheon_kernels::{build_cpu_bundle, reference, stock, BundleFile, CpuBuildOptions};
+use cacheon_kernels::{build_cpu_bundle, BundleFile, CpuBuildOptions};
 use common::{genesis_table, stock_kernels, tiny_engine, PROMPT};
 
 /// A candidate silu_and_mul that is deliberately off by a factor of two, so its effect on

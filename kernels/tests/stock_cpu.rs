@@ -2,8 +2,11 @@
 //! with the slot's check and the f32 tolerance; run twice with poisoned outputs, and the
 //! inputs must be unchanged.
 
+use cacheon_kernels::bundle::stock;
+use cacheon_kernels::slots::cases;
+use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};
-use cacheon_kernels::{build_cpu_bundle, cases, reference, stock, CpuBuildOptions};
+use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions};
 
 #[test]
 fn stock_cpu_kernels_match_reference_on_every_verification_shape() {

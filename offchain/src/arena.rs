@@ -4,7 +4,7 @@
 //! (`cacheon_primitives::catalog`); a validator compares them with the arena's config on
 //! chain ([`Arena::disagreement`]) before it leases anything there.
 
-use cacheon_kernels::manifest::Backend;
+use cacheon_kernels::bundle::manifest::Backend;
 use cacheon_kernels::slots::Dtype;
 use cacheon_primitives::catalog::{self, ArenaSpec, EngineDigests};
 

@@ -29,7 +29,7 @@
 //! first pass misreads (a pasted or spliced name, a quoted include that the compiler finds
 //! among the system headers) is read as it is compiled. An include inside a conditional
 //! block is left to that second pass, which knows whether the block is compiled.
-//! The built library is screened after both (`cacheon_kernels::cpu_artifact`).
+//! The built library is screened after both (`cacheon_kernels::cpu::artifact`).
 //!
 //! Timer reads map to the on-chain reason `Cheating`; every other rule to `Policy`.
 
@@ -609,7 +609,7 @@ fn check_include_form(path: &str, line: usize, rest: &str) -> Result<(), Violati
 /// source, and every file entered from a bundle file must be one of the bundle's headers
 /// or an allowed system header, as the compiler resolved it.
 pub fn screen_preprocessed(
-    pre: &cacheon_kernels::cpu_build::Preprocessed,
+    pre: &cacheon_kernels::cpu::build::Preprocessed,
     files: &[BundleFile],
 ) -> Result<(), Violation> {
     let root = pre.root.to_string_lossy().into_owned();

@@ -12,12 +12,12 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use cacheon_kernels::bundle::manifest::Manifest;
 use cacheon_kernels::bundle::{self, BundleFile};
-use cacheon_kernels::compare;
 use cacheon_kernels::cuda::kernel::evaluate_geometry;
-use cacheon_kernels::manifest::Manifest;
-use cacheon_kernels::reference;
 use cacheon_kernels::rng::Rng;
+use cacheon_kernels::slots::compare;
+use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::SlotId;
 use cacheon_primitives::{ContentHash, FailReason, NoDecisionReason};
 use serde::Serialize;
@@ -175,7 +175,7 @@ pub fn static_screen(files: &[BundleFile], arena: Arena) -> Result<Packed, Findi
 }
 
 /// The verification shapes inside an op's `when` domain.
-fn shapes_for(op: &cacheon_kernels::manifest::Op) -> Vec<&'static [i64]> {
+fn shapes_for(op: &cacheon_kernels::bundle::manifest::Op) -> Vec<&'static [i64]> {
     op.slot
         .spec()
         .verification_shapes

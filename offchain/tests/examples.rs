@@ -141,7 +141,7 @@ fn verification_is_seeded_and_reproducible() {
 
 #[test]
 fn stock_kernels_pass_their_own_screens() {
-    for stock in cacheon_kernels::stock::cpu_bundles() {
+    for stock in cacheon_kernels::bundle::stock::cpu_bundles() {
         let dir = repo_root().join("kernels/stock/cpu").join(stock.name);
         let (code, v) = run_json(&["verify", dir.to_str().unwrap()]);
         assert_eq!(

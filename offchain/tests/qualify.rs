@@ -46,7 +46,8 @@ fn expect_fail(outcome: &Outcome, stage: Stage, reason: FailReason, needle: &str
 fn the_incumbents_own_bytes_never_pass() {
     let cpu = arena::arena("cpu-tiny").unwrap();
     let stock =
-        cacheon_kernels::stock::cpu_bundle(cacheon_kernels::SlotId::AttentionDecode).files();
+        cacheon_kernels::bundle::stock::cpu_bundle(cacheon_kernels::SlotId::AttentionDecode)
+            .files();
     let mut verdicts = Vec::new();
     for seed in 0..20 {
         let r = attempt(&stock, cpu, &opts(1000 + seed), &mut |_| {});

@@ -17,15 +17,15 @@
 
 use std::process::ExitCode;
 
-use cacheon_kernels::args::{Buffer, SlotArgs};
-use cacheon_kernels::cases;
+use cacheon_kernels::bundle::stock;
 use cacheon_kernels::cuda::timing::{bytes_moved, copy_bandwidth, time_kernel};
 use cacheon_kernels::cuda::{
     build_cuda_bundle, nvrtc, CudaBuildOptions, CudaDevice, CudaKernel, DeviceArgs,
 };
-use cacheon_kernels::reference;
+use cacheon_kernels::slots::args::{Buffer, SlotArgs};
+use cacheon_kernels::slots::cases;
+use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};
-use cacheon_kernels::stock;
 use serde_json::json;
 
 const USAGE: &str =
@@ -490,7 +490,7 @@ mod tests {
     fn every_bench_shape_has_a_valid_geometry() {
         for (slot, shape, _) in SHAPES {
             let files = stock::cuda_bundle(*slot).files();
-            let m = cacheon_kernels::manifest::Manifest::from_bundle(&files).unwrap();
+            let m = cacheon_kernels::bundle::manifest::Manifest::from_bundle(&files).unwrap();
             let launch = m.ops[0].launch.as_ref().unwrap();
             cacheon_kernels::cuda::evaluate_geometry(*slot, launch, shape, 227 * 1024)
                 .unwrap_or_else(|e| panic!("{slot} {shape:?}: {e}"));

@@ -1,5 +1,5 @@
 //! The one build-and-load path for CUDA bundles, stock and miner alike (DESIGN 6, 7 steps
-//! 2-4), mirroring [`crate::cpu_build`].
+//! 2-4), mirroring [`crate::cpu::build`].
 //!
 //! 1. bundle limits and the manifest (backend must be `cuda`);
 //! 2. the include screen ([`super::screen`]);
@@ -21,8 +21,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::bundle::manifest::{Backend, Manifest, ManifestError};
 use crate::bundle::{self, BundleError, BundleFile};
-use crate::manifest::{Backend, Manifest, ManifestError};
 use crate::slots::SlotId;
 
 use super::device::{driver_err, CudaDevice, DeviceError};

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys, CudaFunction, CudaSlice, CudaStream, DevicePtr};
 
 use super::device::{driver_err, CudaDevice, DeviceError};
-use crate::args::{Buffer, SlotArgs};
-use crate::launch_expr::ExprError;
-use crate::manifest::{Domain, Launch};
+use crate::bundle::launch_expr::ExprError;
+use crate::bundle::manifest::{Domain, Launch};
+use crate::slots::args::{Buffer, SlotArgs};
 use crate::slots::{ParamKind, SlotId};
 
 /// bf16 quiet NaN: the poison written into outputs before a call.
@@ -380,7 +380,7 @@ pub fn evaluate_geometry(
 ) -> Result<Geometry, LaunchError> {
     let symbols = slot.spec().shape_symbols();
     let values: BTreeMap<&str, i64> = symbols.iter().copied().zip(shape.iter().copied()).collect();
-    let eval = |what: String, e: &crate::launch_expr::Expr, lo: i64, hi: i64| {
+    let eval = |what: String, e: &crate::bundle::launch_expr::Expr, lo: i64, hi: i64| {
         let v = e
             .eval(&values)
             .map_err(|err: ExprError| LaunchError::Geometry {
@@ -553,7 +553,7 @@ impl CudaKernel {
 
     /// Whether a call with these shape values is inside the op's `when` domain.
     pub fn accepts(&self, shape: &[i64]) -> bool {
-        crate::manifest::in_domain(self.slot, &self.when, shape)
+        crate::bundle::manifest::in_domain(self.slot, &self.when, shape)
     }
 
     /// Registers, local memory and static shared memory of the compiled kernel.

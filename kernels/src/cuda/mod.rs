@@ -1,7 +1,7 @@
 //! The CUDA backend: opening a GPU, the one build-and-load path for CUDA bundles (stock
 //! and miner alike), loaded kernels typed by their slot, device-side arguments, and the
-//! timing harness for benchmarks. Mirrors the CPU backend ([`crate::cpu_build`],
-//! [`crate::cpu_kernel`]).
+//! timing harness for benchmarks. Mirrors the CPU backend ([`crate::cpu::build`],
+//! [`crate::cpu::kernel`]).
 //!
 //! Every CUDA library is opened at run time (cudarc's dynamic loading), so this module
 //! builds, and its GPU-free parts (the include screen, the PTX ABI check) run, on machines

@@ -6,7 +6,7 @@
 //! or not). That is for trusted sources (the stock kernels). A miner's source goes through
 //! [`compile_sandboxed`]: NVRTC reads hostile input, so it runs in a child process of its
 //! own (`<exe> nvrtc-child <dir>`, served by [`serve_child`]) inside the compiler's sandbox
-//! ([`crate::compiler_sandbox`]: rlimits, Landlock, seccomp, its process group killed
+//! ([`crate::sandbox::compiler`]: rlimits, Landlock, seccomp, its process group killed
 //! afterwards), and only PTX comes back for the screens.
 
 use std::ffi::{c_char, CString};
@@ -295,7 +295,7 @@ pub fn compile_sandboxed(
         .collect();
     // The child's own limit comes first; this one covers a child that ignores it.
     let grace = timeout + Duration::from_secs(5);
-    let status = crate::compiler_sandbox::run(cmd, exe, dir.path(), dir.path(), grace, &readable)
+    let status = crate::sandbox::compiler::run(cmd, exe, dir.path(), dir.path(), grace, &readable)
         .map_err(|e| unavailable("running", &e))?;
     let Some(status) = status else {
         return Err(NvrtcError::Timeout {

@@ -6,7 +6,7 @@ use cudarc::driver::{result, sys, CudaSlice, DevicePtr};
 
 use super::device::{driver_err, CudaDevice, DeviceError};
 use super::kernel::{CudaKernel, DeviceArgs, LaunchError};
-use crate::args::SlotArgs;
+use crate::slots::args::SlotArgs;
 use crate::slots::{Elem, ParamKind, SlotId};
 
 /// bf16 bytes per element on the CUDA arena.
@@ -284,8 +284,8 @@ pub fn copy_bandwidth(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::Buffer;
-    use crate::cases;
+    use crate::slots::args::Buffer;
+    use crate::slots::cases;
 
     #[test]
     fn bytes_moved_counts_inputs_outputs_and_valid_cache_rows() {

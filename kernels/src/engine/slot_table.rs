@@ -6,11 +6,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::args::{Buffer, SlotArgs};
-use crate::cpu_build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
-use crate::cpu_kernel::CpuKernel;
+use crate::bundle::stock;
+use crate::cpu::build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
+use crate::cpu::kernel::CpuKernel;
+use crate::slots::args::{Buffer, SlotArgs};
 use crate::slots::SlotId;
-use crate::stock;
 
 /// When an observer sees a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,9 @@
 
 use std::sync::OnceLock;
 
+use cacheon_kernels::bundle::stock;
 use cacheon_kernels::engine::{Engine, ModelConfig, SlotTable, Weights};
-use cacheon_kernels::{build_cpu_bundle, stock, CpuBuildOptions, CpuKernel};
+use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuKernel};
 
 pub fn stock_kernels() -> Vec<CpuKernel> {
     static KERNELS: OnceLock<Vec<CpuKernel>> = OnceLock::new();

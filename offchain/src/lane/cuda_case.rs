@@ -2,11 +2,11 @@
 //! device, poisoned before every call, inputs refreshed in place (same addresses), and
 //! optionally one CUDA graph captured once and replayed per seed (DESIGN 7 steps 5-6).
 
-use cacheon_kernels::args::SlotArgs;
 use cacheon_kernels::cuda::kernel::{DeviceArgs, DeviceBuffer};
 use cacheon_kernels::cuda::timing::capture_graph;
 use cacheon_kernels::cuda::{compile_cuda_bundle, load_cuda_bundle, CompiledBundle};
 use cacheon_kernels::cuda::{BuildStage as CudaStage, CudaBuildError, CudaBuildOptions};
+use cacheon_kernels::slots::args::SlotArgs;
 use cacheon_kernels::slots::{Dtype, SlotId};
 use cacheon_kernels::{BundleFile, CudaBundle, CudaDevice};
 use cudarc::driver::{sys, CudaSlice, DevicePtr};
@@ -193,7 +193,7 @@ impl CudaLane {
             }
             args.round_inputs(Dtype::Bf16);
             let now = dargs.download_inputs().map_err(|e| e.to_string())?;
-            check.inputs_changed = cacheon_kernels::args::changed_inputs(&now, &args.inputs);
+            check.inputs_changed = cacheon_kernels::slots::args::changed_inputs(&now, &args.inputs);
             checks.push(check);
         }
         Ok((checks, outputs))

@@ -6,11 +6,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use cacheon_kernels::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::bundle;
 use cacheon_kernels::engine::sampler::argmax;
 use cacheon_kernels::engine::slot_table::{CallPhase, SlotCall, SlotObserver};
 use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
+use cacheon_kernels::slots::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
 use super::protocol::AuditCall;

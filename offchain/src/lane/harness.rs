@@ -2,8 +2,8 @@
 //! poison and guard-band bits, and how an overwritten guard band is reported. The referee
 //! rebuilds the inputs from the seed with [`case_args`]; the lane builds the same ones.
 
-use cacheon_kernels::args::SlotArgs;
-use cacheon_kernels::cases;
+use cacheon_kernels::slots::args::SlotArgs;
+use cacheon_kernels::slots::cases;
 use cacheon_kernels::slots::SlotId;
 
 use super::protocol::{GuardHit, Special};

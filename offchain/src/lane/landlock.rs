@@ -1,5 +1,5 @@
 //! The lane's filesystem view after it is sealed (DESIGN 7.1): Linux Landlock
-//! ([`cacheon_kernels::landlock`], which the compiler's sandbox uses too).
+//! ([`cacheon_kernels::sandbox::landlock`], which the compiler's sandbox uses too).
 //!
 //! Once the bundle is built and the engine loaded, candidate code needs no file but its
 //! own working directory. The source screen refuses `open`, `read` and the rest by name,
@@ -20,7 +20,7 @@
 
 use std::path::Path;
 
-use cacheon_kernels::landlock::{
+use cacheon_kernels::sandbox::landlock::{
     Ruleset, EXECUTE, MAKE_REG, READ, REMOVE_FILE, TRUNCATE, WRITE_FILE,
 };
 

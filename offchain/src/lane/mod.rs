@@ -523,7 +523,7 @@ impl Lane {
         decode_steps: usize,
         sample: &engine_lane::AuditSample,
     ) -> Result<(engine_lane::RunResult, Vec<engine_lane::RecordedCall>), LaneError> {
-        use cacheon_kernels::args::Buffer;
+        use cacheon_kernels::slots::args::Buffer;
         let req = Request::Audit {
             prompt: prompt.to_vec(),
             decode_steps,

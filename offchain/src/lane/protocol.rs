@@ -40,8 +40,8 @@ impl Special {
     ];
 
     /// Applies the special values to a generated call's first float input.
-    pub fn apply(self, args: &mut cacheon_kernels::args::SlotArgs) {
-        use cacheon_kernels::args::Buffer;
+    pub fn apply(self, args: &mut cacheon_kernels::slots::args::SlotArgs) {
+        use cacheon_kernels::slots::args::Buffer;
         let Some(Buffer::F32(x)) = args.inputs.first_mut() else {
             return;
         };

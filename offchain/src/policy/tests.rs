@@ -16,11 +16,11 @@ fn rule(r: Result<(), Violation>) -> Rule {
 
 #[test]
 fn plain_kernels_pass() {
-    for stock in cacheon_kernels::stock::cpu_bundles() {
+    for stock in cacheon_kernels::bundle::stock::cpu_bundles() {
         let files = stock.files();
         screen_bundle(&files, Language::C).unwrap_or_else(|v| panic!("{}: {v}", stock.name));
     }
-    for stock in cacheon_kernels::stock::cuda_bundles() {
+    for stock in cacheon_kernels::bundle::stock::cuda_bundles() {
         let files = stock.files();
         screen_bundle(&files, Language::Cuda).unwrap_or_else(|v| panic!("{}: {v}", stock.name));
     }

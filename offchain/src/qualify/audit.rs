@@ -14,10 +14,10 @@
 
 use std::collections::BTreeSet;
 
-use cacheon_kernels::args::SlotArgs;
-use cacheon_kernels::compare;
-use cacheon_kernels::reference;
 use cacheon_kernels::rng::Rng;
+use cacheon_kernels::slots::args::SlotArgs;
+use cacheon_kernels::slots::compare;
+use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::Dtype;
 use cacheon_kernels::SlotId;
 use serde::Serialize;
@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn a_wrong_call_or_a_changed_input_fails_the_audit() {
-        let args = cacheon_kernels::cases::generate(SlotId::RmsNorm, &[3, 7], 1);
+        let args = cacheon_kernels::slots::cases::generate(SlotId::RmsNorm, &[3, 7], 1);
         let good = reference::compute(&args);
         let mut ok = AuditSummary::default();
         check_calls(

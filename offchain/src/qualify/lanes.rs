@@ -114,8 +114,8 @@ fn incumbent_of(
             Some(b) => b,
             None => {
                 let stock = match backend {
-                    LaneBackend::Cpu => cacheon_kernels::stock::cpu_bundle(slot),
-                    LaneBackend::Cuda => cacheon_kernels::stock::cuda_bundle(slot),
+                    LaneBackend::Cpu => cacheon_kernels::bundle::stock::cpu_bundle(slot),
+                    LaneBackend::Cuda => cacheon_kernels::bundle::stock::cuda_bundle(slot),
                 };
                 canonical_bytes(&stock.files(), MAX_BUNDLE_BYTES).map_err(|e| e.to_string())?
             }

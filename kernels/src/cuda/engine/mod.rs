@@ -50,10 +50,10 @@ use super::build::{build_cuda_bundle, CudaBuildOptions};
 use super::device::{driver_err, CudaDevice, DeviceError};
 use super::kernel::{CudaKernel, LaunchError};
 use super::{loader, nvrtc};
+use crate::bundle::stock;
 use crate::engine::weights::{tensor_specs, TensorRole};
 use crate::engine::{DispatchCounts, EngineError, ModelConfig, Weights};
 use crate::slots::SlotId;
-use crate::stock;
 
 /// Default decode batch buckets (capped by the engine's `max_batch`, which is a bucket).
 pub const DEFAULT_BUCKETS: [usize; 3] = [1, 8, 32];

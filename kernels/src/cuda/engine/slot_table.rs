@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 
 use super::*;
-use crate::args::{Buffer, SlotArgs};
+use crate::slots::args::{Buffer, SlotArgs};
 use crate::slots::{Elem, ParamKind};
 
 /// The calls recorded for an audit: which calls of which slots, and each call's inputs
@@ -212,7 +212,7 @@ impl CudaSlotTable {
                 })
                 .collect();
             let after = download_params(stream, slot, ParamKind::Input, inputs, shape)?;
-            let inputs_changed = crate::args::changed_inputs(&before, &after);
+            let inputs_changed = crate::slots::args::changed_inputs(&before, &after);
             r.calls
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())

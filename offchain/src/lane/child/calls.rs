@@ -239,7 +239,7 @@ pub(super) fn cpu_calls(
             check.unwritten += out.iter().filter(|v| v.to_bits() == POISON_BITS).count() as u64;
             outputs.push(out.to_vec());
         }
-        check.inputs_changed = cacheon_kernels::args::changed_inputs(&before, &args.inputs);
+        check.inputs_changed = cacheon_kernels::slots::args::changed_inputs(&before, &args.inputs);
         checks.push(check);
     }
     (checks, outputs)
@@ -247,10 +247,10 @@ pub(super) fn cpu_calls(
 
 /// Copies `src` into `dst`'s existing allocation (same address, fresh contents).
 pub(super) fn copy_into(
-    dst: &mut cacheon_kernels::args::Buffer,
-    src: cacheon_kernels::args::Buffer,
+    dst: &mut cacheon_kernels::slots::args::Buffer,
+    src: cacheon_kernels::slots::args::Buffer,
 ) {
-    use cacheon_kernels::args::Buffer;
+    use cacheon_kernels::slots::args::Buffer;
     match (dst, src) {
         (Buffer::F32(d), Buffer::F32(s)) => d.copy_from_slice(&s),
         (Buffer::I32(d), Buffer::I32(s)) => d.copy_from_slice(&s),

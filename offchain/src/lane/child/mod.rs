@@ -14,12 +14,12 @@
 use std::io::{self, BufReader, BufWriter, Write};
 use std::os::fd::FromRawFd;
 
-use cacheon_kernels::cpu_build::{
+use cacheon_kernels::cpu::build::{
     CompiledCpuBundle, CpuBuildError, CpuBuildOptions, CpuBundle, CpuSources,
 };
 use cacheon_kernels::slots::SlotId;
 
-use cacheon_kernels::args::Buffer;
+use cacheon_kernels::slots::args::Buffer;
 
 use super::cuda_case;
 use super::cuda_engine_lane::CudaEngineLane;

@@ -3,7 +3,7 @@
 //! or connect to, and no way to leave work running behind it:
 //!
 //! - **rlimits**: address space, CPU time, file size, no core;
-//! - **Landlock** ([`crate::landlock`]): its build directory read-write; the system's
+//! - **Landlock** ([`crate::sandbox::landlock`]): its build directory read-write; the system's
 //!   programs, libraries and headers read and execute; the loader's cache and `/dev/null`;
 //!   no TCP; signals and abstract unix sockets only within its own processes;
 //! - **seccomp**: no sockets at all, no leaving its process group or session
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-use crate::cpu_build::CpuBuildError;
-use crate::landlock::{self, Ruleset};
+use crate::cpu::build::CpuBuildError;
+use crate::sandbox::landlock::{self, Ruleset};
 
 /// Runs `cmd` (the compiler driver `compiler` with its arguments, directory and I/O set)
 /// in the sandbox, `src_root` and `work` writable, `readable` folders (a toolkit outside

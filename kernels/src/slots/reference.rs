@@ -4,10 +4,10 @@
 //! (DESIGN 7 step 5 and the audit in step 8). They are written for clarity, not speed.
 //! Each function takes exactly the slot's ABI parameters, as slices.
 
-use crate::args::SlotArgs;
+use crate::slots::args::SlotArgs;
 use crate::slots::SlotId;
 
-pub use crate::compare::{allclose, check, matched_ratio, CompareReport};
+pub use crate::slots::compare::{allclose, check, matched_ratio, CompareReport};
 
 fn silu(g: f64) -> f64 {
     g / (1.0 + (-g).exp())

@@ -4,6 +4,11 @@
 //! Everything here is backend-neutral: the same table drives the CPU arena (`T = float`)
 //! and the CUDA arena (`T = __nv_bfloat16`).
 
+pub mod args;
+pub mod cases;
+pub mod compare;
+pub mod reference;
+
 use std::fmt;
 
 use cacheon_primitives::catalog::{slot, ROPE_DECODE};

@@ -1,7 +1,7 @@
 //! Linux Landlock through its three system calls (no library: the kernel interface is three
 //! calls and two structs). Used twice: the lane restricts itself before it loads candidate
 //! code (`cacheon`'s `lane::landlock`), and the C compiler runs restricted to its build
-//! directory ([`crate::cpu_build`]).
+//! directory ([`crate::cpu::build`]).
 //!
 //! A [`Ruleset`] handles every filesystem right the running kernel knows, so whatever no rule
 //! allows is refused; with `deny_network` it also handles TCP bind and connect (ABI 4) with

@@ -34,11 +34,11 @@ macro_rules! cpu_bundle {
             files: &[
                 (
                     "manifest.toml",
-                    include_str!(concat!("../stock/cpu/", $name, "/manifest.toml")),
+                    include_str!(concat!("../../stock/cpu/", $name, "/manifest.toml")),
                 ),
                 (
                     concat!("kernels/", $name, ".c"),
-                    include_str!(concat!("../stock/cpu/", $name, "/kernels/", $name, ".c")),
+                    include_str!(concat!("../../stock/cpu/", $name, "/kernels/", $name, ".c")),
                 ),
             ],
         }
@@ -61,11 +61,17 @@ macro_rules! cuda_bundle {
             files: &[
                 (
                     "manifest.toml",
-                    include_str!(concat!("../stock/cuda/", $name, "/manifest.toml")),
+                    include_str!(concat!("../../stock/cuda/", $name, "/manifest.toml")),
                 ),
                 (
                     concat!("kernels/", $name, ".cu"),
-                    include_str!(concat!("../stock/cuda/", $name, "/kernels/", $name, ".cu")),
+                    include_str!(concat!(
+                        "../../stock/cuda/",
+                        $name,
+                        "/kernels/",
+                        $name,
+                        ".cu"
+                    )),
                 ),
             ],
         }
@@ -103,7 +109,7 @@ pub fn cpu_bundle(slot: SlotId) -> &'static StockBundle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::{Backend, Manifest};
+    use crate::bundle::manifest::{Backend, Manifest};
 
     #[test]
     fn every_slot_has_a_valid_cpu_stock_bundle() {

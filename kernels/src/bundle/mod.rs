@@ -2,6 +2,10 @@
 //! type carries a stock bundle embedded in this crate, a miner's folder read from disk,
 //! and bundle bytes decoded from chain storage.
 
+pub mod launch_expr;
+pub mod manifest;
+pub mod stock;
+
 use std::path::Path;
 
 use cacheon_primitives::bundle as canonical;

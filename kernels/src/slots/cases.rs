@@ -3,8 +3,8 @@
 //! large values so reading them is visible. The special-value sets (zeros, large
 //! magnitudes, denormals) belong to the qualification step and build on these.
 
-use crate::args::{Buffer, SlotArgs};
 use crate::rng::Rng;
+use crate::slots::args::{Buffer, SlotArgs};
 use crate::slots::SlotId;
 
 /// Value written past each sequence's length in the KV caches.

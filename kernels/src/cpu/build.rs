@@ -7,8 +7,8 @@
 //! 2. [`CpuSources::compile`]: the ops' sources are compiled into one shared library by
 //!    the system C compiler with the arena's flags in a sandbox of its own (rlimits, a
 //!    wall-clock limit, Landlock and seccomp; its whole process group killed after every
-//!    build: [`crate::compiler_sandbox`]), each entry's prototype is checked, and
-//!    the library passes the artifact screen ([`crate::cpu_artifact`]). No bundle code has
+//!    build: [`crate::sandbox::compiler`]), each entry's prototype is checked, and
+//!    the library passes the artifact screen ([`crate::cpu::artifact`]). No bundle code has
 //!    run yet.
 //! 3. [`CompiledCpuBundle::load`]: the library is `dlopen`ed with `RTLD_NOW | RTLD_LOCAL`
 //!    and each op's entry symbol is resolved.
@@ -25,10 +25,10 @@ use std::time::Duration;
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 
+use crate::bundle::manifest::{Backend, Manifest, ManifestError};
 use crate::bundle::{self, BundleError, BundleFile};
-use crate::compiler_sandbox;
-use crate::cpu_kernel::CpuKernel;
-use crate::manifest::{Backend, Manifest, ManifestError};
+use crate::cpu::kernel::CpuKernel;
+use crate::sandbox::compiler;
 use crate::slots::SlotId;
 
 /// The CPU arena's compiler flags (`cpu-tiny`): C11 with GNU extensions (which also keeps
@@ -90,7 +90,7 @@ pub enum CpuBuildError {
     #[error("build took longer than {seconds} s and was killed")]
     Timeout { seconds: u64, log: String },
     #[error("{0}")]
-    Artifact(#[from] crate::cpu_artifact::ArtifactViolation),
+    Artifact(#[from] crate::cpu::artifact::ArtifactViolation),
     #[error("the preprocessor failed:\n{log}")]
     Preprocess { log: String },
     #[error("built library could not be loaded: {message}")]
@@ -249,7 +249,7 @@ impl CpuSources {
         }
         let bytes = fs::read(&lib_path).map_err(|e| io_err("reading", &lib_path, e))?;
         if opts.screen_artifact {
-            crate::cpu_artifact::screen_library(&bytes)?;
+            crate::cpu::artifact::screen_library(&bytes)?;
         }
         Ok(CompiledCpuBundle {
             _dir: self.dir,
@@ -315,7 +315,7 @@ impl CompiledCpuBundle {
 /// the signature itself, not only the symbol name that `dlsym` sees.
 fn check_prototype(
     src_root: &Path,
-    op: &crate::manifest::Op,
+    op: &crate::bundle::manifest::Op,
     work: &Path,
     opts: &CpuBuildOptions,
 ) -> Result<(), CpuBuildError> {
@@ -392,7 +392,7 @@ fn compile(
     compile_with(src_root, sources, Some(out), work, opts)
 }
 
-/// Runs the compiler on `sources` in its sandbox ([`crate::compiler_sandbox`]); with
+/// Runs the compiler on `sources` in its sandbox ([`crate::sandbox::compiler`]); with
 /// `out`, the result must exist afterwards.
 fn compile_with(
     src_root: &Path,
@@ -424,7 +424,7 @@ fn compile_with(
         .stdin(Stdio::null())
         .stdout(log_file)
         .stderr(log_err);
-    let status = compiler_sandbox::run(cmd, &opts.compiler, src_root, work, opts.timeout, &[])?;
+    let status = compiler::run(cmd, &opts.compiler, src_root, work, opts.timeout, &[])?;
     let log = read_log(&log_path, opts.max_log_bytes);
     let Some(status) = status else {
         return Err(CpuBuildError::Timeout {

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::bundle::launch_expr::Expr;
 use crate::bundle::{self, BundleFile};
-use crate::launch_expr::Expr;
 use crate::slots::{self, Dtype, SlotId, TargetKind, TargetSpec, ABI_VERSION};
 
 /// Largest manifest accepted, in bytes.

@@ -276,7 +276,7 @@ pub fn round_slice(v: &mut [f32], dtype: Dtype) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cases;
+    use crate::slots::cases;
 
     #[test]
     fn round_inputs_rounds_floats_only() {
@@ -297,8 +297,8 @@ mod tests {
         assert_eq!(&s.input_f32(0)[..3], &a.input_f32(0)[12..15]);
         assert_eq!(&s.input_f32(0)[3..], &a.input_f32(0)[..3]);
         assert_eq!(s.input_f32(1), a.input_f32(1), "w is kept whole");
-        let expected_full = crate::reference::compute(&a);
-        let expected_sub = crate::reference::compute(&s);
+        let expected_full = crate::slots::reference::compute(&a);
+        let expected_sub = crate::slots::reference::compute(&s);
         assert_eq!(
             a.output_rows(0, &expected_full[0], &[4, 0]),
             expected_sub[0]
@@ -308,8 +308,8 @@ mod tests {
         let s = b.select_rows(&[2]);
         assert_eq!(s.input_i32(3), &b.input_i32(3)[2..3]);
         assert_eq!(s.input_f32(1).len(), 5 * 2 * 8);
-        let full = crate::reference::compute(&b);
-        let sub = crate::reference::compute(&s);
+        let full = crate::slots::reference::compute(&b);
+        let sub = crate::slots::reference::compute(&s);
         assert_eq!(b.output_rows(0, &full[0], &[2]), sub[0]);
     }
 }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use libloading::os::unix::Library;
 
-use crate::args::{Buffer, SlotArgs};
-use crate::manifest::Domain;
+use crate::bundle::manifest::Domain;
+use crate::slots::args::{Buffer, SlotArgs};
 use crate::slots::SlotId;
 
 pub type SiluAndMulFn = unsafe extern "C" fn(*mut f32, *const f32, i64, i64);
@@ -127,7 +127,7 @@ impl CpuKernel {
 
     /// Whether a call with these shape values (ABI order) is inside the op's `when` domain.
     pub fn accepts(&self, shape: &[i64]) -> bool {
-        crate::manifest::in_domain(self.slot, &self.when, shape)
+        crate::bundle::manifest::in_domain(self.slot, &self.when, shape)
     }
 
     fn expect_slot(&self, slot: SlotId) {
