@@ -372,3 +372,12 @@ impl CpuKernel {
         }
     }
 }
+
+impl crate::slots::stacks::StackedKernel for CpuKernel {
+    fn slot(&self) -> SlotId {
+        CpuKernel::slot(self)
+    }
+    fn accepts(&self, shape: &[i64]) -> bool {
+        CpuKernel::accepts(self, shape)
+    }
+}

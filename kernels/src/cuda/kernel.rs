@@ -773,3 +773,12 @@ impl CudaKernel {
         Ok(())
     }
 }
+
+impl crate::slots::stacks::StackedKernel for CudaKernel {
+    fn slot(&self) -> SlotId {
+        CudaKernel::slot(self)
+    }
+    fn accepts(&self, shape: &[i64]) -> bool {
+        CudaKernel::accepts(self, shape)
+    }
+}

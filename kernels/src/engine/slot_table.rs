@@ -3,13 +3,13 @@
 //! to have run) and shows it to an optional observer before and after the kernel runs
 //! (the audit hook). Swapping one slot's kernel leaves the others untouched.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::bundle::stock;
 use crate::cpu::build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
 use crate::cpu::kernel::CpuKernel;
 use crate::slots::args::{Buffer, SlotArgs};
+use crate::slots::stacks::{KernelStacks, StackError};
 use crate::slots::SlotId;
 
 /// When an observer sees a call.
@@ -177,10 +177,8 @@ pub trait SlotObserver: Send + Sync {
 /// Why a slot table could not be assembled.
 #[derive(Debug, thiserror::Error)]
 pub enum SlotTableError {
-    #[error("no kernel for slot {0}")]
-    Missing(SlotId),
-    #[error("two kernels for slot {0}")]
-    Duplicate(SlotId),
+    #[error(transparent)]
+    Stacks(#[from] StackError),
     #[error("building stock bundle `{name}`: {source}")]
     Stock {
         name: &'static str,
@@ -205,8 +203,7 @@ macro_rules! observed {
     }};
 }
 
-/// Per-slot dispatch counts, indexed by [`SlotId::index`].
-pub type DispatchCounts = [u64; 5];
+pub use crate::slots::stacks::DispatchCounts;
 
 /// The kernels serving each slot, with dispatch counters and an optional observer.
 ///
@@ -214,9 +211,7 @@ pub type DispatchCounts = [u64; 5];
 /// ones before it. A call goes to the topmost kernel whose `when` domain takes its shape
 /// (DESIGN 6: "calls outside it use the incumbent"); genesis kernels take every shape.
 pub struct SlotTable {
-    stacks: [Vec<CpuKernel>; 5],
-    /// Calls served by each slot's top kernel (the one installed last).
-    counts: [AtomicU64; 5],
+    stacks: KernelStacks<CpuKernel>,
     observer: Option<Arc<dyn SlotObserver>>,
 }
 
@@ -224,7 +219,6 @@ impl std::fmt::Debug for SlotTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SlotTable")
             .field("stacks", &self.stacks)
-            .field("counts", &self.dispatch_counts())
             .field("observer", &self.observer.is_some())
             .finish()
     }
@@ -233,21 +227,8 @@ impl std::fmt::Debug for SlotTable {
 impl SlotTable {
     /// A table from exactly one kernel per slot.
     pub fn new(kernels: Vec<CpuKernel>) -> Result<SlotTable, SlotTableError> {
-        let mut slots: [Option<CpuKernel>; 5] = Default::default();
-        for k in kernels {
-            let at = &mut slots[k.slot().index()];
-            if at.is_some() {
-                return Err(SlotTableError::Duplicate(k.slot()));
-            }
-            *at = Some(k);
-        }
-        let mut out = Vec::with_capacity(5);
-        for (slot, k) in SlotId::ALL.into_iter().zip(slots) {
-            out.push(vec![k.ok_or(SlotTableError::Missing(slot))?]);
-        }
         Ok(SlotTable {
-            stacks: out.try_into().expect("five slots"),
-            counts: Default::default(),
+            stacks: KernelStacks::new(kernels)?,
             observer: None,
         })
     }
@@ -272,11 +253,7 @@ impl SlotTable {
     /// The slot's dispatch count restarts at zero, so counts always belong to the
     /// installed kernel; the other slots' kernels and counts are untouched.
     pub fn install(&mut self, kernel: CpuKernel) -> CpuKernel {
-        let at = kernel.slot().index();
-        self.counts[at].store(0, Ordering::Relaxed);
-        let covered = self.stacks[at].last().expect("a genesis kernel").clone();
-        self.stacks[at].push(kernel);
-        covered
+        self.stacks.install(kernel).clone()
     }
 
     /// Installs every kernel of a bundle together (an atomic target covers all of its
@@ -291,24 +268,22 @@ impl SlotTable {
 
     /// The kernel installed last in a slot (it serves every call inside its domain).
     pub fn kernel(&self, slot: SlotId) -> &CpuKernel {
-        self.stacks[slot.index()].last().expect("a genesis kernel")
+        self.stacks.top(slot)
     }
 
     /// How many times each slot's installed kernel has been called (since it was
     /// installed or the last reset); calls outside its domain, served by a kernel below
     /// it, do not count.
     pub fn dispatch_counts(&self) -> DispatchCounts {
-        std::array::from_fn(|i| self.counts[i].load(Ordering::Relaxed))
+        self.stacks.dispatch_counts()
     }
 
     pub fn dispatch_count(&self, slot: SlotId) -> u64 {
-        self.counts[slot.index()].load(Ordering::Relaxed)
+        self.stacks.dispatch_count(slot)
     }
 
     pub fn reset_counts(&self) {
-        self.counts
-            .iter()
-            .for_each(|c| c.store(0, Ordering::Relaxed));
+        self.stacks.reset_counts()
     }
 
     /// Sets (or clears) the observer shown every call.
@@ -325,17 +300,15 @@ impl SlotTable {
             .zip(shape)
             .for_each(|(v, &s)| *v = s as i64);
         let shape = &values[..shape.len()];
-        let stack = &self.stacks[slot.index()];
-        let top = stack.len() - 1;
         // Nothing taking the shape (genesis kernels take all): the bottom kernel.
-        let at = (0..=top)
-            .rev()
-            .find(|&i| stack[i].accepts(shape))
-            .unwrap_or(0);
-        if at == top {
-            self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
+        let pick = self
+            .stacks
+            .pick(slot, shape)
+            .unwrap_or_else(|| self.stacks.bottom(slot));
+        if pick.top {
+            self.stacks.count_call(slot);
         }
-        (&stack[at], at == top)
+        (pick.kernel, pick.top)
     }
 
     pub fn silu_and_mul(&self, out: &mut [f32], x: &[f32], tokens: usize, d: usize) {

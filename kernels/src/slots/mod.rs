@@ -8,6 +8,7 @@ pub mod args;
 pub mod cases;
 pub mod compare;
 pub mod reference;
+pub mod stacks;
 
 use std::fmt;
 

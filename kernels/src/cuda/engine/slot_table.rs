@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::slots::args::{Buffer, SlotArgs};
+use crate::slots::stacks::KernelStacks;
 use crate::slots::{Elem, ParamKind};
 
 /// The calls recorded for an audit: which calls of which slots, and each call's inputs
@@ -41,9 +42,7 @@ pub struct RecordedLaunch {
 /// slot's current one. A call goes to the topmost kernel whose `when` domain takes its
 /// shape (DESIGN 6: "calls outside it use the incumbent"); stock kernels take every shape.
 pub struct CudaSlotTable {
-    stacks: Vec<Vec<CudaKernel>>,
-    /// Calls served by each slot's top kernel (the one installed last).
-    counts: [AtomicU64; 5],
+    stacks: KernelStacks<CudaKernel>,
     recording: Option<Recording>,
 }
 
@@ -51,7 +50,6 @@ impl std::fmt::Debug for CudaSlotTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CudaSlotTable")
             .field("stacks", &self.stacks)
-            .field("counts", &self.dispatch_counts())
             .finish()
     }
 }
@@ -59,26 +57,9 @@ impl std::fmt::Debug for CudaSlotTable {
 impl CudaSlotTable {
     /// A table from exactly one kernel per slot.
     pub fn new(kernels: Vec<CudaKernel>) -> Result<CudaSlotTable, CudaEngineError> {
-        let mut slots: [Option<CudaKernel>; 5] = Default::default();
-        for k in kernels {
-            let at = k.slot().index();
-            if slots[at].is_some() {
-                return Err(CudaEngineError::Slots(format!(
-                    "two kernels for {}",
-                    k.slot()
-                )));
-            }
-            slots[at] = Some(k);
-        }
-        let mut out = Vec::with_capacity(5);
-        for (slot, k) in SlotId::ALL.iter().zip(slots) {
-            out.push(vec![k.ok_or_else(|| {
-                CudaEngineError::Slots(format!("no kernel for {slot}"))
-            })?]);
-        }
         Ok(CudaSlotTable {
-            stacks: out,
-            counts: Default::default(),
+            stacks: KernelStacks::new(kernels)
+                .map_err(|e| CudaEngineError::Slots(e.to_string()))?,
             recording: None,
         })
     }
@@ -102,41 +83,33 @@ impl CudaSlotTable {
     /// Puts `kernel` over its slot's current kernel (which keeps serving the calls outside
     /// the new one's domain) and resets that slot's count.
     pub fn install(&mut self, kernel: CudaKernel) {
-        let at = kernel.slot().index();
-        self.counts[at].store(0, Ordering::Relaxed);
-        self.stacks[at].push(kernel);
+        self.stacks.install(kernel);
     }
 
     /// The kernel installed last in a slot.
     pub fn kernel(&self, slot: SlotId) -> &CudaKernel {
-        self.stacks[slot.index()].last().expect("a stock kernel")
+        self.stacks.top(slot)
     }
 
     /// Calls per slot, in [`SlotId::ALL`] order.
     pub fn dispatch_counts(&self) -> DispatchCounts {
-        std::array::from_fn(|i| self.counts[i].load(Ordering::Relaxed))
+        self.stacks.dispatch_counts()
     }
 
     pub fn dispatch_count(&self, slot: SlotId) -> u64 {
-        self.counts[slot.index()].load(Ordering::Relaxed)
+        self.stacks.dispatch_count(slot)
     }
 
     pub fn reset_counts(&self) {
-        self.counts
-            .iter()
-            .for_each(|c| c.store(0, Ordering::Relaxed));
+        self.stacks.reset_counts()
     }
 
     pub(super) fn set_counts(&self, counts: &DispatchCounts) {
-        for (c, &v) in self.counts.iter().zip(counts) {
-            c.store(v, Ordering::Relaxed);
-        }
+        self.stacks.set_counts(counts)
     }
 
     pub(super) fn add_counts(&self, delta: &DispatchCounts) {
-        for (c, &v) in self.counts.iter().zip(delta) {
-            c.fetch_add(v, Ordering::Relaxed);
-        }
+        self.stacks.add_counts(delta)
     }
 
     /// Starts recording the sampled calls of each slot served by its top kernel (the
@@ -173,22 +146,20 @@ impl CudaSlotTable {
         scalars: &[f32],
         shape: &[i64],
     ) -> Result<(), LaunchError> {
-        let stack = &self.stacks[slot.index()];
-        let top = stack.len() - 1;
-        let Some(at) = (0..=top).rev().find(|&i| stack[i].accepts(shape)) else {
+        let Some(pick) = self.stacks.pick(slot, shape) else {
             return Err(LaunchError::Args {
                 slot,
                 reason: format!("shape {shape:?} is outside every kernel's `when` domain"),
             });
         };
-        let k = &stack[at];
+        let (k, top) = (pick.kernel, pick.top);
         // The audit records the sampled calls the slot's top kernel serves (the
         // candidate's), counted like the dispatch counts.
-        let index = self.counts[slot.index()].load(Ordering::Relaxed);
+        let index = self.stacks.dispatch_count(slot);
         let recording = self
             .recording
             .as_ref()
-            .filter(|r| at == top && r.wants(slot, index));
+            .filter(|r| top && r.wants(slot, index));
         let recorded_inputs = match recording {
             Some(_) => Some(download_params(
                 stream,
@@ -200,8 +171,8 @@ impl CudaSlotTable {
             None => None,
         };
         k.launch_ptrs(stream, outputs, inputs, scalars, shape)?;
-        if at == top {
-            self.counts[slot.index()].fetch_add(1, Ordering::Relaxed);
+        if top {
+            self.stacks.count_call(slot);
         }
         if let (Some(r), Some(before)) = (recording, recorded_inputs) {
             let outputs = download_params(stream, slot, ParamKind::Output, outputs, shape)?
