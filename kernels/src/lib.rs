@@ -9,6 +9,7 @@
 //! - [`bundle`]: a bundle's files, its manifest and launch expressions, and the embedded
 //!   stock bundles ([`bundle::stock`]).
 //! - [`sandbox`]: Landlock and the sandboxed compiler process.
+//! - [`source`]: C and CUDA source text as the screens read it (comments, logical lines).
 //! - [`cpu`]: building, screening and loading C bundles.
 //! - [`engine`]: the model (config, weights, checkpoints) and the CPU engine.
 //! - [`cuda`]: device, NVRTC build path, PTX ABI check, kernels, timing and the CUDA engine,
@@ -21,6 +22,7 @@ pub mod engine;
 pub mod rng;
 pub mod sandbox;
 pub mod slots;
+pub mod source;
 
 pub use bundle::manifest::{Manifest, ManifestError};
 pub use bundle::BundleFile;

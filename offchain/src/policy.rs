@@ -385,26 +385,6 @@ pub fn screen_bundle(files: &[BundleFile], lang: Language) -> Result<(), Violati
     Ok(())
 }
 
-/// Joins backslash-continued lines, keeping a map from output line to source line.
-fn splice(text: &str) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, String)> = Vec::new();
-    let mut pending: Option<(usize, String)> = None;
-    for (i, raw) in text.lines().enumerate() {
-        let (start, mut acc) = pending.take().unwrap_or((i + 1, String::new()));
-        if let Some(stripped) = raw.strip_suffix('\\') {
-            acc.push_str(stripped);
-            pending = Some((start, acc));
-        } else {
-            acc.push_str(raw);
-            out.push((start, acc));
-        }
-    }
-    if let Some(p) = pending {
-        out.push(p);
-    }
-    out
-}
-
 /// Screens one source file. `files` is the whole bundle (for quoted includes).
 pub fn screen_source(
     path: &str,
@@ -421,7 +401,7 @@ pub fn screen_source(
     let mut in_block_comment = false;
     // How deep inside #if/#ifdef/#ifndef blocks the line is.
     let mut conditional_depth = 0usize;
-    for (line_no, line) in splice(text) {
+    for (line_no, line) in cacheon_kernels::source::logical_lines(text) {
         // Pass 1: drop comments and literals, keeping code characters.
         let mut code = String::with_capacity(line.len());
         let bytes: Vec<char> = line.chars().collect();

@@ -14,6 +14,7 @@
 //! the same thing on every validator; the CUDA headers come from NVRTC or the toolkit.
 
 use crate::bundle::BundleFile;
+use crate::source;
 
 /// System headers a CUDA bundle may include with `<...>`.
 pub const SYSTEM_HEADERS: [&str; 3] = ["cuda_bf16.h", "cuda_fp16.h", "stdint.h"];
@@ -137,7 +138,7 @@ pub fn screen_source(
         });
     }
     let mut includes = Vec::new();
-    for (line_no, line) in logical_lines(&strip_comments(text)) {
+    for (line_no, line) in source::logical_lines(&source::strip_comments(text)) {
         let directive = |reason: String| ScreenError::Directive {
             file: path.to_string(),
             line: line_no,
@@ -218,94 +219,6 @@ pub fn resolve_bundle_header(from: &str, spelling: &str, files: &[BundleFile]) -
         .into_iter()
         .chain(std::iter::once(spelling.to_string()))
         .find(|c| files.iter().any(|f| &f.path == c))
-}
-
-/// Removes `//` and `/* */` comments (string and character literals are kept intact, so
-/// a `"//"` inside a string is not a comment). Newlines inside block comments are kept so
-/// line numbers stay right; a block comment becomes one space, as in the preprocessor.
-pub fn strip_comments(text: &str) -> String {
-    #[derive(PartialEq)]
-    enum S {
-        Code,
-        Line,
-        Block,
-        Str(char),
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut state = S::Code;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match state {
-            S::Code => match c {
-                '/' if chars.peek() == Some(&'/') => {
-                    chars.next();
-                    state = S::Line;
-                }
-                '/' if chars.peek() == Some(&'*') => {
-                    chars.next();
-                    out.push(' ');
-                    state = S::Block;
-                }
-                '"' | '\'' => {
-                    out.push(c);
-                    state = S::Str(c);
-                }
-                _ => out.push(c),
-            },
-            S::Line => {
-                // A backslash-newline continues a line comment.
-                if c == '\\' && chars.peek() == Some(&'\n') {
-                    chars.next();
-                    out.push('\n');
-                } else if c == '\n' {
-                    out.push('\n');
-                    state = S::Code;
-                }
-            }
-            S::Block => {
-                if c == '*' && chars.peek() == Some(&'/') {
-                    chars.next();
-                    state = S::Code;
-                } else if c == '\n' {
-                    out.push('\n');
-                }
-            }
-            S::Str(q) => {
-                out.push(c);
-                if c == '\\' {
-                    if let Some(n) = chars.next() {
-                        out.push(n);
-                    }
-                } else if c == q || c == '\n' {
-                    state = S::Code;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Joins backslash-continued lines; yields `(first physical line number, logical line)`.
-fn logical_lines(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut start = 1;
-    for (i, raw) in text.split('\n').enumerate() {
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        if current.is_empty() {
-            start = i + 1;
-        }
-        if let Some(body) = raw.strip_suffix('\\') {
-            current.push_str(body);
-            continue;
-        }
-        current.push_str(raw);
-        out.push((start, std::mem::take(&mut current)));
-    }
-    if !current.is_empty() {
-        out.push((start, current));
-    }
-    out
 }
 
 #[cfg(test)]
