@@ -212,7 +212,7 @@ pub async fn validator(
     tokio::select! {
         r = cacheon::validator::run(cfg) => match r {
             Ok(()) => exit::OK,
-            Err(e) => fail(out, e),
+            Err(e) => out.error(&e.to_string(), e.exit_code()),
         },
         _ = tokio::signal::ctrl_c() => {
             tracing::info!("interrupted: stopping (an unfinished attempt is left to its lease expiry)");

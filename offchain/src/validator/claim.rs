@@ -25,7 +25,10 @@ pub(super) fn chain_view(c: &ApiArenaConfig) -> ChainArena {
 
 /// Says, once a connection, which served arenas this build may not measure for (the
 /// chain's engine or policy differs) or that the chain does not have; those are skipped.
-pub(super) async fn check_served_arenas(client: &Client, cfg: &Config) -> Result<(), ChainError> {
+pub(super) async fn check_served_arenas(
+    client: &Client,
+    cfg: &Config,
+) -> Result<(), ValidatorError> {
     let at = client.at_current_block().await.map_err(unavailable)?;
     for arena in &cfg.arenas {
         let key = (chain::bounded(arena.name.as_bytes()),);
@@ -54,7 +57,7 @@ pub(super) async fn next_claimable(
     cfg: &Config,
     me: &AccountId,
     metrics: &Metrics,
-) -> Result<Option<(u64, Arena)>, ChainError> {
+) -> Result<Option<(u64, Arena)>, ValidatorError> {
     let reveal_window = at
         .constants()
         .entry(api::constants().cacheon().reveal_window())

@@ -17,6 +17,7 @@
 //! [`metrics`] the Prometheus endpoint.
 
 mod claim;
+mod error;
 pub mod metrics;
 mod reads;
 pub mod store;
@@ -36,6 +37,7 @@ use crate::screens::Outcome;
 use cacheon_primitives::catalog::EngineDigests;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
 use claim::{check_served_arenas, next_claimable};
+pub use error::ValidatorError;
 use metrics::Metrics;
 use reads::*;
 use store::{State, Store};
@@ -56,15 +58,11 @@ pub struct Config {
     pub timeout: Duration,
 }
 
-fn db(e: rusqlite::Error) -> ChainError {
-    ChainError::Input(format!("attempt index: {e}"))
-}
-
 /// Runs until the process is stopped; reconnects when the node goes away.
-pub async fn run(cfg: Config) -> Result<(), ChainError> {
+pub async fn run(cfg: Config) -> Result<(), ValidatorError> {
     std::fs::create_dir_all(&cfg.data_dir)
-        .map_err(|e| ChainError::Input(format!("{}: {e}", cfg.data_dir.display())))?;
-    let store = Store::open(&cfg.data_dir.join("validator.sqlite")).map_err(db)?;
+        .map_err(|e| ValidatorError::Storage(format!("{}: {e}", cfg.data_dir.display())))?;
+    let store = Store::open(&cfg.data_dir.join("validator.sqlite"))?;
     let metrics = Metrics::new();
     if let Some(port) = cfg.prometheus_port {
         let m = metrics.clone();
@@ -74,22 +72,20 @@ pub async fn run(cfg: Config) -> Result<(), ChainError> {
             }
         });
     }
-    for a in store.in_state(State::Leased).map_err(db)? {
+    for a in store.in_state(State::Leased)? {
         warn!(
             proposal = a.proposal,
             expires_at = a.expires_at,
             "an attempt was interrupted: left to its lease expiry"
         );
-        store
-            .mark(a.proposal, a.expires_at, State::Abandoned, None)
-            .map_err(db)?;
+        store.mark(a.proposal, a.expires_at, State::Abandoned, None)?;
     }
     let me = chain::account(&cfg.key);
     info!(validator = %me, arenas = ?cfg.arenas.iter().map(|a| a.name).collect::<Vec<_>>(), "validator starting");
     loop {
         match session(&cfg, &store, &metrics, &me).await {
             Ok(()) => return Ok(()),
-            Err(ChainError::Input(e)) => return Err(ChainError::Input(e)),
+            Err(e) if !e.is_transient() => return Err(e),
             Err(e) => {
                 warn!("{e}; reconnecting in 2 s");
                 tokio::time::sleep(Duration::from_secs(2)).await;
@@ -104,7 +100,7 @@ async fn session(
     store: &Store,
     metrics: &Metrics,
     me: &AccountId,
-) -> Result<(), ChainError> {
+) -> Result<(), ValidatorError> {
     let client = chain::connect(&cfg.url, cfg.timeout).await?;
     check_served_arenas(&client, cfg).await?;
     let mut blocks = client.stream_blocks().await.map_err(unavailable)?;
@@ -115,21 +111,19 @@ async fn session(
         catch_up(&client, store, me, n).await?;
         // Decide on the newest finalized state, not on a block the stream had queued.
         let at = client.at_current_block().await.map_err(unavailable)?;
-        for a in store.in_state(State::Reported).map_err(db)? {
+        for a in store.in_state(State::Reported)? {
             attest(&client, store, metrics, cfg, me, a).await?;
         }
         // Leases this process took whose attempt a lost connection cut short (a restart of
         // this process abandons them instead, in `run`): finish them while they are ours.
-        for a in store.in_state(State::Leased).map_err(db)? {
+        for a in store.in_state(State::Leased)? {
             resume(&client, store, metrics, cfg, me, a).await?;
         }
         if let Some((id, arena)) = next_claimable(&at, cfg, me, metrics).await? {
             work_on(&client, store, metrics, cfg, me, id, arena).await?;
         }
     }
-    Err(ChainError::Unavailable(
-        "the finalized block subscription ended".into(),
-    ))
+    Err(ChainError::Unavailable("the finalized block subscription ended".into()).into())
 }
 
 /// Processes the events of every finalized block after the cursor, up to `head`.
@@ -138,8 +132,8 @@ async fn catch_up(
     store: &Store,
     me: &AccountId,
     head: u64,
-) -> Result<(), ChainError> {
-    let from = match store.cursor().map_err(db)? {
+) -> Result<(), ValidatorError> {
+    let from = match store.cursor()? {
         Some(c) if c < head => (c + 1).max(head.saturating_sub(1000)),
         Some(_) => return Ok(()),
         None => head,
@@ -152,7 +146,7 @@ async fn catch_up(
             .flatten()
         {
             if &e.validator == me {
-                for a in store.all().map_err(db)? {
+                for a in store.all()? {
                     if a.proposal == e.proposal
                         && matches!(a.state, State::Leased | State::Reported)
                     {
@@ -160,9 +154,7 @@ async fn catch_up(
                             proposal = a.proposal,
                             "our lease expired before an attestation"
                         );
-                        store
-                            .mark(a.proposal, a.expires_at, State::Abandoned, None)
-                            .map_err(db)?;
+                        store.mark(a.proposal, a.expires_at, State::Abandoned, None)?;
                     }
                 }
             }
@@ -179,7 +171,7 @@ async fn catch_up(
                 "crowned"
             );
         }
-        store.set_cursor(b).map_err(db)?;
+        store.set_cursor(b)?;
     }
     Ok(())
 }
@@ -193,7 +185,7 @@ async fn work_on(
     me: &AccountId,
     id: u64,
     arena: Arena,
-) -> Result<(), ChainError> {
+) -> Result<(), ValidatorError> {
     let call = api::transactions().cacheon().claim(id);
     let (events, block) = match chain::submit(client, &call, &cfg.key, cfg.timeout).await {
         Ok(r) => r,
@@ -204,21 +196,19 @@ async fn work_on(
             );
             return Ok(());
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     let Some(Ok(leased)) = events.find_first::<api::cacheon::events::Leased>() else {
-        return Err(unavailable("claim finalized without a Leased event"));
+        return Err(unavailable("claim finalized without a Leased event").into());
     };
     let phase = format!("{:?}", leased.phase).to_lowercase();
-    store
-        .record_lease(
-            id,
-            leased.expires_at as u64,
-            leased.generation,
-            &phase,
-            arena.name,
-        )
-        .map_err(db)?;
+    store.record_lease(
+        id,
+        leased.expires_at as u64,
+        leased.generation,
+        &phase,
+        arena.name,
+    )?;
     metrics.attestations.with_label_values(&["claim"]).inc();
     info!(
         proposal = id,
@@ -253,7 +243,7 @@ async fn resume(
     cfg: &Config,
     me: &AccountId,
     a: store::Attempt,
-) -> Result<(), ChainError> {
+) -> Result<(), ValidatorError> {
     let at = client.at_current_block().await.map_err(unavailable)?;
     let arena = cfg.arenas.iter().find(|x| x.name == a.arena).copied();
     match arena {
@@ -280,9 +270,7 @@ async fn resume(
                 proposal = a.proposal,
                 "a lease whose attempt was cut short is no longer ours: abandoned"
             );
-            store
-                .mark(a.proposal, a.expires_at, State::Abandoned, None)
-                .map_err(db)
+            Ok(store.mark(a.proposal, a.expires_at, State::Abandoned, None)?)
         }
     }
 }
@@ -300,17 +288,15 @@ async fn run_attempt(
     expires_at: u64,
     arena: Arena,
     at: &At,
-) -> Result<(), ChainError> {
+) -> Result<(), ValidatorError> {
     let Some(p) = proposal_at(at, id).await? else {
-        return Err(unavailable(format!("proposal {id} vanished")));
+        return Err(unavailable(format!("proposal {id} vanished")).into());
     };
     let files = bundle_files(at, &p.content_hash).await;
     if let Ok(files) = &files {
         // Kept for later proposals' copy screens, also when this validator did not follow
         // the reveal.
-        store
-            .record_fingerprint(&p.content_hash, fingerprint_of(files))
-            .map_err(db)?;
+        store.record_fingerprint(&p.content_hash, fingerprint_of(files))?;
     }
     let stack = incumbent_stack(at, arena).await?;
     let earlier = earlier_proposals(at, store, id, p.commit_block as u64, &p.miner).await?;
@@ -380,29 +366,27 @@ async fn finish(
     report: serde_json::Value,
     seed: u64,
     started: Instant,
-) -> Result<(), ChainError> {
+) -> Result<(), ValidatorError> {
     let bytes = serde_json::to_vec_pretty(&report).expect("JSON");
     let (digest, _) = crate::evidence::store(&cfg.data_dir.join("evidence"), &bytes)
-        .map_err(|e| ChainError::Input(format!("storing evidence: {e}")))?;
+        .map_err(|e| ValidatorError::Storage(format!("storing evidence: {e}")))?;
     let attempt_digest = hex::encode(cacheon_primitives::bundle::content_hash(
         &(me.0, id, expires_at, seed).encode(),
     ));
-    store
-        .record_report(
-            id,
-            expires_at,
-            &verdict.encode(),
-            &digest,
-            &attempt_digest,
-            outcome,
-        )
-        .map_err(db)?;
+    store.record_report(
+        id,
+        expires_at,
+        &verdict.encode(),
+        &digest,
+        &attempt_digest,
+        outcome,
+    )?;
     metrics.attempts.with_label_values(&[outcome]).inc();
     metrics
         .attempt_seconds
         .observe(started.elapsed().as_secs_f64());
     info!(proposal = id, outcome, evidence = %digest, seconds = started.elapsed().as_secs_f64(), "attempt finished");
-    if let Some(a) = store.get(id, expires_at).map_err(db)? {
+    if let Some(a) = store.get(id, expires_at)? {
         attest(client, store, metrics, cfg, me, a).await?;
     }
     Ok(())
@@ -416,23 +400,21 @@ async fn attest(
     cfg: &Config,
     me: &AccountId,
     a: store::Attempt,
-) -> Result<(), ChainError> {
+) -> Result<(), ValidatorError> {
     let at = client.at_current_block().await.map_err(unavailable)?;
     if !lease_is_ours(&at, me, a.proposal, a.expires_at).await? {
         warn!(
             proposal = a.proposal,
             "the lease is no longer ours (expired, or already attested): not attesting"
         );
-        return store
-            .mark(a.proposal, a.expires_at, State::Abandoned, None)
-            .map_err(db);
+        return Ok(store.mark(a.proposal, a.expires_at, State::Abandoned, None)?);
     }
     let verdict = a
         .verdict
         .as_deref()
         .and_then(|b| Verdict::decode(&mut &b[..]).ok())
         .ok_or_else(|| {
-            ChainError::Input(format!("attempt {} has no readable verdict", a.proposal))
+            ValidatorError::Storage(format!("attempt {} has no readable verdict", a.proposal))
         })?;
     let digest = |h: &Option<String>| -> [u8; 32] {
         h.as_deref()
@@ -451,20 +433,16 @@ async fn attest(
         .attest(a.proposal, attestation);
     match chain::submit(client, &call, &cfg.key, cfg.timeout).await {
         Ok((_, block)) => {
-            store
-                .mark(a.proposal, a.expires_at, State::Attested, Some(block))
-                .map_err(db)?;
+            store.mark(a.proposal, a.expires_at, State::Attested, Some(block))?;
             metrics.attestations.with_label_values(&["attest"]).inc();
             info!(proposal = a.proposal, block, "attestation finalized");
             Ok(())
         }
         Err(ChainError::Refused(e)) => {
             warn!(proposal = a.proposal, "attestation refused: {e}");
-            store
-                .mark(a.proposal, a.expires_at, State::Abandoned, None)
-                .map_err(db)
+            Ok(store.mark(a.proposal, a.expires_at, State::Abandoned, None)?)
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -92,7 +92,7 @@ pub(super) async fn earlier_proposals(
     id: u64,
     commit_block: u64,
     miner: &AccountId,
-) -> Result<Vec<Earlier>, ChainError> {
+) -> Result<Vec<Earlier>, ValidatorError> {
     let next = at
         .storage()
         .try_fetch(api::storage().cacheon().next_proposal_id(), ())
@@ -128,8 +128,8 @@ pub(super) async fn remember_fingerprint(
     at: &At,
     store: &Store,
     hash: &[u8; 32],
-) -> Result<Option<[u8; 32]>, ChainError> {
-    if let Some(fp) = store.fingerprint(hash).map_err(db)? {
+) -> Result<Option<[u8; 32]>, ValidatorError> {
+    if let Some(fp) = store.fingerprint(hash)? {
         return Ok(fp);
     }
     // A transport error is ours (the attempt must not go on without the comparison); bytes
@@ -153,7 +153,7 @@ pub(super) async fn remember_fingerprint(
     )
     .ok()
     .and_then(|files| fingerprint_of(&files));
-    store.record_fingerprint(hash, fp).map_err(db)?;
+    store.record_fingerprint(hash, fp)?;
     Ok(fp)
 }
 
