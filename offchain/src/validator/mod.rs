@@ -94,6 +94,32 @@ pub async fn run(cfg: Config) -> Result<(), ValidatorError> {
     }
 }
 
+/// One connection's state: the validator's settings, index and metrics, and the client.
+struct Session<'a> {
+    cfg: &'a Config,
+    store: &'a Store,
+    metrics: &'a Metrics,
+    me: &'a AccountId,
+    client: Client,
+}
+
+/// A lease this validator took: the proposal and the block its lease expires at (the key of
+/// its attempt in the index).
+#[derive(Clone, Copy, Debug)]
+struct Lease {
+    proposal: u64,
+    expires_at: u64,
+}
+
+/// What an attempt produced, before it is stored and attested.
+struct Finished {
+    verdict: Verdict,
+    outcome: &'static str,
+    report: serde_json::Value,
+    seed: u64,
+    started: Instant,
+}
+
 /// One connection's life: follow finalized blocks until the subscription ends.
 async fn session(
     cfg: &Config,
@@ -103,24 +129,31 @@ async fn session(
 ) -> Result<(), ValidatorError> {
     let client = chain::connect(&cfg.url, cfg.timeout).await?;
     check_served_arenas(&client, cfg).await?;
-    let mut blocks = client.stream_blocks().await.map_err(unavailable)?;
+    let s = Session {
+        cfg,
+        store,
+        metrics,
+        me,
+        client,
+    };
+    let mut blocks = s.client.stream_blocks().await.map_err(unavailable)?;
     while let Some(block) = blocks.next().await {
         let block = block.map_err(unavailable)?;
         let n = block.number();
         metrics.last_finalized_block.set(n as i64);
-        catch_up(&client, store, me, n).await?;
+        catch_up(&s.client, store, me, n).await?;
         // Decide on the newest finalized state, not on a block the stream had queued.
-        let at = client.at_current_block().await.map_err(unavailable)?;
+        let at = s.client.at_current_block().await.map_err(unavailable)?;
         for a in store.in_state(State::Reported)? {
-            attest(&client, store, metrics, cfg, me, a).await?;
+            s.attest(a).await?;
         }
         // Leases this process took whose attempt a lost connection cut short (a restart of
         // this process abandons them instead, in `run`): finish them while they are ours.
         for a in store.in_state(State::Leased)? {
-            resume(&client, store, metrics, cfg, me, a).await?;
+            s.resume(a).await?;
         }
         if let Some((id, arena)) = next_claimable(&at, cfg, me, metrics).await? {
-            work_on(&client, store, metrics, cfg, me, id, arena).await?;
+            s.work_on(id, arena).await?;
         }
     }
     Err(ChainError::Unavailable("the finalized block subscription ended".into()).into())
@@ -176,273 +209,220 @@ async fn catch_up(
     Ok(())
 }
 
-/// Leases `id`, runs the attempt, stores the report and attests.
-async fn work_on(
-    client: &Client,
-    store: &Store,
-    metrics: &Metrics,
-    cfg: &Config,
-    me: &AccountId,
-    id: u64,
-    arena: Arena,
-) -> Result<(), ValidatorError> {
-    let call = api::transactions().cacheon().claim(id);
-    let (events, block) = match chain::submit(client, &call, &cfg.key, cfg.timeout).await {
-        Ok(r) => r,
-        Err(ChainError::Refused(e)) => {
-            info!(
-                proposal = id,
-                "claim refused (another validator was first?): {e}"
-            );
-            return Ok(());
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let Some(Ok(leased)) = events.find_first::<api::cacheon::events::Leased>() else {
-        return Err(unavailable("claim finalized without a Leased event").into());
-    };
-    let phase = format!("{:?}", leased.phase).to_lowercase();
-    store.record_lease(
-        id,
-        leased.expires_at as u64,
-        leased.generation,
-        &phase,
-        arena.name,
-    )?;
-    metrics.attestations.with_label_values(&["claim"]).inc();
-    info!(
-        proposal = id,
-        phase,
-        generation = leased.generation,
-        expires_at = leased.expires_at,
-        block,
-        "leased"
-    );
+impl Session<'_> {
+    /// Leases `id`, runs the attempt, stores the report and attests.
+    async fn work_on(&self, id: u64, arena: Arena) -> Result<(), ValidatorError> {
+        let call = api::transactions().cacheon().claim(id);
+        let submitted = chain::submit(&self.client, &call, &self.cfg.key, self.cfg.timeout).await;
+        let (events, block) = match submitted {
+            Ok(r) => r,
+            Err(ChainError::Refused(e)) => {
+                info!(
+                    proposal = id,
+                    "claim refused (another validator was first?): {e}"
+                );
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let Some(Ok(leased)) = events.find_first::<api::cacheon::events::Leased>() else {
+            return Err(unavailable("claim finalized without a Leased event").into());
+        };
+        let phase = format!("{:?}", leased.phase).to_lowercase();
+        let lease = Lease {
+            proposal: id,
+            expires_at: leased.expires_at as u64,
+        };
+        self.store
+            .record_lease(id, lease.expires_at, leased.generation, &phase, arena.name)?;
+        self.metrics
+            .attestations
+            .with_label_values(&["claim"])
+            .inc();
+        info!(
+            proposal = id,
+            phase,
+            generation = leased.generation,
+            expires_at = leased.expires_at,
+            block,
+            "leased"
+        );
+        let at = self.client.at_block(block).await.map_err(unavailable)?;
+        self.run_attempt(lease, arena, &at).await
+    }
 
-    let at = client.at_block(block).await.map_err(unavailable)?;
-    run_attempt(
-        client,
-        store,
-        metrics,
-        cfg,
-        me,
-        id,
-        leased.expires_at as u64,
-        arena,
-        &at,
-    )
-    .await
-}
-
-/// Runs the attempt of a lease `Leased` in the store (after a reconnect) if it is still
-/// ours; otherwise marks it abandoned.
-async fn resume(
-    client: &Client,
-    store: &Store,
-    metrics: &Metrics,
-    cfg: &Config,
-    me: &AccountId,
-    a: store::Attempt,
-) -> Result<(), ValidatorError> {
-    let at = client.at_current_block().await.map_err(unavailable)?;
-    let arena = cfg.arenas.iter().find(|x| x.name == a.arena).copied();
-    match arena {
-        Some(arena) if lease_is_ours(&at, me, a.proposal, a.expires_at).await? => {
-            info!(
-                proposal = a.proposal,
-                "resuming the attempt a lost connection cut short"
-            );
-            run_attempt(
-                client,
-                store,
-                metrics,
-                cfg,
-                me,
-                a.proposal,
-                a.expires_at,
-                arena,
-                &at,
-            )
-            .await
+    /// Runs the attempt of a lease `Leased` in the store (after a reconnect) if it is still
+    /// ours; otherwise marks it abandoned.
+    async fn resume(&self, a: store::Attempt) -> Result<(), ValidatorError> {
+        let at = self.client.at_current_block().await.map_err(unavailable)?;
+        let arena = self.cfg.arenas.iter().find(|x| x.name == a.arena).copied();
+        let lease = Lease {
+            proposal: a.proposal,
+            expires_at: a.expires_at,
+        };
+        match arena {
+            Some(arena) if lease_is_ours(&at, self.me, a.proposal, a.expires_at).await? => {
+                info!(
+                    proposal = a.proposal,
+                    "resuming the attempt a lost connection cut short"
+                );
+                self.run_attempt(lease, arena, &at).await
+            }
+            _ => {
+                warn!(
+                    proposal = a.proposal,
+                    "a lease whose attempt was cut short is no longer ours: abandoned"
+                );
+                Ok(self
+                    .store
+                    .mark(a.proposal, a.expires_at, State::Abandoned, None)?)
+            }
         }
-        _ => {
+    }
+
+    /// Screens, times and reports the attempt of `lease`, reading chain state at `at`, then
+    /// attests.
+    async fn run_attempt(&self, lease: Lease, arena: Arena, at: &At) -> Result<(), ValidatorError> {
+        let id = lease.proposal;
+        let Some(p) = proposal_at(at, id).await? else {
+            return Err(unavailable(format!("proposal {id} vanished")).into());
+        };
+        let files = bundle_files(at, &p.content_hash).await;
+        if let Ok(files) = &files {
+            // Kept for later proposals' copy screens, also when this validator did not
+            // follow the reveal.
+            self.store
+                .record_fingerprint(&p.content_hash, fingerprint_of(files))?;
+        }
+        let stack = incumbent_stack(at, arena).await?;
+        let earlier =
+            earlier_proposals(at, self.store, id, p.commit_block as u64, &p.miner).await?;
+        let seed = crate::qualify::fresh_seed();
+        let started = Instant::now();
+        let report = match files {
+            Ok(files) => {
+                let opts = AttemptOptions {
+                    lane_exe: self.cfg.lane_exe.clone(),
+                    seed,
+                    stack,
+                    deadlines: Default::default(),
+                    earlier: Some(earlier),
+                    copy_bandwidth: None,
+                };
+                tokio::task::spawn_blocking(move || attempt(&files, arena, &opts, &mut |_| {}))
+                    .await
+                    .map_err(|e| unavailable(format!("attempt task: {e}")))?
+            }
+            Err(detail) => {
+                warn!(proposal = id, "{detail}");
+                let finished = Finished {
+                    verdict: Verdict::NoDecision {
+                        reason: NoDecisionReason::Infrastructure,
+                    },
+                    outcome: "no_decision",
+                    report: serde_json::json!({"error": detail}),
+                    seed,
+                    started,
+                };
+                return self.finish(lease, finished).await;
+            }
+        };
+        let verdict = match &report.outcome {
+            Outcome::Pass => Verdict::Pass {
+                speedup_ppm: report.speedup_ppm.unwrap_or(0),
+            },
+            Outcome::Fail(f) => Verdict::Fail { reason: f.reason },
+            Outcome::NoDecision { reason, .. } => Verdict::NoDecision { reason: *reason },
+        };
+        let finished = Finished {
+            verdict,
+            outcome: report.verdict(),
+            report: serde_json::to_value(&report).map_err(|e| unavailable(e.to_string()))?,
+            seed,
+            started,
+        };
+        self.finish(lease, finished).await
+    }
+
+    /// Stores the report as evidence, indexes the attempt as reported and attests it.
+    async fn finish(&self, lease: Lease, f: Finished) -> Result<(), ValidatorError> {
+        let bytes = serde_json::to_vec_pretty(&f.report).expect("JSON");
+        let (digest, _) = crate::evidence::store(&self.cfg.data_dir.join("evidence"), &bytes)
+            .map_err(|e| ValidatorError::Storage(format!("storing evidence: {e}")))?;
+        let attempt_digest = hex::encode(cacheon_primitives::bundle::content_hash(
+            &(self.me.0, lease.proposal, lease.expires_at, f.seed).encode(),
+        ));
+        self.store.record_report(
+            lease.proposal,
+            lease.expires_at,
+            &f.verdict.encode(),
+            &digest,
+            &attempt_digest,
+            f.outcome,
+        )?;
+        let seconds = f.started.elapsed().as_secs_f64();
+        self.metrics.attempts.with_label_values(&[f.outcome]).inc();
+        self.metrics.attempt_seconds.observe(seconds);
+        info!(proposal = lease.proposal, outcome = f.outcome, evidence = %digest, seconds, "attempt finished");
+        if let Some(a) = self.store.get(lease.proposal, lease.expires_at)? {
+            self.attest(a).await?;
+        }
+        Ok(())
+    }
+
+    /// Attests a reported attempt if its lease is still ours; otherwise abandons it.
+    async fn attest(&self, a: store::Attempt) -> Result<(), ValidatorError> {
+        let at = self.client.at_current_block().await.map_err(unavailable)?;
+        if !lease_is_ours(&at, self.me, a.proposal, a.expires_at).await? {
             warn!(
                 proposal = a.proposal,
-                "a lease whose attempt was cut short is no longer ours: abandoned"
+                "the lease is no longer ours (expired, or already attested): not attesting"
             );
-            Ok(store.mark(a.proposal, a.expires_at, State::Abandoned, None)?)
+            return Ok(self
+                .store
+                .mark(a.proposal, a.expires_at, State::Abandoned, None)?);
         }
-    }
-}
-
-/// Screens, times and reports the attempt of lease (`id`, `expires_at`), reading chain
-/// state at `at`, then attests.
-#[allow(clippy::too_many_arguments)]
-async fn run_attempt(
-    client: &Client,
-    store: &Store,
-    metrics: &Metrics,
-    cfg: &Config,
-    me: &AccountId,
-    id: u64,
-    expires_at: u64,
-    arena: Arena,
-    at: &At,
-) -> Result<(), ValidatorError> {
-    let Some(p) = proposal_at(at, id).await? else {
-        return Err(unavailable(format!("proposal {id} vanished")).into());
-    };
-    let files = bundle_files(at, &p.content_hash).await;
-    if let Ok(files) = &files {
-        // Kept for later proposals' copy screens, also when this validator did not follow
-        // the reveal.
-        store.record_fingerprint(&p.content_hash, fingerprint_of(files))?;
-    }
-    let stack = incumbent_stack(at, arena).await?;
-    let earlier = earlier_proposals(at, store, id, p.commit_block as u64, &p.miner).await?;
-    let seed = crate::qualify::fresh_seed();
-    let started = Instant::now();
-    let report = match files {
-        Ok(files) => {
-            let opts = AttemptOptions {
-                lane_exe: cfg.lane_exe.clone(),
-                seed,
-                stack,
-                deadlines: Default::default(),
-                earlier: Some(earlier),
-                copy_bandwidth: None,
-            };
-            tokio::task::spawn_blocking(move || attempt(&files, arena, &opts, &mut |_| {}))
-                .await
-                .map_err(|e| unavailable(format!("attempt task: {e}")))?
+        let verdict = a
+            .verdict
+            .as_deref()
+            .and_then(|b| Verdict::decode(&mut &b[..]).ok())
+            .ok_or_else(|| {
+                ValidatorError::Storage(format!("attempt {} has no readable verdict", a.proposal))
+            })?;
+        let digest = |h: &Option<String>| -> [u8; 32] {
+            h.as_deref()
+                .and_then(|h| hex::decode(h).ok())
+                .and_then(|v| v.try_into().ok())
+                .unwrap_or([0; 32])
+        };
+        let attestation = api::runtime_types::pallet_cacheon::types::Attestation {
+            verdict: to_api(verdict),
+            incumbent_generation: a.generation,
+            evidence_digest: digest(&a.evidence),
+            attempt_digest: digest(&a.attempt_digest),
+        };
+        let call = api::transactions()
+            .cacheon()
+            .attest(a.proposal, attestation);
+        match chain::submit(&self.client, &call, &self.cfg.key, self.cfg.timeout).await {
+            Ok((_, block)) => {
+                self.store
+                    .mark(a.proposal, a.expires_at, State::Attested, Some(block))?;
+                self.metrics
+                    .attestations
+                    .with_label_values(&["attest"])
+                    .inc();
+                info!(proposal = a.proposal, block, "attestation finalized");
+                Ok(())
+            }
+            Err(ChainError::Refused(e)) => {
+                warn!(proposal = a.proposal, "attestation refused: {e}");
+                Ok(self
+                    .store
+                    .mark(a.proposal, a.expires_at, State::Abandoned, None)?)
+            }
+            Err(e) => Err(e.into()),
         }
-        Err(detail) => {
-            warn!(proposal = id, "{detail}");
-            return finish(
-                store,
-                metrics,
-                cfg,
-                client,
-                me,
-                id,
-                expires_at,
-                Verdict::NoDecision {
-                    reason: NoDecisionReason::Infrastructure,
-                },
-                "no_decision",
-                serde_json::json!({"error": detail}),
-                seed,
-                started,
-            )
-            .await;
-        }
-    };
-    let verdict = match &report.outcome {
-        Outcome::Pass => Verdict::Pass {
-            speedup_ppm: report.speedup_ppm.unwrap_or(0),
-        },
-        Outcome::Fail(f) => Verdict::Fail { reason: f.reason },
-        Outcome::NoDecision { reason, .. } => Verdict::NoDecision { reason: *reason },
-    };
-    let outcome = report.verdict();
-    let value = serde_json::to_value(&report).map_err(|e| unavailable(e.to_string()))?;
-    finish(
-        store, metrics, cfg, client, me, id, expires_at, verdict, outcome, value, seed, started,
-    )
-    .await
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn finish(
-    store: &Store,
-    metrics: &Metrics,
-    cfg: &Config,
-    client: &Client,
-    me: &AccountId,
-    id: u64,
-    expires_at: u64,
-    verdict: Verdict,
-    outcome: &str,
-    report: serde_json::Value,
-    seed: u64,
-    started: Instant,
-) -> Result<(), ValidatorError> {
-    let bytes = serde_json::to_vec_pretty(&report).expect("JSON");
-    let (digest, _) = crate::evidence::store(&cfg.data_dir.join("evidence"), &bytes)
-        .map_err(|e| ValidatorError::Storage(format!("storing evidence: {e}")))?;
-    let attempt_digest = hex::encode(cacheon_primitives::bundle::content_hash(
-        &(me.0, id, expires_at, seed).encode(),
-    ));
-    store.record_report(
-        id,
-        expires_at,
-        &verdict.encode(),
-        &digest,
-        &attempt_digest,
-        outcome,
-    )?;
-    metrics.attempts.with_label_values(&[outcome]).inc();
-    metrics
-        .attempt_seconds
-        .observe(started.elapsed().as_secs_f64());
-    info!(proposal = id, outcome, evidence = %digest, seconds = started.elapsed().as_secs_f64(), "attempt finished");
-    if let Some(a) = store.get(id, expires_at)? {
-        attest(client, store, metrics, cfg, me, a).await?;
-    }
-    Ok(())
-}
-
-/// Attests a reported attempt if its lease is still ours; otherwise abandons it.
-async fn attest(
-    client: &Client,
-    store: &Store,
-    metrics: &Metrics,
-    cfg: &Config,
-    me: &AccountId,
-    a: store::Attempt,
-) -> Result<(), ValidatorError> {
-    let at = client.at_current_block().await.map_err(unavailable)?;
-    if !lease_is_ours(&at, me, a.proposal, a.expires_at).await? {
-        warn!(
-            proposal = a.proposal,
-            "the lease is no longer ours (expired, or already attested): not attesting"
-        );
-        return Ok(store.mark(a.proposal, a.expires_at, State::Abandoned, None)?);
-    }
-    let verdict = a
-        .verdict
-        .as_deref()
-        .and_then(|b| Verdict::decode(&mut &b[..]).ok())
-        .ok_or_else(|| {
-            ValidatorError::Storage(format!("attempt {} has no readable verdict", a.proposal))
-        })?;
-    let digest = |h: &Option<String>| -> [u8; 32] {
-        h.as_deref()
-            .and_then(|h| hex::decode(h).ok())
-            .and_then(|v| v.try_into().ok())
-            .unwrap_or([0; 32])
-    };
-    let attestation = api::runtime_types::pallet_cacheon::types::Attestation {
-        verdict: to_api(verdict),
-        incumbent_generation: a.generation,
-        evidence_digest: digest(&a.evidence),
-        attempt_digest: digest(&a.attempt_digest),
-    };
-    let call = api::transactions()
-        .cacheon()
-        .attest(a.proposal, attestation);
-    match chain::submit(client, &call, &cfg.key, cfg.timeout).await {
-        Ok((_, block)) => {
-            store.mark(a.proposal, a.expires_at, State::Attested, Some(block))?;
-            metrics.attestations.with_label_values(&["attest"]).inc();
-            info!(proposal = a.proposal, block, "attestation finalized");
-            Ok(())
-        }
-        Err(ChainError::Refused(e)) => {
-            warn!(proposal = a.proposal, "attestation refused: {e}");
-            Ok(store.mark(a.proposal, a.expires_at, State::Abandoned, None)?)
-        }
-        Err(e) => Err(e.into()),
     }
 }
 
