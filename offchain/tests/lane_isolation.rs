@@ -382,3 +382,71 @@ fn nvrtc_compiles_a_miners_source_in_a_sandboxed_process() {
         }
     }
 }
+
+/// A field of `/proc/<pid>/status`, e.g. `Cpus_allowed_list`.
+fn proc_status(pid: i32, field: &str) -> String {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+        .trim()
+        .to_string()
+}
+
+/// The highest CPU this process may run on.
+fn highest_cpu_here() -> String {
+    proc_status(std::process::id() as i32, "Cpus_allowed_list")
+        .split(',')
+        .flat_map(|r| r.split('-').next_back().map(str::to_string))
+        .filter_map(|c| c.parse::<usize>().ok())
+        .max()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn both_lanes_share_the_highest_core_and_a_frozen_lane_runs_nothing() {
+    let kernel = r#"
+#include <stdint.h>
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    (void)x;
+    for (int64_t i = 0; i < tokens * d; i++) out[i] = 1.0f;
+}
+"#;
+    let (mut base, _, first) = probe_case(kernel);
+    let (cand, _, _) = probe_case(kernel);
+    first.expect("the probe runs");
+    let (b, c) = (lane_pid(&base), lane_pid(&cand));
+    let core = highest_cpu_here();
+    assert_eq!(
+        proc_status(b, "Cpus_allowed_list"),
+        core,
+        "the baseline lane's core"
+    );
+    assert_eq!(
+        proc_status(c, "Cpus_allowed_list"),
+        core,
+        "the candidate lane's core"
+    );
+
+    // Frozen between requests: stopped (state T) until the next request thaws it, which
+    // is then answered as before.
+    base.freeze();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let state = proc_status(b, "State");
+    assert!(state.starts_with('T'), "a frozen lane is stopped: {state}");
+    let req = Request::Verify {
+        slot: "activation.silu_and_mul".into(),
+        shape: vec![1, 8],
+        seeds: vec![2],
+        special: Special::None,
+        guard: 16,
+        graph: false,
+    };
+    let (_, outputs) = base.verify(&req).expect("a thawed lane answers");
+    assert_eq!(outputs[0], vec![1.0; 8]);
+    let state = proc_status(b, "State");
+    assert!(!state.starts_with('T'), "a request thaws the lane: {state}");
+    base.shutdown();
+    cand.shutdown();
+}

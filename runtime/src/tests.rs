@@ -140,3 +140,42 @@ fn committed_metadata_lists_the_view_functions() {
         ["incumbent_stack", "proposal_status", "weight_vector"]
     );
 }
+
+#[test]
+fn fees_follow_the_documented_schedule() {
+    use frame::deps::frame_support::weights::WeightToFee as _;
+    use frame::deps::sp_runtime::traits::{Convert, One};
+    use frame::deps::sp_runtime::FixedPointNumber;
+    use pallet_transaction_payment::Config as Payment;
+    // 10 planck per unit of ref time, 10 µUNIT per byte.
+    let ref_time = Weight::from_parts(1_000_000, 0);
+    assert_eq!(
+        <Runtime as Payment>::WeightToFee::weight_to_fee(&ref_time),
+        10_000_000
+    );
+    let bytes = Weight::from_parts(1024, 0);
+    assert_eq!(
+        <Runtime as Payment>::LengthToFee::weight_to_fee(&bytes),
+        1024 * UNIT / 100_000
+    );
+    // The multiplier rises after a block fuller than 25 % and falls after an emptier one,
+    // never below a tenth.
+    build_preset(genesis::DEVELOPMENT_PRESET).execute_with(|| {
+        let max = <Runtime as frame_system::Config>::BlockWeights::get().max_block;
+        let after = |fraction: u64| {
+            frame_system::Pallet::<Runtime>::set_block_consumed_resources(max / 100 * fraction, 0);
+            <Runtime as Payment>::FeeMultiplierUpdate::convert(Multiplier::one())
+        };
+        assert!(
+            after(75) > Multiplier::one(),
+            "a block 75 % full raises the fee"
+        );
+        assert!(after(5) < Multiplier::one(), "a block 5 % full lowers it");
+        frame_system::Pallet::<Runtime>::set_block_consumed_resources(Weight::zero(), 0);
+        let floor = Multiplier::saturating_from_rational(1, 10u128);
+        assert_eq!(
+            <Runtime as Payment>::FeeMultiplierUpdate::convert(floor),
+            floor
+        );
+    });
+}
