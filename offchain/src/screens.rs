@@ -613,3 +613,82 @@ pub fn run_screens(
     lane.shutdown();
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::arena;
+    use cacheon_kernels::bundle::stock;
+
+    /// The stock CUDA silu_and_mul bundle with its manifest edited by `edit`.
+    fn cuda_silu(edit: impl Fn(&str) -> String) -> Vec<BundleFile> {
+        let mut files = stock::cuda_bundle(SlotId::SiluAndMul).files();
+        let m = files
+            .iter_mut()
+            .find(|f| f.path == "manifest.toml")
+            .unwrap();
+        m.data = edit(std::str::from_utf8(&m.data).unwrap()).into_bytes();
+        files
+    }
+
+    fn policy_detail(files: &[BundleFile], arena_name: &str) -> String {
+        match static_screen(files, arena(arena_name).unwrap()) {
+            Err(f) => {
+                assert_eq!(
+                    (f.stage, f.reason),
+                    (Stage::Policy, FailReason::Policy),
+                    "{f:?}"
+                );
+                f.detail
+            }
+            Ok(_) => panic!("passed the static screen"),
+        }
+    }
+
+    #[test]
+    fn stock_bundles_pass_the_static_screen_of_their_own_arena_only() {
+        for slot in SlotId::ALL {
+            let cpu = stock::cpu_bundle(slot).files();
+            let cuda = stock::cuda_bundle(slot).files();
+            assert!(
+                static_screen(&cpu, arena("cpu-tiny").unwrap()).is_ok(),
+                "{slot}"
+            );
+            assert!(
+                static_screen(&cuda, arena("h200-llama8b").unwrap()).is_ok(),
+                "{slot}"
+            );
+            let d = policy_detail(&cpu, "h200-llama8b");
+            assert!(
+                d.contains("for the Cpu backend; arena h200-llama8b runs cuda"),
+                "{d}"
+            );
+            let d = policy_detail(&cuda, "cpu-tiny");
+            assert!(
+                d.contains("for the Cuda backend; arena cpu-tiny runs cpu"),
+                "{d}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_when_domain_without_a_verification_shape_is_refused() {
+        // Every verification shape of silu_and_mul has d ≤ 14336.
+        let files = cuda_silu(|m| format!("{m}when = {{ d = {{ min = 20000 }} }}\n"));
+        let d = policy_detail(&files, "h200-llama8b");
+        assert!(d.contains("excludes every verification shape"), "{d}");
+    }
+
+    #[test]
+    fn launch_geometry_beyond_cuda_limits_at_a_verification_shape_is_refused() {
+        // 2048 threads a block: over CUDA's 1024.
+        let files = cuda_silu(|m| m.replace("block = [128, 1, 1]", "block = [2048, 1, 1]"));
+        let d = policy_detail(&files, "h200-llama8b");
+        assert!(d.contains("launch geometry at [1, 8]"), "{d}");
+        // A grid fine at every verification shape but the largest: grid y = 8·d passes
+        // CUDA's 65,535 only at d = 14336.
+        let files = cuda_silu(|m| m.replace("ceil_div(d, 1024)", "d * 8"));
+        let d = policy_detail(&files, "h200-llama8b");
+        assert!(d.contains("launch geometry at [128, 14336]"), "{d}");
+    }
+}
