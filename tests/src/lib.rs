@@ -29,6 +29,30 @@ pub use node::{finalized_number, free_port, Node};
 pub use validator::{diagnostics, Validator};
 
 pub use cacheon::chain::api::cacheon::Event as CacheonEvent;
+
+/// A call of the runtime, as sudo takes it.
+pub type RuntimeCall = cacheon::chain::api::runtime_types::cacheon_runtime::RuntimeCall;
+
+/// Submits `call` as Root through Alice's sudo key on the dev chain at `url` and waits until
+/// it is finalized.
+pub fn sudo(url: &str, call: RuntimeCall) {
+    use cacheon::chain::{self, api};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let client = chain::connect(url, std::time::Duration::from_secs(30))
+            .await
+            .unwrap();
+        let alice = chain::signer(Some("//Alice"), None).unwrap();
+        chain::submit(
+            &client,
+            &api::transactions().sudo().sudo(call),
+            &alice,
+            std::time::Duration::from_secs(60),
+        )
+        .await
+        .expect("the sudo call is finalized");
+    });
+}
 pub use cacheon::chain::api::runtime_types::pallet_cacheon::types::RetireCause;
 
 /// The repository root.

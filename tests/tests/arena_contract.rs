@@ -8,30 +8,21 @@ use std::time::Duration;
 
 use cacheon::chain::{self, api};
 use cacheon_e2e::{
-    diagnostics, proposal_of, propose, repo_root, CacheonEvent, Chain, Node, TestDir, Validator,
+    diagnostics, proposal_of, propose, repo_root, sudo, CacheonEvent, Chain, Node, RuntimeCall,
+    TestDir, Validator,
 };
 use cacheon_primitives::catalog;
 
 type ApiArenaConfig = api::runtime_types::pallet_cacheon::types::ArenaConfig<u32>;
 
-/// Submits `set_arena(config)` as Root through Alice's sudo key.
+/// Submits `set_arena(config)` as Root.
 fn set_arena(url: &str, config: ApiArenaConfig) {
-    let call = api::runtime_types::cacheon_runtime::RuntimeCall::Cacheon(
-        api::runtime_types::pallet_cacheon::pallet::Call::set_arena { config },
+    sudo(
+        url,
+        RuntimeCall::Cacheon(
+            api::runtime_types::pallet_cacheon::pallet::Call::set_arena { config },
+        ),
     );
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let client = chain::connect(url, Duration::from_secs(30)).await.unwrap();
-        let alice = chain::signer(Some("//Alice"), None).unwrap();
-        chain::submit(
-            &client,
-            &api::transactions().sudo().sudo(call),
-            &alice,
-            Duration::from_secs(60),
-        )
-        .await
-        .expect("sudo set_arena is finalized");
-    });
 }
 
 /// `cpu-tiny`'s configuration as the chain holds it now.

@@ -4,10 +4,9 @@
 //! unreachable node is exit code 2. Needs `cacheon-node` and `cacheon-try-state` built.
 
 use std::process::Command;
-use std::time::Duration;
 
-use cacheon::chain::{self, api};
-use cacheon_e2e::{try_state_bin, Node};
+use cacheon::chain::api;
+use cacheon_e2e::{sudo, try_state_bin, Node, RuntimeCall};
 use codec::Encode;
 use sp_crypto_hashing::twox_128;
 
@@ -39,26 +38,12 @@ fn try_state_passes_a_live_chain_and_catches_a_broken_invariant() {
     eprintln!("waiting for: sudo writing a broken prune queue head");
     let mut key = twox_128(b"Cacheon").to_vec();
     key.extend(twox_128(b"PruneHead"));
-    let set = api::runtime_types::cacheon_runtime::RuntimeCall::System(
+    let set = RuntimeCall::System(
         api::runtime_types::frame_system::pallet::Call::set_storage {
             items: vec![(key, 5u64.encode())],
         },
     );
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let client = chain::connect(&node.url, Duration::from_secs(30))
-            .await
-            .unwrap();
-        let alice = chain::signer(Some("//Alice"), None).unwrap();
-        chain::submit(
-            &client,
-            &api::transactions().sudo().sudo(set),
-            &alice,
-            Duration::from_secs(60),
-        )
-        .await
-        .expect("sudo set_storage is finalized");
-    });
+    sudo(&node.url, set);
     let (code, report) = try_state(&node.url);
     assert_eq!(code, 1, "{report}");
     assert!(
