@@ -60,6 +60,7 @@ pub enum Rule {
     Pragma,
     Include,
     Encoding,
+    LineBreak,
     Linkage,
 }
 
@@ -88,6 +89,9 @@ impl Rule {
             Rule::Pragma => "only loop-hint pragmas (unroll, nounroll, GCC unroll, GCC ivdep, once) are allowed",
             Rule::Include => "include outside the arena's allow-list or the bundle's headers",
             Rule::Encoding => "sources must be UTF-8 text",
+            Rule::LineBreak => {
+                "lines end with a line feed (CR LF allowed); a lone carriage return or spaces after a line-continuing backslash read differently to a compiler"
+            }
             Rule::Linkage => "linkage attributes (alias, weakref, section, symver, target_clones) are not allowed",
         }
     }
@@ -398,6 +402,9 @@ pub fn screen_source(
         rule,
         token: token.to_string(),
     };
+    if let Some((line, what)) = cacheon_kernels::source::ambiguous_line_break(text) {
+        return Err(fail(line, Rule::LineBreak, what));
+    }
     let mut in_block_comment = false;
     // How deep inside #if/#ifdef/#ifndef blocks the line is.
     let mut conditional_depth = 0usize;

@@ -137,6 +137,13 @@ pub fn screen_source(
             file: path.to_string(),
         });
     }
+    if let Some((line, what)) = source::ambiguous_line_break(text) {
+        return Err(ScreenError::Directive {
+            file: path.to_string(),
+            line,
+            reason: format!("{what}: a compiler could read the lines otherwise"),
+        });
+    }
     let mut includes = Vec::new();
     for (line_no, line) in source::logical_lines(&source::strip_comments(text)) {
         let directive = |reason: String| ScreenError::Directive {
@@ -373,5 +380,15 @@ mod tests {
         ]);
         let e = screen_bundle(&files).unwrap_err();
         assert_eq!(e.file(), "kernels/util.cuh");
+    }
+
+    #[test]
+    fn a_line_break_nvrtc_could_read_otherwise_is_refused() {
+        let e = screen("__global__ void k() {}\n// x\r#include <cstdio>\n").unwrap_err();
+        assert!(
+            matches!(&e, ScreenError::Directive { line: 2, reason, .. } if reason.contains("carriage return")),
+            "{e}"
+        );
+        assert!(screen("__global__ void k() {}\r\n").is_ok());
     }
 }

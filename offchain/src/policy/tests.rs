@@ -123,3 +123,24 @@ fn reasons_map_to_the_chain() {
     assert_eq!(Rule::TimerRead.fail_reason(), FailReason::Cheating);
     assert_eq!(Rule::InlineAssembly.fail_reason(), FailReason::Policy);
 }
+
+#[test]
+fn a_line_break_a_compiler_could_read_otherwise_is_refused() {
+    // A lone carriage return ends a line for GCC: the call would run, hidden in a comment
+    // for a screen that does not split there.
+    for src in [
+        "void f(long* t) {\n  // note\r *t = __rdtsc();\n}\n",
+        "// x \\ \t\n long t = __rdtsc();\n",
+    ] {
+        for r in [c(src), cu(src)] {
+            let v = r.expect_err("refused");
+            assert_eq!(
+                (v.rule, v.line),
+                (Rule::LineBreak, if src.starts_with("//") { 1 } else { 2 }),
+                "{v}"
+            );
+        }
+    }
+    // CR LF line ends and a backslash directly before the line feed are fine.
+    assert!(c("int a;\r\n#define X \\\r\n  1\r\nint b = X;\r\n").is_ok());
+}
