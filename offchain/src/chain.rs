@@ -15,6 +15,11 @@ use subxt_signer::SecretUri;
 pub mod api {}
 
 pub type Client = OnlineClient<PolkadotConfig>;
+/// The chain's state at one block.
+pub type At = subxt::client::ClientAtBlock<
+    PolkadotConfig,
+    subxt::client::OnlineClientAtBlockImpl<PolkadotConfig>,
+>;
 pub type AccountId = subxt::utils::AccountId32;
 pub type Events = subxt::extrinsics::ExtrinsicEvents<PolkadotConfig>;
 
@@ -136,4 +141,52 @@ pub fn bounded(
     bytes: &[u8],
 ) -> api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8> {
     api::runtime_types::bounded_collections::bounded_vec::BoundedVec(bytes.to_vec())
+}
+
+/// Calls one of the runtime's view functions at `at` (the pallet's read interface for
+/// clients: `proposal_status`, `incumbent_stack`, `weight_vector`).
+///
+/// The runtime API `RuntimeViewFunction_execute_view_function` takes `(ViewFunctionId,
+/// Vec<u8>)` and answers `Result<Vec<u8>, ViewFunctionDispatchError>` (frame-support 49).
+/// subxt 0.51.1's `ViewFunctionsClient::call` passes the inputs without their length prefix
+/// (the runtime answers `Err(Codec)`) and decodes the answer as the bare output, so this
+/// builds the call's arguments and opens the answer itself.
+pub async fn view<P>(at: &At, payload: P) -> Result<P::ReturnType, ChainError>
+where
+    P: subxt::view_functions::Payload,
+{
+    use codec::Decode;
+    use subxt::ext::scale_decode::IntoVisitor;
+    let functions = at.view_functions();
+    // subxt encodes the view function's id followed by its inputs; the runtime API takes
+    // `(ViewFunctionId, Vec<u8>)`, so the inputs go in as one length-prefixed vector.
+    let encoded = functions.encode_args(&payload).map_err(unavailable)?;
+    if encoded.len() < 32 {
+        return Err(unavailable("a view function id is 32 bytes"));
+    }
+    let (id, inputs) = encoded.split_at(32);
+    let mut args = id.to_vec();
+    codec::Encode::encode_to(&inputs.to_vec(), &mut args);
+    let raw = functions.call_raw(Some(&args)).await.map_err(unavailable)?;
+    let (pallet, function) = (payload.pallet_name(), payload.function_name());
+    let what = || format!("view function {pallet}.{function}");
+    let answer = <Result<Vec<u8>, ()>>::decode(&mut &raw[..])
+        .map_err(|e| unavailable(format!("{}: {e}", what())))?;
+    let bytes = answer.map_err(|()| {
+        unavailable(format!(
+            "{} failed in the runtime (answer {})",
+            what(),
+            hex::encode(&raw)
+        ))
+    })?;
+    let metadata = at.metadata_ref();
+    subxt::ext::frame_decode::view_functions::decode_view_function_response(
+        pallet,
+        function,
+        &mut &bytes[..],
+        metadata,
+        metadata.types(),
+        P::ReturnType::into_visitor(),
+    )
+    .map_err(|e| unavailable(format!("{} output: {e}", what())))
 }

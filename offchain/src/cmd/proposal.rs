@@ -352,17 +352,12 @@ pub fn status_name(s: &ProposalStatus) -> (&'static str, bool) {
 
 type Proposal = api::runtime_types::pallet_cacheon::types::Proposal<chain::AccountId, u32, u128>;
 
+/// A proposal and the finalized block it was read at (the pallet's `proposal_status` view
+/// function).
 async fn fetch_proposal(client: &Client, id: u64) -> Result<Option<(u64, Proposal)>, ChainError> {
     let at = client.at_current_block().await.map_err(unavailable)?;
-    let v = at
-        .storage()
-        .try_fetch(api::storage().cacheon().proposals(), (id,))
-        .await
-        .map_err(unavailable)?;
-    match v {
-        None => Ok(None),
-        Some(v) => Ok(Some((at.block_number(), v.decode().map_err(unavailable)?))),
-    }
+    let p = chain::view(&at, api::view_functions().cacheon().proposal_status(id)).await?;
+    Ok(p.map(|p| (at.block_number(), p)))
 }
 
 fn proposal_json(id: u64, p: &Proposal) -> serde_json::Value {

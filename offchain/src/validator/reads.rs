@@ -1,20 +1,14 @@
 //! The chain state an attempt reads: proposals, stored bundles, leases, earlier proposals
-//! for the copy screen and the arena's incumbent stack.
+//! for the copy screen and the arena's incumbent stack. Proposals and the incumbent stack
+//! come through the pallet's view functions ([`crate::chain::view`]); the rest from storage.
 
 use super::*;
 
-pub(super) type At = subxt::client::ClientAtBlock<
-    subxt::PolkadotConfig,
-    subxt::client::OnlineClientAtBlockImpl<subxt::PolkadotConfig>,
->;
+pub(super) use crate::chain::At;
 
+/// A proposal and its status (the pallet's `proposal_status` view function).
 pub(super) async fn proposal_at(at: &At, id: u64) -> Result<Option<ApiProposal>, ChainError> {
-    at.storage()
-        .try_fetch(api::storage().cacheon().proposals(), (id,))
-        .await
-        .map_err(unavailable)?
-        .map(|v| v.decode().map_err(unavailable))
-        .transpose()
+    chain::view(at, api::view_functions().cacheon().proposal_status(id)).await
 }
 
 /// One storage value at `at`, decoded; `None` when absent.
@@ -159,20 +153,21 @@ pub(super) async fn remember_fingerprint(
 
 /// The arena's crowned bundles (canonical bytes), oldest proposal first.
 pub(super) async fn incumbent_stack(at: &At, arena: Arena) -> Result<Vec<Vec<u8>>, ChainError> {
-    let mut entries = Vec::new();
-    let mut it = at
-        .storage()
-        .iter(
-            api::storage().cacheon().incumbents(),
-            (chain::bounded(arena.name.as_bytes()),),
-        )
-        .await
-        .map_err(unavailable)?;
-    while let Some(kv) = it.next().await {
-        let kv = kv.map_err(unavailable)?;
-        let e = kv.value().decode().map_err(unavailable)?;
-        entries.push((e.proposal, e.content_hash));
-    }
+    // The pallet's `incumbent_stack` view function: the arena's generation and its crowned
+    // entries `(target, proposal, content_hash)`.
+    let call = api::view_functions()
+        .cacheon()
+        .incumbent_stack(chain::bounded(arena.name.as_bytes()));
+    let Some((_, entries)) = chain::view(at, call).await? else {
+        return Err(unavailable(format!(
+            "the chain has no arena `{}`",
+            arena.name
+        )));
+    };
+    let mut entries: Vec<(u64, [u8; 32])> = entries
+        .into_iter()
+        .map(|(_, proposal, hash)| (proposal, hash))
+        .collect();
     entries.sort();
     let mut stack = Vec::new();
     for (_, hash) in entries {
