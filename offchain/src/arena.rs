@@ -92,8 +92,7 @@ pub struct Judging {
 /// One arena, as the off-chain tools see it.
 #[derive(Clone, Copy, Debug)]
 pub struct Arena {
-    pub name: &'static str,
-    /// The catalog entry genesis registers on chain.
+    /// The catalog entry genesis registers on chain (its id is the arena's name).
     pub spec: &'static ArenaSpec,
     pub backend: LaneBackend,
     pub workload: Workload,
@@ -102,7 +101,6 @@ pub struct Arena {
 
 pub const ARENAS: [Arena; 2] = [
     Arena {
-        name: catalog::CPU_TINY.id,
         spec: &catalog::CPU_TINY,
         backend: LaneBackend::of(catalog::CPU_TINY.backend),
         workload: Workload {
@@ -126,7 +124,6 @@ pub const ARENAS: [Arena; 2] = [
         },
     },
     Arena {
-        name: catalog::H200_LLAMA8B.id,
         spec: &catalog::H200_LLAMA8B,
         backend: LaneBackend::of(catalog::H200_LLAMA8B.backend),
         workload: Workload {
@@ -152,6 +149,11 @@ pub const ARENAS: [Arena; 2] = [
 ];
 
 impl Arena {
+    /// The arena's id, as the chain names it.
+    pub fn name(&self) -> &'static str {
+        self.spec.id
+    }
+
     /// The shapes at which the arena's engine calls `slot` in its workload (and audit) reads:
     /// prefill (every prompt length) and decode (one token), attention over the engine's
     /// own cache length. Verification runs these too, so a kernel cannot behave at the
@@ -244,13 +246,13 @@ impl Arena {
         .into_iter()
         .flatten()
         .collect();
-        (!why.is_empty()).then(|| format!("arena `{}`: {}", self.name, why.join("; ")))
+        (!why.is_empty()).then(|| format!("arena `{}`: {}", self.name(), why.join("; ")))
     }
 }
 
 /// The arena named `name`.
 pub fn arena(name: &str) -> Option<Arena> {
-    ARENAS.iter().copied().find(|a| a.name == name)
+    ARENAS.iter().copied().find(|a| a.name() == name)
 }
 
 /// The arena screened for by default on a device.
@@ -277,8 +279,7 @@ mod tests {
     #[test]
     fn every_arena_agrees_with_its_genesis_config() {
         for a in ARENAS {
-            assert_eq!(a.name, a.spec.id);
-            assert_eq!(a.disagreement(&genesis_view(a.spec)), None, "{}", a.name);
+            assert_eq!(a.disagreement(&genesis_view(a.spec)), None, "{}", a.name());
         }
     }
 

@@ -132,7 +132,7 @@ pub fn static_screen(files: &[BundleFile], arena: Arena) -> Result<Packed, Findi
             format!(
                 "the bundle is for the {:?} backend; arena {} runs {}",
                 manifest.backend,
-                arena.name,
+                arena.name(),
                 arena.backend.as_str()
             ),
         ));
@@ -445,7 +445,7 @@ pub fn run_screens(
     progress: &mut dyn FnMut(Progress),
 ) -> ScreenReport {
     let mut report = ScreenReport {
-        arena: arena.name,
+        arena: arena.name(),
         content_hash: None,
         fingerprint: None,
         outcome: Outcome::Pass,

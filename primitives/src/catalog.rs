@@ -120,11 +120,6 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
 /// The genesis arenas; each allows every target of [`TARGETS`].
 pub const ARENAS: [ArenaSpec; 2] = [CPU_TINY, H200_LLAMA8B];
 
-/// The arena of genesis with this id.
-pub fn arena(id: &str) -> Option<&'static ArenaSpec> {
-    ARENAS.iter().find(|a| a.id == id)
-}
-
 /// The digest naming an engine component on chain: SHA-256 of
 /// `cacheon/<kind>/v1/<name>`, e.g. `engine_digest("model", "tiny")`.
 pub fn engine_digest(kind: &str, name: &str) -> [u8; 32] {
@@ -198,7 +193,5 @@ mod tests {
         assert_eq!(hex, tiny);
         assert_ne!(d.model, H200_LLAMA8B.engine_digests().model);
         assert_ne!(d.model, d.workload);
-        assert_eq!(arena("h200-llama8b"), Some(&H200_LLAMA8B));
-        assert_eq!(arena("nope"), None);
     }
 }

@@ -159,7 +159,7 @@ pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
             out.emit(
                 json!({
                     "verdict": "pass",
-                    "arena": arena.name,
+                    "arena": arena.name(),
                     "target": p.manifest.target.id,
                     "content_hash": hash,
                     "bytes": p.canonical.len(),
@@ -170,7 +170,7 @@ pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
                         "ok: {} for {} on {}: {} op(s), {} bytes, ContentHash 0x{hash}",
                         dir.display(),
                         p.manifest.target.id,
-                        arena.name,
+                        arena.name(),
                         p.manifest.ops.len(),
                         p.canonical.len()
                     )
@@ -179,7 +179,7 @@ pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
             exit::OK
         }
         Err(f) => {
-            print_finding(out, dir, arena.name, &f);
+            print_finding(out, dir, arena.name(), &f);
             exit::FAIL
         }
     }
@@ -187,7 +187,7 @@ pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
 
 pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> i32 {
     let arena = arena::default_arena(device);
-    let files = match read_for_screening(out, dir, arena.name) {
+    let files = match read_for_screening(out, dir, arena.name()) {
         Ok(f) => f,
         Err(code) => return code,
     };
@@ -229,7 +229,7 @@ pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> 
             Outcome::Pass => s.push_str(&format!(
                 "PASS {} on {} ({} cases, {})",
                 dir.display(),
-                arena.name,
+                arena.name(),
                 report.cases.len(),
                 report.machine
             )),

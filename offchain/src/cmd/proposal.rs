@@ -126,7 +126,7 @@ pub async fn commit(
     let salt = random_salt();
     let commitment = cacheon_primitives::commitment(
         &account.0,
-        arena.name.as_bytes(),
+        arena.name().as_bytes(),
         target.as_bytes(),
         &packed.content_hash,
         &salt,
@@ -134,7 +134,7 @@ pub async fn commit(
     let mut record = CommitRecord {
         commitment: hex::encode(commitment),
         salt: hex::encode(salt),
-        arena: arena.name.to_string(),
+        arena: arena.name().to_string(),
         target: target.clone(),
         content_hash: hex::encode(packed.content_hash),
         account: account.to_string(),

@@ -31,7 +31,7 @@ pub fn qualify(
             exit::USAGE,
         );
     };
-    let files = match read_for_screening(out, dir, arena.name) {
+    let files = match read_for_screening(out, dir, arena.name()) {
         Ok(f) => f,
         Err(code) => return code,
     };
@@ -115,7 +115,7 @@ pub fn qualify(
             "speedup_ppm": report.speedup_ppm,
             "evidence_digest": digest,
             "evidence": path.display().to_string(),
-            "arena": arena.name,
+            "arena": arena.name(),
             "content_hash": report.content_hash,
             "seed": report.seed,
             "pairs": speed.map(|s| s.baseline_ms.len()),
@@ -128,7 +128,7 @@ pub fn qualify(
                 "{} {} on {}",
                 report.verdict().to_uppercase().replace('_', " "),
                 dir.display(),
-                arena.name
+                arena.name()
             );
             if let Some(iv) = speed.and_then(|s| s.interval) {
                 s.push_str(&format!(

@@ -71,7 +71,7 @@ pub fn attempt(
     screen_opts.earlier = opts.earlier.clone();
     let screens = screens::run_screens(files, arena, &screen_opts, progress);
     let mut report = AttemptReport {
-        arena: arena.name,
+        arena: arena.name(),
         content_hash: screens.content_hash.clone(),
         seed: opts.seed,
         outcome: screens.outcome.clone(),

@@ -31,10 +31,10 @@ pub(super) async fn check_served_arenas(
 ) -> Result<(), ValidatorError> {
     let at = client.at_current_block().await.map_err(unavailable)?;
     for arena in &cfg.arenas {
-        let key = (chain::bounded(arena.name.as_bytes()),);
+        let key = (chain::bounded(arena.name().as_bytes()),);
         match fetch(&at, api::storage().cacheon().arenas(), key).await? {
             None => warn!(
-                arena = arena.name,
+                arena = arena.name(),
                 "the chain has no such arena: not served"
             ),
             Some(info) => {
@@ -66,7 +66,7 @@ pub(super) async fn next_claimable(
     let mut depth = 0;
     let mut found = None;
     for arena in &cfg.arenas {
-        let arena_id = || chain::bounded(arena.name.as_bytes());
+        let arena_id = || chain::bounded(arena.name().as_bytes());
         let queue = fetch(at, api::storage().cacheon().queue(), (arena_id(),))
             .await?
             .map(|q| q.0)

@@ -81,7 +81,7 @@ pub async fn run(cfg: Config) -> Result<(), ValidatorError> {
         store.mark(a.proposal, a.expires_at, State::Abandoned, None)?;
     }
     let me = chain::account(&cfg.key);
-    info!(validator = %me, arenas = ?cfg.arenas.iter().map(|a| a.name).collect::<Vec<_>>(), "validator starting");
+    info!(validator = %me, arenas = ?cfg.arenas.iter().map(|a| a.name()).collect::<Vec<_>>(), "validator starting");
     loop {
         match session(&cfg, &store, &metrics, &me).await {
             Ok(()) => return Ok(()),
@@ -233,8 +233,13 @@ impl Session<'_> {
             proposal: id,
             expires_at: leased.expires_at as u64,
         };
-        self.store
-            .record_lease(id, lease.expires_at, leased.generation, &phase, arena.name)?;
+        self.store.record_lease(
+            id,
+            lease.expires_at,
+            leased.generation,
+            &phase,
+            arena.name(),
+        )?;
         self.metrics
             .attestations
             .with_label_values(&["claim"])
@@ -255,7 +260,12 @@ impl Session<'_> {
     /// ours; otherwise marks it abandoned.
     async fn resume(&self, a: store::Attempt) -> Result<(), ValidatorError> {
         let at = self.client.at_current_block().await.map_err(unavailable)?;
-        let arena = self.cfg.arenas.iter().find(|x| x.name == a.arena).copied();
+        let arena = self
+            .cfg
+            .arenas
+            .iter()
+            .find(|x| x.name() == a.arena)
+            .copied();
         let lease = Lease {
             proposal: a.proposal,
             expires_at: a.expires_at,

@@ -157,11 +157,11 @@ pub(super) async fn incumbent_stack(at: &At, arena: Arena) -> Result<Vec<Vec<u8>
     // entries `(target, proposal, content_hash)`.
     let call = api::view_functions()
         .cacheon()
-        .incumbent_stack(chain::bounded(arena.name.as_bytes()));
+        .incumbent_stack(chain::bounded(arena.name().as_bytes()));
     let Some((_, entries)) = chain::view(at, call).await? else {
         return Err(unavailable(format!(
             "the chain has no arena `{}`",
-            arena.name
+            arena.name()
         )));
     };
     let mut entries: Vec<(u64, [u8; 32])> = entries
