@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::slots::SlotId;
 use cacheon_kernels::{build_cpu_bundle, BundleFile, CpuBuildError, CpuBuildOptions};
 
@@ -47,7 +48,13 @@ fn builds_a_miner_bundle_with_a_header_and_runs_it() {
     let k = built.kernel(SlotId::SiluAndMul).unwrap();
     assert_eq!((k.entry(), k.origin()), ("fast_silu", "test"));
     let mut out = [f32::NAN; 2];
-    k.silu_and_mul(&mut out, &[0.0, 1.0, 5.0, 2.0], 1, 2);
+    let call = SlotCall {
+        slot: SlotId::SiluAndMul,
+        inputs: &[Tensor::F32(&[0.0, 1.0, 5.0, 2.0])],
+        scalars: &[],
+        shape: &[1, 2],
+    };
+    k.call_into(&call, &mut [&mut out]);
     assert_eq!(out[0], 0.0);
     assert!((out[1] - 2.0 / (1.0 + (-1f32).exp())).abs() < 1e-6);
 }

@@ -8,7 +8,8 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use cacheon_kernels::bundle::stock;
-use cacheon_kernels::engine::{CallPhase, Logits, SlotCall, SlotObserver, SlotTable};
+use cacheon_kernels::engine::{CallPhase, Logits, SlotObserver, SlotTable};
+use cacheon_kernels::slots::call::SlotCall;
 use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};
 use cacheon_kernels::{build_cpu_bundle, BundleFile, CpuBuildOptions};
@@ -62,9 +63,12 @@ struct SeenSilu {
 }
 
 impl SlotObserver for SeenSilu {
-    fn observe(&self, _phase: CallPhase, call: &SlotCall<'_>) {
-        if let SlotCall::SiluAndMul { tokens, .. } = call {
-            self.tokens.lock().unwrap().push(*tokens);
+    fn observe(&self, _phase: CallPhase, call: &SlotCall<'_>, _outputs: &[&[f32]]) {
+        if call.slot == SlotId::SiluAndMul {
+            self.tokens
+                .lock()
+                .unwrap()
+                .push(call.shape_value("tokens") as usize);
         }
     }
 }
@@ -251,20 +255,19 @@ struct Audit {
 }
 
 impl SlotObserver for Audit {
-    fn observe(&self, phase: CallPhase, call: &SlotCall<'_>) {
+    fn observe(&self, phase: CallPhase, call: &SlotCall<'_>, outputs: &[&[f32]]) {
         if phase == CallPhase::Before {
             *self.before.lock().unwrap() += 1;
             return;
         }
-        let expected = reference::compute(&call.to_args());
+        let expected = reference::compute(&call.to_args().unwrap());
         let tol = Dtype::F32.tolerance();
-        let check = call.slot().spec().check;
-        let ok = call
-            .outputs()
+        let check = call.slot.spec().check;
+        let ok = outputs
             .iter()
             .zip(&expected)
             .all(|(got, want)| reference::check(check, got, want, tol).passed);
-        self.seen.lock().unwrap().push((call.slot(), ok));
+        self.seen.lock().unwrap().push((call.slot, ok));
     }
 }
 

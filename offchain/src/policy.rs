@@ -21,7 +21,10 @@
 //! failure before anything is compiled.
 //!
 //! - linkage tricks that reach a name without spelling it in a call (`alias`, `weakref`,
-//!   `section`, `symver`, `target_clones`).
+//!   `section`, `symver`, `target_clones`);
+//! - the build's date and time (`__DATE__`, `__TIME__`, `__TIMESTAMP__`): every lane builds
+//!   the bundle again, so a build that depends on when it runs could fail in one lane only
+//!   (and a crowned bundle could start failing on a later day).
 //!
 //! For C the same screen runs a second time, in the lane, over the compiler's own
 //! preprocessor output with the arena's flags ([`screen_preprocessed`]): macros expanded,
@@ -62,6 +65,7 @@ pub enum Rule {
     Encoding,
     LineBreak,
     Linkage,
+    BuildTime,
 }
 
 impl Rule {
@@ -93,6 +97,9 @@ impl Rule {
                 "lines end with a line feed (CR LF allowed); a lone carriage return or spaces after a line-continuing backslash read differently to a compiler"
             }
             Rule::Linkage => "linkage attributes (alias, weakref, section, symver, target_clones) are not allowed",
+            Rule::BuildTime => {
+                "the build's date and time (__DATE__, __TIME__, __TIMESTAMP__) are not allowed: a bundle builds the same in every lane, on every day"
+            }
         }
     }
 }
@@ -342,6 +349,9 @@ fn forbidden(lang: Language, ident: &str) -> Option<Rule> {
     }
     if lang == Language::C && within(LINKAGE) {
         return Some(Rule::Linkage);
+    }
+    if within(&["__DATE__", "__TIME__", "__TIMESTAMP__"]) {
+        return Some(Rule::BuildTime);
     }
     None
 }

@@ -40,9 +40,13 @@ const PROBE: &str = r#"
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <netinet/in.h>
 #include <sys/wait.h>
 
@@ -69,11 +73,20 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     int parent = open("/proc/PARENT_PID/cmdline", O_RDONLY);
     out[7] = parent >= 0 ? 1.0f : 0.0f;
     if (parent >= 0) close(parent);
+    struct rlimit one = {1, 1};
+    out[8] = (float)prlimit(getppid(), RLIMIT_CPU, &one, 0);
+    out[9] = (float)setpgid(0, getpgid(getppid()));
+    char params[120] = {0};
+    out[10] = (float)syscall(SYS_io_uring_setup, 8, params);
+    void* code = mmap(0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    out[11] = code == MAP_FAILED ? -1.0f : 1.0f;
+    struct timespec ts;
+    out[12] = (float)syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
 }
 "#;
 
 #[test]
-fn candidate_code_has_no_network_processes_or_environment() {
+fn candidate_code_has_no_network_processes_files_or_clocks() {
     // A file the validator's user can read, outside the lane's directory: what a key file
     // or the attempt index looks like to candidate code.
     let secret = std::env::temp_dir().join(format!("cacheon-secret-{}", std::process::id()));
@@ -84,34 +97,55 @@ fn candidate_code_has_no_network_processes_or_environment() {
     let (lane, sealed, result) = probe_case(&probe);
     let o = &result.expect("probe runs");
     eprintln!(
-        "probe: socket {} fork {} execve {} HOME {} file {} unix {} secret {} parent cmdline {} (netns {}, landlock {})",
-        o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], lane.network_namespace, sealed.landlock
+        "probe: {o:?} (netns {}, landlock {})",
+        lane.network_namespace, sealed.landlock
     );
     let _ = std::fs::remove_file(&secret);
-    assert_eq!(o[0], -1.0, "no internet socket");
-    assert_eq!(o[1], -1.0, "no new process");
-    assert_eq!(o[2], -1.0, "no new program");
-    assert_eq!(o[3], 0.0, "empty environment: no HOME");
-    assert_eq!(o[4], 1.0, "its private temp dir is writable");
-    assert_eq!(o[5], 1.0, "local sockets stay (the CUDA driver uses them)");
-    if sealed.landlock {
-        assert_eq!(
-            o[6], 0.0,
-            "no file of the validator's user outside the lane's dir"
-        );
-        assert_eq!(
-            o[7], 0.0,
-            "no other process's /proc (the referee's command line)"
-        );
-    } else {
-        eprintln!("NOTE: this kernel has no Landlock; the filesystem checks did not run");
+    let refused = [
+        (0, "an internet socket"),
+        (1, "a new process"),
+        (2, "a new program"),
+        (
+            8,
+            "a resource limit on the referee (RLIMIT_CPU of one second kills it)",
+        ),
+        (9, "joining the referee's process group"),
+        (10, "an io_uring (sockets and files past the filter)"),
+        (11, "a new executable mapping"),
+        (12, "the clock system call"),
+    ];
+    for (at, what) in refused {
+        assert_eq!(o[at], -1.0, "refused: {what}");
     }
-    let dir = lane.dir().to_path_buf();
-    assert!(
-        dir.join("work/probe-file").exists(),
-        "the lane's working directory is its private dir"
+    assert_eq!(o[3], 0.0, "empty environment: no HOME");
+    assert_eq!(
+        o[4], 0.0,
+        "no file is created, not even in the lane's own directory"
     );
+    assert_eq!(
+        o[5], 0.0,
+        "no local socket either (a path socket reaches other services)"
+    );
+    assert_eq!(o[6], 0.0, "no file of the validator's user");
+    assert_eq!(
+        o[7], 0.0,
+        "no other process's /proc (the referee's command line)"
+    );
+    let dir = lane.dir().to_path_buf();
+    assert!(!dir.join("work/probe-file").exists());
     lane.shutdown();
+}
+
+#[test]
+fn the_time_stamp_counter_faults_in_candidate_code() {
+    let src = "#include <stdint.h>\nvoid silu_and_mul(float* o, const float* x, int64_t t, int64_t d) {\n    (void)x;\n    for (int64_t i = 0; i < t * d; i++) o[i] = (float)__builtin_ia32_rdtsc();\n}\n";
+    let (_lane, _sealed, result) = probe_case(src);
+    match result {
+        Err(LaneError::CandidateDied { status, .. }) => {
+            assert!(status.contains("SIGSEGV"), "{status}")
+        }
+        other => panic!("expected the candidate to crash on rdtsc, got {other:?}"),
+    }
 }
 
 #[test]
@@ -221,7 +255,7 @@ fn probe_case(source: &str) -> (Lane, Sealed, Result<Vec<f32>, LaneError>) {
     assert!(sealed.seccomp, "the seccomp filter is installed");
     let req = Request::Verify {
         slot: "activation.silu_and_mul".into(),
-        shape: vec![1, 8],
+        shape: vec![1, 16],
         seeds: vec![1],
         special: Special::None,
         guard: 16,

@@ -319,18 +319,21 @@ fn check_prototype(
     work: &Path,
     opts: &CpuBuildOptions,
 ) -> Result<(), CpuBuildError> {
-    let check = src_root.join(format!("cacheon-abi-check-{}.c", op.slot.index()));
+    // The check file lives in the build's own folder, beside the bundle's and outside it:
+    // no bundle path can be (or block) it. It includes the source by its absolute path.
+    let check = work.join(format!("abi-check-{}.c", op.slot.index()));
+    let source = src_root.join(&op.source);
+    let source = source
+        .to_str()
+        .filter(|s| !s.contains(['"', '\\', '\n']))
+        .ok_or_else(|| CpuBuildError::Io(format!("{}: not a plain path", source.display())))?;
     let text = format!(
-        "#include <stdint.h>\n#include \"{}\"\n{};\n",
-        op.source,
+        "#include <stdint.h>\n#include \"{source}\"\n{};\n",
         crate::slots::c_prototype(op.slot, Some(&op.entry))
     );
     fs::write(&check, text).map_err(|e| io_err("writing", &check, e))?;
     let syntax = without_linking(opts, "-fsyntax-only");
-    let name = check
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
+    let name = check.to_str().unwrap_or_default();
     match compile_with(src_root, &[name], None, work, &syntax) {
         Ok(_) => Ok(()),
         Err(CpuBuildError::Build { log }) | Err(CpuBuildError::Timeout { log, .. }) => {

@@ -12,38 +12,9 @@ use std::sync::Arc;
 use libloading::os::unix::Library;
 
 use crate::bundle::manifest::Domain;
-use crate::slots::args::{Buffer, SlotArgs};
+use crate::slots::args::SlotArgs;
+use crate::slots::call::SlotCall;
 use crate::slots::SlotId;
-
-pub type SiluAndMulFn = unsafe extern "C" fn(*mut f32, *const f32, i64, i64);
-pub type RmsNormFn = unsafe extern "C" fn(*mut f32, *const f32, *const f32, f32, i64, i64);
-pub type FusedAddRmsNormFn =
-    unsafe extern "C" fn(*mut f32, *mut f32, *const f32, *const f32, *const f32, f32, i64, i64);
-pub type RopeFn = unsafe extern "C" fn(
-    *mut f32,
-    *mut f32,
-    *const f32,
-    *const f32,
-    *const i32,
-    f32,
-    i64,
-    i64,
-    i64,
-    i64,
-);
-pub type AttentionDecodeFn = unsafe extern "C" fn(
-    *mut f32,
-    *const f32,
-    *const f32,
-    *const f32,
-    *const i32,
-    f32,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-);
 
 /// A kernel resolved from a loaded shared library; keeps the library alive.
 #[derive(Clone)]
@@ -70,24 +41,6 @@ impl std::fmt::Debug for CpuKernel {
             .field("origin", &self.origin)
             .finish()
     }
-}
-
-fn len_ok(slot: SlotId, name: &str, got: usize, expected: usize) {
-    assert_eq!(
-        got, expected,
-        "{slot}: `{name}` has {got} elements, the shape needs {expected}"
-    );
-}
-
-/// Product of dimensions; a shape whose element count overflows is a caller bug.
-fn n(dims: &[usize]) -> usize {
-    dims.iter()
-        .try_fold(1usize, |a, &b| a.checked_mul(b))
-        .expect("shape element count overflows usize")
-}
-
-fn i(v: usize) -> i64 {
-    i64::try_from(v).expect("shape fits in int64_t")
 }
 
 impl CpuKernel {
@@ -130,245 +83,96 @@ impl CpuKernel {
         crate::bundle::manifest::in_domain(self.slot, &self.when, shape)
     }
 
-    fn expect_slot(&self, slot: SlotId) {
-        assert_eq!(
-            self.slot, slot,
-            "kernel `{}` is for {}, called as {slot}",
-            self.entry, self.slot
-        );
-    }
-
-    /// `activation.silu_and_mul`.
-    pub fn silu_and_mul(&self, out: &mut [f32], x: &[f32], tokens: usize, d: usize) {
-        let slot = SlotId::SiluAndMul;
-        self.expect_slot(slot);
-        len_ok(slot, "out", out.len(), n(&[tokens, d]));
-        len_ok(slot, "x", x.len(), n(&[tokens, 2, d]));
-        // SAFETY: slot and lengths checked; the symbol has this slot's ABI.
-        unsafe {
-            let f: SiluAndMulFn = std::mem::transmute(self.addr);
-            f(out.as_mut_ptr(), x.as_ptr(), i(tokens), i(d));
-        }
-    }
-
-    /// `norm.rmsnorm`.
-    pub fn rmsnorm(
-        &self,
-        out: &mut [f32],
-        x: &[f32],
-        w: &[f32],
-        eps: f32,
-        tokens: usize,
-        hidden: usize,
-    ) {
-        let slot = SlotId::RmsNorm;
-        self.expect_slot(slot);
-        len_ok(slot, "out", out.len(), n(&[tokens, hidden]));
-        len_ok(slot, "x", x.len(), n(&[tokens, hidden]));
-        len_ok(slot, "w", w.len(), hidden);
-        // SAFETY: slot and lengths checked; the symbol has this slot's ABI.
-        unsafe {
-            let f: RmsNormFn = std::mem::transmute(self.addr);
-            f(
-                out.as_mut_ptr(),
-                x.as_ptr(),
-                w.as_ptr(),
-                eps,
-                i(tokens),
-                i(hidden),
-            );
-        }
-    }
-
-    /// `norm.fused_add_rmsnorm`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn fused_add_rmsnorm(
-        &self,
-        out_norm: &mut [f32],
-        out_residual: &mut [f32],
-        x: &[f32],
-        residual: &[f32],
-        w: &[f32],
-        eps: f32,
-        tokens: usize,
-        hidden: usize,
-    ) {
-        let slot = SlotId::FusedAddRmsNorm;
-        self.expect_slot(slot);
-        for (name, len) in [
-            ("out_norm", out_norm.len()),
-            ("out_residual", out_residual.len()),
-        ] {
-            len_ok(slot, name, len, n(&[tokens, hidden]));
-        }
-        len_ok(slot, "x", x.len(), n(&[tokens, hidden]));
-        len_ok(slot, "residual", residual.len(), n(&[tokens, hidden]));
-        len_ok(slot, "w", w.len(), hidden);
-        // SAFETY: slot and lengths checked; the symbol has this slot's ABI.
-        unsafe {
-            let f: FusedAddRmsNormFn = std::mem::transmute(self.addr);
-            f(
-                out_norm.as_mut_ptr(),
-                out_residual.as_mut_ptr(),
-                x.as_ptr(),
-                residual.as_ptr(),
-                w.as_ptr(),
-                eps,
-                i(tokens),
-                i(hidden),
-            );
-        }
-    }
-
-    /// `position.rope`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn rope(
-        &self,
-        q_out: &mut [f32],
-        k_out: &mut [f32],
-        q: &[f32],
-        k: &[f32],
-        positions: &[i32],
-        theta: f32,
-        tokens: usize,
-        q_heads: usize,
-        kv_heads: usize,
-        head_dim: usize,
-    ) {
-        let slot = SlotId::Rope;
-        self.expect_slot(slot);
-        len_ok(slot, "q_out", q_out.len(), n(&[tokens, q_heads, head_dim]));
-        len_ok(slot, "k_out", k_out.len(), n(&[tokens, kv_heads, head_dim]));
-        len_ok(slot, "q", q.len(), n(&[tokens, q_heads, head_dim]));
-        len_ok(slot, "k", k.len(), n(&[tokens, kv_heads, head_dim]));
-        len_ok(slot, "positions", positions.len(), tokens);
-        assert!(head_dim.is_multiple_of(2), "{slot}: head_dim must be even");
-        // SAFETY: slot and lengths checked; the symbol has this slot's ABI.
-        unsafe {
-            let f: RopeFn = std::mem::transmute(self.addr);
-            f(
-                q_out.as_mut_ptr(),
-                k_out.as_mut_ptr(),
-                q.as_ptr(),
-                k.as_ptr(),
-                positions.as_ptr(),
-                theta,
-                i(tokens),
-                i(q_heads),
-                i(kv_heads),
-                i(head_dim),
-            );
-        }
-    }
-
-    /// `attention.decode`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn attention_decode(
-        &self,
-        out: &mut [f32],
-        q: &[f32],
-        k_cache: &[f32],
-        v_cache: &[f32],
-        seq_lens: &[i32],
-        scale: f32,
-        batch: usize,
-        q_heads: usize,
-        kv_heads: usize,
-        head_dim: usize,
-        max_seq: usize,
-    ) {
-        let slot = SlotId::AttentionDecode;
-        self.expect_slot(slot);
-        assert!(
-            kv_heads > 0 && q_heads.is_multiple_of(kv_heads),
-            "{slot}: q_heads % kv_heads != 0"
-        );
-        len_ok(slot, "out", out.len(), n(&[batch, q_heads, head_dim]));
-        len_ok(slot, "q", q.len(), n(&[batch, q_heads, head_dim]));
-        len_ok(
-            slot,
-            "k_cache",
-            k_cache.len(),
-            n(&[batch, max_seq, kv_heads, head_dim]),
-        );
-        len_ok(
-            slot,
-            "v_cache",
-            v_cache.len(),
-            n(&[batch, max_seq, kv_heads, head_dim]),
-        );
-        len_ok(slot, "seq_lens", seq_lens.len(), batch);
-        assert!(
-            seq_lens.iter().all(|&l| l >= 0 && l as usize <= max_seq),
-            "{slot}: seq_lens must lie in [0, max_seq]"
-        );
-        // SAFETY: slot and lengths checked; the symbol has this slot's ABI.
-        unsafe {
-            let f: AttentionDecodeFn = std::mem::transmute(self.addr);
-            f(
-                out.as_mut_ptr(),
-                q.as_ptr(),
-                k_cache.as_ptr(),
-                v_cache.as_ptr(),
-                seq_lens.as_ptr(),
-                scale,
-                i(batch),
-                i(q_heads),
-                i(kv_heads),
-                i(head_dim),
-                i(max_seq),
-            );
-        }
-    }
-
     /// Calls the kernel on a whole argument set, writing `args.outputs`.
     pub fn call(&self, args: &mut SlotArgs) {
         let mut outputs = std::mem::take(&mut args.outputs);
-        {
-            let mut views: Vec<&mut [f32]> = outputs.iter_mut().map(|o| o.as_mut_slice()).collect();
-            self.call_into(args, &mut views);
-        }
+        let mut views: Vec<&mut [f32]> = outputs.iter_mut().map(|o| o.as_mut_slice()).collect();
+        args.with_call(|call| self.call_into(call, &mut views));
         args.outputs = outputs;
     }
 
-    /// Calls the kernel with `args`' inputs, scalars and shape, writing into `outputs` (one
-    /// slice per output parameter, ABI order, exact lengths). The slices may live inside
-    /// larger buffers: the verifier surrounds them with guard bands.
-    pub fn call_into(&self, args: &SlotArgs, outputs: &mut [&mut [f32]]) {
-        self.expect_slot(args.slot);
-        let SlotArgs {
-            shape,
-            inputs,
-            scalars,
-            ..
-        } = args;
-        let s: Vec<usize> = shape
-            .iter()
-            .map(|&v| usize::try_from(v).expect("shape values are non-negative"))
-            .collect();
-        let sc = &scalars[..];
-        let f = |i: usize| match &inputs[i] {
-            Buffer::F32(v) => v.as_slice(),
-            Buffer::I32(_) => panic!("input {i} is int32"),
+    /// Calls the kernel, writing into `outputs` (one slice per output parameter, ABI order,
+    /// exact lengths; they may live inside larger buffers, as the verifier's guard bands
+    /// do). Panics when the call does not fit the slot's ABI ([`SlotCall::check`]): the
+    /// callers (the engine, the referee's cases) make every call from the registry.
+    pub fn call_into(&self, call: &SlotCall<'_>, outputs: &mut [&mut [f32]]) {
+        assert_eq!(
+            self.slot, call.slot,
+            "kernel `{}` is for {}, called as {}",
+            self.entry, self.slot, call.slot
+        );
+        let mut lens = [0usize; MAX_POINTERS];
+        let Some(lens) = lens.get_mut(..outputs.len()) else {
+            panic!("{}: more outputs than any C entry takes", call.slot)
         };
-        let n = |i: usize| match &inputs[i] {
-            Buffer::I32(v) => v.as_slice(),
-            Buffer::F32(_) => panic!("input {i} is float"),
-        };
-        match (self.slot, outputs) {
-            (SlotId::SiluAndMul, [out]) => self.silu_and_mul(out, f(0), s[0], s[1]),
-            (SlotId::RmsNorm, [out]) => self.rmsnorm(out, f(0), f(1), sc[0], s[0], s[1]),
-            (SlotId::FusedAddRmsNorm, [a, b]) => {
-                self.fused_add_rmsnorm(a, b, f(0), f(1), f(2), sc[0], s[0], s[1])
+        lens.iter_mut()
+            .zip(outputs.iter())
+            .for_each(|(l, o)| *l = o.len());
+        if let Err(e) = call.check(lens) {
+            panic!("{e}");
+        }
+        let mut pointers = [std::ptr::null_mut::<c_void>(); MAX_POINTERS];
+        let n = outputs.len() + call.inputs.len();
+        let ptrs = outputs
+            .iter_mut()
+            .map(|o| o.as_mut_ptr().cast::<c_void>())
+            .chain(call.inputs.iter().map(|t| t.as_ptr().cast_mut()));
+        pointers.iter_mut().zip(ptrs).for_each(|(p, v)| *p = v);
+        // SAFETY: the call fits the slot's ABI (checked above: every buffer has exactly
+        // the length its shape implies) and the symbol is the slot's entry, whose C
+        // parameters are its outputs and inputs (pointers), then its f32 scalars, then its
+        // int64 shape values (`slots::tests::abi_order_is_outputs_inputs_scalars_shapes`).
+        unsafe { c_entry::call(self.addr, &pointers[..n], call.scalars, call.shape) }
+    }
+}
+
+/// The most pointer parameters (outputs and inputs) a slot's C entry has.
+const MAX_POINTERS: usize = 8;
+
+/// Calls a C entry of signature `(pointers…, float scalars…, int64_t shape…)` with exactly
+/// the parameter counts it was declared with: one arm per count triple a registered slot
+/// has (`stock_cpu` calls every slot's stock kernel through it).
+mod c_entry {
+    use std::ffi::c_void;
+
+    type P = *mut c_void;
+
+    macro_rules! entry {
+        ($addr:expr, [$($p:ident),+], [$($f:ident),*], [$($s:ident),+]) => {{
+            let entry: unsafe extern "C" fn($(entry!(@P $p),)+ $(entry!(@F $f),)* $(entry!(@S $s),)+) =
+                std::mem::transmute($addr);
+            entry($($p,)+ $($f,)* $($s,)+)
+        }};
+        (@P $x:ident) => { P };
+        (@F $x:ident) => { f32 };
+        (@S $x:ident) => { i64 };
+    }
+
+    /// # Safety
+    /// `addr` is a C function whose parameters are exactly `pointers.len()` pointers,
+    /// `scalars.len()` floats and `shape.len()` int64 values, in that order, and the
+    /// pointers are valid for what it does with them.
+    pub unsafe fn call(addr: *const c_void, pointers: &[P], scalars: &[f32], shape: &[i64]) {
+        unsafe {
+            match (pointers, scalars, shape) {
+                (&[a, b], &[], &[s0, s1]) => entry!(addr, [a, b], [], [s0, s1]),
+                (&[a, b, c], &[f0], &[s0, s1]) => entry!(addr, [a, b, c], [f0], [s0, s1]),
+                (&[a, b, c, d, e], &[f0], &[s0, s1]) => {
+                    entry!(addr, [a, b, c, d, e], [f0], [s0, s1])
+                }
+                (&[a, b, c, d, e], &[f0], &[s0, s1, s2, s3]) => {
+                    entry!(addr, [a, b, c, d, e], [f0], [s0, s1, s2, s3])
+                }
+                (&[a, b, c, d, e], &[f0], &[s0, s1, s2, s3, s4]) => {
+                    entry!(addr, [a, b, c, d, e], [f0], [s0, s1, s2, s3, s4])
+                }
+                _ => panic!(
+                    "no C call for {} pointers, {} scalars and {} shape values: add an arm",
+                    pointers.len(),
+                    scalars.len(),
+                    shape.len()
+                ),
             }
-            (SlotId::Rope, [a, b]) => {
-                self.rope(a, b, f(0), f(1), n(2), sc[0], s[0], s[1], s[2], s[3])
-            }
-            (SlotId::AttentionDecode, [out]) => {
-                let (q, kc, vc, lens) = (f(0), f(1), f(2), n(3));
-                self.attention_decode(out, q, kc, vc, lens, sc[0], s[0], s[1], s[2], s[3], s[4])
-            }
-            _ => panic!("{}: output count does not match the ABI", self.slot),
         }
     }
 }

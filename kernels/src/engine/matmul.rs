@@ -47,8 +47,7 @@ pub fn matmul(
     }
     assert!(out.len() >= (rows - 1) * out_stride + out_dim);
     let work = rows * in_dim * out_dim;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = threads.min(work / MIN_PARALLEL_WORK).max(1);
+    let threads = threads().min(work / MIN_PARALLEL_WORK).max(1);
     if threads == 1 {
         return serial(out, out_stride, x, w, rows, in_dim, 0, out_dim);
     }
@@ -165,4 +164,11 @@ mod tests {
             assert_eq!(a, b);
         }
     }
+}
+
+/// The threads a matmul may use, read once per process (asking costs a file read and a
+/// system call; in a lane, pinned to one core with threads refused, it is one).
+fn threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

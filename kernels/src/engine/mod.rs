@@ -15,9 +15,7 @@ pub mod weights;
 pub use config::ModelConfig;
 pub use model::{Engine, Logits};
 pub use sampler::Sampler;
-pub use slot_table::{
-    CallPhase, DispatchCounts, SlotCall, SlotObserver, SlotTable, SlotTableError,
-};
+pub use slot_table::{CallPhase, DispatchCounts, SlotObserver, SlotTable, SlotTableError};
 pub use weights::{LayerWeights, Weights};
 
 /// Why the engine refused or failed a request.

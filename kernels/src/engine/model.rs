@@ -13,6 +13,8 @@ use super::sampler::Sampler;
 use super::slot_table::SlotTable;
 use super::weights::Weights;
 use super::EngineError;
+use crate::slots::call::Tensor::{F32, I32};
+use crate::slots::SlotId;
 
 /// Which logits a prefill returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,18 +266,21 @@ impl Engine {
         for (l, lw) in w.layers.iter().enumerate() {
             // Attention norm; from layer 1 on it also adds the previous MLP output.
             if l == 0 {
-                slots.rmsnorm(&mut normed, &hidden, &lw.input_layernorm, eps, n, h);
+                slots.call(
+                    SlotId::RmsNorm,
+                    &mut [&mut normed],
+                    &[F32(&hidden), F32(&lw.input_layernorm)],
+                    &[eps],
+                    &[n, h],
+                );
                 residual.copy_from_slice(&hidden);
             } else {
-                slots.fused_add_rmsnorm(
-                    &mut normed,
-                    &mut residual_next,
-                    &block_out,
-                    &residual,
-                    &lw.input_layernorm,
-                    eps,
-                    n,
-                    h,
+                slots.call(
+                    SlotId::FusedAddRmsNorm,
+                    &mut [&mut normed, &mut residual_next],
+                    &[F32(&block_out), F32(&residual), F32(&lw.input_layernorm)],
+                    &[eps],
+                    &[n, h],
                 );
                 std::mem::swap(&mut residual, &mut residual_next);
             }
@@ -284,17 +289,12 @@ impl Engine {
             matmul(&mut q, q_dim, &normed, &lw.q_proj, n, h, q_dim);
             matmul(&mut k, kv_dim, &normed, &lw.k_proj, n, h, kv_dim);
             matmul(&mut v, kv_dim, &normed, &lw.v_proj, n, h, kv_dim);
-            slots.rope(
-                &mut q_rot,
-                &mut k_rot,
-                &q,
-                &k,
-                &positions,
-                c.rope_theta,
-                n,
-                q_heads,
-                kv_heads,
-                hd,
+            slots.call(
+                SlotId::Rope,
+                &mut [&mut q_rot, &mut k_rot],
+                &[F32(&q), F32(&k), I32(&positions)],
+                &[c.rope_theta],
+                &[n, q_heads, kv_heads, hd],
             );
 
             // KV cache write: row r goes to [seq, pos].
@@ -316,30 +316,39 @@ impl Engine {
                             &q_rot[r * q_dim..(r + 1) * q_dim],
                         );
                         let len = [pos as i32 + 1];
-                        slots.attention_decode(
-                            o, qr, kc, vc, &len, scale, 1, q_heads, kv_heads, hd, max_seq,
+                        slots.call(
+                            SlotId::AttentionDecode,
+                            &mut [o],
+                            &[F32(qr), F32(kc), F32(vc), I32(&len)],
+                            &[scale],
+                            &[1, q_heads, kv_heads, hd, max_seq],
                         );
                     }
                 }
                 Attend::Decode => {
                     let lens: Vec<i32> = rows.iter().map(|&(_, p)| p as i32 + 1).collect();
-                    slots.attention_decode(
-                        &mut attn, &q_rot, kc, vc, &lens, scale, n, q_heads, kv_heads, hd, max_seq,
+                    slots.call(
+                        SlotId::AttentionDecode,
+                        &mut [&mut attn],
+                        &[F32(&q_rot), F32(kc), F32(vc), I32(&lens)],
+                        &[scale],
+                        &[n, q_heads, kv_heads, hd, max_seq],
                     );
                 }
             }
             matmul(&mut block_out, h, &attn, &lw.o_proj, n, q_dim, h);
 
             // MLP norm with the attention residual add, then SwiGLU.
-            slots.fused_add_rmsnorm(
-                &mut normed,
-                &mut residual_next,
-                &block_out,
-                &residual,
-                &lw.post_attention_layernorm,
-                eps,
-                n,
-                h,
+            slots.call(
+                SlotId::FusedAddRmsNorm,
+                &mut [&mut normed, &mut residual_next],
+                &[
+                    F32(&block_out),
+                    F32(&residual),
+                    F32(&lw.post_attention_layernorm),
+                ],
+                &[eps],
+                &[n, h],
             );
             std::mem::swap(&mut residual, &mut residual_next);
             matmul(&mut gate_up, 2 * inter, &normed, &lw.gate_proj, n, h, inter);
@@ -352,20 +361,23 @@ impl Engine {
                 h,
                 inter,
             );
-            slots.silu_and_mul(&mut act, &gate_up, n, inter);
+            slots.call(
+                SlotId::SiluAndMul,
+                &mut [&mut act],
+                &[F32(&gate_up)],
+                &[],
+                &[n, inter],
+            );
             matmul(&mut block_out, h, &act, &lw.down_proj, n, inter, h);
         }
 
         // Final norm with the last residual add.
-        slots.fused_add_rmsnorm(
-            &mut normed,
-            &mut residual_next,
-            &block_out,
-            &residual,
-            &w.norm,
-            eps,
-            n,
-            h,
+        slots.call(
+            SlotId::FusedAddRmsNorm,
+            &mut [&mut normed, &mut residual_next],
+            &[F32(&block_out), F32(&residual), F32(&w.norm)],
+            &[eps],
+            &[n, h],
         );
         Ok(normed)
     }

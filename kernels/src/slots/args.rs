@@ -2,7 +2,8 @@
 //! tensors, f32 scalars and shape values. Used to drive a kernel and the reference with
 //! the same inputs.
 
-use crate::slots::{Dtype, Elem, ParamKind, SlotId};
+use crate::slots::call::{SlotCall, Tensor};
+use crate::slots::{Dtype, ParamKind, SlotId};
 
 /// An input tensor's contents.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,67 +83,31 @@ pub enum ArgsError {
     Elem { slot: SlotId, param: &'static str },
     #[error("{slot}: shape symbol `{symbol}` is negative")]
     NegativeShape { slot: SlotId, symbol: &'static str },
+    #[error("{slot}: {reason}")]
+    Invalid { slot: SlotId, reason: &'static str },
 }
 
 impl SlotArgs {
-    /// Checks inputs against the ABI and allocates NaN-poisoned outputs.
+    /// Checks inputs against the ABI ([`SlotCall::check_inputs`]) and allocates
+    /// NaN-poisoned outputs.
     pub fn new(
         slot: SlotId,
         shape: Vec<i64>,
         inputs: Vec<Buffer>,
         scalars: Vec<f32>,
     ) -> Result<SlotArgs, ArgsError> {
-        let spec = slot.spec();
-        let symbols = spec.shape_symbols();
-        let count = |what, expected, got| ArgsError::Count {
+        let tensors: Vec<Tensor> = inputs.iter().map(Buffer::as_tensor).collect();
+        SlotCall {
             slot,
-            what,
-            expected,
-            got,
-        };
-        if shape.len() != symbols.len() {
-            return Err(count("shape values", symbols.len(), shape.len()));
+            inputs: &tensors,
+            scalars: &scalars,
+            shape: &shape,
         }
-        if let Some(i) = shape.iter().position(|&v| v < 0) {
-            return Err(ArgsError::NegativeShape {
-                slot,
-                symbol: symbols[i],
-            });
-        }
-        let n_scalars = spec.params_of(ParamKind::ScalarF32).count();
-        if scalars.len() != n_scalars {
-            return Err(count("scalars", n_scalars, scalars.len()));
-        }
-        let in_params: Vec<_> = spec.params_of(ParamKind::Input).collect();
-        if inputs.len() != in_params.len() {
-            return Err(count("inputs", in_params.len(), inputs.len()));
-        }
-        for (p, buf) in in_params.iter().zip(&inputs) {
-            let expected = spec.tensor_len(p, &shape);
-            if buf.len() != expected {
-                let got = buf.len();
-                return Err(ArgsError::Len {
-                    slot,
-                    param: p.name,
-                    expected,
-                    got,
-                });
-            }
-            let elem_ok = matches!(
-                (p.elem, buf),
-                (Some(Elem::T), Buffer::F32(_)) | (Some(Elem::I32), Buffer::I32(_))
-            );
-            if !elem_ok {
-                return Err(ArgsError::Elem {
-                    slot,
-                    param: p.name,
-                });
-            }
-        }
+        .check_inputs()?;
         let mut args = SlotArgs {
             slot,
             shape,
-            outputs: vec![],
+            outputs: Vec::new(),
             inputs,
             scalars,
         };
@@ -152,6 +117,18 @@ impl SlotArgs {
             .map(|n| vec![f32::NAN; n])
             .collect();
         Ok(args)
+    }
+
+    /// Runs `f` on the call these arguments make (inputs, scalars and shape; the
+    /// outputs stay here).
+    pub fn with_call<R>(&self, f: impl FnOnce(&SlotCall<'_>) -> R) -> R {
+        let tensors: Vec<Tensor> = self.inputs.iter().map(Buffer::as_tensor).collect();
+        f(&SlotCall {
+            slot: self.slot,
+            inputs: &tensors,
+            scalars: &self.scalars,
+            shape: &self.shape,
+        })
     }
 
     /// Element counts of the output parameters, in ABI order.

@@ -5,6 +5,7 @@
 //! and the CUDA arena (`T = __nv_bfloat16`).
 
 pub mod args;
+pub mod call;
 pub mod cases;
 pub mod compare;
 pub mod reference;
@@ -230,18 +231,22 @@ impl SlotSpec {
 
     /// Element count of a tensor parameter under a shape (values in shape-symbol order).
     pub fn tensor_len(&self, param: &Param, shape: &[i64]) -> usize {
-        let symbols = self.shape_symbols();
         param
             .dims
             .iter()
             .map(|dim| {
-                let at = symbols
-                    .iter()
-                    .position(|s| *s == dim.symbol)
+                let at = self
+                    .symbol_index(dim.symbol)
                     .expect("registry dims use the slot's own symbols");
                 (dim.factor * shape[at]).max(0) as usize
             })
             .product()
+    }
+
+    /// Where a shape symbol stands among the shape values (ABI order).
+    pub fn symbol_index(&self, symbol: &str) -> Option<usize> {
+        self.params_of(ParamKind::Shape)
+            .position(|p| p.name == symbol)
     }
 }
 

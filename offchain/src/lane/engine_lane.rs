@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use cacheon_kernels::bundle;
 use cacheon_kernels::engine::sampler::argmax;
-use cacheon_kernels::engine::slot_table::{CallPhase, SlotCall, SlotObserver};
+use cacheon_kernels::engine::slot_table::{CallPhase, SlotObserver};
 use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
 use cacheon_kernels::slots::args::{changed_inputs, Buffer, SlotArgs};
+use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
 use super::protocol::AuditCall;
@@ -205,8 +206,8 @@ struct Recorder {
 }
 
 impl SlotObserver for Recorder {
-    fn observe(&self, phase: CallPhase, call: &SlotCall<'_>) {
-        let slot = call.slot();
+    fn observe(&self, phase: CallPhase, call: &SlotCall<'_>, outputs: &[&[f32]]) {
+        let slot = call.slot;
         let Some((_, wanted)) = self.sample.iter().find(|(s, _)| *s == slot) else {
             return;
         };
@@ -219,13 +220,15 @@ impl SlotObserver for Recorder {
                     i
                 };
                 if wanted.contains(&index) {
-                    *self.pending.lock().expect("recorder lock") = Some((index, call.to_args()));
+                    let args = call.to_args().expect("engine calls fit the ABI");
+                    *self.pending.lock().expect("recorder lock") = Some((index, args));
                 }
             }
             CallPhase::After => {
                 if let Some((index, args)) = self.pending.lock().expect("recorder lock").take() {
-                    let outputs = call.outputs().into_iter().map(|o| o.to_vec()).collect();
-                    let changed = changed_inputs(&args.inputs, &call.to_args().inputs);
+                    let outputs = outputs.iter().map(|o| o.to_vec()).collect();
+                    let after: Vec<Buffer> = call.inputs.iter().map(Tensor::to_buffer).collect();
+                    let changed = changed_inputs(&args.inputs, &after);
                     self.calls
                         .lock()
                         .expect("recorder lock")

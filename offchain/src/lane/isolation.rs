@@ -205,6 +205,14 @@ pub fn install_seccomp(no_threads: bool) -> Result<(), String> {
         libc::SYS_pidfd_send_signal,
         libc::SYS_rt_sigqueueinfo,
         libc::SYS_rt_tgsigqueueinfo,
+        // Leaving the lane's process group (the referee freezes the group) or joining
+        // another one (the referee's).
+        libc::SYS_setpgid,
+        libc::SYS_setsid,
+        // Sockets and connections by another route than socket(2).
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
     ] {
         rules.insert(sys, vec![]);
     }
@@ -223,6 +231,20 @@ pub fn install_seccomp(no_threads: bool) -> Result<(), String> {
         libc::SYS_tgkill,
         vec![rule(vec![cond(0, SeccompCmpOp::Ne, me)?])?],
     );
+    // Resource limits: reading this process's own stays (the C library's getrlimit is
+    // prlimit64 with no new limit); setting any, or touching another process's (a CPU
+    // limit of one second on the referee kills it), is refused.
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![
+            rule(vec![
+                cond(0, SeccompCmpOp::Ne, 0)?,
+                cond(0, SeccompCmpOp::Ne, me)?,
+            ])?,
+            rule(vec![cond(2, SeccompCmpOp::Ne, 0)?])?,
+        ],
+    );
+    rules.insert(libc::SYS_setrlimit, vec![]);
     // clone without CLONE_THREAD makes a process; with `no_threads` every clone is refused.
     let clone_rules = if no_threads {
         vec![]
@@ -261,6 +283,78 @@ pub fn install_seccomp(no_threads: bool) -> Result<(), String> {
         clone3,
         SeccompAction::Allow,
         SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program: BpfProgram = filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    seccompiler::apply_filter_all_threads(&program).map_err(|e| e.to_string())
+}
+
+/// The CPU lane's second filter, installed once its bundles are loaded (no more mapping of
+/// code) and before any of their functions is called: an allow-list. What the harness
+/// needs to run calls and answer stays — reading and writing its open descriptors, memory
+/// without executable pages (`mmap`/`mprotect` with `PROT_EXEC` are refused, so no code is
+/// made or patched), futexes, signals to itself, exit — and every other system call
+/// answers `EPERM`, whatever its number or spelling: no files, sockets, `io_uring`,
+/// process groups, resource limits, clocks. The time-stamp counter is switched off first
+/// (`PR_SET_TSC`): `rdtsc` faults, and so does the vDSO's `clock_gettime`, which reads it,
+/// so candidate code has no clock by any route.
+pub fn install_cpu_allow_list() -> Result<(), String> {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prctl with integer arguments; affects this process only.
+    if unsafe { libc::prctl(libc::PR_SET_TSC, libc::PR_TSC_SIGSEGV, 0, 0, 0) } != 0 {
+        return Err(format!("PR_SET_TSC: {}", std::io::Error::last_os_error()));
+    }
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let cond = |idx, op, v| {
+        SeccompCondition::new(idx, SeccompCmpArgLen::Qword, op, v).map_err(|e| e.to_string())
+    };
+    let rule = |conds: Vec<SeccompCondition>| SeccompRule::new(conds).map_err(|e| e.to_string());
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for sys in [
+        libc::SYS_read,
+        libc::SYS_write,
+        libc::SYS_readv,
+        libc::SYS_writev,
+        libc::SYS_close,
+        libc::SYS_brk,
+        libc::SYS_munmap,
+        libc::SYS_mremap,
+        libc::SYS_madvise,
+        libc::SYS_futex,
+        libc::SYS_getrandom,
+        libc::SYS_sched_yield,
+        libc::SYS_getpid,
+        libc::SYS_gettid,
+        libc::SYS_rt_sigreturn,
+        libc::SYS_rt_sigprocmask,
+        libc::SYS_rt_sigaction,
+        libc::SYS_sigaltstack,
+        libc::SYS_restart_syscall,
+        libc::SYS_exit,
+        libc::SYS_exit_group,
+    ] {
+        rules.insert(sys, vec![]);
+    }
+    let no_exec = || cond(2, SeccompCmpOp::MaskedEq(libc::PROT_EXEC as u64), 0);
+    rules.insert(libc::SYS_mmap, vec![rule(vec![no_exec()?])?]);
+    rules.insert(libc::SYS_mprotect, vec![rule(vec![no_exec()?])?]);
+    // SAFETY: getpid cannot fail.
+    let me = unsafe { libc::getpid() } as u64;
+    rules.insert(
+        libc::SYS_kill,
+        vec![rule(vec![cond(0, SeccompCmpOp::Eq, me)?])?],
+    );
+    rules.insert(
+        libc::SYS_tgkill,
+        vec![rule(vec![cond(0, SeccompCmpOp::Eq, me)?])?],
+    );
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Errno(libc::EPERM as u32),
+        SeccompAction::Allow,
         arch,
     )
     .map_err(|e| e.to_string())?;

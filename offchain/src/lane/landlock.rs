@@ -7,11 +7,16 @@
 //! the lane runs as the validator's user: without this it could read whatever that user
 //! can (the validator's key file, its SQLite index, earlier evidence, `/proc/<validator>/
 //! cmdline`). The ruleset allows:
-//! - the lane's working directory (its private temp dir): everything;
+//! - the lane's working directory (its private temp dir): read and execute in CPU lanes
+//!   (nothing is written after the seal), everything in CUDA lanes (whose candidate code
+//!   runs on the GPU, not in this process);
 //! - `/usr`, `/lib`, `/lib64`: read and execute (shared libraries, nothing secret);
 //! - CUDA lanes also: `/dev` read and write (the driver's device nodes), `/sys`, this
 //!   process's own `/proc/<pid>` and `/proc/driver` read-only, `/opt` read and execute
 //!   (toolkits installed there), `/dev/shm` files of its own.
+//!
+//! CPU lanes also get Landlock's network rules and scopes: no TCP, signals and abstract
+//! unix sockets only within the lane.
 //!
 //! Landlock restricts the calling thread and every thread it creates afterwards. The lane
 //! calls it on the thread that runs candidate code, before the seccomp filter. A kernel
@@ -27,11 +32,19 @@ use cacheon_kernels::sandbox::landlock::{
 /// Restricts this thread's (and its future threads') filesystem access to what the lane
 /// needs. `Ok(true)`: in force; `Ok(false)`: this kernel has no Landlock.
 pub fn restrict_filesystem(work_dir: &Path, cuda: bool) -> Result<bool, String> {
-    let Some(ruleset) = Ruleset::new(false)? else {
+    // CPU lanes run candidate machine code: no TCP, and signals and abstract sockets only
+    // within the lane. The lane writes no file once sealed (its library is built and
+    // mapped before), so its directory is read-only: nothing can fill the disk.
+    let Some(ruleset) = Ruleset::new(!cuda)? else {
         return Ok(false);
     };
+    let work_access = if cuda {
+        ruleset.handled()
+    } else {
+        READ | EXECUTE
+    };
     let mut rules: Vec<(&Path, u64)> = vec![
-        (work_dir, ruleset.handled()),
+        (work_dir, work_access),
         (Path::new("/usr"), READ | EXECUTE),
         (Path::new("/lib"), READ | EXECUTE),
         (Path::new("/lib64"), READ | EXECUTE),

@@ -237,7 +237,7 @@ impl Lane {
         self.candidate = true;
     }
 
-    /// Stops the lane until the next request (`SIGSTOP` to its process group).
+    /// Stops the lane until the next request (`SIGSTOP` to its process group and to it).
     pub fn freeze(&mut self) {
         self.signal(libc::SIGSTOP);
         self.frozen = true;
@@ -250,10 +250,15 @@ impl Lane {
         }
     }
 
+    /// Signals the lane's process group (the lane and anything it started before the
+    /// seal) and the lane process itself, so a lane that left its group is still stopped.
     fn signal(&self, sig: libc::c_int) {
-        let pgid = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) on the process group this lane leads.
-        unsafe { libc::kill(-pgid, sig) };
+        let pid = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) on the process group this lane leads and on the lane.
+        unsafe {
+            libc::kill(-pid, sig);
+            libc::kill(pid, sig);
+        }
     }
 
     /// What the lane did wrong, as the candidate's fault where the lane holds it.

@@ -48,6 +48,14 @@ fn each_rule_is_named() {
         Rule::HiddenName
     );
     assert_eq!(rule(c("_Pragma(\"x\")")), Rule::HiddenName);
+    // A build that depends on when it runs: static_assert(__TIME__[7] != '7') fails
+    // in one lane out of ten.
+    assert_eq!(
+        rule(c("_Static_assert(__TIME__[7] != '7', \"t\");")),
+        Rule::BuildTime
+    );
+    assert_eq!(rule(cu("const char* d = __DATE__;")), Rule::BuildTime);
+    assert_eq!(rule(c("const char* d = __TIMESTAMP__;")), Rule::BuildTime);
     assert_eq!(rule(c("int \\u0061 = 1;")), Rule::HiddenName);
     assert_eq!(rule(c("%:include <stdio.h>")), Rule::HiddenName);
     // A raw string hides quotes and whole lines from a lexer that misreads it.

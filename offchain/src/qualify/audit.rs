@@ -197,11 +197,33 @@ pub fn audit_read(
     cand.freeze();
     let ((cand_tokens, _, _), calls) = read.map_err(|e| lane_outcome(Stage::Audit, e))?;
     check_calls(summary, &calls, arena.backend.dtype());
-    // Every sampled slot serves calls in every read (the speed loop checks its dispatch
-    // counts), so each must have some recorded.
+    // The lane must bring back exactly the sampled calls, each once: one missing (its
+    // kernel served fewer calls than the read's counts said) or one nobody asked for is the
+    // candidate's doing, whatever the counts it reported.
+    let recorded = |slot: &str| -> Vec<u64> {
+        let mut v: Vec<u64> = calls
+            .iter()
+            .filter(|(meta, _, _)| meta.slot == slot)
+            .map(|(meta, _, _)| meta.index)
+            .collect();
+        v.sort_unstable();
+        v
+    };
     let unaudited = sample
         .iter()
-        .find(|(s, _)| !calls.iter().any(|(meta, _, _)| meta.slot == s.as_str()));
+        .find(|(s, wanted)| {
+            let mut wanted = wanted.clone();
+            wanted.sort_unstable();
+            recorded(s.as_str()) != wanted
+        })
+        .or_else(|| {
+            let sampled: usize = sample.iter().map(|(_, w)| w.len()).sum();
+            if calls.len() != sampled {
+                sample.first()
+            } else {
+                None
+            }
+        });
     if let Some(f) = &summary.first_failure {
         let reason = if summary.inputs_changed > 0 {
             FailReason::Cheating
@@ -214,7 +236,7 @@ pub fn audit_read(
         return Err(Outcome::Fail(fail(
             Stage::Audit,
             FailReason::BehaviourChanged,
-            format!("the candidate's {s} kernel served none of an audit read's sampled calls"),
+            format!("the audit read of the candidate's {s} kernel did not record exactly the sampled calls"),
         )));
     }
     match reads::tokens_agree(base, prompt, &base_tokens, &cand_tokens, arena.backend) {

@@ -53,10 +53,17 @@ pub fn start(
         } else {
             match lane.build(canonical, "candidate")? {
                 BuildOutcome::Built { .. } => {}
+                // The bundle's own doing (its screened build succeeded: a build that
+                // depends on when or where it runs), never NoDecision, which would let a
+                // bundle choose to be requeued. Disputable (Incorrect): a second operator
+                // must agree before it sticks.
                 BuildOutcome::Failed { log, .. } => {
-                    return Err(LaneError::Infrastructure(format!(
-                        "the candidate built in the screens but not in its speed lane: {log}"
-                    )))
+                    return Err(LaneError::CandidateFault {
+                        during: "its build in the speed lane".into(),
+                        message: format!(
+                            "it built in the screens, but not again (a build must not depend on when or where it runs): {log}"
+                        ),
+                    })
                 }
             }
             // Sealing loads the candidate's library: the lane is the candidate's from here.

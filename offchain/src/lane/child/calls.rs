@@ -224,7 +224,7 @@ pub(super) fn cpu_calls(
                 .zip(&lens)
                 .map(|(b, &n)| &mut b[guard..guard + n])
                 .collect();
-            kernel.call_into(&args, &mut views);
+            args.with_call(|call| kernel.call_into(call, &mut views));
         }
         let mut check = CallCheck::default();
         for (i, (buf, &n)) in bufs.iter().zip(&lens).enumerate() {

@@ -75,6 +75,8 @@ struct LaneState {
     gpu: Option<cacheon_kernels::CudaDevice>,
     /// What is in force, once sealed.
     sealed: Option<Sealed>,
+    /// Whether a CPU lane's allow-list is installed (after its bundles are mapped).
+    allow_list: bool,
     /// The label of the bundle built last (for its kernels' reports).
     origin: String,
 }
@@ -130,7 +132,18 @@ impl LaneState {
                 }
             }
         }
-        Ok(Ok(sealed))
+        // CPU bundles are mapped now: the allow-list leaves nothing else to do
+        // (isolation::install_cpu_allow_list). Builds and loads happen before the seal.
+        if !cuda && !self.allow_list {
+            self.allow_list = true;
+            if let Err(e) = isolation::install_cpu_allow_list() {
+                eprintln!("lane: seccomp allow-list: {e}");
+                if let Some(s) = self.sealed.as_mut() {
+                    s.seccomp = false;
+                }
+            }
+        }
+        Ok(Ok(self.sealed.unwrap_or(sealed)))
     }
 
     fn gpu(&mut self) -> Result<cacheon_kernels::CudaDevice, String> {
@@ -177,6 +190,7 @@ pub fn run(backend: LaneBackend) -> i32 {
         engine: None,
         gpu: None,
         sealed: None,
+        allow_list: false,
         origin: String::new(),
     };
     loop {
