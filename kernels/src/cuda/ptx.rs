@@ -416,10 +416,44 @@ pub struct PtxViolation {
     pub timer: bool,
 }
 
+/// The most global memory a module may declare (`__device__` arrays): the engine owns the
+/// device's memory, and a module whose variables the driver allocates at load could take
+/// what the baseline lane needs.
+pub const MAX_GLOBAL_BYTES: u64 = 16 << 20;
+
+/// Bytes of one module-scope `.global` declaration (`.global .align 4 .b8 t[4096];`):
+/// its element type's size times every array dimension; `None` on an overflow.
+fn global_bytes(decl: &str) -> Option<u64> {
+    let elem = decl.split_whitespace().find_map(|t| {
+        let size = |names: &[&str]| names.contains(&t);
+        if size(&[".b8", ".u8", ".s8", ".pred"]) {
+            Some(1u64)
+        } else if size(&[".b16", ".u16", ".s16", ".f16", ".bf16"]) {
+            Some(2)
+        } else if size(&[".b32", ".u32", ".s32", ".f32", ".f16x2", ".bf16x2"]) {
+            Some(4)
+        } else if size(&[".b64", ".u64", ".s64", ".f64"]) {
+            Some(8)
+        } else if size(&[".b128"]) {
+            Some(16)
+        } else {
+            None
+        }
+    })?;
+    decl.split('[').skip(1).try_fold(elem, |bytes, part| {
+        let n = part.split(']').next().unwrap_or_default().trim();
+        match n {
+            "" => Some(bytes),
+            n => bytes.checked_mul(n.parse().ok()?),
+        }
+    })
+}
+
 /// Screens compiled PTX (see the module docs).
 pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
     let refuse = |what: String, timer: bool| Err(PtxViolation { what, timer });
     let mut in_block_comment = false;
+    let (mut depth, mut global) = (0i64, 0u64);
     for raw in ptx.lines() {
         let mut line = String::new();
         let mut rest = raw;
@@ -461,6 +495,20 @@ pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
                 false,
             );
         }
+        if depth == 0 && code.split_whitespace().any(|t| t == ".global") {
+            let bytes = global_bytes(code).unwrap_or(u64::MAX);
+            global = global.saturating_add(bytes);
+            if global > MAX_GLOBAL_BYTES {
+                return refuse(
+                    format!(
+                        "declares more than {MAX_GLOBAL_BYTES} bytes of global memory (`{}`)",
+                        trimmed.trim()
+                    ),
+                    false,
+                );
+            }
+        }
+        depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
     }
     Ok(())
 }
@@ -468,6 +516,22 @@ pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
 #[cfg(test)]
 mod screen_tests {
     use super::*;
+
+    #[test]
+    fn large_global_memory_is_refused_in_the_ptx() {
+        let table = ".visible .global .align 4 .b8 table[4096];\n.global .f32 x;\n";
+        assert_eq!(screen_ptx(table), Ok(()));
+        let hog = ".visible .global .align 8 .u64 hog[1048576][4];\n";
+        let e = screen_ptx(hog).unwrap_err();
+        assert!(e.what.contains("global memory"), "{}", e.what);
+        // Several declarations add up; an unreadable size counts as too large.
+        let many = ".global .b8 a[9000000];\n.global .b8 b[9000000];\n";
+        assert!(screen_ptx(many).is_err());
+        assert!(screen_ptx(".global .b8 c[99999999999999999999];\n").is_err());
+        // A function's own state spaces are not module globals.
+        let local = ".entry k()\n{\n\t.local .align 4 .b8 stack[65536];\n\tret;\n}\n";
+        assert_eq!(screen_ptx(local), Ok(()));
+    }
 
     #[test]
     fn timers_external_calls_and_traps_are_refused_in_the_ptx() {

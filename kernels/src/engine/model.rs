@@ -4,8 +4,14 @@
 //! [`SlotTable`]; the GEMMs are the engine's own.
 //!
 //! Residual stream: the first layer's attention norm is `norm.rmsnorm` on the embeddings;
-//! every later norm is `norm.fused_add_rmsnorm`, which adds the previous sub-block's output
-//! to the residual and normalizes the sum in one call.
+//! every later norm in a layer is `norm.fused_add_rmsnorm`, which adds the previous
+//! sub-block's output to the residual and normalizes the sum in one call; the final norm
+//! is `norm.rmsnorm` of the engine's own last add (that sum is needed nowhere else).
+//!
+//! Every slot output reaches the logits or the cache: a prefill that returns only its last
+//! row's logits runs the last layer past its cache write for that row alone. (The one
+//! exception: that layer's RoPE call rotates every row's query, of which only the last is
+//! read — a few per cent of one call a prefill, far below any margin.)
 
 use super::config::ModelConfig;
 use super::matmul::matmul;
@@ -135,13 +141,11 @@ impl Engine {
         }
         let start = self.cache.lens[seq];
         let rows: Vec<(usize, usize)> = (start..start + tokens.len()).map(|p| (seq, p)).collect();
-        let normed = self.forward(tokens, &rows, Attend::Prefill { seq })?;
+        let last_only = logits == Logits::Last;
+        let normed = self.forward(tokens, &rows, Attend::Prefill { seq }, last_only)?;
         self.cache.lens[seq] += tokens.len();
-        let h = self.config.hidden_size;
-        Ok(match logits {
-            Logits::All => self.lm_head(&normed, tokens.len()),
-            Logits::Last => self.lm_head(&normed[(tokens.len() - 1) * h..], 1),
-        })
+        let rows = if last_only { 1 } else { tokens.len() };
+        Ok(self.lm_head(&normed, rows))
     }
 
     /// One decode step for every sequence of the batch: `tokens[b]` is appended to
@@ -161,7 +165,7 @@ impl Engine {
             .enumerate()
             .map(|(b, &p)| (b, p))
             .collect();
-        let normed = self.forward(tokens, &rows, Attend::Decode)?;
+        let normed = self.forward(tokens, &rows, Attend::Decode, false)?;
         self.cache.lens.iter_mut().for_each(|l| *l += 1);
         Ok(self.lm_head(&normed, batch))
     }
@@ -205,12 +209,14 @@ impl Engine {
     }
 
     /// One pass over every layer for `tokens`, where row `r` is sequence `rows[r].0` at
-    /// position `rows[r].1`. Returns the final-normed hidden states `[tokens, hidden]`.
+    /// position `rows[r].1`. Returns the final-normed hidden states `[tokens, hidden]`, or
+    /// with `last_only` the last row's `[1, hidden]` (every row still fills the cache).
     fn forward(
         &mut self,
         tokens: &[u32],
         rows: &[(usize, usize)],
         attend: Attend,
+        last_only: bool,
     ) -> Result<Vec<f32>, EngineError> {
         let Engine {
             config: c,
@@ -222,6 +228,9 @@ impl Engine {
         if n == 0 {
             return Err(EngineError::Empty);
         }
+        // Rows before this one leave the last layer after its cache write.
+        let keep = if last_only { n - 1 } else { 0 };
+        let layers = w.layers.len();
         for &(seq, pos) in rows {
             if pos >= cache.max_seq {
                 return Err(EngineError::SequenceFull {
@@ -304,15 +313,25 @@ impl Engine {
                 cache.v[l][at..at + kv_dim].copy_from_slice(&v[r * kv_dim..(r + 1) * kv_dim]);
             }
 
+            // Rows that go on past the cache write: all of them, except in the last layer
+            // of a pass that wants only its last row (a prompt's prefill), where the other
+            // rows' attention, MLP and final norm would reach no output: no logits, no
+            // cache. No slot output goes unused, so none can be skipped unseen.
+            let (first, m) = if l + 1 == layers {
+                (keep, n - keep)
+            } else {
+                (0, n)
+            };
+
             // Attention.
             let (kc, vc) = (&cache.k[l], &cache.v[l]);
             match attend {
                 Attend::Prefill { seq } => {
                     let span = seq * max_seq * kv_dim..(seq + 1) * max_seq * kv_dim;
                     let (kc, vc) = (&kc[span.clone()], &vc[span]);
-                    for (r, &(_, pos)) in rows.iter().enumerate() {
+                    for (r, &(_, pos)) in rows.iter().enumerate().skip(first) {
                         let (o, qr) = (
-                            &mut attn[r * q_dim..(r + 1) * q_dim],
+                            &mut attn[(r - first) * q_dim..(r - first + 1) * q_dim],
                             &q_rot[r * q_dim..(r + 1) * q_dim],
                         );
                         let len = [pos as i32 + 1];
@@ -336,48 +355,72 @@ impl Engine {
                     );
                 }
             }
-            matmul(&mut block_out, h, &attn, &lw.o_proj, n, q_dim, h);
+            let (mh, mq) = (m * h, m * q_dim);
+            matmul(
+                &mut block_out[..mh],
+                h,
+                &attn[..mq],
+                &lw.o_proj,
+                m,
+                q_dim,
+                h,
+            );
 
             // MLP norm with the attention residual add, then SwiGLU.
             slots.call(
                 SlotId::FusedAddRmsNorm,
-                &mut [&mut normed, &mut residual_next],
+                &mut [&mut normed[..mh], &mut residual_next[..mh]],
                 &[
-                    F32(&block_out),
-                    F32(&residual),
+                    F32(&block_out[..mh]),
+                    F32(&residual[first * h..][..mh]),
                     F32(&lw.post_attention_layernorm),
                 ],
                 &[eps],
-                &[n, h],
+                &[m, h],
             );
             std::mem::swap(&mut residual, &mut residual_next);
-            matmul(&mut gate_up, 2 * inter, &normed, &lw.gate_proj, n, h, inter);
+            let (normed, gate_up) = (&normed[..mh], &mut gate_up[..m * 2 * inter]);
+            matmul(gate_up, 2 * inter, normed, &lw.gate_proj, m, h, inter);
             matmul(
                 &mut gate_up[inter..],
                 2 * inter,
-                &normed,
+                normed,
                 &lw.up_proj,
-                n,
+                m,
                 h,
                 inter,
             );
             slots.call(
                 SlotId::SiluAndMul,
-                &mut [&mut act],
-                &[F32(&gate_up)],
+                &mut [&mut act[..m * inter]],
+                &[F32(gate_up)],
                 &[],
-                &[n, inter],
+                &[m, inter],
             );
-            matmul(&mut block_out, h, &act, &lw.down_proj, n, inter, h);
+            matmul(
+                &mut block_out[..mh],
+                h,
+                &act[..m * inter],
+                &lw.down_proj,
+                m,
+                inter,
+                h,
+            );
         }
 
-        // Final norm with the last residual add.
+        // Final norm. Its residual add is the engine's own: the sum goes nowhere else, so
+        // `norm.fused_add_rmsnorm` here would write an output nobody reads.
+        let mh = (n - keep) * h;
+        for (r, b) in residual[..mh].iter_mut().zip(&block_out[..mh]) {
+            *r += *b;
+        }
+        normed.truncate(mh);
         slots.call(
-            SlotId::FusedAddRmsNorm,
-            &mut [&mut normed, &mut residual_next],
-            &[F32(&block_out), F32(&residual), F32(&w.norm)],
+            SlotId::RmsNorm,
+            &mut [&mut normed],
+            &[F32(&residual[..mh]), F32(&w.norm)],
             &[eps],
-            &[n, h],
+            &[n - keep, h],
         );
         Ok(normed)
     }

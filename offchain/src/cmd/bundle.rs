@@ -195,7 +195,16 @@ pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> 
         Ok(e) => e,
         Err(code) => return code,
     };
-    let opts = ScreenOptions::new(exe, seed.unwrap_or_else(cacheon::qualify::fresh_seed));
+    let seed = match seed.map_or_else(cacheon::qualify::fresh_seed, Ok) {
+        Ok(s) => s,
+        Err(e) => {
+            return out.error(
+                &format!("no secret seed from /dev/urandom: {e}"),
+                exit::USAGE,
+            )
+        }
+    };
+    let opts = ScreenOptions::new(exe, seed);
     let bar = if out.json {
         ProgressBar::hidden()
     } else {

@@ -50,9 +50,18 @@ pub fn qualify(
         Ok(e) => e,
         Err(code) => return code,
     };
+    let seed = match seed.map_or_else(cacheon::qualify::fresh_seed, Ok) {
+        Ok(s) => s,
+        Err(e) => {
+            return out.error(
+                &format!("no secret seed from /dev/urandom: {e}"),
+                exit::USAGE,
+            )
+        }
+    };
     let opts = cacheon::qualify::AttemptOptions {
         lane_exe: exe,
-        seed: seed.unwrap_or_else(cacheon::qualify::fresh_seed),
+        seed,
         stack,
         deadlines: Default::default(),
         earlier: None,

@@ -48,14 +48,13 @@ pub struct AttemptOptions {
     pub copy_bandwidth: Option<f64>,
 }
 
-/// A fresh secret seed for an attempt, from the operating system's random source.
-pub fn fresh_seed() -> u64 {
+/// A fresh secret seed for an attempt, from the operating system's random source. A
+/// machine that cannot give one runs no attempt: a guessable seed is a public one.
+pub fn fresh_seed() -> std::io::Result<u64> {
+    use std::io::Read;
     let mut b = [0u8; 8];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        let _ = f.read_exact(&mut b);
-    }
-    u64::from_le_bytes(b) ^ std::process::id() as u64
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;
+    Ok(u64::from_le_bytes(b))
 }
 
 /// Runs one attempt.
@@ -150,7 +149,15 @@ fn measure(
     // Warm both lanes, then pairs of reads in alternating order (B C, C B, B C, …): each
     // lane is as often first as second, so whatever the order costs falls on both.
     let warm_prompt = next_prompt();
-    let warm = match timed_pair(&mut base, &mut cand, &warm_prompt, w.decode_steps, false) {
+    let keep_logits = j.read_kl_bound.is_some();
+    let warm = match timed_pair(
+        &mut base,
+        &mut cand,
+        &warm_prompt,
+        w.decode_steps,
+        false,
+        keep_logits,
+    ) {
         Ok(p) => p,
         Err(outcome) => return outcome,
     };
@@ -183,9 +190,14 @@ fn measure(
                 // An audit read runs eagerly and moves data to the host: one untimed pair
                 // puts both lanes back as a timed read finds them (graphs, caches, clocks).
                 let prompt = next_prompt();
-                if let Err(outcome) =
-                    timed_pair(&mut base, &mut cand, &prompt, w.decode_steps, false)
-                {
+                if let Err(outcome) = timed_pair(
+                    &mut base,
+                    &mut cand,
+                    &prompt,
+                    w.decode_steps,
+                    false,
+                    keep_logits,
+                ) {
                     return outcome;
                 }
             }
@@ -196,6 +208,7 @@ fn measure(
                 &read_prompt,
                 w.decode_steps,
                 order.is_multiple_of(2),
+                keep_logits,
             ) {
                 Ok(p) => p,
                 Err(outcome) => return outcome,
@@ -216,6 +229,19 @@ fn measure(
                     }
                     Err(e) => lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())),
                 };
+            }
+            if let Some(bound) = j.read_kl_bound {
+                match reads::distributions_agree(&pair, vocab, bound) {
+                    Ok(kl) => rec.max_read_kl = Some(rec.max_read_kl.unwrap_or(0.0).max(kl)),
+                    Err(detail) => {
+                        report.speed = Some(rec.clone());
+                        return Outcome::Fail(fail(
+                            Stage::Speed,
+                            FailReason::BehaviourChanged,
+                            detail,
+                        ));
+                    }
+                }
             }
             dispatch = pair.dispatch;
         }

@@ -72,6 +72,19 @@ fn log_softmax(row: &[f32]) -> Vec<f64> {
     row.iter().map(|&v| v as f64 - lse).collect()
 }
 
+/// KL(reference ‖ other) of two rows of logits, in nats; infinite where a logit is not
+/// finite.
+pub fn row_kl(reference: &[f32], other: &[f32]) -> f64 {
+    let p = log_softmax(reference);
+    let q = log_softmax(other);
+    let kl: f64 = p.iter().zip(&q).map(|(lp, lq)| lp.exp() * (lp - lq)).sum();
+    if kl.is_finite() {
+        kl.max(0.0)
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// Mean over rows of KL(reference ‖ other), rows of `vocab` logits each. Non-finite
 /// logits give an infinite KL.
 pub fn mean_kl(reference: &[f32], other: &[f32], vocab: usize) -> f64 {
@@ -79,16 +92,14 @@ pub fn mean_kl(reference: &[f32], other: &[f32], vocab: usize) -> f64 {
         return f64::INFINITY;
     }
     let rows = reference.len() / vocab;
-    let mut total = 0.0;
-    for r in 0..rows {
-        let p = log_softmax(&reference[r * vocab..(r + 1) * vocab]);
-        let q = log_softmax(&other[r * vocab..(r + 1) * vocab]);
-        let kl: f64 = p.iter().zip(&q).map(|(lp, lq)| lp.exp() * (lp - lq)).sum();
-        if !kl.is_finite() {
-            return f64::INFINITY;
-        }
-        total += kl.max(0.0);
-    }
+    let total: f64 = (0..rows)
+        .map(|r| {
+            row_kl(
+                &reference[r * vocab..(r + 1) * vocab],
+                &other[r * vocab..(r + 1) * vocab],
+            )
+        })
+        .sum();
     total / rows as f64
 }
 

@@ -25,24 +25,28 @@ pub struct TimedPair {
     pub cand_tokens: Vec<u32>,
     /// The candidate lane's dispatch counts.
     pub dispatch: Vec<u64>,
+    /// Next-token logits of every generated position (`[tokens, vocab]`), when asked for.
+    pub base_logits: Option<Vec<f32>>,
+    pub cand_logits: Option<Vec<f32>>,
 }
 
 /// Runs the prompt on both lanes, candidate first when `cand_first`; the referee times
 /// each request itself, from sending it to the reply, and freezes each lane as soon as it
-/// has answered.
+/// has answered. With `keep_logits` both lanes send every generated position's logits.
 pub fn timed_pair(
     base: &mut Lane,
     cand: &mut Lane,
     prompt: &[u32],
     decode_steps: usize,
     cand_first: bool,
+    keep_logits: bool,
 ) -> Result<TimedPair, Outcome> {
     let time = |lane: &mut Lane| {
         let t = Instant::now();
-        let r = lane.run(prompt, decode_steps, false);
+        let r = lane.run(prompt, decode_steps, keep_logits);
         let ms = t.elapsed().as_secs_f64() * 1e3;
         lane.freeze();
-        r.map(|(tokens, dispatch, _)| (ms, tokens, dispatch))
+        r.map(|(tokens, dispatch, logits)| (ms, tokens, dispatch, logits))
     };
     let base_read = |base: &mut Lane| {
         time(base).map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())))
@@ -61,7 +65,48 @@ pub fn timed_pair(
         base_tokens: b.1,
         cand_tokens: c.1,
         dispatch: c.2,
+        base_logits: b.3,
+        cand_logits: c.3,
     })
+}
+
+/// Checks a timed read's next-token distributions against the baseline's for the same
+/// prompt, position by position while the two generated the same context (up to and
+/// including the first position where their tokens differ): no position's KL(baseline ‖
+/// candidate) may exceed `bound`. Every timed read is judged this way, so a kernel that is
+/// exact only where it guesses it is observed gains nothing: what it computes in a read is
+/// what the read is judged on. Returns the largest KL seen.
+pub fn distributions_agree(pair: &TimedPair, vocab: usize, bound: f64) -> Result<f64, String> {
+    let (Some(b), Some(c)) = (&pair.base_logits, &pair.cand_logits) else {
+        return Err("a timed read came back without the logits asked for".into());
+    };
+    let same = pair
+        .base_tokens
+        .iter()
+        .zip(&pair.cand_tokens)
+        .position(|(x, y)| x != y)
+        .map_or(pair.base_tokens.len(), |at| at + 1);
+    if vocab == 0 || b.len() != c.len() || b.len() < same * vocab {
+        return Err(format!(
+            "a timed read sent {} logits where the baseline sent {} ({} positions of {vocab})",
+            c.len(),
+            b.len(),
+            same
+        ));
+    }
+    let mut worst = 0f64;
+    for row in 0..same {
+        let span = row * vocab..(row + 1) * vocab;
+        let kl = super::pristine::row_kl(&b[span.clone()], &c[span]);
+        if !(kl <= bound) {
+            return Err(format!(
+                "a timed read's next-token distribution at generated position {row} is {kl:.3e} nats \
+                 (KL) from the baseline's, more than {bound:.1e}"
+            ));
+        }
+        worst = worst.max(kl);
+    }
+    Ok(worst)
 }
 
 /// Largest gap between two logits, relative to the largest logit's magnitude (at least

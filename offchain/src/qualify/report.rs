@@ -22,6 +22,9 @@ pub struct SpeedRecord {
     pub copy_gb_per_s: f64,
     /// Each slot's dispatch count in the candidate's reads.
     pub candidate_dispatch: Vec<(String, u64)>,
+    /// The largest KL (nats) of a timed read's next-token distribution from the baseline
+    /// read's at the same position (arenas whose reads send logits).
+    pub max_read_kl: Option<f64>,
 }
 
 /// The pristine reference's record.

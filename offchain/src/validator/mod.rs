@@ -307,7 +307,9 @@ impl Session<'_> {
         let stack = incumbent_stack(at, arena).await?;
         let earlier =
             earlier_proposals(at, self.store, id, p.commit_block as u64, &p.miner).await?;
-        let seed = crate::qualify::fresh_seed();
+        let seed = crate::qualify::fresh_seed().map_err(|e| {
+            ValidatorError::Storage(format!("no secret seed from /dev/urandom: {e}"))
+        })?;
         let started = Instant::now();
         let report = match files {
             Ok(files) => {

@@ -1,0 +1,2 @@
+/* Only here so that the folder exists in the bundle. */
+#pragma once
