@@ -4,6 +4,7 @@
 mod common;
 
 use cacheon_kernels::engine::{EngineError, Logits, ModelConfig, Sampler, Weights};
+use cacheon_kernels::SlotId;
 use common::{tiny, tiny_engine, PROMPT};
 
 /// A straightforward f64 Llama forward over a whole sequence (no KV cache, no slots),
@@ -113,6 +114,32 @@ fn forward_is_bitwise_deterministic() {
         a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
         b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn a_last_row_prefill_is_the_last_row_of_a_full_one_and_fills_the_same_cache() {
+    // A prefill that returns only its last row stops the last layer at the cache write for
+    // the other rows (their outputs would reach nothing): the same logits, bit for bit,
+    // and the same cache, so the decode steps after it are the same too.
+    let (mut full, mut last) = (tiny_engine(1, 32), tiny_engine(1, 32));
+    let all = full.prefill(0, &PROMPT, Logits::All).unwrap();
+    let one = last.prefill(0, &PROMPT, Logits::Last).unwrap();
+    let vocab = one.len();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&all[all.len() - vocab..]), bits(&one));
+    for t in [5u32, 6] {
+        assert_eq!(
+            bits(&full.decode(&[t]).unwrap()),
+            bits(&last.decode(&[t]).unwrap())
+        );
+    }
+    // Fewer slot calls: one attention call per row in the last layer becomes one.
+    let (a, b) = (
+        full.slots().dispatch_counts(),
+        last.slots().dispatch_counts(),
+    );
+    let at = SlotId::AttentionDecode.index();
+    assert_eq!(a[at] - b[at], PROMPT.len() as u64 - 1);
 }
 
 #[test]

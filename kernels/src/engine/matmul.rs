@@ -116,6 +116,20 @@ fn serial(
     }
 }
 
+static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// The threads a matmul may use: the machine's, read once per process (asking costs a
+/// file read and a system call), unless [`use_one_thread`] came first.
+pub fn threads() -> usize {
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Every matmul of this process runs on the calling thread (a CPU lane: one core, and no
+/// thread may be created once it is sealed). Returns false if the count was already read.
+pub fn use_one_thread() -> bool {
+    THREADS.set(1).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,18 +178,4 @@ mod tests {
             assert_eq!(a, b);
         }
     }
-}
-
-static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-
-/// The threads a matmul may use: the machine's, read once per process (asking costs a
-/// file read and a system call), unless [`use_one_thread`] came first.
-pub fn threads() -> usize {
-    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// Every matmul of this process runs on the calling thread (a CPU lane: one core, and no
-/// thread may be created once it is sealed). Returns false if the count was already read.
-pub fn use_one_thread() -> bool {
-    THREADS.set(1).is_ok()
 }

@@ -98,7 +98,8 @@ pub fn distributions_agree(pair: &TimedPair, vocab: usize, bound: f64) -> Result
     for row in 0..same {
         let span = row * vocab..(row + 1) * vocab;
         let kl = super::pristine::row_kl(&b[span.clone()], &c[span]);
-        if !(kl <= bound) {
+        // NaN is never within the bound.
+        if kl.is_nan() || kl > bound {
             return Err(format!(
                 "a timed read's next-token distribution at generated position {row} is {kl:.3e} nats \
                  (KL) from the baseline's, more than {bound:.1e}"
