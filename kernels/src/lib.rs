@@ -10,15 +10,15 @@
 //!   stock bundles ([`bundle::stock`]).
 //! - [`sandbox`]: Landlock and the sandboxed compiler process.
 //! - [`source`]: C and CUDA source text as the screens read it (comments, logical lines).
-//! - [`cpu`]: building, screening and loading C bundles.
-//! - [`engine`]: the model (config, weights, checkpoints) and the CPU engine.
+//! - [`model`]: the model both engines run (config, weights, checkpoints, sampling).
+//! - [`cpu`]: building, screening and loading C bundles, and the CPU engine.
 //! - [`cuda`]: device, NVRTC build path, PTX ABI check, kernels, timing and the CUDA engine,
 //!   loaded at run time so that the crate builds and its tests run on machines without a GPU.
 
 pub mod bundle;
 pub mod cpu;
 pub mod cuda;
-pub mod engine;
+pub mod model;
 pub mod rng;
 pub mod sandbox;
 pub mod slots;

@@ -5,7 +5,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use cacheon_kernels::engine::{checkpoint, Engine, EngineError, Logits, ModelConfig, Weights};
+use cacheon_kernels::cpu::engine::Engine;
+use cacheon_kernels::model::{checkpoint, EngineError, Logits, ModelConfig, Weights};
 use common::{genesis_table, tiny, PROMPT};
 use safetensors::tensor::{Dtype, TensorView};
 
@@ -38,7 +39,7 @@ fn hf_names_bf16_and_tied_embeddings_load() {
         ..w
     };
     // Write every tensor as BF16 with the HF names, lm_head omitted (tied).
-    let specs = cacheon_kernels::engine::weights::tensor_specs(&cfg);
+    let specs = cacheon_kernels::model::weights::tensor_specs(&cfg);
     let data: Vec<(String, Vec<usize>, Vec<u8>)> = specs
         .iter()
         .zip(w.ordered())

@@ -17,7 +17,8 @@ use cacheon_kernels::bundle::stock;
 use cacheon_kernels::cuda::{
     CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable, WeightSource,
 };
-use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
+use cacheon_kernels::cpu::engine::{Engine, SlotTable};
+use cacheon_kernels::model::{Logits, ModelConfig, Weights};
 use cacheon_kernels::slots::SlotId;
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions};
 use serde::{Deserialize, Serialize};
@@ -63,7 +64,7 @@ struct CpuRef {
 }
 
 fn argmax(v: &[f32]) -> u32 {
-    cacheon_kernels::engine::sampler::argmax(v)
+    cacheon_kernels::model::sampler::argmax(v)
 }
 
 fn compute_cpu_ref() -> Result<CpuRef, String> {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use cacheon_kernels::engine::{EngineError, Logits, ModelConfig, Sampler, Weights};
+use cacheon_kernels::model::{EngineError, Logits, ModelConfig, Sampler, Weights};
 use cacheon_kernels::SlotId;
 use common::{tiny, tiny_engine, PROMPT};
 

@@ -8,7 +8,8 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use cacheon_kernels::bundle::stock;
-use cacheon_kernels::engine::{CallPhase, Logits, SlotObserver, SlotTable};
+use cacheon_kernels::cpu::engine::{CallPhase, SlotObserver, SlotTable};
+use cacheon_kernels::model::Logits;
 use cacheon_kernels::slots::call::SlotCall;
 use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};

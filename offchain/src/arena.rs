@@ -52,7 +52,7 @@ impl LaneBackend {
 /// The timed workload of an arena (DESIGN 7 step 7) and its audit reads (step 8).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Workload {
-    /// Named model shape (`cacheon_kernels::engine::ModelConfig::named`).
+    /// Named model shape (`cacheon_kernels::model::ModelConfig::named`).
     pub model: &'static str,
     /// Seed the weights are synthesized from (the arena's `model_digest` names the shape).
     pub weights_seed: u64,
@@ -170,7 +170,7 @@ impl Arena {
     /// engine's shapes otherwise than at the ones it was checked at.
     pub fn engine_shapes(&self, slot: cacheon_kernels::SlotId) -> Vec<Vec<i64>> {
         use cacheon_kernels::SlotId;
-        let Some(cfg) = cacheon_kernels::engine::ModelConfig::named(self.workload.model) else {
+        let Some(cfg) = cacheon_kernels::model::ModelConfig::named(self.workload.model) else {
             return vec![];
         };
         let w = self.workload;

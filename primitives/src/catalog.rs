@@ -71,7 +71,7 @@ pub struct ArenaSpec {
     pub backend: Backend,
     /// The hardware class validators must run (`x86-64-v3`, `sm90a`).
     pub hardware: &'static str,
-    /// The model shape (`cacheon_kernels::engine::ModelConfig::named`).
+    /// The model shape (`cacheon_kernels::model::ModelConfig::named`).
     pub model: &'static str,
     /// The timed workload (the off-chain arena table of the same id).
     pub workload: &'static str,

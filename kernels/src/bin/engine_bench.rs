@@ -34,7 +34,7 @@ use cacheon_kernels::cuda::{
     build_cuda_bundle, CudaBuildOptions, CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable,
     WeightSource,
 };
-use cacheon_kernels::engine::ModelConfig;
+use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 

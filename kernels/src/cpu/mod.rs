@@ -1,6 +1,8 @@
-//! The CPU backend's bundle path: the build in the compiler sandbox ([`build`]), the
-//! screen of the built shared object ([`artifact`]) and the loaded kernels ([`kernel`]).
+//! The CPU backend: a bundle's build in the compiler sandbox ([`build`]), the screen of
+//! the built shared object ([`artifact`]), the loaded kernels ([`kernel`]) and the engine
+//! they plug into ([`engine`]: the f32 forward pass, its matmuls and its slot table).
 
 pub mod artifact;
 pub mod build;
+pub mod engine;
 pub mod kernel;

@@ -4,7 +4,8 @@
 use std::sync::OnceLock;
 
 use cacheon_kernels::bundle::stock;
-use cacheon_kernels::engine::{Engine, ModelConfig, SlotTable, Weights};
+use cacheon_kernels::cpu::engine::{Engine, SlotTable};
+use cacheon_kernels::model::{ModelConfig, Weights};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuKernel};
 
 pub fn stock_kernels() -> Vec<CpuKernel> {

@@ -8,7 +8,7 @@ use cacheon_kernels::cuda::{
     build_cuda_bundle, CudaBuildOptions, CudaDevice, CudaEngine, CudaEngineOptions, CudaKernel,
     CudaSlotTable, WeightSource,
 };
-use cacheon_kernels::engine::ModelConfig;
+use cacheon_kernels::model::ModelConfig;
 
 use super::engine_lane::{recorded_call, AuditSample, LaneEngine, RecordedCall, RunResult};
 

@@ -7,9 +7,10 @@
 use std::sync::{Arc, Mutex};
 
 use cacheon_kernels::bundle;
-use cacheon_kernels::engine::sampler::argmax;
-use cacheon_kernels::engine::slot_table::{CallPhase, SlotObserver};
-use cacheon_kernels::engine::{Engine, Logits, ModelConfig, SlotTable, Weights};
+use cacheon_kernels::model::sampler::argmax;
+use cacheon_kernels::cpu::engine::{CallPhase, SlotObserver};
+use cacheon_kernels::cpu::engine::{Engine, SlotTable};
+use cacheon_kernels::model::{Logits, ModelConfig, Weights};
 use cacheon_kernels::slots::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};

@@ -1,4 +1,4 @@
-//! The engine on CUDA (DESIGN 7.2): the Llama-family decoder of [`crate::engine`] in bf16
+//! The engine on CUDA (DESIGN 7.2): the Llama-family decoder of [`crate::model`] in bf16
 //! on one GPU, with cuBLAS GEMMs (bf16 in and out, f32 accumulation) and the slot kernels
 //! from a [`CudaSlotTable`]. Reads top to bottom like the CPU model: embed, then per
 //! layer norm → fused QKV GEMM → split (q, k out; v into the cache) → `position.rope` →
@@ -50,8 +50,9 @@ use super::device::{driver_err, CudaDevice, DeviceError};
 use super::kernel::{CudaKernel, LaunchError};
 use super::{loader, nvrtc};
 use crate::bundle::stock;
-use crate::engine::weights::{tensor_specs, TensorRole};
-use crate::engine::{DispatchCounts, EngineError, ModelConfig, Weights};
+use crate::model::weights::{tensor_specs, TensorRole};
+use crate::model::{EngineError, ModelConfig, Weights};
+use crate::slots::stacks::DispatchCounts;
 use crate::slots::SlotId;
 
 /// Default decode batch buckets (capped by the engine's `max_batch`, which is a bucket).

@@ -187,7 +187,7 @@ pub fn run(backend: LaneBackend) -> i32 {
     // A CPU lane has one core, and no thread once sealed: its engine's matmuls stay on
     // this thread.
     if backend == LaneBackend::Cpu {
-        cacheon_kernels::engine::matmul::use_one_thread();
+        cacheon_kernels::cpu::engine::matmul::use_one_thread();
     }
     let mut state = LaneState {
         backend,

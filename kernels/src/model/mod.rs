@@ -1,22 +1,26 @@
-//! The engine the slots plug into (DESIGN 7.2): a Llama-family decoder (RMSNorm, RoPE,
-//! grouped-query attention with a KV cache, SwiGLU MLP), f32 on CPU. It loads safetensors
-//! weights with a Hugging Face style `config.json` or synthesizes them from a seed for a
-//! named shape, and calls every slot through a [`SlotTable`] whose genesis contents are
-//! the stock CPU bundles.
+//! The model both engines run (DESIGN 7.2): a Llama-family decoder's shape
+//! ([`ModelConfig`]: RMSNorm, RoPE, grouped-query attention, SwiGLU), its weights
+//! (synthesized from a seed for a named shape, or read from safetensors with a Hugging Face
+//! style `config.json`), greedy and seeded sampling, and what a prefill returns. The CPU
+//! engine is [`crate::cpu::engine`], the CUDA one [`crate::cuda::engine`].
 
 pub mod checkpoint;
 pub mod config;
-pub mod matmul;
-pub mod model;
 pub mod sampler;
-pub mod slot_table;
 pub mod weights;
 
 pub use config::ModelConfig;
-pub use model::{Engine, Logits};
 pub use sampler::Sampler;
-pub use slot_table::{CallPhase, DispatchCounts, SlotObserver, SlotTable, SlotTableError};
 pub use weights::{LayerWeights, Weights};
+
+/// Which logits a prefill returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logits {
+    /// Only the last token's: `[vocab]`.
+    Last,
+    /// Every token's: `[tokens, vocab]` (teacher forcing).
+    All,
+}
 
 /// Why the engine refused or failed a request.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! The Llama-family decoder on CPU, f32. Reads top to bottom: embed, then per layer
+//! The engine on CPU: the Llama-family decoder of [`crate::model`] in f32. Reads top to bottom: embed, then per layer
 //! norm → q/k/v → RoPE → KV cache → attention → o → norm (+ residual) → gate/up → SwiGLU
 //! → down, then the final norm and the LM head. Every slot-shaped step goes through the
 //! [`SlotTable`]; the GEMMs are the engine's own.
@@ -13,23 +13,15 @@
 //! exception: that layer's RoPE call rotates every row's query, of which only the last is
 //! read — a few per cent of one call a prefill, far below any margin.)
 
-use super::config::ModelConfig;
-use super::matmul::matmul;
-use super::sampler::Sampler;
-use super::slot_table::SlotTable;
-use super::weights::Weights;
-use super::EngineError;
+pub mod matmul;
+pub mod slot_table;
+
+pub use slot_table::{CallPhase, SlotObserver, SlotTable, SlotTableError};
+
+use crate::model::{EngineError, Logits, ModelConfig, Sampler, Weights};
 use crate::slots::call::Tensor::{F32, I32};
 use crate::slots::SlotId;
-
-/// Which logits a prefill returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Logits {
-    /// Only the last token's: `[vocab]`.
-    Last,
-    /// Every token's: `[tokens, vocab]` (teacher forcing).
-    All,
-}
+use matmul::matmul;
 
 /// Keys and values of every layer, laid out as the `attention.decode` ABI wants them:
 /// `[batch, max_seq, kv_heads, head_dim]` per layer.
