@@ -284,7 +284,7 @@ pub fn lane_outcome(stage: Stage, e: LaneError) -> Outcome {
 }
 
 fn case_seed(secret: u64, label: &str) -> u64 {
-    Rng::derive(secret, label).next_u64()
+    Rng::secret(secret, label).next_u64()
 }
 
 /// The plan of verification cases: every in-domain shape with the seeded inputs, and the

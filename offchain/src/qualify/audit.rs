@@ -65,7 +65,7 @@ pub fn draw_reads(seed: u64, w: &Workload, j: &Judging) -> BTreeSet<u64> {
     let per_pair = j.runs_per_read.max(1) as u64;
     let first = per_pair + 1;
     let last = (j.max_pairs.max(2) as u64) * per_pair;
-    let mut rng = Rng::derive(seed, "audit-reads");
+    let mut rng = Rng::secret(seed, "audit-reads");
     let mut out = BTreeSet::new();
     let want = (w.audit_reads as u64).min(last + 1 - first);
     while (out.len() as u64) < want {
@@ -85,7 +85,7 @@ pub fn draw_sample(
     dispatch: &[u64],
     w: &Workload,
 ) -> AuditSample {
-    let mut rng = Rng::derive(seed, &format!("audit-sample/{read}"));
+    let mut rng = Rng::secret(seed, &format!("audit-sample/{read}"));
     slots
         .iter()
         .map(|&slot| {

@@ -83,7 +83,7 @@ pub fn start(
     };
     let start_cand = || start_lane(true).map_err(|e| lane_outcome(Stage::Speed, e));
     // Which lane starts first (and so allocates first) is drawn from the secret seed.
-    let lanes = if Rng::derive(opts.seed, "lane-order").below(2) == 0 {
+    let lanes = if Rng::secret(opts.seed, "lane-order").below(2) == 0 {
         start_base().and_then(|b| Ok((b, start_cand()?)))
     } else {
         start_cand().and_then(|c| Ok((start_base()?, c)))

@@ -13,7 +13,7 @@ use crate::screens::{lane_outcome, Outcome, Stage};
 /// The prompt of the attempt's `read`-th workload read: fresh for every read, secret
 /// (derived from the attempt's seed).
 pub fn read_prompt(seed: u64, read: u64, len: usize, vocab: usize) -> Vec<u32> {
-    let mut rng = Rng::derive(seed, &format!("workload-prompt/{read}"));
+    let mut rng = Rng::secret(seed, &format!("workload-prompt/{read}"));
     (0..len).map(|_| rng.below(vocab as u64) as u32).collect()
 }
 
