@@ -195,14 +195,9 @@ pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> 
         Ok(e) => e,
         Err(code) => return code,
     };
-    let seed = match seed.map_or_else(cacheon::qualify::fresh_seed, Ok) {
+    let seed = match super::seed_or_fresh(out, seed) {
         Ok(s) => s,
-        Err(e) => {
-            return out.error(
-                &format!("no secret seed from /dev/urandom: {e}"),
-                exit::USAGE,
-            )
-        }
+        Err(code) => return code,
     };
     let opts = ScreenOptions::new(exe, seed);
     let bar = if out.json {

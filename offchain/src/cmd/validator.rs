@@ -50,14 +50,9 @@ pub fn qualify(
         Ok(e) => e,
         Err(code) => return code,
     };
-    let seed = match seed.map_or_else(cacheon::qualify::fresh_seed, Ok) {
+    let seed = match super::seed_or_fresh(out, seed) {
         Ok(s) => s,
-        Err(e) => {
-            return out.error(
-                &format!("no secret seed from /dev/urandom: {e}"),
-                exit::USAGE,
-            )
-        }
+        Err(code) => return code,
     };
     let opts = cacheon::qualify::AttemptOptions {
         lane_exe: exe,

@@ -171,7 +171,6 @@ pub fn in_private_network_namespace() -> bool {
 /// Installs the lane's seccomp filter on every thread of the process. With `no_threads`
 /// (CPU lanes) no thread can be created after it either.
 pub fn install_seccomp(no_threads: bool) -> Result<(), String> {
-    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
     let cond = |idx, op, v| {
         SeccompCondition::new(idx, SeccompCmpArgLen::Qword, op, v).map_err(|e| e.to_string())
     };
@@ -264,32 +263,20 @@ pub fn install_seccomp(no_threads: bool) -> Result<(), String> {
                 .map_err(|e| e.to_string())?,
         ],
     );
-    let filter = SeccompFilter::new(
+    apply(
         rules,
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )
-    .map_err(|e| e.to_string())?;
-    let program: BpfProgram = filter
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())?;
-    seccompiler::apply_filter_all_threads(&program).map_err(|e| e.to_string())?;
+    )?;
     // clone3 passes its flags in memory, where a filter cannot look. It answers ENOSYS
     // (not EPERM), so the C library falls back to clone, whose flags are checked above.
     let mut clone3 = BTreeMap::new();
     clone3.insert(libc::SYS_clone3, vec![]);
-    let filter = SeccompFilter::new(
+    apply(
         clone3,
         SeccompAction::Allow,
         SeccompAction::Errno(libc::ENOSYS as u32),
-        arch,
     )
-    .map_err(|e| e.to_string())?;
-    let program: BpfProgram = filter
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())?;
-    seccompiler::apply_filter_all_threads(&program).map_err(|e| e.to_string())
 }
 
 /// The CPU lane's second filter, installed once its bundles are loaded (no more mapping of
@@ -307,7 +294,6 @@ pub fn install_cpu_allow_list() -> Result<(), String> {
     if unsafe { libc::prctl(libc::PR_SET_TSC, libc::PR_TSC_SIGSEGV, 0, 0, 0) } != 0 {
         return Err(format!("PR_SET_TSC: {}", std::io::Error::last_os_error()));
     }
-    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
     let cond = |idx, op, v| {
         SeccompCondition::new(idx, SeccompCmpArgLen::Qword, op, v).map_err(|e| e.to_string())
     };
@@ -351,13 +337,23 @@ pub fn install_cpu_allow_list() -> Result<(), String> {
         libc::SYS_tgkill,
         vec![rule(vec![cond(0, SeccompCmpOp::Eq, me)?])?],
     );
-    let filter = SeccompFilter::new(
+    apply(
         rules,
         SeccompAction::Errno(libc::EPERM as u32),
         SeccompAction::Allow,
-        arch,
     )
-    .map_err(|e| e.to_string())?;
+}
+
+/// Compiles `rules` (matching calls get `on_match`, the rest `otherwise`) and installs the
+/// filter on every thread of the process.
+fn apply(
+    rules: BTreeMap<i64, Vec<SeccompRule>>,
+    otherwise: SeccompAction,
+    on_match: SeccompAction,
+) -> Result<(), String> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let filter =
+        SeccompFilter::new(rules, otherwise, on_match, arch).map_err(|e| e.to_string())?;
     let program: BpfProgram = filter
         .try_into()
         .map_err(|e: seccompiler::BackendError| e.to_string())?;
