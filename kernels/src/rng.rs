@@ -78,7 +78,11 @@ mod tests {
         use super::Rng;
         let first = |mut r: Rng| r.next_u64();
         let a = first(Rng::secret(7, "workload-prompt/1"));
-        assert_eq!(a, first(Rng::secret(7, "workload-prompt/1")), "deterministic");
+        assert_eq!(
+            a,
+            first(Rng::secret(7, "workload-prompt/1")),
+            "deterministic"
+        );
         assert_ne!(a, first(Rng::secret(7, "workload-prompt/2")));
         assert_ne!(a, first(Rng::secret(8, "workload-prompt/1")));
         assert_ne!(a, first(Rng::derive(7, "workload-prompt/1")));

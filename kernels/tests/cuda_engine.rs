@@ -14,10 +14,10 @@
 mod common;
 
 use cacheon_kernels::bundle::stock;
+use cacheon_kernels::cpu::engine::{Engine, SlotTable};
 use cacheon_kernels::cuda::{
     CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable, WeightSource,
 };
-use cacheon_kernels::cpu::engine::{Engine, SlotTable};
 use cacheon_kernels::model::{Logits, ModelConfig, Weights};
 use cacheon_kernels::slots::SlotId;
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions};

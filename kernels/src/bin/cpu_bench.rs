@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use cacheon_kernels::bundle;
-use cacheon_kernels::model::sampler::argmax;
 use cacheon_kernels::cpu::engine::{Engine, SlotTable};
+use cacheon_kernels::model::sampler::argmax;
 use cacheon_kernels::model::{Logits, ModelConfig, Weights};
 use cacheon_kernels::slots::cases;
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuKernel};

@@ -87,12 +87,13 @@ impl EvidenceArgs {
 
 /// The secret seed given (`--seed`), or a fresh one from the operating system.
 pub fn seed_or_fresh(out: &Out, seed: Option<u64>) -> Result<u64, i32> {
-    seed.map_or_else(cacheon::qualify::fresh_seed, Ok).map_err(|e| {
-        out.error(
-            &format!("no secret seed from /dev/urandom: {e}"),
-            cacheon::exit::USAGE,
-        )
-    })
+    seed.map_or_else(cacheon::qualify::fresh_seed, Ok)
+        .map_err(|e| {
+            out.error(
+                &format!("no secret seed from /dev/urandom: {e}"),
+                cacheon::exit::USAGE,
+            )
+        })
 }
 
 /// This executable, which lanes are started from (`cacheon lane`).

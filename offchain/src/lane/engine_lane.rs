@@ -7,9 +7,9 @@
 use std::sync::{Arc, Mutex};
 
 use cacheon_kernels::bundle;
-use cacheon_kernels::model::sampler::argmax;
 use cacheon_kernels::cpu::engine::{CallPhase, SlotObserver};
 use cacheon_kernels::cpu::engine::{Engine, SlotTable};
+use cacheon_kernels::model::sampler::argmax;
 use cacheon_kernels::model::{Logits, ModelConfig, Weights};
 use cacheon_kernels::slots::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::slots::call::{SlotCall, Tensor};

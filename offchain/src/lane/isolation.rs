@@ -352,8 +352,7 @@ fn apply(
     on_match: SeccompAction,
 ) -> Result<(), String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
-    let filter =
-        SeccompFilter::new(rules, otherwise, on_match, arch).map_err(|e| e.to_string())?;
+    let filter = SeccompFilter::new(rules, otherwise, on_match, arch).map_err(|e| e.to_string())?;
     let program: BpfProgram = filter
         .try_into()
         .map_err(|e: seccompiler::BackendError| e.to_string())?;
