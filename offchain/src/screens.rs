@@ -250,6 +250,10 @@ pub struct ScreenReport {
     /// without Landlock).
     pub lane_landlock: bool,
     pub seed: u64,
+    /// The canonical bytes and manifest the static steps accepted, for the steps after the
+    /// screens (not part of the evidence: the content hash names them).
+    #[serde(skip)]
+    pub packed: Option<Packed>,
 }
 
 /// Progress of a screening run, for a progress bar.
@@ -457,6 +461,7 @@ pub fn run_screens(
         lane_seccomp: false,
         lane_landlock: false,
         seed: opts.seed,
+        packed: None,
     };
     progress(Progress::Stage(Stage::Pack));
     let packed = match static_screen(files, arena) {
@@ -470,6 +475,7 @@ pub fn run_screens(
         }
     };
     report.content_hash = Some(hex::encode(packed.content_hash));
+    report.packed = Some(packed.clone());
     report.passed_stages.extend([Stage::Pack, Stage::Policy]);
     let fp = fingerprint(files, &packed.manifest);
     report.fingerprint = Some(hex::encode(fp));

@@ -13,6 +13,7 @@ mod lanes;
 pub mod pristine;
 pub mod reads;
 mod report;
+mod session;
 pub mod speed;
 
 pub use report::{AttemptReport, PristineRecord, SpeedRecord};
@@ -25,9 +26,9 @@ use cacheon_kernels::SlotId;
 use cacheon_primitives::{FailReason, NoDecisionReason, PPM_ONE};
 
 use crate::arena::Arena;
-use crate::lane::{Deadlines, Lane, LaneError};
+use crate::lane::{Deadlines, LaneError};
 use crate::screens::{self, fail, lane_outcome, Outcome, Progress, ScreenOptions, Stage};
-use reads::{read_prompt, timed_pair, tokens_agree};
+use session::Reads;
 
 /// Options of one attempt.
 #[derive(Clone, Debug)]
@@ -83,8 +84,8 @@ pub fn attempt(
         pristine: None,
         workload: arena.workload,
     };
-    if report.outcome == Outcome::Pass {
-        report.outcome = measure(files, arena, opts, &mut report, progress);
+    if let (Outcome::Pass, Some(packed)) = (&report.outcome, report.screens.packed.clone()) {
+        report.outcome = measure(&packed, arena, opts, &mut report, progress);
     }
     report.wall_ms = started.elapsed().as_millis() as u64;
     report
@@ -92,47 +93,22 @@ pub fn attempt(
 
 /// Steps 7-9 for a bundle that passed the screens.
 fn measure(
-    files: &[BundleFile],
+    packed: &screens::Packed,
     arena: Arena,
     opts: &AttemptOptions,
     report: &mut AttemptReport,
     progress: &mut dyn FnMut(Progress),
 ) -> Outcome {
-    let w = arena.workload;
-    let j = arena.judging;
-    let canonical = match cacheon_kernels::bundle::canonical_bytes(
-        files,
-        cacheon_kernels::bundle::MAX_BUNDLE_BYTES,
-    ) {
-        Ok(c) => c,
-        Err(e) => return Outcome::Fail(fail(Stage::Pack, FailReason::Policy, e.to_string())),
-    };
-    let manifest = match cacheon_kernels::Manifest::from_bundle(files) {
-        Ok(m) => m,
-        Err(e) => return Outcome::Fail(fail(Stage::Policy, FailReason::Policy, e.to_string())),
-    };
-    let candidate_slots: Vec<SlotId> = manifest.ops.iter().map(|o| o.slot).collect();
+    let (w, j) = (arena.workload, arena.judging);
+    let slots: Vec<SlotId> = packed.manifest.ops.iter().map(|o| o.slot).collect();
     progress(Progress::Stage(Stage::Speed));
-    let lanes::Lanes {
-        mut base,
-        mut cand,
-        vocab,
-        weight_bytes,
-    } = match lanes::start(&canonical, &candidate_slots, arena, opts) {
+    let lanes = match lanes::start(&packed.canonical, &slots, arena, opts) {
         Ok(l) => l,
         Err(outcome) => return outcome,
     };
-
-    // Every read gets a fresh secret prompt (no cache keyed on inputs can hit), the same
-    // for both lanes of a pair, and its tokens are checked against the baseline's.
-    let mut reads = 0u64;
-    let mut next_prompt = || {
-        reads += 1;
-        read_prompt(opts.seed, reads, w.prompt_len, vocab)
-    };
     let measured = match opts.copy_bandwidth {
         Some(rate) => Ok(rate),
-        None => copy::floor_bandwidth(arena.backend, weight_bytes as usize),
+        None => copy::floor_bandwidth(arena.backend, lanes.weight_bytes as usize),
     };
     let copy = match measured {
         Ok(c) => c,
@@ -141,149 +117,25 @@ fn measure(
     let mut rec = SpeedRecord {
         min_margin_ppm: j.min_margin_ppm,
         max_noise_ppm: j.max_noise_ppm,
-        floor_ms: (1 + w.decode_steps) as f64 * weight_bytes as f64 / copy * 1e3,
+        floor_ms: (1 + w.decode_steps) as f64 * lanes.weight_bytes as f64 / copy * 1e3,
         copy_gb_per_s: copy / 1e9,
         ..Default::default()
     };
 
-    // Warm both lanes, then pairs of reads in alternating order (B C, C B, B C, …): each
-    // lane is as often first as second, so whatever the order costs falls on both.
-    let warm_prompt = next_prompt();
-    let keep_logits = j.read_kl_bound.is_some();
-    let warm = match timed_pair(
-        &mut base,
-        &mut cand,
-        &warm_prompt,
-        w.decode_steps,
-        false,
-        keep_logits,
-    ) {
-        Ok(p) => p,
+    // Step 7, with step 8's audit reads at secret positions among the timed ones.
+    let mut reads = match Reads::warm(lanes, arena, opts, &slots) {
+        Ok(r) => r,
         Err(outcome) => return outcome,
     };
-    // Audit A: extra reads at secret positions among the timed ones (`audit.rs`), each
-    // recording a secret sample of the candidate's calls, sized by a read's counts.
-    let mut audit_at = audit::draw_reads(opts.seed, &w, &j);
-    let mut summary = audit::AuditSummary::default();
-    let mut audit = |base: &mut Lane, cand: &mut Lane, prompt: &[u32], at: u64| {
-        let sample = audit::draw_sample(opts.seed, at, &candidate_slots, &warm.dispatch, &w);
-        let outcome = audit::audit_read(base, cand, prompt, &sample, arena, &mut summary);
-        (outcome, summary.clone())
-    };
-    let mut order = 0u64;
-    let decision = loop {
-        progress(Progress::Cases {
-            done: rec.baseline_ms.len(),
-            total: j.max_pairs,
-        });
-        // One read per lane: the fastest of `runs_per_read` runs.
-        let (mut b_ms, mut c_ms) = (f64::INFINITY, f64::INFINITY);
-        let mut dispatch = Vec::new();
-        for _ in 0..j.runs_per_read.max(1) {
-            order += 1;
-            if audit_at.remove(&order) {
-                let prompt = next_prompt();
-                if let (Err(outcome), seen) = audit(&mut base, &mut cand, &prompt, order) {
-                    report.audit = Some(seen);
-                    return outcome;
-                }
-                // An audit read runs eagerly and moves data to the host: one untimed pair
-                // puts both lanes back as a timed read finds them (graphs, caches, clocks).
-                let prompt = next_prompt();
-                if let Err(outcome) = timed_pair(
-                    &mut base,
-                    &mut cand,
-                    &prompt,
-                    w.decode_steps,
-                    false,
-                    keep_logits,
-                ) {
-                    return outcome;
-                }
-            }
-            let read_prompt = next_prompt();
-            let pair = match timed_pair(
-                &mut base,
-                &mut cand,
-                &read_prompt,
-                w.decode_steps,
-                order.is_multiple_of(2),
-                keep_logits,
-            ) {
-                Ok(p) => p,
-                Err(outcome) => return outcome,
-            };
-            b_ms = b_ms.min(pair.base_ms);
-            c_ms = c_ms.min(pair.cand_ms);
-            if let Err(detail) = tokens_agree(
-                &mut base,
-                &read_prompt,
-                &pair.base_tokens,
-                &pair.cand_tokens,
-                arena.backend,
-            ) {
-                report.speed = Some(rec.clone());
-                return match detail {
-                    Ok(detail) => {
-                        Outcome::Fail(fail(Stage::Speed, FailReason::BehaviourChanged, detail))
-                    }
-                    Err(e) => lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())),
-                };
-            }
-            if let Some(bound) = j.read_kl_bound {
-                match reads::distributions_agree(&pair, vocab, bound) {
-                    Ok(kl) => rec.max_read_kl = Some(rec.max_read_kl.unwrap_or(0.0).max(kl)),
-                    Err(detail) => {
-                        report.speed = Some(rec.clone());
-                        return Outcome::Fail(fail(
-                            Stage::Speed,
-                            FailReason::BehaviourChanged,
-                            detail,
-                        ));
-                    }
-                }
-            }
-            dispatch = pair.dispatch;
-        }
-        rec.baseline_ms.push(b_ms);
-        rec.candidate_ms.push(c_ms);
-        rec.candidate_dispatch = SlotId::ALL
-            .iter()
-            .zip(&dispatch)
-            .map(|(s, &n)| (s.as_str().to_string(), n))
-            .collect();
-        if c_ms < rec.floor_ms {
-            report.speed = Some(rec.clone());
-            return Outcome::Fail(fail(
-                Stage::Speed,
-                FailReason::Cheating,
-                format!(
-                    "a read took {c_ms:.3} ms, below the physical floor of {:.3} ms",
-                    rec.floor_ms
-                ),
-            ));
-        }
-        if let Some(s) = candidate_slots
-            .iter()
-            .find(|s| dispatch.get(s.index()).copied().unwrap_or(0) == 0)
-        {
-            report.speed = Some(rec.clone());
-            return Outcome::Fail(fail(
-                Stage::Speed,
-                FailReason::NotFaster,
-                format!("the candidate's {s} kernel never ran in the workload (dispatch count 0)"),
-            ));
-        }
-        let d = speed::decide(
-            &rec.baseline_ms,
-            &rec.candidate_ms,
-            j.min_margin_ppm,
-            j.max_noise_ppm,
-            j.min_pairs,
-            j.max_pairs,
-        );
-        if d != speed::Decision::Continue {
-            break d;
+    let decided = reads.speed(&mut rec, progress);
+    if reads.audit.reads > 0 {
+        report.audit = Some(reads.audit.clone());
+    }
+    let decision = match decided {
+        Ok(d) => d,
+        Err(outcome) => {
+            report.speed = Some(rec);
+            return outcome;
         }
     };
     let iv = speed::interval(&rec.baseline_ms, &rec.candidate_ms);
@@ -316,32 +168,19 @@ fn measure(
         }
         speed::Decision::Continue => unreachable!("the loop only ends decided"),
     }
-    // The audit reads the decision came before run now, where a timed read would be.
     progress(Progress::Stage(Stage::Audit));
-    for at in std::mem::take(&mut audit_at) {
-        let prompt = next_prompt();
-        if let (Err(outcome), seen) = audit(&mut base, &mut cand, &prompt, at) {
-            report.audit = Some(seen);
-            return outcome;
-        }
+    let audited = reads.remaining_audits();
+    report.audit = Some(reads.audit.clone());
+    if let Err(outcome) = audited {
+        return outcome;
     }
-    report.audit = Some(summary);
 
-    // Token sequences and next-token distributions of both engines from one more read,
-    // for the pristine reference T, once the candidate lanes are gone.
-    let prompt = next_prompt();
-    let runs = (
-        base.run(&prompt, w.decode_steps, true),
-        cand.run(&prompt, w.decode_steps, true),
-    );
-    base.shutdown();
-    cand.shutdown();
-    let (b_run, c_run) = match runs {
-        (Ok(b), Ok(c)) => (b, c),
-        (Err(e), _) => {
-            return lane_outcome(Stage::Pristine, LaneError::Infrastructure(e.to_string()))
-        }
-        (_, Err(e)) => return lane_outcome(Stage::Pristine, e),
+    // Step 9: both engines' tokens and distributions from one more read, for the pristine
+    // reference T, once the candidate lanes are gone.
+    let vocab = reads.vocab;
+    let (prompt, b_run, c_run) = match reads.last_read() {
+        Ok(r) => r,
+        Err(outcome) => return outcome,
     };
     progress(Progress::Stage(Stage::Pristine));
     let (outcome, record) = pristine::check(&prompt, &b_run, &c_run, arena, opts, vocab);

@@ -1,0 +1,236 @@
+//! The reads of one attempt after its screens: both resident lanes, the read counter
+//! (every read gets a fresh secret prompt, the same for both lanes of a pair), and the
+//! audit's secret positions among the timed reads. [`Reads::speed`] is step 7 with step
+//! 8's audit reads inside it; [`Reads::remaining_audits`] runs those the decision came
+//! before; [`Reads::last_read`] gives step 9 its read and shuts the lanes down.
+
+use std::collections::BTreeSet;
+
+use cacheon_kernels::SlotId;
+use cacheon_primitives::FailReason;
+
+use super::audit::{self, AuditSummary};
+use super::lanes::Lanes;
+use super::reads::{self, read_prompt, timed_pair, tokens_agree, TimedPair};
+use super::{speed, AttemptOptions, SpeedRecord};
+use crate::arena::Arena;
+use crate::lane::engine_lane::RunResult;
+use crate::lane::{Lane, LaneError};
+use crate::screens::{fail, lane_outcome, Outcome, Progress, Stage};
+
+pub struct Reads<'a> {
+    base: Lane,
+    cand: Lane,
+    arena: Arena,
+    opts: &'a AttemptOptions,
+    /// The candidate's slots.
+    slots: &'a [SlotId],
+    pub vocab: usize,
+    /// Reads so far (each with its own prompt).
+    prompts: u64,
+    /// Timed runs so far (the audit's positions count these).
+    runs: u64,
+    /// Whether timed reads send their logits (`Judging::read_kl_bound`).
+    keep_logits: bool,
+    audit_at: BTreeSet<u64>,
+    pub audit: AuditSummary,
+    /// The warm read's dispatch counts, which size the audit samples.
+    warm_dispatch: Vec<u64>,
+}
+
+impl<'a> Reads<'a> {
+    /// Takes both lanes and warms them with one untimed pair.
+    pub fn warm(
+        lanes: Lanes,
+        arena: Arena,
+        opts: &'a AttemptOptions,
+        slots: &'a [SlotId],
+    ) -> Result<Reads<'a>, Outcome> {
+        let mut reads = Reads {
+            base: lanes.base,
+            cand: lanes.cand,
+            arena,
+            opts,
+            slots,
+            vocab: lanes.vocab,
+            prompts: 0,
+            runs: 0,
+            keep_logits: arena.judging.read_kl_bound.is_some(),
+            audit_at: audit::draw_reads(opts.seed, &arena.workload, &arena.judging),
+            audit: AuditSummary::default(),
+            warm_dispatch: Vec::new(),
+        };
+        let (_, warm) = reads.pair(false)?;
+        reads.warm_dispatch = warm.dispatch;
+        Ok(reads)
+    }
+
+    fn prompt(&mut self) -> Vec<u32> {
+        self.prompts += 1;
+        let w = self.arena.workload;
+        read_prompt(self.opts.seed, self.prompts, w.prompt_len, self.vocab)
+    }
+
+    /// One read of each lane on a fresh prompt, timed by the referee.
+    fn pair(&mut self, cand_first: bool) -> Result<(Vec<u32>, TimedPair), Outcome> {
+        let prompt = self.prompt();
+        let steps = self.arena.workload.decode_steps;
+        let (base, cand) = (&mut self.base, &mut self.cand);
+        let pair = timed_pair(base, cand, &prompt, steps, cand_first, self.keep_logits)?;
+        Ok((prompt, pair))
+    }
+
+    /// An audit read at timed position `at` (`audit.rs`), its calls checked into
+    /// `self.audit`.
+    fn audit_read(&mut self, at: u64) -> Result<(), Outcome> {
+        let (seed, w) = (self.opts.seed, self.arena.workload);
+        let sample = audit::draw_sample(seed, at, self.slots, &self.warm_dispatch, &w);
+        let prompt = self.prompt();
+        let (base, cand) = (&mut self.base, &mut self.cand);
+        audit::audit_read(base, cand, &prompt, &sample, self.arena, &mut self.audit)
+    }
+
+    /// Checks a timed pair: the candidate's tokens against the baseline's and, where reads
+    /// send logits, its distributions; records the largest KL in `rec`.
+    fn judge(
+        &mut self,
+        prompt: &[u32],
+        pair: &TimedPair,
+        rec: &mut SpeedRecord,
+    ) -> Result<(), Outcome> {
+        let backend = self.arena.backend;
+        match tokens_agree(
+            &mut self.base,
+            prompt,
+            &pair.base_tokens,
+            &pair.cand_tokens,
+            backend,
+        ) {
+            Ok(()) => {}
+            Err(Ok(detail)) => {
+                return Err(Outcome::Fail(fail(
+                    Stage::Speed,
+                    FailReason::BehaviourChanged,
+                    detail,
+                )))
+            }
+            Err(Err(e)) => {
+                return Err(lane_outcome(
+                    Stage::Speed,
+                    LaneError::Infrastructure(e.to_string()),
+                ))
+            }
+        }
+        if let Some(bound) = self.arena.judging.read_kl_bound {
+            let kl = reads::distributions_agree(pair, self.vocab, bound).map_err(|detail| {
+                Outcome::Fail(fail(Stage::Speed, FailReason::BehaviourChanged, detail))
+            })?;
+            rec.max_read_kl = Some(rec.max_read_kl.unwrap_or(0.0).max(kl));
+        }
+        Ok(())
+    }
+
+    /// Step 7: pairs of reads in alternating order (B C, C B, …: each lane is as often
+    /// first as second, so whatever the order costs falls on both), each read the fastest
+    /// of `runs_per_read` runs, every run judged, until the speed is decided. An audit
+    /// read, when its secret position comes, runs in place of a timed run, followed by one
+    /// untimed pair that puts both lanes back as a timed read finds them.
+    pub fn speed(
+        &mut self,
+        rec: &mut SpeedRecord,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<speed::Decision, Outcome> {
+        let j = self.arena.judging;
+        loop {
+            progress(Progress::Cases {
+                done: rec.baseline_ms.len(),
+                total: j.max_pairs,
+            });
+            let (mut b_ms, mut c_ms) = (f64::INFINITY, f64::INFINITY);
+            let mut dispatch = Vec::new();
+            for _ in 0..j.runs_per_read.max(1) {
+                self.runs += 1;
+                if self.audit_at.remove(&self.runs) {
+                    self.audit_read(self.runs)?;
+                    self.pair(false)?;
+                }
+                let (prompt, pair) = self.pair(self.runs.is_multiple_of(2))?;
+                b_ms = b_ms.min(pair.base_ms);
+                c_ms = c_ms.min(pair.cand_ms);
+                self.judge(&prompt, &pair, rec)?;
+                dispatch = pair.dispatch;
+            }
+            rec.baseline_ms.push(b_ms);
+            rec.candidate_ms.push(c_ms);
+            rec.candidate_dispatch = SlotId::ALL
+                .iter()
+                .zip(&dispatch)
+                .map(|(s, &n)| (s.as_str().to_string(), n))
+                .collect();
+            if c_ms < rec.floor_ms {
+                return Err(Outcome::Fail(fail(
+                    Stage::Speed,
+                    FailReason::Cheating,
+                    format!(
+                        "a read took {c_ms:.3} ms, below the physical floor of {:.3} ms",
+                        rec.floor_ms
+                    ),
+                )));
+            }
+            if let Some(s) = self
+                .slots
+                .iter()
+                .find(|s| dispatch.get(s.index()).copied().unwrap_or(0) == 0)
+            {
+                return Err(Outcome::Fail(fail(
+                    Stage::Speed,
+                    FailReason::NotFaster,
+                    format!(
+                        "the candidate's {s} kernel never ran in the workload (dispatch count 0)"
+                    ),
+                )));
+            }
+            let d = speed::decide(
+                &rec.baseline_ms,
+                &rec.candidate_ms,
+                j.min_margin_ppm,
+                j.max_noise_ppm,
+                j.min_pairs,
+                j.max_pairs,
+            );
+            if d != speed::Decision::Continue {
+                return Ok(d);
+            }
+        }
+    }
+
+    /// The audit reads whose positions the decision came before, now, where a timed read
+    /// would be.
+    pub fn remaining_audits(&mut self) -> Result<(), Outcome> {
+        for at in std::mem::take(&mut self.audit_at) {
+            self.audit_read(at)?;
+        }
+        Ok(())
+    }
+
+    /// One more read of both engines with their logits (for the pristine reference),
+    /// then both lanes shut down: the prompt and the two reads.
+    pub fn last_read(mut self) -> Result<(Vec<u32>, RunResult, RunResult), Outcome> {
+        let prompt = self.prompt();
+        let steps = self.arena.workload.decode_steps;
+        let runs = (
+            self.base.run(&prompt, steps, true),
+            self.cand.run(&prompt, steps, true),
+        );
+        self.base.shutdown();
+        self.cand.shutdown();
+        match runs {
+            (Ok(b), Ok(c)) => Ok((prompt, b, c)),
+            (Err(e), _) => Err(lane_outcome(
+                Stage::Pristine,
+                LaneError::Infrastructure(e.to_string()),
+            )),
+            (_, Err(e)) => Err(lane_outcome(Stage::Pristine, e)),
+        }
+    }
+}
