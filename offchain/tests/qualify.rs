@@ -229,10 +229,17 @@ fn a_kernel_that_tells_audit_reads_apart_fails_in_the_timed_reads() {
         FailReason::BehaviourChanged,
         "(KL)",
     );
-    let kl = r.speed.and_then(|s| s.max_read_kl).unwrap_or(0.0);
+    let speed = r.speed.expect("the speed step ran");
+    let kl = speed.max_read_kl.unwrap_or(0.0);
     assert!(
         kl < 1e-10,
         "reads before the failing one were within the bound: {kl:e}"
+    );
+    // The floor's copy rate is the referee's own measurement (these options give none).
+    assert!(opts(92).copy_bandwidth.is_none());
+    assert!(
+        speed.copy_gb_per_s > 0.1 && speed.floor_ms > 0.0,
+        "{speed:?}"
     );
 }
 

@@ -179,3 +179,48 @@ fn fees_follow_the_documented_schedule() {
         );
     });
 }
+
+#[test]
+fn settlement_calls_are_charged_their_benchmarked_weights() {
+    use frame::deps::frame_support::dispatch::GetDispatchInfo;
+    use pallet_cacheon::weights::{SubstrateWeight, WeightInfo};
+    type W = SubstrateWeight<Runtime>;
+    type Call = pallet_cacheon::Call<Runtime>;
+    let charged = |call: Call| RuntimeCall::Cacheon(call).get_dispatch_info().call_weight;
+    let id = |s: &str| s.as_bytes().to_vec().try_into().expect("a short id");
+    let reveal = |len: usize| Call::reveal {
+        arena: id("cpu-tiny"),
+        target: id("activation.silu_and_mul"),
+        salt: [0; 32],
+        bundle: vec![0u8; len].try_into().expect("within the bundle bound"),
+    };
+    let cases = [
+        (
+            charged(Call::commit {
+                commitment: [1; 32],
+            }),
+            W::commit(),
+        ),
+        (
+            charged(Call::cancel_commit {
+                commitment: [1; 32],
+            }),
+            W::cancel_commit(),
+        ),
+        (charged(Call::withdraw { proposal: 3 }), W::withdraw()),
+        (charged(reveal(100)), W::reveal(100)),
+        (charged(reveal(100_000)), W::reveal(100_000)),
+        (
+            charged(Call::claim { proposal: 3 }),
+            W::claim(<<Runtime as pallet_cacheon::Config>::MaxQueueLen as Get<
+                u32,
+            >>::get()),
+        ),
+    ];
+    for (i, (charged, measured)) in cases.into_iter().enumerate() {
+        assert_eq!(charged, measured, "call {i}");
+        assert!(charged.ref_time() > 0, "call {i} is charged something");
+    }
+    // A reveal's weight grows with its bundle (the bytes are hashed and stored).
+    assert!(charged(reveal(100_000)).ref_time() > charged(reveal(100)).ref_time());
+}

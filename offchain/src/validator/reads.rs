@@ -36,6 +36,12 @@ pub(super) async fn stored_bundle(at: &At, hash: &[u8; 32]) -> Result<Vec<u8>, S
         .decode()
         .map_err(|e| e.to_string())?
         .0;
+    hashes_to(bytes, hash)
+}
+
+/// `bytes`, if they hash to `hash`: whatever the node sent is checked against the
+/// ContentHash the proposal names before anything is built from it.
+fn hashes_to(bytes: Vec<u8>, hash: &[u8; 32]) -> Result<Vec<u8>, String> {
     if &cacheon_primitives::bundle::content_hash(&bytes) != hash {
         return Err(format!(
             "stored bundle bytes do not hash to 0x{}",
@@ -174,4 +180,20 @@ pub(super) async fn incumbent_stack(at: &At, arena: Arena) -> Result<Vec<Vec<u8>
         stack.push(stored_bundle(at, &hash).await.map_err(unavailable)?);
     }
     Ok(stack)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundle_bytes_from_the_node_must_hash_to_the_proposals_content_hash() {
+        let bytes = b"canonical bundle bytes".to_vec();
+        let hash = cacheon_primitives::bundle::content_hash(&bytes);
+        assert_eq!(hashes_to(bytes.clone(), &hash), Ok(bytes.clone()));
+        let mut other = bytes;
+        other[0] ^= 1;
+        let err = hashes_to(other, &hash).unwrap_err();
+        assert!(err.contains("do not hash to"), "{err}");
+    }
 }
