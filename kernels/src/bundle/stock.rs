@@ -26,51 +26,34 @@ impl StockBundle {
     }
 }
 
-macro_rules! cpu_bundle {
-    ($name:literal, $slot:expr) => {
+/// The stock bundle `stock/$backend/$name/`: its manifest and `kernels/$name.$ext`.
+macro_rules! stock_bundle {
+    ($backend:literal, $ext:literal, $name:literal, $slot:expr) => {
         StockBundle {
             name: $name,
             slot: $slot,
             files: &[
                 (
                     "manifest.toml",
-                    include_str!(concat!("../../stock/cpu/", $name, "/manifest.toml")),
-                ),
-                (
-                    concat!("kernels/", $name, ".c"),
-                    include_str!(concat!("../../stock/cpu/", $name, "/kernels/", $name, ".c")),
-                ),
-            ],
-        }
-    };
-}
-
-static CPU: [StockBundle; 5] = [
-    cpu_bundle!("silu_and_mul", SlotId::SiluAndMul),
-    cpu_bundle!("rmsnorm", SlotId::RmsNorm),
-    cpu_bundle!("fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
-    cpu_bundle!("rope", SlotId::Rope),
-    cpu_bundle!("attention_decode", SlotId::AttentionDecode),
-];
-
-macro_rules! cuda_bundle {
-    ($name:literal, $slot:expr) => {
-        StockBundle {
-            name: $name,
-            slot: $slot,
-            files: &[
-                (
-                    "manifest.toml",
-                    include_str!(concat!("../../stock/cuda/", $name, "/manifest.toml")),
-                ),
-                (
-                    concat!("kernels/", $name, ".cu"),
                     include_str!(concat!(
-                        "../../stock/cuda/",
+                        "../../stock/",
+                        $backend,
+                        "/",
+                        $name,
+                        "/manifest.toml"
+                    )),
+                ),
+                (
+                    concat!("kernels/", $name, ".", $ext),
+                    include_str!(concat!(
+                        "../../stock/",
+                        $backend,
+                        "/",
                         $name,
                         "/kernels/",
                         $name,
-                        ".cu"
+                        ".",
+                        $ext
                     )),
                 ),
             ],
@@ -78,12 +61,20 @@ macro_rules! cuda_bundle {
     };
 }
 
+static CPU: [StockBundle; 5] = [
+    stock_bundle!("cpu", "c", "silu_and_mul", SlotId::SiluAndMul),
+    stock_bundle!("cpu", "c", "rmsnorm", SlotId::RmsNorm),
+    stock_bundle!("cpu", "c", "fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
+    stock_bundle!("cpu", "c", "rope", SlotId::Rope),
+    stock_bundle!("cpu", "c", "attention_decode", SlotId::AttentionDecode),
+];
+
 static CUDA: [StockBundle; 5] = [
-    cuda_bundle!("silu_and_mul", SlotId::SiluAndMul),
-    cuda_bundle!("rmsnorm", SlotId::RmsNorm),
-    cuda_bundle!("fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
-    cuda_bundle!("rope", SlotId::Rope),
-    cuda_bundle!("attention_decode", SlotId::AttentionDecode),
+    stock_bundle!("cuda", "cu", "silu_and_mul", SlotId::SiluAndMul),
+    stock_bundle!("cuda", "cu", "rmsnorm", SlotId::RmsNorm),
+    stock_bundle!("cuda", "cu", "fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
+    stock_bundle!("cuda", "cu", "rope", SlotId::Rope),
+    stock_bundle!("cuda", "cu", "attention_decode", SlotId::AttentionDecode),
 ];
 
 /// The CUDA arena's stock bundles, one per slot, in registry order.
