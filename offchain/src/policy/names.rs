@@ -1,0 +1,244 @@
+//! The names the source screen refuses, by rule: what a kernel may not call or spell
+//! (timers, I/O, system access, allocation, device launches, load-time code, hidden names,
+//! linkage tricks, the build's date and time).
+
+use super::{Language, Rule};
+
+/// The rule `ident` breaks in a `lang` source, if any.
+pub(super) fn forbidden(lang: Language, ident: &str) -> Option<Rule> {
+    const ASM: &[&str] = &["asm", "__asm", "__asm__"];
+    const TIMERS_COMMON: &[&str] = &[
+        "clock",
+        "time",
+        "clock_gettime",
+        "gettimeofday",
+        "timespec_get",
+    ];
+    const TIMERS_C: &[&str] = &[
+        "times",
+        "getrusage",
+        "__rdtsc",
+        "_rdtsc",
+        "__rdtscp",
+        "_rdtscp",
+        "__rdpmc",
+        "_rdpmc",
+        "__builtin_ia32_rdtsc",
+        "__builtin_ia32_rdtscp",
+        "__builtin_ia32_rdpmc",
+        "__builtin_readcyclecounter",
+        "__builtin_readsteadycounter",
+        "_xbegin",
+        "_xend",
+    ];
+    const TIMERS_CUDA: &[&str] = &[
+        "clock64",
+        "__globaltimer",
+        "globaltimer",
+        "__nanosleep",
+        "chrono",
+        "__clock",
+    ];
+    const IO: &[&str] = &[
+        "printf",
+        "dprintf",
+        "vdprintf",
+        "vfprintf",
+        "writev",
+        "readv",
+        "vprintf",
+        "fprintf",
+        "sprintf",
+        "snprintf",
+        "vsnprintf",
+        "puts",
+        "putchar",
+        "fputs",
+        "fputc",
+        "putc",
+        "fwrite",
+        "fread",
+        "fopen",
+        "fclose",
+        "fflush",
+        "freopen",
+        "fdopen",
+        "open",
+        "openat",
+        "creat",
+        "read",
+        "write",
+        "pread",
+        "pwrite",
+        "close",
+        "stdout",
+        "stderr",
+        "stdin",
+        "perror",
+        "scanf",
+        "fscanf",
+        "getchar",
+        "FILE",
+    ];
+    const SYSTEM: &[&str] = &[
+        "syscall",
+        "ioctl",
+        "mmap",
+        "munmap",
+        "mprotect",
+        "madvise",
+        "socket",
+        "connect",
+        "bind",
+        "listen",
+        "accept",
+        "send",
+        "recv",
+        "fork",
+        "vfork",
+        "clone",
+        "execve",
+        "execv",
+        "execvp",
+        "execl",
+        "execlp",
+        "system",
+        "popen",
+        "dlopen",
+        "dlsym",
+        "dlclose",
+        "getenv",
+        "secure_getenv",
+        "setenv",
+        "putenv",
+        "environ",
+        "__environ",
+        "kill",
+        "signal",
+        "sigaction",
+        "raise",
+        "abort",
+        "exit",
+        "_exit",
+        "_Exit",
+        "atexit",
+        "at_quick_exit",
+        "pthread_create",
+        "thrd_create",
+        "setjmp",
+        "longjmp",
+        "_setjmp",
+        "_longjmp",
+        "__builtin_setjmp",
+        "__builtin_longjmp",
+        "sleep",
+        "usleep",
+        "nanosleep",
+        "sched_yield",
+        "ptrace",
+        "prctl",
+        "__builtin_frame_address",
+        "__builtin_return_address",
+        "__builtin_apply",
+        "__builtin_apply_args",
+        "__trap",
+        "__brkpt",
+        "cudaDeviceSynchronize",
+        "cudaStreamCreate",
+        "cudaEventRecord",
+    ];
+    const ALLOC_C: &[&str] = &[
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "aligned_alloc",
+        "posix_memalign",
+        "alloca",
+        "__builtin_alloca",
+        "__builtin_alloca_with_align",
+        "valloc",
+        "memalign",
+    ];
+    const ALLOC_CUDA: &[&str] = &[
+        "malloc",
+        "free",
+        "new",
+        "delete",
+        "cudaMalloc",
+        "cudaFree",
+        "cudaMallocAsync",
+        "__builtin_alloca",
+        "alloca",
+    ];
+    const LAUNCH_CUDA: &[&str] = &[
+        "cudaLaunchKernel",
+        "cudaLaunchDevice",
+        "cudaGetParameterBuffer",
+        "cudaGraphLaunch",
+        "cudaLaunchCooperativeKernel",
+    ];
+    const LOAD_TIME: &[&str] = &[
+        "constructor",
+        "destructor",
+        "__constructor__",
+        "__destructor__",
+        "_init",
+        "_fini",
+        "init_priority",
+        "ifunc",
+        "__ifunc__",
+    ];
+    const HIDDEN: &[&str] = &["_Pragma", "__pragma"];
+    const LINKAGE: &[&str] = &[
+        "alias",
+        "__alias__",
+        "weakref",
+        "__weakref__",
+        "weak",
+        "__weak__",
+        "section",
+        "__section__",
+        "symver",
+        "__symver__",
+        "target_clones",
+        "__target_clones__",
+        "naked",
+        "__naked__",
+    ];
+    let within = |list: &[&str]| list.contains(&ident);
+    if within(ASM) {
+        return Some(Rule::InlineAssembly);
+    }
+    if within(TIMERS_COMMON)
+        || (lang == Language::C && within(TIMERS_C))
+        || (lang == Language::Cuda && within(TIMERS_CUDA))
+    {
+        return Some(Rule::TimerRead);
+    }
+    if within(IO) {
+        return Some(Rule::InputOutput);
+    }
+    if within(SYSTEM) {
+        return Some(Rule::SystemAccess);
+    }
+    if (lang == Language::C && within(ALLOC_C)) || (lang == Language::Cuda && within(ALLOC_CUDA)) {
+        return Some(Rule::Allocation);
+    }
+    if lang == Language::Cuda && within(LAUNCH_CUDA) {
+        return Some(Rule::DeviceLaunch);
+    }
+    if within(LOAD_TIME) {
+        return Some(Rule::LoadTimeCode);
+    }
+    if within(HIDDEN) {
+        return Some(Rule::HiddenName);
+    }
+    if lang == Language::C && within(LINKAGE) {
+        return Some(Rule::Linkage);
+    }
+    if within(&["__DATE__", "__TIME__", "__TIMESTAMP__"]) {
+        return Some(Rule::BuildTime);
+    }
+    None
+}
