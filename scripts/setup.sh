@@ -31,3 +31,5 @@ if ! cargo nextest --version >/dev/null 2>&1; then
   echo "setup: cargo install cargo-nextest --locked"
   cargo install cargo-nextest --locked
 fi
+# The CPU arena's real model (tests that need it skip without it).
+"$(dirname "$0")/fetch-model.sh" || echo "setup: continuing without the SmolLM2 model" >&2

@@ -6,6 +6,7 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod gguf;
 pub mod sampler;
 pub mod weights;
 
