@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use cacheon_kernels::model::gguf::{Gguf, GgufError, TensorType, Value};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn to_json(v: &Value) -> serde_json::Value {
@@ -44,7 +46,12 @@ fn reads_what_gguf_py_wrote_bit_for_bit() {
     assert_eq!(g.tensors.len(), tensors.len());
     for (name, t) in tensors {
         let info = g.tensor(name).unwrap();
-        let dims: Vec<u64> = t["dims"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
+        let dims: Vec<u64> = t["dims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap())
+            .collect();
         assert_eq!(info.dims, dims, "{name}");
         let kind = match t["type"].as_str().unwrap() {
             "F32" => TensorType::F32,
@@ -54,8 +61,18 @@ fn reads_what_gguf_py_wrote_bit_for_bit() {
             other => panic!("fixture type {other}"),
         };
         assert_eq!(info.kind, kind, "{name}");
-        let got: Vec<u32> = g.tensor_f32(&bytes, name).unwrap().iter().map(|v| v.to_bits()).collect();
-        let want: Vec<u32> = t["bits"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap() as u32).collect();
+        let got: Vec<u32> = g
+            .tensor_f32(&bytes, name)
+            .unwrap()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect();
+        let want: Vec<u32> = t["bits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_u64().unwrap() as u32)
+            .collect();
         assert_eq!(got, want, "{name}");
     }
 }
@@ -71,14 +88,20 @@ fn a_cut_off_or_hostile_file_is_an_error_never_a_panic() {
             assert!(len as u64 >= cut.data_start, "parsed a cut header at {len}");
         }
     }
-    assert_eq!(Gguf::parse(b"GGML\x03\0\0\0").unwrap_err(), GgufError::Magic);
+    assert_eq!(
+        Gguf::parse(b"GGML\x03\0\0\0").unwrap_err(),
+        GgufError::Magic
+    );
     let mut v2 = bytes.clone();
     v2[4] = 2;
     assert_eq!(Gguf::parse(&v2).unwrap_err(), GgufError::Version(2));
     // A tensor count the file cannot hold is refused before anything is allocated.
     let mut huge = bytes.clone();
     huge[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
-    assert!(matches!(Gguf::parse(&huge), Err(GgufError::TooLarge { .. })));
+    assert!(matches!(
+        Gguf::parse(&huge),
+        Err(GgufError::TooLarge { .. })
+    ));
     // A value type that does not exist (the first key's type follows its name).
     let key_len = u64::from_le_bytes(bytes[24..32].try_into().unwrap()) as usize;
     let mut kind = bytes.clone();
@@ -88,7 +111,10 @@ fn a_cut_off_or_hostile_file_is_an_error_never_a_panic() {
     let last = g.tensors.last().unwrap();
     let short = &bytes[..(g.data_start + last.offset + 1) as usize];
     let err = Gguf::parse(short).unwrap_err();
-    assert!(matches!(&err, GgufError::Tensor { name, .. } if name == &last.name), "{err}");
+    assert!(
+        matches!(&err, GgufError::Tensor { name, .. } if name == &last.name),
+        "{err}"
+    );
     assert!(matches!(g.tensor("missing"), Err(GgufError::NoTensor(_))));
 }
 
@@ -127,26 +153,50 @@ fn reads_the_smollm2_file_as_gguf_py_does() {
     );
     assert_eq!(g.metadata["llama.rope.freq_base"].as_f32(), Some(100_000.0));
     assert_eq!(g.metadata["tokenizer.ggml.model"].as_str(), Some("gpt2"));
-    assert_eq!(g.metadata["tokenizer.ggml.tokens"].as_array().unwrap().len(), 49_152);
+    assert_eq!(
+        g.metadata["tokenizer.ggml.tokens"]
+            .as_array()
+            .unwrap()
+            .len(),
+        49_152
+    );
     let count = |k: TensorType| g.tensors.iter().filter(|t| t.kind == k).count();
     assert_eq!(
-        (count(TensorType::Q4_1), count(TensorType::F32), count(TensorType::Q8_0)),
+        (
+            count(TensorType::Q4_1),
+            count(TensorType::F32),
+            count(TensorType::Q8_0)
+        ),
         (210, 61, 1)
     );
-    assert!(g.tensor("output.weight").is_err(), "tied embeddings: no output matrix");
+    assert!(
+        g.tensor("output.weight").is_err(),
+        "tied embeddings: no output matrix"
+    );
     // Elements 0, 1, 31, 32, 1000 and the last, as gguf-py dequantizes them (f32 bits).
     for (name, want) in [
         (
             "token_embd.weight",
-            [3185193984u32, 1023874048, 3192731392, 3183441408, 1005772800, 3173699584],
+            [
+                3185193984u32,
+                1023874048,
+                3192731392,
+                3183441408,
+                1005772800,
+                3173699584,
+            ],
         ),
         (
             "blk.0.ffn_down.weight",
-            [3198771200, 1051799552, 3178627072, 1026195456, 1048272896, 3191453696],
+            [
+                3198771200, 1051799552, 3178627072, 1026195456, 1048272896, 3191453696,
+            ],
         ),
         (
             "blk.29.attn_v.weight",
-            [1041309696, 3196985344, 3192283136, 1019215872, 3199680512, 1029308416],
+            [
+                1041309696, 3196985344, 3192283136, 1019215872, 3199680512, 1029308416,
+            ],
         ),
     ] {
         let v = g.tensor_f32(&bytes, name).unwrap();

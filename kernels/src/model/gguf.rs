@@ -167,7 +167,10 @@ impl<'a> Reader<'a> {
     fn take(&mut self, n: u64, what: &'static str) -> Result<&'a [u8], GgufError> {
         let n = usize::try_from(n).map_err(|_| GgufError::Truncated(what))?;
         let end = self.at.checked_add(n).ok_or(GgufError::Truncated(what))?;
-        let out = self.bytes.get(self.at..end).ok_or(GgufError::Truncated(what))?;
+        let out = self
+            .bytes
+            .get(self.at..end)
+            .ok_or(GgufError::Truncated(what))?;
         self.at = end;
         Ok(out)
     }
