@@ -184,7 +184,7 @@ impl CpuSources {
             .prefix("cacheon-cpu-build-")
             .tempdir()
             .map_err(|e| CpuBuildError::Io(format!("creating a temp dir: {e}")))?;
-        let src_root = dir.path().join("bundle");
+        let src_root = dir.path().join(BUNDLE_DIR);
         for f in files {
             let path = src_root.join(&f.path);
             let parent = path.parent().expect("bundle paths are relative files");
@@ -312,6 +312,9 @@ impl CompiledCpuBundle {
 /// ABI step for C: a translation unit that includes the op's source and then declares the
 /// entry with the slot's exact prototype. The compiler refuses a conflicting earlier
 /// definition (other parameter types or count, another return type), so the check reads
+/// The bundle's folder inside a build's folder.
+const BUNDLE_DIR: &str = "bundle";
+
 /// the signature itself, not only the symbol name that `dlsym` sees.
 fn check_prototype(
     src_root: &Path,
@@ -320,21 +323,23 @@ fn check_prototype(
     opts: &CpuBuildOptions,
 ) -> Result<(), CpuBuildError> {
     // The check file lives in the build's own folder, beside the bundle's and outside it:
-    // no bundle path can be (or block) it. It includes the source by its absolute path.
-    let check = work.join(format!("abi-check-{}.c", op.slot.index()));
-    let source = src_root.join(&op.source);
-    let source = source
-        .to_str()
-        .filter(|s| !s.contains(['"', '\\', '\n']))
-        .ok_or_else(|| CpuBuildError::Io(format!("{}: not a plain path", source.display())))?;
+    // no bundle path can be (or block) it. Both paths are relative (the compiler runs in
+    // the bundle's folder), so what `__FILE__` spells is the same in every build.
+    debug_assert_eq!(src_root, work.join(BUNDLE_DIR));
+    let check = format!("abi-check-{}.c", op.slot.index());
+    let source = format!("{BUNDLE_DIR}/{}", op.source);
+    if source.contains(['"', '\\', '\n']) {
+        return Err(CpuBuildError::Io(format!("{source}: not a plain path")));
+    }
     let text = format!(
         "#include <stdint.h>\n#include \"{source}\"\n{};\n",
         crate::slots::c_prototype(op.slot, Some(&op.entry))
     );
-    fs::write(&check, text).map_err(|e| io_err("writing", &check, e))?;
+    let path = work.join(&check);
+    fs::write(&path, text).map_err(|e| io_err("writing", &path, e))?;
     let syntax = without_linking(opts, "-fsyntax-only");
-    let name = check.to_str().unwrap_or_default();
-    match compile_with(src_root, &[name], None, work, &syntax) {
+    let name = format!("../{check}");
+    match compile_with(src_root, &[name.as_str()], None, work, &syntax) {
         Ok(_) => Ok(()),
         Err(CpuBuildError::Build { log }) | Err(CpuBuildError::Timeout { log, .. }) => {
             Err(CpuBuildError::Abi {

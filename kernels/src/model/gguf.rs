@@ -285,15 +285,19 @@ impl Gguf {
                 offset,
             });
         }
+        // A power of two up to 1 MiB (llama.cpp writes 32).
         let align = match metadata.get("general.alignment") {
             None => 32,
-            Some(v) => v
-                .as_u64()
-                .filter(|a| a.is_power_of_two())
-                .ok_or(GgufError::TooLarge {
-                    what: "general.alignment",
-                    len: 0,
-                })?,
+            Some(v) => {
+                let a = v.as_u64().unwrap_or(0);
+                if !a.is_power_of_two() || a > 1 << 20 {
+                    return Err(GgufError::TooLarge {
+                        what: "general.alignment",
+                        len: a,
+                    });
+                }
+                a
+            }
         };
         let data_start = (r.at as u64).div_ceil(align) * align;
         let gguf = Gguf {

@@ -141,9 +141,7 @@ impl SlotArgs {
 
     /// The value of a shape symbol; panics on a symbol the slot does not have.
     pub fn shape_value(&self, symbol: &str) -> i64 {
-        let symbols = self.slot.spec().shape_symbols();
-        let at = symbols.iter().position(|s| *s == symbol);
-        self.shape[at.unwrap_or_else(|| panic!("{} has no shape symbol {symbol}", self.slot))]
+        self.slot.spec().shape_value(&self.shape, symbol)
     }
 
     /// Input `i` (ABI order among inputs) as f32; panics if it is an int32 tensor.

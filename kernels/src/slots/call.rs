@@ -182,8 +182,7 @@ impl SlotCall<'_> {
 
     /// The value of a shape symbol; panics on a symbol the slot does not have.
     pub fn shape_value(&self, symbol: &str) -> i64 {
-        let at = self.slot.spec().symbol_index(symbol);
-        self.shape[at.unwrap_or_else(|| panic!("{} has no shape symbol {symbol}", self.slot))]
+        self.slot.spec().shape_value(self.shape, symbol)
     }
 
     /// The input parameter called `name`.

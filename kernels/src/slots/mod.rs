@@ -230,17 +230,27 @@ impl SlotSpec {
     }
 
     /// Element count of a tensor parameter under a shape (values in shape-symbol order).
+    /// A count that overflows (shape values reported by a lane are not trusted) is
+    /// `usize::MAX`, a length no buffer has.
     pub fn tensor_len(&self, param: &Param, shape: &[i64]) -> usize {
         param
             .dims
             .iter()
-            .map(|dim| {
+            .try_fold(1usize, |n, dim| {
                 let at = self
                     .symbol_index(dim.symbol)
                     .expect("registry dims use the slot's own symbols");
-                (dim.factor * shape[at]).max(0) as usize
+                let d = dim.factor.checked_mul(shape[at])?.max(0);
+                n.checked_mul(usize::try_from(d).ok()?)
             })
-            .product()
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The value of a shape symbol in `shape` (ABI order); panics on a symbol the slot
+    /// does not have.
+    pub fn shape_value(&self, shape: &[i64], symbol: &str) -> i64 {
+        let at = self.symbol_index(symbol);
+        shape[at.unwrap_or_else(|| panic!("{} has no shape symbol {symbol}", self.id))]
     }
 
     /// Where a shape symbol stands among the shape values (ABI order).
