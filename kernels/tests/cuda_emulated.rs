@@ -213,8 +213,8 @@ fn check(slot: SlotId, bin: &Path, dir: &Path, mut args: SlotArgs) {
     args.round_inputs(Dtype::Bf16);
     let expected = reference::compute(&args);
     let got = run(slot, bin, dir, &args);
-    for (j, (g, w)) in got.iter().zip(&expected).enumerate() {
-        let r = reference::check(slot.spec().check, g, w, Dtype::Bf16.tolerance());
+    let reports = reference::judge(&args, &got, &expected, Dtype::Bf16.tolerance());
+    for (j, ((g, w), r)) in got.iter().zip(&expected).zip(reports).enumerate() {
         assert!(
             r.passed,
             "{slot} {:?} output {j}: {r:?} (got {:?}, want {:?} at the first bad index)",
@@ -247,6 +247,15 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
             &[2, 8, 2, 128, 1],
             &[2, 16, 2, 16, 40],
             &[2, 8, 2, 128, 300],
+        ],
+        // Two rows, nine rows (a second block of 8), the wide path with a short k, and a
+        // product the ragged k sends down the scalar path.
+        SlotId::LinearMatmul => &[
+            &[2, 100, 64],
+            &[9, 40, 24],
+            &[1, 16400, 16],
+            &[1, 300, 1024],
+            &[3, 50, 13],
         ],
     };
     out.extend(extra.iter().map(|s| s.to_vec()));

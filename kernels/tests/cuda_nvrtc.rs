@@ -187,9 +187,6 @@ fn engine_kernels_compile_without_headers() {
             "eng_k_write",
             "eng_causal_softmax",
             "eng_argmax",
-            "eng_gemv",
-            "eng_gemv_wide",
-            "eng_gemv_wide_xs",
             "eng_gemv_qkv",
         ] {
             assert!(

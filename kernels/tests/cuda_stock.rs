@@ -47,7 +47,6 @@ fn stock_kernel(dev: &CudaDevice, slot: SlotId) -> CudaKernel {
 /// Runs `kernel` on `args` (inputs already rounded to bf16) twice with poisoned outputs
 /// and checks each run against the reference and the inputs for changes.
 fn check_call(dev: &CudaDevice, kernel: &CudaKernel, args: &SlotArgs, what: &str) {
-    let slot = args.slot;
     let tol = Dtype::Bf16.tolerance();
     let expected = reference::compute(args);
     let mut d = DeviceArgs::upload(dev, args).unwrap();
@@ -59,8 +58,8 @@ fn check_call(dev: &CudaDevice, kernel: &CudaKernel, args: &SlotArgs, what: &str
         dev.synchronize()
             .unwrap_or_else(|e| panic!("{what} run {run}: kernel failed: {e}"));
         let got = d.download_outputs().unwrap();
-        for (j, (g, w)) in got.iter().zip(&expected).enumerate() {
-            let r = reference::check(slot.spec().check, g, w, tol);
+        let reports = reference::judge(args, &got, &expected, tol);
+        for (j, ((g, w), r)) in got.iter().zip(&expected).zip(reports).enumerate() {
             assert!(
                 r.passed,
                 "{what} output {j} run {run}: {r:?} (got {:?}, want {:?} at the first bad index)",
@@ -158,8 +157,8 @@ fn graph_replays_with_refreshed_inputs_are_correct() {
             dev.synchronize().unwrap();
             let expected = reference::compute(&args);
             let got = d.download_outputs().unwrap();
-            for (j, (g, w)) in got.iter().zip(&expected).enumerate() {
-                let r = reference::check(slot.spec().check, g, w, tol);
+            let reports = reference::judge(&args, &got, &expected, tol);
+            for (j, r) in reports.into_iter().enumerate() {
                 assert!(r.passed, "{slot} graph replay {replay} output {j}: {r:?}");
             }
         }

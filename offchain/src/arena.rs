@@ -52,10 +52,11 @@ impl LaneBackend {
 /// The timed workload of an arena (DESIGN 7 step 7) and its audit reads (step 8).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Workload {
-    /// Named model shape (`cacheon_kernels::model::ModelConfig::named`).
+    /// Named model shape (`cacheon_kernels::model::ModelConfig::named`; the arena's
+    /// `model_digest` names it). Its weights are synthesized afresh for every attempt from
+    /// the attempt's secret seed ([`crate::qualify::AttemptOptions::weights_seed`]): a
+    /// kernel that knew them could compute them instead of reading them.
     pub model: &'static str,
-    /// Seed the weights are synthesized from (the arena's `model_digest` names the shape).
-    pub weights_seed: u64,
     pub prompt_len: usize,
     pub decode_steps: usize,
     pub max_seq: usize,
@@ -110,7 +111,6 @@ pub const ARENAS: [Arena; 2] = [
         backend: LaneBackend::of(catalog::CPU_TINY.backend),
         workload: Workload {
             model: catalog::CPU_TINY.model,
-            weights_seed: 0,
             prompt_len: 160,
             decode_steps: 32,
             max_seq: 288,
@@ -137,7 +137,6 @@ pub const ARENAS: [Arena; 2] = [
         backend: LaneBackend::of(catalog::H200_LLAMA8B.backend),
         workload: Workload {
             model: catalog::H200_LLAMA8B.model,
-            weights_seed: 0,
             prompt_len: 2048,
             decode_steps: 128,
             max_seq: 2304,
@@ -189,6 +188,27 @@ impl Arena {
             }
             SlotId::Rope => tokens.iter().map(|&t| vec![i(t), heads, kv, hd]).collect(),
             SlotId::AttentionDecode => vec![vec![1, heads, kv, hd, i(w.max_seq)]],
+            SlotId::LinearMatmul => {
+                // (out, in) of every projection: the CPU engine's q, k and v apart, the
+                // CUDA engine's stacked q|k|v (its decode row goes to the engine's own
+                // fused GEMV, not the slot); the LM head takes one row in both passes.
+                let (q, kvd, vocab) = (i(cfg.q_dim()), i(cfg.kv_dim()), i(cfg.vocab_size));
+                let mut products = match self.backend {
+                    LaneBackend::Cpu => vec![(q, h), (kvd, h)],
+                    LaneBackend::Cuda => vec![(q + 2 * kvd, h)],
+                };
+                products.extend([(h, q), (2 * inter, h), (h, inter)]);
+                let mut shapes: Vec<Vec<i64>> = tokens
+                    .iter()
+                    .flat_map(|&t| products.iter().map(move |&(o, k)| vec![i(t), o, k]))
+                    .collect();
+                shapes.push(vec![1, vocab, h]);
+                // The reference is a plain f64 loop on the validator's CPU: products past
+                // 2^30 multiply-adds (the GPU arena's 2048-token prefill) are left to the
+                // reads and the audit.
+                shapes.retain(|s| s.iter().product::<i64>() <= 1 << 30);
+                shapes
+            }
         }
     }
 }

@@ -16,7 +16,6 @@ use cacheon_kernels::bundle::manifest::Manifest;
 use cacheon_kernels::bundle::{self, BundleFile};
 use cacheon_kernels::cuda::kernel::evaluate_geometry;
 use cacheon_kernels::rng::Rng;
-use cacheon_kernels::slots::compare;
 use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::SlotId;
 use cacheon_primitives::{ContentHash, FailReason, NoDecisionReason};
@@ -410,8 +409,8 @@ fn judge(
             ));
         }
         let tol = backend.dtype().tolerance();
-        for (i, (a, e)) in actual.iter().zip(&expected).enumerate() {
-            let r = compare::check(spec.check, a, e, tol);
+        let reports = reference::judge(&args, &actual, &expected, tol);
+        for (i, ((a, e), r)) in actual.iter().zip(&expected).zip(reports).enumerate() {
             record.matched_ppm = record.matched_ppm.min(r.matched_ppm());
             record.max_abs_err = record.max_abs_err.max(r.max_abs_err);
             if !r.passed {

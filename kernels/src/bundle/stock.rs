@@ -4,7 +4,7 @@
 //! for the CPU arena, bf16 CUDA written for Hopper (sm_90a) for the CUDA arena.
 
 use crate::bundle::BundleFile;
-use crate::slots::SlotId;
+use crate::slots::{SlotId, SLOT_COUNT};
 
 /// One embedded stock bundle.
 #[derive(Clone, Copy, Debug)]
@@ -61,20 +61,22 @@ macro_rules! stock_bundle {
     };
 }
 
-static CPU: [StockBundle; 5] = [
+static CPU: [StockBundle; SLOT_COUNT] = [
     stock_bundle!("cpu", "c", "silu_and_mul", SlotId::SiluAndMul),
     stock_bundle!("cpu", "c", "rmsnorm", SlotId::RmsNorm),
     stock_bundle!("cpu", "c", "fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
     stock_bundle!("cpu", "c", "rope", SlotId::Rope),
     stock_bundle!("cpu", "c", "attention_decode", SlotId::AttentionDecode),
+    stock_bundle!("cpu", "c", "linear_matmul", SlotId::LinearMatmul),
 ];
 
-static CUDA: [StockBundle; 5] = [
+static CUDA: [StockBundle; SLOT_COUNT] = [
     stock_bundle!("cuda", "cu", "silu_and_mul", SlotId::SiluAndMul),
     stock_bundle!("cuda", "cu", "rmsnorm", SlotId::RmsNorm),
     stock_bundle!("cuda", "cu", "fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
     stock_bundle!("cuda", "cu", "rope", SlotId::Rope),
     stock_bundle!("cuda", "cu", "attention_decode", SlotId::AttentionDecode),
+    stock_bundle!("cuda", "cu", "linear_matmul", SlotId::LinearMatmul),
 ];
 
 /// The CUDA arena's stock bundles, one per slot, in registry order.

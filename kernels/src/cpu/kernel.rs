@@ -157,6 +157,7 @@ mod c_entry {
             match (pointers, scalars, shape) {
                 (&[a, b], &[], &[s0, s1]) => entry!(addr, [a, b], [], [s0, s1]),
                 (&[a, b, c], &[f0], &[s0, s1]) => entry!(addr, [a, b, c], [f0], [s0, s1]),
+                (&[a, b, c], &[], &[s0, s1, s2]) => entry!(addr, [a, b, c], [], [s0, s1, s2]),
                 (&[a, b, c, d, e], &[f0], &[s0, s1]) => {
                     entry!(addr, [a, b, c, d, e], [f0], [s0, s1])
                 }

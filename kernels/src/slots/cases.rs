@@ -95,6 +95,30 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
             ];
             (inputs, vec![scale])
         }
+        SlotId::LinearMatmul => {
+            let (tokens, out_features, in_features) = (s[0], s[1], s[2]);
+            // Rows of varied scale (1/4 to 2); weights scaled by 1/sqrt(in) so outputs
+            // stay O(1) at every width, with every 97th output feature 4x larger. (Wider
+            // ranges make honest f32 accumulation miss the f32 tolerance by cancellation.)
+            let x: Vec<f32> = (0..tokens)
+                .flat_map(|t| {
+                    let scale = 2f32.powi((t % 4) as i32 - 2);
+                    rng.fill_uniform(in_features, 2.0)
+                        .into_iter()
+                        .map(move |v| v * scale)
+                })
+                .collect();
+            let ws = 1.0 / (in_features as f32).sqrt();
+            let w: Vec<f32> = (0..out_features)
+                .flat_map(|o| {
+                    let scale = if o % 97 == 5 { 4.0 * ws } else { ws };
+                    rng.fill_uniform(in_features, 2.0)
+                        .into_iter()
+                        .map(move |v| v * scale)
+                })
+                .collect();
+            (vec![Buffer::F32(x), Buffer::F32(w)], vec![])
+        }
     };
     SlotArgs::new(slot, shape.to_vec(), inputs, scalars).expect("generated inputs fit the ABI")
 }

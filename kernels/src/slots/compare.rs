@@ -1,6 +1,9 @@
 //! Element-wise comparison of a kernel's output with the reference's.
 //!
-//! An element matches when `|actual - expected| <= atol + rtol * |expected|`. NaN never
+//! An element matches when `|actual - expected| <= atol + rtol * max(|expected|, scale)`,
+//! where `scale` is the magnitude the element's rounding error grows with when the slot has
+//! one (`linear.matmul`: the sum of the absolute products, so an honest f32 sum in another
+//! order is not failed for cancellation) and zero otherwise. NaN never
 //! matches (outputs are poisoned with NaN before every call, so an unwritten element is a
 //! mismatch) and an infinity matches only the same infinity.
 
@@ -33,7 +36,7 @@ impl CompareReport {
     }
 }
 
-fn element_err(actual: f32, expected: f32, tol: Tolerance) -> (bool, f64) {
+fn element_err(actual: f32, expected: f32, scale: f32, tol: Tolerance) -> (bool, f64) {
     let (a, e) = (actual as f64, expected as f64);
     if a.is_nan() || e.is_nan() {
         return (false, f64::INFINITY);
@@ -46,10 +49,10 @@ fn element_err(actual: f32, expected: f32, tol: Tolerance) -> (bool, f64) {
         };
     }
     let err = (a - e).abs();
-    (err <= tol.atol + tol.rtol * e.abs(), err)
+    (err <= tol.atol + tol.rtol * e.abs().max(scale as f64), err)
 }
 
-fn scan(actual: &[f32], expected: &[f32], tol: Tolerance) -> CompareReport {
+fn scan(actual: &[f32], expected: &[f32], scale: Option<&[f32]>, tol: Tolerance) -> CompareReport {
     assert_eq!(
         actual.len(),
         expected.len(),
@@ -63,8 +66,11 @@ fn scan(actual: &[f32], expected: &[f32], tol: Tolerance) -> CompareReport {
         max_abs_err_index: None,
         passed: false,
     };
+    if let Some(scale) = scale {
+        assert_eq!(scale.len(), expected.len(), "one error scale per element");
+    }
     for (i, (&a, &e)) in actual.iter().zip(expected).enumerate() {
-        let (ok, err) = element_err(a, e, tol);
+        let (ok, err) = element_err(a, e, scale.map_or(0.0, |s| s[i]), tol);
         if !ok {
             report.mismatches += 1;
             report.first_bad.get_or_insert(i);
@@ -79,7 +85,7 @@ fn scan(actual: &[f32], expected: &[f32], tol: Tolerance) -> CompareReport {
 
 /// Every element within tolerance.
 pub fn allclose(actual: &[f32], expected: &[f32], tol: Tolerance) -> CompareReport {
-    let mut report = scan(actual, expected, tol);
+    let mut report = scan(actual, expected, None, tol);
     report.passed = report.mismatches == 0;
     report
 }
@@ -91,17 +97,30 @@ pub fn matched_ratio(
     tol: Tolerance,
     min_ppm: u32,
 ) -> CompareReport {
-    let mut report = scan(actual, expected, tol);
+    let mut report = scan(actual, expected, None, tol);
     report.passed = report.matched_ppm() >= min_ppm as u64;
     report
 }
 
 /// Applies a slot's [`Check`].
 pub fn check(check: Check, actual: &[f32], expected: &[f32], tol: Tolerance) -> CompareReport {
-    match check {
-        Check::AllClose => allclose(actual, expected, tol),
-        Check::MatchedRatio { min_ppm } => matched_ratio(actual, expected, tol, min_ppm),
-    }
+    check_scaled(check, actual, expected, None, tol)
+}
+
+/// Applies a slot's [`Check`] with per-element error scales (see the module docs).
+pub fn check_scaled(
+    check: Check,
+    actual: &[f32],
+    expected: &[f32],
+    scale: Option<&[f32]>,
+    tol: Tolerance,
+) -> CompareReport {
+    let mut report = scan(actual, expected, scale, tol);
+    report.passed = match check {
+        Check::AllClose => report.mismatches == 0,
+        Check::MatchedRatio { min_ppm } => report.matched_ppm() >= min_ppm as u64,
+    };
+    report
 }
 
 #[cfg(test)]
@@ -135,6 +154,17 @@ mod tests {
         assert!(allclose(&[f32::INFINITY], &[f32::INFINITY], TOL).passed);
         assert!(!allclose(&[f32::INFINITY], &[f32::NEG_INFINITY], TOL).passed);
         assert!(!allclose(&[f32::MAX], &[f32::INFINITY], TOL).passed);
+    }
+
+    #[test]
+    fn an_error_scale_widens_the_relative_term_only_where_given() {
+        // 1e-3 off an expected 0 is outside 1e-5 + 1e-5 * 0, inside 1e-5 + 1e-5 * 200.
+        let (a, e) = ([1e-3f32, 0.0], [0.0f32, 0.0]);
+        assert!(!allclose(&a, &e, TOL).passed);
+        let r = check_scaled(Check::AllClose, &a, &e, Some(&[200.0, 0.0]), TOL);
+        assert!(r.passed, "{r:?}");
+        let r = check_scaled(Check::AllClose, &a, &e, Some(&[1.0, 200.0]), TOL);
+        assert!(!r.passed);
     }
 
     #[test]

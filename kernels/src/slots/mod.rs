@@ -26,16 +26,21 @@ pub enum SlotId {
     FusedAddRmsNorm,
     Rope,
     AttentionDecode,
+    LinearMatmul,
 }
+
+/// How many slots the registry has.
+pub const SLOT_COUNT: usize = 6;
 
 impl SlotId {
     /// All slots, in registry order (`index()` is the position here).
-    pub const ALL: [SlotId; 5] = [
+    pub const ALL: [SlotId; SLOT_COUNT] = [
         SlotId::SiluAndMul,
         SlotId::RmsNorm,
         SlotId::FusedAddRmsNorm,
         SlotId::Rope,
         SlotId::AttentionDecode,
+        SlotId::LinearMatmul,
     ];
 
     /// The catalog id, e.g. `activation.silu_and_mul`.
@@ -260,7 +265,7 @@ impl SlotSpec {
     }
 }
 
-static SLOTS: [SlotSpec; 5] = [
+static SLOTS: [SlotSpec; SLOT_COUNT] = [
     SlotSpec {
         slot: SlotId::SiluAndMul,
         id: slot::SILU_AND_MUL,
@@ -377,6 +382,33 @@ static SLOTS: [SlotSpec; 5] = [
             &[4, 32, 8, 128, 1024],
         ],
     },
+    SlotSpec {
+        slot: SlotId::LinearMatmul,
+        id: slot::LINEAR_MATMUL,
+        c_name: "linear_matmul",
+        // y = x · wᵀ with w in the checkpoints' `[out_features, in_features]` layout; f32
+        // accumulation whatever T is.
+        params: &[
+            out("y", &[d("tokens"), d("out_features")]),
+            inp("x", &[d("tokens"), d("in_features")]),
+            inp("w", &[d("out_features"), d("in_features")]),
+            shape("tokens"),
+            shape("out_features"),
+            shape("in_features"),
+        ],
+        check: Check::AllClose,
+        // tokens, out_features, in_features: a decode row of a Llama-3-8B projection, a
+        // ragged product, tiny ones, a SmolLM2-sized prefill block and a wide one.
+        // The largest last: the special-value cases skip it.
+        verification_shapes: &[
+            &[7, 1001, 333],
+            &[3, 24, 40],
+            &[1, 13, 8],
+            &[33, 1536, 576],
+            &[128, 512, 256],
+            &[1, 4096, 4096],
+        ],
+    },
 ];
 
 /// Whether a catalog target is one slot or an atomic group.
@@ -396,12 +428,13 @@ pub struct TargetSpec {
     pub displaces: &'static [&'static str],
 }
 
-static TARGETS: [TargetSpec; 6] = [
+static TARGETS: [TargetSpec; 7] = [
     singleton(SlotId::SiluAndMul, slot::SILU_AND_MUL),
     singleton(SlotId::RmsNorm, slot::RMSNORM),
     singleton(SlotId::FusedAddRmsNorm, slot::FUSED_ADD_RMSNORM),
     singleton(SlotId::Rope, slot::ROPE),
     singleton(SlotId::AttentionDecode, slot::ATTENTION_DECODE),
+    singleton(SlotId::LinearMatmul, slot::LINEAR_MATMUL),
     TargetSpec {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
@@ -417,6 +450,7 @@ const fn singleton(slot: SlotId, id: &'static str) -> TargetSpec {
         SlotId::FusedAddRmsNorm => &[SlotId::FusedAddRmsNorm],
         SlotId::Rope => &[SlotId::Rope],
         SlotId::AttentionDecode => &[SlotId::AttentionDecode],
+        SlotId::LinearMatmul => &[SlotId::LinearMatmul],
     };
     TargetSpec {
         id,
@@ -426,7 +460,7 @@ const fn singleton(slot: SlotId, id: &'static str) -> TargetSpec {
     }
 }
 
-/// Every registered target: the five singletons, then the atomic groups.
+/// Every registered target: one singleton per slot, then the atomic groups.
 pub fn targets() -> &'static [TargetSpec] {
     &TARGETS
 }

@@ -7,7 +7,8 @@
 use crate::slots::args::SlotArgs;
 use crate::slots::SlotId;
 
-pub use crate::slots::compare::{allclose, check, matched_ratio, CompareReport};
+pub use crate::slots::compare::{allclose, check, check_scaled, matched_ratio, CompareReport};
+use crate::slots::Tolerance;
 
 fn silu(g: f64) -> f64 {
     g / (1.0 + (-g).exp())
@@ -176,6 +177,29 @@ pub fn attention_decode(
     }
 }
 
+/// `linear.matmul`: `y[t, o] = sum_i x[t, i] * w[o, i]` (`w` is `[out_features,
+/// in_features]`, the checkpoints' layout).
+pub fn linear_matmul(
+    y: &mut [f32],
+    x: &[f32],
+    w: &[f32],
+    tokens: usize,
+    out_features: usize,
+    in_features: usize,
+) {
+    assert_eq!(y.len(), tokens * out_features);
+    assert_eq!(x.len(), tokens * in_features);
+    assert_eq!(w.len(), out_features * in_features);
+    for t in 0..tokens {
+        let xr = &x[t * in_features..(t + 1) * in_features];
+        for o in 0..out_features {
+            let wr = &w[o * in_features..(o + 1) * in_features];
+            let sum: f64 = xr.iter().zip(wr).map(|(&a, &b)| a as f64 * b as f64).sum();
+            y[t * out_features + o] = sum as f32;
+        }
+    }
+}
+
 /// Runs the reference for a whole argument set and returns the expected outputs, one
 /// vector per output parameter in ABI order. `args`' own output buffers are not touched,
 /// so a kernel's outputs never see the reference's.
@@ -239,8 +263,60 @@ pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
                 s("max_seq"),
             );
         }
+        SlotId::LinearMatmul => {
+            let (x, w) = (args.input_f32(0), args.input_f32(1));
+            let (t, o, i) = (s("tokens"), s("out_features"), s("in_features"));
+            linear_matmul(&mut outs[0], x, w, t, o, i);
+        }
     }
     outs
+}
+
+/// Per output, the magnitude each element's rounding error grows with, where that can be
+/// far above the element itself: for `linear.matmul`, `sum_i |x[t, i] * w[o, i]|` (a sum
+/// of large terms that cancel is exact only to a fraction of the terms); `None` for the
+/// other slots' outputs.
+pub fn error_scales(args: &SlotArgs) -> Vec<Option<Vec<f32>>> {
+    let s = |name: &str| args.shape_value(name) as usize;
+    match args.slot {
+        SlotId::LinearMatmul => {
+            let (x, w) = (args.input_f32(0), args.input_f32(1));
+            let (tokens, n, k) = (s("tokens"), s("out_features"), s("in_features"));
+            let mut scale = vec![0f32; tokens * n];
+            for t in 0..tokens {
+                let xr = &x[t * k..(t + 1) * k];
+                for o in 0..n {
+                    let wr = &w[o * k..(o + 1) * k];
+                    let sum: f64 = xr
+                        .iter()
+                        .zip(wr)
+                        .map(|(&a, &b)| (a as f64 * b as f64).abs())
+                        .sum();
+                    scale[t * n + o] = sum as f32;
+                }
+            }
+            vec![Some(scale)]
+        }
+        _ => vec![None; args.output_lens().len()],
+    }
+}
+
+/// Judges one call: its outputs (`actual`, ABI order) against the reference's (`expected`,
+/// from [`compute`]) by the slot's check, with [`error_scales`]. One report per output.
+pub fn judge(
+    args: &SlotArgs,
+    actual: &[Vec<f32>],
+    expected: &[Vec<f32>],
+    tol: Tolerance,
+) -> Vec<CompareReport> {
+    let check = args.slot.spec().check;
+    let scales = error_scales(args);
+    actual
+        .iter()
+        .zip(expected)
+        .zip(&scales)
+        .map(|((a, e), scale)| check_scaled(check, a, e, scale.as_deref(), tol))
+        .collect()
 }
 
 #[cfg(test)]
@@ -280,6 +356,15 @@ mod tests {
         // Pair (0, 4) rotates by 37 rad exactly.
         let (s, c) = 37f64.sin_cos();
         assert!((qo[0] as f64 - (-3.5 * c - 0.5 * s)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn linear_matmul_known_values() {
+        // x = [[1, 2], [3, -1]], w = [[1, 0], [0.5, 2], [-1, 1]]: y = x · wᵀ.
+        let (x, w) = ([1.0, 2.0, 3.0, -1.0], [1.0, 0.0, 0.5, 2.0, -1.0, 1.0]);
+        let mut y = [0f32; 6];
+        linear_matmul(&mut y, &x, &w, 2, 3, 2);
+        assert_eq!(y, [1.0, 4.5, 1.0, 3.0, -0.5, -4.0]);
     }
 
     #[test]

@@ -7,10 +7,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::SlotId;
+use super::{SlotId, SLOT_COUNT};
 
 /// Per-slot dispatch counts, indexed by [`SlotId::index`].
-pub type DispatchCounts = [u64; 5];
+pub type DispatchCounts = [u64; SLOT_COUNT];
 
 /// A loaded kernel of either backend, as far as a stack needs to know it.
 pub trait StackedKernel {
@@ -31,8 +31,8 @@ pub enum StackError {
 /// The kernels serving each slot and the calls each slot's top kernel served.
 #[derive(Debug)]
 pub struct KernelStacks<K> {
-    stacks: [Vec<K>; 5],
-    counts: [AtomicU64; 5],
+    stacks: [Vec<K>; SLOT_COUNT],
+    counts: [AtomicU64; SLOT_COUNT],
 }
 
 /// The kernel picked for one call.
@@ -45,7 +45,7 @@ pub struct Pick<'a, K> {
 impl<K: StackedKernel> KernelStacks<K> {
     /// Stacks of exactly one kernel per slot.
     pub fn new(kernels: Vec<K>) -> Result<KernelStacks<K>, StackError> {
-        let mut slots: [Option<K>; 5] = Default::default();
+        let mut slots: [Option<K>; SLOT_COUNT] = Default::default();
         for k in kernels {
             let at = &mut slots[k.slot().index()];
             if at.is_some() {
@@ -53,7 +53,7 @@ impl<K: StackedKernel> KernelStacks<K> {
             }
             *at = Some(k);
         }
-        let mut stacks: [Vec<K>; 5] = Default::default();
+        let mut stacks: [Vec<K>; SLOT_COUNT] = Default::default();
         for ((slot, k), stack) in SlotId::ALL.into_iter().zip(slots).zip(&mut stacks) {
             stack.push(k.ok_or(StackError::Missing(slot))?);
         }
@@ -177,7 +177,7 @@ mod tests {
         ks.pop();
         assert_eq!(
             KernelStacks::new(ks).err(),
-            Some(StackError::Missing(SlotId::AttentionDecode))
+            Some(StackError::Missing(SlotId::LinearMatmul))
         );
         let mut ks: Vec<K> = SlotId::ALL.iter().map(|&slot| K { slot, max: 1 }).collect();
         ks.push(K {
@@ -217,11 +217,11 @@ mod tests {
         );
 
         s.count_call(SlotId::Rope);
-        s.add_counts(&[1, 0, 0, 2, 0]);
-        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0]);
-        s.set_counts(&[0, 0, 0, 1, 0]);
+        s.add_counts(&[1, 0, 0, 2, 0, 0]);
+        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0, 0]);
+        s.set_counts(&[0, 0, 0, 1, 0, 0]);
         assert_eq!(s.dispatch_count(SlotId::Rope), 1);
         s.reset_counts();
-        assert_eq!(s.dispatch_counts(), [0; 5]);
+        assert_eq!(s.dispatch_counts(), [0; SLOT_COUNT]);
     }
 }

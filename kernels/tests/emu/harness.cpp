@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
         rope(O(0), O(1), I(0), I(1), P(2), F(0), S(0), S(1), S(2), S(3));
 #elif EMU_SLOT == 4
         attention_decode(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
+#elif EMU_SLOT == 5
+        linear_matmul(O(0), I(0), I(1), S(0), S(1), S(2));
 #else
 #error "unknown EMU_SLOT"
 #endif

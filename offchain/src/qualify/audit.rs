@@ -16,7 +16,6 @@ use std::collections::BTreeSet;
 
 use cacheon_kernels::rng::Rng;
 use cacheon_kernels::slots::args::SlotArgs;
-use cacheon_kernels::slots::compare;
 use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::Dtype;
 use cacheon_kernels::SlotId;
@@ -153,14 +152,14 @@ pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype) {
                 .get_or_insert_with(|| fail("wrong number of outputs".into()));
             continue;
         }
-        for (k, (a, e)) in outputs.iter().zip(&expected).enumerate() {
-            if a.len() != e.len() {
-                s.failed_calls += 1;
-                s.first_failure
-                    .get_or_insert_with(|| fail(format!("output {k} has the wrong length")));
-                break;
-            }
-            let r = compare::check(slot.spec().check, a, e, dtype.tolerance());
+        if let Some(k) = (0..outputs.len()).find(|&k| outputs[k].len() != expected[k].len()) {
+            s.failed_calls += 1;
+            s.first_failure
+                .get_or_insert_with(|| fail(format!("output {k} has the wrong length")));
+            continue;
+        }
+        let reports = reference::judge(&args, outputs, &expected, dtype.tolerance());
+        for (k, r) in reports.into_iter().enumerate() {
             s.worst_matched_ppm = s.worst_matched_ppm.min(r.matched_ppm());
             if !r.passed {
                 s.failed_calls += 1;

@@ -36,7 +36,7 @@ pub fn start(
     let start_lane = |candidate: bool| -> Result<(Lane, usize, u64), LaneError> {
         let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
         let (vocab, weight_bytes) =
-            lane.load_engine(w.model, w.weights_seed, w.max_seq, &opts.stack)?;
+            lane.load_engine(w.model, opts.weights_seed(), w.max_seq, &opts.stack)?;
         if !candidate {
             for bytes in &incumbent {
                 match lane.build(bytes, "incumbent")? {

@@ -49,6 +49,17 @@ pub struct AttemptOptions {
     pub copy_bandwidth: Option<f64>,
 }
 
+impl AttemptOptions {
+    /// The seed the attempt's engines synthesize their weights from: secret like the
+    /// prompts, so no kernel can know the weights without reading them (a projection that
+    /// regenerated public synthetic weights from their formula would skip the memory
+    /// traffic that is the whole cost of decode). Every lane of the attempt uses it, so
+    /// the baseline, the candidate and the pristine engine run the same model.
+    pub fn weights_seed(&self) -> u64 {
+        cacheon_kernels::rng::Rng::secret(self.seed, "weights").next_u64()
+    }
+}
+
 /// A fresh secret seed for an attempt, from the operating system's random source. A
 /// machine that cannot give one runs no attempt: a guessable seed is a public one.
 pub fn fresh_seed() -> std::io::Result<u64> {

@@ -1,7 +1,8 @@
 //! The engine on CPU: the Llama-family decoder of [`crate::model`] in f32. Reads top to bottom: embed, then per layer
 //! norm → q/k/v → RoPE → KV cache → attention → o → norm (+ residual) → gate/up → SwiGLU
-//! → down, then the final norm and the LM head. Every slot-shaped step goes through the
-//! [`SlotTable`]; the GEMMs are the engine's own.
+//! → down, then the final norm and the LM head. Every step but the embedding lookup and
+//! the KV cache write is a slot call through the [`SlotTable`], the projections included
+//! (`linear.matmul`; gate and up as one product over their stacked weights).
 //!
 //! Residual stream: the first layer's attention norm is `norm.rmsnorm` on the embeddings;
 //! every later norm in a layer is `norm.fused_add_rmsnorm`, which adds the previous
@@ -13,7 +14,6 @@
 //! exception: that layer's RoPE call rotates every row's query, of which only the last is
 //! read — a few per cent of one call a prefill, far below any margin.)
 
-pub mod matmul;
 pub mod slot_table;
 
 pub use slot_table::{CallPhase, SlotObserver, SlotTable, SlotTableError};
@@ -21,7 +21,6 @@ pub use slot_table::{CallPhase, SlotObserver, SlotTable, SlotTableError};
 use crate::model::{EngineError, Logits, ModelConfig, Sampler, Weights};
 use crate::slots::call::Tensor::{F32, I32};
 use crate::slots::SlotId;
-use matmul::matmul;
 
 /// Keys and values of every layer, laid out as the `attention.decode` ABI wants them:
 /// `[batch, max_seq, kv_heads, head_dim]` per layer.
@@ -49,6 +48,10 @@ enum Attend {
 pub struct Engine {
     config: ModelConfig,
     weights: Weights,
+    /// Per layer, `gate_proj` over `up_proj`: `[2 * intermediate, hidden]`, so one
+    /// `linear.matmul` call writes each row's gate and up halves where `silu_and_mul`
+    /// reads them.
+    gate_up: Vec<Vec<f32>>,
     slots: SlotTable,
     cache: KvCache,
 }
@@ -77,9 +80,15 @@ impl Engine {
             v: vec![vec![0f32; per_layer]; layers],
             lens: vec![0; batch],
         };
+        let gate_up = weights
+            .layers
+            .iter()
+            .map(|l| [l.gate_proj.as_slice(), &l.up_proj].concat())
+            .collect();
         Ok(Engine {
             config,
             weights,
+            gate_up,
             slots,
             cache,
         })
@@ -188,14 +197,14 @@ impl Engine {
     fn lm_head(&self, normed: &[f32], rows: usize) -> Vec<f32> {
         let (h, v) = (self.config.hidden_size, self.config.vocab_size);
         let mut logits = vec![0f32; rows * v];
-        matmul(
+        linear(
+            &self.slots,
             &mut logits,
-            v,
             &normed[..rows * h],
             &self.weights.lm_head,
             rows,
-            h,
             v,
+            h,
         );
         logits
     }
@@ -213,6 +222,7 @@ impl Engine {
         let Engine {
             config: c,
             weights: w,
+            gate_up: gate_up_w,
             slots,
             cache,
         } = self;
@@ -287,9 +297,9 @@ impl Engine {
             }
 
             // Projections and RoPE.
-            matmul(&mut q, q_dim, &normed, &lw.q_proj, n, h, q_dim);
-            matmul(&mut k, kv_dim, &normed, &lw.k_proj, n, h, kv_dim);
-            matmul(&mut v, kv_dim, &normed, &lw.v_proj, n, h, kv_dim);
+            linear(slots, &mut q, &normed, &lw.q_proj, n, q_dim, h);
+            linear(slots, &mut k, &normed, &lw.k_proj, n, kv_dim, h);
+            linear(slots, &mut v, &normed, &lw.v_proj, n, kv_dim, h);
             slots.call(
                 SlotId::Rope,
                 &mut [&mut q_rot, &mut k_rot],
@@ -348,14 +358,14 @@ impl Engine {
                 }
             }
             let (mh, mq) = (m * h, m * q_dim);
-            matmul(
+            linear(
+                slots,
                 &mut block_out[..mh],
-                h,
                 &attn[..mq],
                 &lw.o_proj,
                 m,
-                q_dim,
                 h,
+                q_dim,
             );
 
             // MLP norm with the attention residual add, then SwiGLU.
@@ -372,16 +382,7 @@ impl Engine {
             );
             std::mem::swap(&mut residual, &mut residual_next);
             let (normed, gate_up) = (&normed[..mh], &mut gate_up[..m * 2 * inter]);
-            matmul(gate_up, 2 * inter, normed, &lw.gate_proj, m, h, inter);
-            matmul(
-                &mut gate_up[inter..],
-                2 * inter,
-                normed,
-                &lw.up_proj,
-                m,
-                h,
-                inter,
-            );
+            linear(slots, gate_up, normed, &gate_up_w[l], m, 2 * inter, h);
             slots.call(
                 SlotId::SiluAndMul,
                 &mut [&mut act[..m * inter]],
@@ -389,15 +390,8 @@ impl Engine {
                 &[],
                 &[m, inter],
             );
-            matmul(
-                &mut block_out[..mh],
-                h,
-                &act[..m * inter],
-                &lw.down_proj,
-                m,
-                inter,
-                h,
-            );
+            let act = &act[..m * inter];
+            linear(slots, &mut block_out[..mh], act, &lw.down_proj, m, h, inter);
         }
 
         // Final norm. Its residual add is the engine's own: the sum goes nowhere else, so
@@ -416,4 +410,23 @@ impl Engine {
         );
         Ok(normed)
     }
+}
+
+/// `y[rows, out] = x[rows, in] · wᵀ` (`w` is `[out, in]`) as a `linear.matmul` call.
+fn linear(
+    slots: &SlotTable,
+    y: &mut [f32],
+    x: &[f32],
+    w: &[f32],
+    rows: usize,
+    out: usize,
+    inner: usize,
+) {
+    slots.call(
+        SlotId::LinearMatmul,
+        &mut [y],
+        &[F32(x), F32(w)],
+        &[],
+        &[rows, out, inner],
+    );
 }

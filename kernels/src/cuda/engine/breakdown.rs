@@ -1,28 +1,9 @@
-//! Per-operation timing of one decode step (`cacheon-engine-bench --breakdown`).
+//! Per-operation timing of one decode step (`cacheon-engine-bench --breakdown`): each
+//! distinct step of [`CudaEngine::forward`], launched by the same [`CudaEngine::step`].
 
 use super::*;
 
-// ---------------------------------------------------------------------------------------
-// Decode-step breakdown (for `cacheon-engine-bench --breakdown`).
-
-/// Which launch of a decode step an [`OpTime`] is (see [`CudaEngine::decode_breakdown`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum StepOp {
-    Embed,
-    RmsNorm,
-    FusedAddRmsNorm,
-    QkvProj,
-    QkvSplit,
-    Rope,
-    KWrite,
-    Attention,
-    OProj,
-    GateUpProj,
-    SiluAndMul,
-    DownProj,
-    LmHead,
-    Argmax,
-}
+use super::forward::Step;
 
 /// One distinct operation of a decode step, timed in isolation on the engine's buffers.
 #[derive(Clone, Debug)]
@@ -79,78 +60,74 @@ impl CudaEngine {
             .iter()
             .map(|&l| ((l + 1) * kv_dim * 2 * 2) as u64)
             .sum();
-        let gemm_impl = |k: usize| {
-            if self.opts.small_gemv && n <= GEMV_MAX_ROWS && k.is_multiple_of(8) {
-                "gemv"
+        let gemm_impl = |out: usize, k: usize| {
+            let shape = [n as i64, out as i64, k as i64];
+            if self.opts.small_gemv && self.slots.serves(SlotId::LinearMatmul, &shape) {
+                self.slots.kernel(SlotId::LinearMatmul).entry().to_string()
             } else {
-                "cuBLAS"
+                "cuBLAS".to_string()
             }
         };
-        let gemm = |name: &'static str, op: StepOp, out: usize, k: usize, launches: usize| {
+        let gemm = |name: &'static str, op: Step, out: usize, k: usize, launches: usize| {
             let bytes = 2 * (out * k + n * k + n * out) as u64;
             (
                 name,
-                format!("{} {n}x{k} · {out}x{k}", gemm_impl(k)),
+                format!("{} {n}x{k} · {out}x{k}", gemm_impl(out, k)),
                 op,
                 launches,
                 bytes,
             )
         };
-        let ops: Vec<(&'static str, String, StepOp, usize, u64)> = vec![
+        let ops: Vec<(&'static str, String, Step, usize, u64)> = vec![
             (
                 "embedding",
                 format!("{n} rows of {h}"),
-                StepOp::Embed,
+                Step::Embed,
                 1,
                 2 * 2 * nb * hb + 4 * nb,
             ),
             (
                 "rmsnorm",
                 format!("{n}x{h} (layer 0)"),
-                StepOp::RmsNorm,
+                Step::AttnNorm,
                 1,
                 2 * (2 * nb * hb + hb),
             ),
             (
                 "fused_add_rmsnorm",
                 format!("{n}x{h} ({} attn + {layers} mlp + final)", layers - 1),
-                StepOp::FusedAddRmsNorm,
+                Step::MlpNorm,
                 2 * layers,
                 2 * (4 * nb * hb + hb),
             ),
-            if fused {
-                (
-                    "qkv_proj",
-                    format!("gemv+split {n}x{h} · {qkv_out}x{h}"),
-                    StepOp::QkvProj,
-                    layers,
-                    2 * (qkv_out * h + n * h + n * qkv_out) as u64 + 4 * nb,
-                )
-            } else {
-                gemm("qkv_proj", StepOp::QkvProj, qkv_out, h, layers)
-            },
             (
-                "qkv_split+v_write",
+                "qkv_proj+v_write",
                 if fused {
-                    "fused into qkv_proj".to_string()
+                    format!("fused gemv {n}x{h} · {qkv_out}x{h}")
                 } else {
-                    format!("{n}x{qkv_out}")
+                    format!("{} + split", gemm_impl(qkv_out, h))
                 },
-                StepOp::QkvSplit,
-                if fused { 0 } else { layers },
-                2 * 2 * (n * qkv_out) as u64 + 4 * nb,
+                Step::QkvProj,
+                layers,
+                2 * (qkv_out * h + n * h + n * qkv_out) as u64
+                    + if fused {
+                        0
+                    } else {
+                        2 * 2 * (n * qkv_out) as u64
+                    }
+                    + 4 * nb,
             ),
             (
                 "rope",
                 format!("{n}x({q_dim}+{kv_dim})"),
-                StepOp::Rope,
+                Step::Rope,
                 layers,
                 2 * 2 * (n * (q_dim + kv_dim)) as u64 + 4 * nb,
             ),
             (
                 "k_write",
                 format!("{n}x{kv_dim}"),
-                StepOp::KWrite,
+                Step::KWrite,
                 layers,
                 2 * 2 * (n * kv_dim) as u64 + 4 * nb,
             ),
@@ -161,25 +138,25 @@ impl CudaEngine {
                     c.num_attention_heads,
                     self.lens[..n].iter().map(|l| l + 1).collect::<Vec<_>>()
                 ),
-                StepOp::Attention,
+                Step::Attention,
                 layers,
                 2 * 2 * (n * q_dim) as u64 + kv_read + 4 * nb,
             ),
-            gemm("o_proj", StepOp::OProj, h, q_dim, layers),
-            gemm("gate_up_proj", StepOp::GateUpProj, 2 * inter, h, layers),
+            gemm("o_proj", Step::OProj, h, q_dim, layers),
+            gemm("gate_up_proj", Step::GateUpProj, 2 * inter, h, layers),
             (
                 "silu_and_mul",
                 format!("{n}x{inter}"),
-                StepOp::SiluAndMul,
+                Step::SiluAndMul,
                 layers,
                 2 * 3 * (n * inter) as u64,
             ),
-            gemm("down_proj", StepOp::DownProj, h, inter, layers),
-            gemm("lm_head", StepOp::LmHead, vocab, h, 1),
+            gemm("down_proj", Step::DownProj, h, inter, layers),
+            gemm("lm_head", Step::LmHead, vocab, h, 1),
             (
                 "argmax",
                 format!("{n}x{vocab}"),
-                StepOp::Argmax,
+                Step::Argmax,
                 1,
                 2 * (n * vocab) as u64 + 4 * nb,
             ),
@@ -189,10 +166,11 @@ impl CudaEngine {
             if launches == 0 {
                 continue;
             }
-            let layer = |i: usize| i % layers;
+            // Layer 0's attention norm is the one `norm.rmsnorm`; the others cycle layers.
+            let layer = move |i: usize| if op == Step::AttnNorm { 0 } else { i % layers };
             // Eager.
             for i in 0..warmup {
-                self.launch_step_op(op, n, layer(i))?;
+                self.launch_step(op, n, layer(i))?;
             }
             self.dev.synchronize()?;
             let (start, end) = self.events()?;
@@ -200,7 +178,7 @@ impl CudaEngine {
                 .record(self.dev.stream())
                 .map_err(|e| driver_err("cuEventRecord", e))?;
             for i in 0..reps {
-                self.launch_step_op(op, n, layer(i))?;
+                self.launch_step(op, n, layer(i))?;
             }
             end.record(self.dev.stream())
                 .map_err(|e| driver_err("cuEventRecord", e))?;
@@ -250,7 +228,7 @@ impl CudaEngine {
     /// Captures `reps` launches of `op` (layer `layer(i)` for the i-th) into a graph.
     fn capture_step_op(
         &self,
-        op: StepOp,
+        op: Step,
         n: usize,
         reps: usize,
         layer: impl Fn(usize) -> usize,
@@ -261,7 +239,7 @@ impl CudaEngine {
             .map_err(|e| driver_err("cuStreamBeginCapture", e))?;
         let mut body = Ok(());
         for i in 0..reps {
-            body = self.launch_step_op(op, n, layer(i));
+            body = self.launch_step(op, n, layer(i));
             if body.is_err() {
                 break;
             }
@@ -276,116 +254,10 @@ impl CudaEngine {
     }
 
     /// One launch of `op` for a decode step of `n` rows on layer `l`'s weights and
-    /// caches, with the arguments [`Self::forward`] gives it (the residual ping-pong
-    /// fixed: `res_a` in, `res_b` out).
-    fn launch_step_op(&self, op: StepOp, n: usize, l: usize) -> Result<(), CudaEngineError> {
-        let c = &self.config;
-        let st = self.dev.stream();
-        let s = &self.s;
-        let w = &self.weights;
-        let lw = &w.layers[l];
-        let slots = &self.slots;
-        let (h, inter, eps, vocab) = (
-            c.hidden_size,
-            c.intermediate_size,
-            c.rms_norm_eps,
-            c.vocab_size,
-        );
-        let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
-        let (q_dim, kv_dim, max_seq) = (c.q_dim(), c.kv_dim(), self.opts.max_seq);
-        let scale = 1.0 / (hd as f32).sqrt();
-        let p = |b: &Buf| self.ptr(b);
-        let (ni, hi) = (n as i64, h as i64);
-        let (kc, vc) = (p(&self.k_cache[l]), p(&self.v_cache[l]));
-        let (tokens, positions) = (self.ptr(&s.tokens), self.ptr(&s.positions));
-        let (cache_rows, seq_lens) = (self.ptr(&s.cache_rows), self.ptr(&s.seq_lens));
-        let (hidden, normed, block_out) = (p(&s.hidden), p(&s.normed), p(&s.block_out));
-        let (res_a, res_b) = (p(&s.res_a), p(&s.res_b));
-        let (qkv, q, k) = (p(&s.qkv), p(&s.q), p(&s.k));
-        let (q_rot, k_rot, attn) = (p(&s.q_rot), p(&s.k_rot), p(&s.attn));
-        let (gate_up, act, logits) = (p(&s.gate_up), p(&s.act), p(&s.logits));
-        match op {
-            StepOp::Embed => self.run(
-                &self.kernels.embed,
-                (n as u32, 1, 1),
-                (256, 1, 1),
-                &[
-                    Arg::Ptr(hidden),
-                    Arg::Ptr(p(&w.embed)),
-                    Arg::Ptr(tokens),
-                    Arg::I64(hi),
-                ],
-            ),
-            StepOp::RmsNorm => Ok(slots.launch(
-                st,
-                SlotId::RmsNorm,
-                &[normed],
-                &[hidden, p(&lw.attn_norm)],
-                &[eps],
-                &[ni, hi],
-            )?),
-            StepOp::FusedAddRmsNorm => Ok(slots.launch(
-                st,
-                SlotId::FusedAddRmsNorm,
-                &[normed, res_b],
-                &[block_out, res_a, p(&lw.mlp_norm)],
-                &[eps],
-                &[ni, hi],
-            )?),
-            StepOp::QkvProj => {
-                if self.qkv_fused(n, normed, p(&lw.qkv)) {
-                    self.qkv_projection(n, normed, p(&lw.qkv), vc)
-                } else {
-                    self.gemm(qkv, normed, p(&lw.qkv), n, q_dim + 2 * kv_dim, h)
-                }
-            }
-            StepOp::QkvSplit => self.qkv_split(n, vc),
-            StepOp::Rope => Ok(slots.launch(
-                st,
-                SlotId::Rope,
-                &[q_rot, k_rot],
-                &[q, k, positions],
-                &[c.rope_theta],
-                &[ni, q_heads as i64, kv_heads as i64, hd as i64],
-            )?),
-            StepOp::KWrite => self.run(
-                &self.kernels.k_write,
-                (n as u32, 1, 1),
-                (256, 1, 1),
-                &[
-                    Arg::Ptr(kc),
-                    Arg::Ptr(k_rot),
-                    Arg::Ptr(cache_rows),
-                    Arg::I64(kv_dim as i64),
-                ],
-            ),
-            StepOp::Attention => Ok(slots.launch(
-                st,
-                SlotId::AttentionDecode,
-                &[attn],
-                &[q_rot, kc, vc, seq_lens],
-                &[scale],
-                &[
-                    ni,
-                    q_heads as i64,
-                    kv_heads as i64,
-                    hd as i64,
-                    max_seq as i64,
-                ],
-            )?),
-            StepOp::OProj => self.gemm(block_out, attn, p(&lw.o), n, h, q_dim),
-            StepOp::GateUpProj => self.gemm(gate_up, normed, p(&lw.gate_up), n, 2 * inter, h),
-            StepOp::SiluAndMul => Ok(slots.launch(
-                st,
-                SlotId::SiluAndMul,
-                &[act],
-                &[gate_up],
-                &[],
-                &[ni, inter as i64],
-            )?),
-            StepOp::DownProj => self.gemm(block_out, act, p(&lw.down), n, h, inter),
-            StepOp::LmHead => self.gemm(logits, normed, p(&w.lm_head), n, vocab, h),
-            StepOp::Argmax => self.argmax(n, logits),
-        }
+    /// caches, as [`Self::forward`] launches it (the residual ping-pong fixed: `res_a` in,
+    /// `res_b` out).
+    fn launch_step(&self, op: Step, n: usize, l: usize) -> Result<(), CudaEngineError> {
+        let mut residual = self.ptr(&self.s.res_a);
+        self.step(op, Pass::Decode { bucket: n }, l, &mut residual)
     }
 }

@@ -217,14 +217,13 @@ __device__ __forceinline__ float dot8(uint4 a, uint4 b, float s) {
     return s;
 }
 
-// Small-batch GEMM (decode): y[m, j] = sum_k x[m, k] * w[j, k] for rows <= 8, bf16 in and
-// out, f32 accumulation. One warp per output feature j (grid-stride), streaming the
-// weight row with 16-byte loads, UNR per lane in flight (then one at a time for the
-// tail); x (at most 8 rows) stays in L1/L2. Needs k % 8 == 0 and 16-byte aligned x, w (the
-// host checks). `store(m, j, v)` writes one result (lane 0 of the warp). UNR = 4 for most
-// products; 8 measured ~2-3 % faster on the widest (LM head, gate|up) and slower on the
-// small ones (H200, 2026-12-02).
-template <int UNR, bool XS, class Store>
+// The q|k|v GEMV for rows <= 8 (decode), bf16 in and out, f32 accumulation: y[m, j] =
+// sum_k x[m, k] * w[j, k], one warp per output feature j (grid-stride), streaming the
+// weight row with 16-byte loads, UNR per lane in flight (then one at a time for the tail);
+// x stays in L1/L2. Needs k % 8 == 0 and 16-byte aligned x, w (the host checks).
+// `store(m, j, v)` writes one result (lane 0 of the warp). The slot `linear.matmul`'s
+// stock kernel is the same loop for every other single-row product.
+template <int UNR, class Store>
 __device__ __forceinline__ void gemv_body(const bf16_t* x, const bf16_t* w, long long rows,
                                           long long n, long long k, Store store) {
     const int lane = threadIdx.x & 31;
@@ -233,22 +232,6 @@ __device__ __forceinline__ void gemv_body(const bf16_t* x, const bf16_t* w, long
     const long long kv = k >> 3;
     const uint4* xv = reinterpret_cast<const uint4*>(x);
     const uint4* w4 = reinterpret_cast<const uint4*>(w);
-    // XS: x is staged once per block in shared memory (rows * k bf16, the launch's dynamic
-    // shared memory) instead of being re-read through L1 for every row a warp takes; the
-    // first row's first weight loads go out before, so they are in flight while x lands.
-    extern __shared__ uint4 x_smem[];
-    uint4 first[UNR];
-    bool use_first = XS;
-    if (XS) {
-#pragma unroll
-        for (int u = 0; u < UNR; ++u) {
-            const long long i = lane + 32 * u;
-            first[u] = (warp < n && i < kv) ? w4[warp * kv + i] : make_uint4(0u, 0u, 0u, 0u);
-        }
-        for (long long i = threadIdx.x; i < rows * kv; i += blockDim.x) x_smem[i] = xv[i];
-        __syncthreads();
-        xv = x_smem;
-    }
     for (long long j = warp; j < n; j += warps) {
         const uint4* wr = w4 + j * kv;
         float acc[8];
@@ -258,8 +241,7 @@ __device__ __forceinline__ void gemv_body(const bf16_t* x, const bf16_t* w, long
         for (; i + 32 * (UNR - 1) < kv; i += 32 * UNR) {
             uint4 a[UNR];
 #pragma unroll
-            for (int u = 0; u < UNR; ++u) a[u] = use_first ? first[u] : wr[i + 32 * u];
-            use_first = false;
+            for (int u = 0; u < UNR; ++u) a[u] = wr[i + 32 * u];
 #pragma unroll
             for (int m = 0; m < 8; ++m) {
                 if (m < rows) {
@@ -271,7 +253,6 @@ __device__ __forceinline__ void gemv_body(const bf16_t* x, const bf16_t* w, long
                 }
             }
         }
-        use_first = false;
         for (; i < kv; i += 32) {
             uint4 a = wr[i];
 #pragma unroll
@@ -289,29 +270,6 @@ __device__ __forceinline__ void gemv_body(const bf16_t* x, const bf16_t* w, long
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256) eng_gemv(bf16_t* y, const bf16_t* x,
-                                                           const bf16_t* w, long long rows,
-                                                           long long n, long long k) {
-    gemv_body<4, false>(x, w, rows, n, k, [=](long long m, long long j, float v) { y[m * n + j] = f2b(v); });
-}
-
-// eng_gemv with eight weight loads per lane in flight (the host takes it for n >= 16384).
-extern "C" __global__ void __launch_bounds__(256) eng_gemv_wide(bf16_t* y, const bf16_t* x,
-                                                                const bf16_t* w, long long rows,
-                                                                long long n, long long k) {
-    gemv_body<8, false>(x, w, rows, n, k, [=](long long m, long long j, float v) { y[m * n + j] = f2b(v); });
-}
-
-// eng_gemv_wide with x staged in shared memory (rows * k * 2 bytes of dynamic shared memory):
-// the host takes it for the LM head (n >= 65536), where each warp takes ~15 rows and x
-// would otherwise be re-read through L1 for each (H200: 238.7 against 242.3 us; slower for
-// the smaller products).
-extern "C" __global__ void __launch_bounds__(256) eng_gemv_wide_xs(bf16_t* y, const bf16_t* x,
-                                                                   const bf16_t* w, long long rows,
-                                                                   long long n, long long k) {
-    gemv_body<8, true>(x, w, rows, n, k, [=](long long m, long long j, float v) { y[m * n + j] = f2b(v); });
-}
-
 // The fused q|k|v projection as a GEMV that writes its outputs where eng_qkv_split would
 // put them (so decode needs no split launch): features [0, q_dim) to q[m], the next
 // kv_dim to k[m], the last kv_dim straight into v_cache row cache_rows[m] (skipped when
@@ -321,7 +279,7 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv(bf16_t* q, bf16_t
                                                                const bf16_t* w, long long rows,
                                                                long long q_dim, long long kv_dim,
                                                                long long k) {
-    gemv_body<4, false>(x, w, rows, q_dim + 2 * kv_dim, k, [=](long long m, long long j, float v) {
+    gemv_body<4>(x, w, rows, q_dim + 2 * kv_dim, k, [=](long long m, long long j, float v) {
         if (j < q_dim) {
             q[m * q_dim + j] = f2b(v);
         } else if (j < q_dim + kv_dim) {

@@ -1,15 +1,82 @@
-//! One forward pass: prefill or decode, layer by layer.
+//! One forward pass, prefill or decode, as a sequence of steps: the embedding, ten steps
+//! per layer, then the final norm, the LM head and the greedy argmax. [`CudaEngine::step`]
+//! is the one place a step's launch is written; the per-operation breakdown
+//! (`breakdown.rs`) times the same steps.
 
 use super::*;
+
+/// One launch (or, for the q|k|v projection, the launches) of a forward pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    Embed,
+    /// `norm.rmsnorm` of the embeddings in layer 0; later layers add the previous MLP
+    /// output to the residual first (`norm.fused_add_rmsnorm`).
+    AttnNorm,
+    /// q, k and the v cache rows: the fused GEMV for a decode row, else `linear.matmul`
+    /// into the stacked buffer and the split kernel.
+    QkvProj,
+    Rope,
+    KWrite,
+    Attention,
+    OProj,
+    /// The attention output added to the residual, then normalized.
+    MlpNorm,
+    GateUpProj,
+    SiluAndMul,
+    DownProj,
+    /// The last MLP output added to the residual, then normalized.
+    FinalNorm,
+    LmHead,
+    Argmax,
+}
+
+/// The steps of one layer, in order.
+pub(super) const LAYER_STEPS: [Step; 10] = [
+    Step::AttnNorm,
+    Step::QkvProj,
+    Step::Rope,
+    Step::KWrite,
+    Step::Attention,
+    Step::OProj,
+    Step::MlpNorm,
+    Step::GateUpProj,
+    Step::SiluAndMul,
+    Step::DownProj,
+];
 
 impl CudaEngine {
     /// One pass over every layer for the rows whose inputs [`Self::upload_step`] wrote;
     /// ends with the logits and the greedy tokens (`s.next`). Only queues work.
     pub(super) fn forward(&self, pass: Pass) -> Result<(), CudaEngineError> {
+        let mut residual = self.ptr(&self.s.hidden);
+        self.step(Step::Embed, pass, 0, &mut residual)?;
+        for l in 0..self.weights.layers.len() {
+            for step in LAYER_STEPS {
+                self.step(step, pass, l, &mut residual)?;
+            }
+        }
+        for step in [Step::FinalNorm, Step::LmHead, Step::Argmax] {
+            self.step(step, pass, 0, &mut residual)?;
+        }
+        Ok(())
+    }
+
+    /// Queues one step of `pass` on layer `l`'s weights and caches (`l` is ignored by the
+    /// steps outside the layers). `residual` is the buffer holding the residual stream;
+    /// the norms that add to it write the sum to the other of `res_a` and `res_b` and
+    /// move `residual` there (the embeddings in `hidden` are layer 0's residual).
+    pub(super) fn step(
+        &self,
+        step: Step,
+        pass: Pass,
+        l: usize,
+        residual: &mut u64,
+    ) -> Result<(), CudaEngineError> {
         let c = &self.config;
         let st = self.dev.stream();
         let s = &self.s;
         let w = &self.weights;
+        let lw = &w.layers[l];
         let slots = &self.slots;
         let (h, inter, eps, vocab) = (
             c.hidden_size,
@@ -19,155 +86,123 @@ impl CudaEngine {
         );
         let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
         let (q_dim, kv_dim, max_seq) = (c.q_dim(), c.kv_dim(), self.opts.max_seq);
-        let scale = 1.0 / (hd as f32).sqrt();
         let n = match pass {
             Pass::Prefill { n, .. } => n,
             Pass::Decode { bucket } => bucket,
         };
         let p = |b: &Buf| self.ptr(b);
         let (ni, hi) = (n as i64, h as i64);
-        let (tokens, positions) = (self.ptr(&s.tokens), self.ptr(&s.positions));
-        let (cache_rows, seq_lens) = (self.ptr(&s.cache_rows), self.ptr(&s.seq_lens));
+        let (kc, vc) = (p(&self.k_cache[l]), p(&self.v_cache[l]));
         let (hidden, normed, block_out) = (p(&s.hidden), p(&s.normed), p(&s.block_out));
-        let (res_a, res_b) = (p(&s.res_a), p(&s.res_b));
-        let other = |cur: u64| if cur == res_a { res_b } else { res_a };
-
-        // Embedding.
-        self.run(
-            &self.kernels.embed,
-            (n as u32, 1, 1),
-            (256, 1, 1),
-            &[
-                Arg::Ptr(hidden),
-                Arg::Ptr(p(&w.embed)),
-                Arg::Ptr(tokens),
-                Arg::I64(hi),
-            ],
-        )?;
-
-        let mut cur = hidden;
-        for (l, lw) in w.layers.iter().enumerate() {
-            let (kc, vc) = (p(&self.k_cache[l]), p(&self.v_cache[l]));
-            // Attention norm; from layer 1 on it also adds the previous MLP output.
-            if l == 0 {
-                slots.launch(
-                    st,
-                    SlotId::RmsNorm,
-                    &[normed],
-                    &[hidden, p(&lw.attn_norm)],
-                    &[eps],
-                    &[ni, hi],
-                )?;
-            } else {
-                let next = other(cur);
-                slots.launch(
-                    st,
-                    SlotId::FusedAddRmsNorm,
-                    &[normed, next],
-                    &[block_out, cur, p(&lw.attn_norm)],
-                    &[eps],
-                    &[ni, hi],
-                )?;
-                cur = next;
-            }
-
-            // Projections, KV cache write, RoPE.
-            let (q, k) = (p(&s.q), p(&s.k));
-            let (q_rot, k_rot, attn) = (p(&s.q_rot), p(&s.k_rot), p(&s.attn));
-            self.qkv_projection(n, normed, p(&lw.qkv), vc)?;
+        let (q, k, q_rot, k_rot, attn) = (p(&s.q), p(&s.k), p(&s.q_rot), p(&s.k_rot), p(&s.attn));
+        let (gate_up, act, logits) = (p(&s.gate_up), p(&s.act), p(&s.logits));
+        // Adds `block_out` to the residual stream and normalizes the sum with `norm_w`.
+        let add_norm = |residual: &mut u64, norm_w: u64| -> Result<(), CudaEngineError> {
+            let (res_a, res_b) = (p(&s.res_a), p(&s.res_b));
+            let next = if *residual == res_a { res_b } else { res_a };
             slots.launch(
+                st,
+                SlotId::FusedAddRmsNorm,
+                &[normed, next],
+                &[block_out, *residual, norm_w],
+                &[eps],
+                &[ni, hi],
+            )?;
+            *residual = next;
+            Ok(())
+        };
+        match step {
+            Step::Embed => self.run(
+                &self.kernels.embed,
+                (n as u32, 1, 1),
+                (256, 1, 1),
+                &[
+                    Arg::Ptr(hidden),
+                    Arg::Ptr(p(&w.embed)),
+                    Arg::Ptr(self.ptr(&s.tokens)),
+                    Arg::I64(hi),
+                ],
+            ),
+            Step::AttnNorm if l == 0 => Ok(slots.launch(
+                st,
+                SlotId::RmsNorm,
+                &[normed],
+                &[hidden, p(&lw.attn_norm)],
+                &[eps],
+                &[ni, hi],
+            )?),
+            Step::AttnNorm => add_norm(residual, p(&lw.attn_norm)),
+            Step::QkvProj => self.qkv_projection(n, normed, p(&lw.qkv), vc),
+            Step::Rope => Ok(slots.launch(
                 st,
                 SlotId::Rope,
                 &[q_rot, k_rot],
-                &[q, k, positions],
+                &[q, k, self.ptr(&s.positions)],
                 &[c.rope_theta],
                 &[ni, q_heads as i64, kv_heads as i64, hd as i64],
-            )?;
-            self.run(
+            )?),
+            Step::KWrite => self.run(
                 &self.kernels.k_write,
                 (n as u32, 1, 1),
                 (256, 1, 1),
                 &[
                     Arg::Ptr(kc),
                     Arg::Ptr(k_rot),
-                    Arg::Ptr(cache_rows),
+                    Arg::Ptr(self.ptr(&s.cache_rows)),
                     Arg::I64(kv_dim as i64),
                 ],
-            )?;
-
-            // Attention.
-            match pass {
-                Pass::Decode { .. } => slots.launch(
-                    st,
-                    SlotId::AttentionDecode,
-                    &[attn],
-                    &[q_rot, kc, vc, seq_lens],
-                    &[scale],
-                    &[
-                        ni,
-                        q_heads as i64,
-                        kv_heads as i64,
-                        hd as i64,
-                        max_seq as i64,
-                    ],
-                )?,
-                Pass::Prefill { seq, start, n } => {
-                    let base = (seq * max_seq * kv_dim * 2) as u64;
-                    self.prefill_attention(
-                        kc + base,
-                        vc + base,
-                        start + n,
-                        n,
-                        positions,
-                        q_rot,
-                        attn,
-                        scale,
-                    )?;
+            ),
+            Step::Attention => {
+                let scale = 1.0 / (hd as f32).sqrt();
+                match pass {
+                    Pass::Decode { .. } => Ok(slots.launch(
+                        st,
+                        SlotId::AttentionDecode,
+                        &[attn],
+                        &[q_rot, kc, vc, self.ptr(&s.seq_lens)],
+                        &[scale],
+                        &[
+                            ni,
+                            q_heads as i64,
+                            kv_heads as i64,
+                            hd as i64,
+                            max_seq as i64,
+                        ],
+                    )?),
+                    Pass::Prefill { seq, start, n } => {
+                        let base = (seq * max_seq * kv_dim * 2) as u64;
+                        let (kc, vc) = (kc + base, vc + base);
+                        let positions = self.ptr(&s.positions);
+                        self.prefill_attention(kc, vc, start + n, n, positions, q_rot, attn, scale)
+                    }
                 }
             }
-            self.gemm(block_out, attn, p(&lw.o), n, h, q_dim)?;
-
-            // MLP norm with the attention residual add, then SwiGLU.
-            let next = other(cur);
-            slots.launch(
-                st,
-                SlotId::FusedAddRmsNorm,
-                &[normed, next],
-                &[block_out, cur, p(&lw.mlp_norm)],
-                &[eps],
-                &[ni, hi],
-            )?;
-            cur = next;
-            let (gate_up, act) = (p(&s.gate_up), p(&s.act));
-            self.gemm(gate_up, normed, p(&lw.gate_up), n, 2 * inter, h)?;
-            slots.launch(
+            Step::OProj => self.linear(block_out, attn, p(&lw.o), n, h, q_dim),
+            Step::MlpNorm => add_norm(residual, p(&lw.mlp_norm)),
+            Step::GateUpProj => self.linear(gate_up, normed, p(&lw.gate_up), n, 2 * inter, h),
+            Step::SiluAndMul => Ok(slots.launch(
                 st,
                 SlotId::SiluAndMul,
                 &[act],
                 &[gate_up],
                 &[],
                 &[ni, inter as i64],
-            )?;
-            self.gemm(block_out, act, p(&lw.down), n, h, inter)?;
+            )?),
+            Step::DownProj => self.linear(block_out, act, p(&lw.down), n, h, inter),
+            Step::FinalNorm => add_norm(residual, p(&w.norm)),
+            // A prefill's logits are its last row's.
+            Step::LmHead => match pass {
+                Pass::Decode { .. } => self.linear(logits, normed, p(&w.lm_head), n, vocab, h),
+                Pass::Prefill { .. } => {
+                    let last = normed + ((n - 1) * h * 2) as u64;
+                    self.linear(logits, last, p(&w.lm_head), 1, vocab, h)
+                }
+            },
+            Step::Argmax => match pass {
+                Pass::Decode { .. } => self.argmax(n, logits),
+                Pass::Prefill { .. } => self.argmax(1, logits),
+            },
         }
-
-        // Final norm with the last residual add, LM head, greedy argmax.
-        let next = other(cur);
-        slots.launch(
-            st,
-            SlotId::FusedAddRmsNorm,
-            &[normed, next],
-            &[block_out, cur, p(&w.norm)],
-            &[eps],
-            &[ni, hi],
-        )?;
-        let (rows, src) = match pass {
-            Pass::Decode { .. } => (n, normed),
-            Pass::Prefill { .. } => (1, normed + ((n - 1) * h * 2) as u64),
-        };
-        let logits = p(&s.logits);
-        self.gemm(logits, src, p(&w.lm_head), rows, vocab, h)?;
-        self.argmax(rows, logits)
     }
 
     /// Causal attention of `n` prompt rows (positions from `positions`) over the first

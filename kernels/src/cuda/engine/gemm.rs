@@ -1,22 +1,15 @@
-//! Matrix products: the engine's GEMV kernels for single rows, cuBLAS (bf16 in and out,
-//! f32 accumulation) for everything else, and the q|k|v projection built on them.
+//! Matrix products: every projection is a `linear.matmul` slot call, served by the slot
+//! table's kernels inside their `when` domains (the stock GEMV takes single rows) and by
+//! the slot's validator-owned builtin, cuBLAS (bf16 in and out, f32 accumulation), outside
+//! them; plus the q|k|v projection, whose decode row is the engine's own fused GEMV.
 
 use super::*;
 
-/// Row counts up to which the engine's GEMV kernel replaces cuBLAS. Measured on an H200
-/// (llama8b-8l decode, 2026-12-02): at 1 row the GEMV step took 1.492 ms against cuBLAS's
-/// 1.524 ms; at 8 rows 3.824 ms against 1.890 ms, so cuBLAS takes everything above one row.
+/// Row counts up to which the q|k|v projection is the engine's fused GEMV (which writes
+/// q, k and the v cache itself; the slot's stock GEMV takes the same single row for every
+/// other projection). Measured on an H200 (llama8b-8l decode, 2026-12-02): at 1 row the
+/// GEMV step took 1.492 ms against cuBLAS's 1.524 ms; at 8 rows 3.824 ms against 1.890 ms.
 pub(super) const GEMV_MAX_ROWS: usize = 1;
-
-/// Output features from which the GEMV kernel keeps eight weight loads per lane in flight
-/// instead of four (H200: ~2-3 % faster for the LM head and gate|up, slower for the
-/// 4096- and 6144-feature products).
-const GEMV_WIDE_N: usize = 16384;
-
-/// Output features from which the GEMV kernel stages x in shared memory once per block
-/// (`eng_gemv_wide_xs`): the LM head, where each warp takes ~15 rows (H200: 238.7 against
-/// 242.3 µs; slower for gate|up, down, o and q|k|v).
-const GEMV_SHARED_X_N: usize = 65536;
 
 pub(super) fn blas_err(call: &str, e: blas::CublasError) -> CudaEngineError {
     CudaEngineError::Blas(format!("{call}: {:?}", e.0))
@@ -44,8 +37,9 @@ pub(super) fn blas_handle(
 }
 
 impl CudaEngine {
-    /// Whether a product of `m` rows with inner size `k` goes to the GEMV kernel.
-    pub(super) fn uses_gemv(&self, m: usize, k: usize, x: u64, w: u64) -> bool {
+    /// Whether the q|k|v projection of `m` rows of `x` by `w` (inner size `k`) can be the
+    /// fused GEMV (16-byte vectors).
+    fn uses_gemv(&self, m: usize, k: usize, x: u64, w: u64) -> bool {
         self.opts.small_gemv
             && m <= GEMV_MAX_ROWS
             && k.is_multiple_of(8)
@@ -99,7 +93,7 @@ impl CudaEngine {
             );
         }
         let qkv = self.ptr(&self.s.qkv);
-        self.gemm(qkv, x, w, n, q_dim + 2 * kv_dim, h)?;
+        self.linear(qkv, x, w, n, q_dim + 2 * kv_dim, h)?;
         self.qkv_split(n, vc)
     }
 
@@ -123,10 +117,11 @@ impl CudaEngine {
         )
     }
 
-    /// `y[m, n] = x[m, k] · w[n, k]ᵀ`, bf16 row-major, f32 accumulation: the engine's
-    /// GEMV kernel for at most [`GEMV_MAX_ROWS`] rows (when `small_gemv`), else cuBLAS. cuBLAS is
-    /// column-major: it computes `yᵀ = w · xᵀ` (`w` transposed as stored, `x` as is).
-    pub(super) fn gemm(
+    /// `y[m, n] = x[m, k] · w[n, k]ᵀ`, bf16 row-major, as a `linear.matmul` call: the
+    /// slot table's kernel whose domain takes `[m, n, k]`, else the builtin (cuBLAS).
+    /// Without `small_gemv` (a benchmark's A/B switch; the validator never clears it)
+    /// every product goes to the builtin.
+    pub(super) fn linear(
         &self,
         y: u64,
         x: u64,
@@ -135,31 +130,27 @@ impl CudaEngine {
         n: usize,
         k: usize,
     ) -> Result<(), CudaEngineError> {
-        if self.uses_gemv(m, k, x, w) {
-            // x in shared memory for the widest products, within the default 48 KiB.
-            let x_bytes = m * k * 2;
-            let (f, smem) = if n >= GEMV_SHARED_X_N && x_bytes <= 48 * 1024 {
-                (&self.kernels.gemv_wide_xs, x_bytes as u32)
-            } else if n >= GEMV_WIDE_N {
-                (&self.kernels.gemv_wide, 0)
-            } else {
-                (&self.kernels.gemv, 0)
-            };
-            return self.run_smem(
-                f,
-                (self.gemv_blocks(n), 1, 1),
-                (256, 1, 1),
-                smem,
-                &[
-                    Arg::Ptr(y),
-                    Arg::Ptr(x),
-                    Arg::Ptr(w),
-                    Arg::I64(m as i64),
-                    Arg::I64(n as i64),
-                    Arg::I64(k as i64),
-                ],
-            );
+        let shape = [m as i64, n as i64, k as i64];
+        if self.opts.small_gemv && self.slots.serves(SlotId::LinearMatmul, &shape) {
+            let st = self.dev.stream();
+            return Ok(self
+                .slots
+                .launch(st, SlotId::LinearMatmul, &[y], &[x, w], &[], &shape)?);
         }
+        self.cublas_matmul(y, x, w, m, n, k)
+    }
+
+    /// The builtin: `linear.matmul` by cuBLAS. cuBLAS is column-major: it computes
+    /// `yᵀ = w · xᵀ` (`w` transposed as stored, `x` as is).
+    fn cublas_matmul(
+        &self,
+        y: u64,
+        x: u64,
+        w: u64,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<(), CudaEngineError> {
         let (alpha, beta) = (1.0f32, 0.0f32);
         use blas_sys::{
             cublasComputeType_t as C, cublasGemmAlgo_t as G, cublasOperation_t as O,

@@ -19,10 +19,7 @@ pub(super) struct EngineKernels {
     pub(super) k_write: CudaFunction,
     pub(super) softmax: CudaFunction,
     pub(super) argmax: CudaFunction,
-    pub(super) gemv: CudaFunction,
     pub(super) gemv_qkv: CudaFunction,
-    pub(super) gemv_wide: CudaFunction,
-    pub(super) gemv_wide_xs: CudaFunction,
     _module: Arc<CudaModule>,
 }
 
@@ -57,10 +54,7 @@ impl EngineKernels {
             k_write: func("eng_k_write")?,
             softmax: func("eng_causal_softmax")?,
             argmax: func("eng_argmax")?,
-            gemv: func("eng_gemv")?,
             gemv_qkv: func("eng_gemv_qkv")?,
-            gemv_wide: func("eng_gemv_wide")?,
-            gemv_wide_xs: func("eng_gemv_wide_xs")?,
             _module: module,
         })
     }
@@ -163,10 +157,7 @@ mod tests {
             "eng_k_write",
             "eng_causal_softmax",
             "eng_argmax",
-            "eng_gemv",
             "eng_gemv_qkv",
-            "eng_gemv_wide",
-            "eng_gemv_wide_xs",
         ] {
             assert!(ENGINE_KERNELS.contains(&format!(" {name}(")), "{name}");
         }

@@ -88,7 +88,7 @@ mod slot_table;
 mod weights;
 
 use buffers::{alloc_zeroed, Buf, Scratch};
-use gemm::{blas_err, blas_handle, GEMV_MAX_ROWS};
+use gemm::{blas_err, blas_handle};
 use graphs::Graph;
 use launch::{Arg, EngineKernels, ARGMAX_MAX_BLOCKS};
 use weights::DeviceWeights;

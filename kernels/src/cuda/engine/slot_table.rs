@@ -86,6 +86,12 @@ impl CudaSlotTable {
         self.stacks.install(kernel);
     }
 
+    /// Whether some kernel of the slot's stack takes `shape` (else the engine's builtin for
+    /// the slot serves the call: `linear.matmul`'s stock kernel takes single rows only).
+    pub fn serves(&self, slot: SlotId, shape: &[i64]) -> bool {
+        self.stacks.pick(slot, shape).is_some()
+    }
+
     /// The kernel installed last in a slot.
     pub fn kernel(&self, slot: SlotId) -> &CudaKernel {
         self.stacks.top(slot)

@@ -184,11 +184,6 @@ pub fn run(backend: LaneBackend) -> i32 {
     if send(&mut out, &ready).and_then(|_| out.flush()).is_err() {
         return 2;
     }
-    // A CPU lane has one core, and no thread once sealed: its engine's matmuls stay on
-    // this thread.
-    if backend == LaneBackend::Cpu {
-        cacheon_kernels::cpu::engine::matmul::use_one_thread();
-    }
     let mut state = LaneState {
         backend,
         loaded: Vec::new(),
