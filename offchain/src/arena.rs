@@ -4,6 +4,8 @@
 //! (`cacheon_primitives::catalog`); a validator compares them with the arena's config on
 //! chain ([`Arena::disagreement`]) before it leases anything there.
 
+pub mod profile;
+
 use cacheon_kernels::bundle::manifest::Backend;
 use cacheon_kernels::slots::Dtype;
 use cacheon_primitives::catalog::{self, ArenaSpec, EngineDigests};

@@ -56,7 +56,16 @@ pub struct KeyArgs {
 enum Command {
     /// List the slots: ABIs (C and CUDA prototypes), shape symbols, checks, tolerances,
     /// verification shapes, and the targets (singletons and atomic groups).
-    Slots,
+    ///
+    /// With `--arena`, what each target is worth there: the share of a workload read its
+    /// slots take and the largest end-to-end speedup a proposal could give (all of that
+    /// time gone), against the arena's margin. `cpu-tiny` is measured on this machine
+    /// now; `h200-llama8b` prints the committed H200 measurement.
+    Slots {
+        /// Arena whose workload to weigh the targets in (cpu-tiny, h200-llama8b).
+        #[arg(long)]
+        arena: Option<String>,
+    },
     /// Static screen only: bundle rules, manifest against the arena, source policy, launch
     /// geometry. Builds and runs nothing.
     Scan {
@@ -245,7 +254,7 @@ fn main() {
     let code = match cli.command {
         Command::Lane { backend } => cacheon::lane::child::run(backend),
         Command::NvrtcChild { dir } => cacheon_kernels::cuda::nvrtc::serve_child(&dir),
-        Command::Slots => cmd::bundle::slots(&out),
+        Command::Slots { arena } => cmd::bundle::slots(&out, arena.as_deref()),
         Command::Scan { dir, arena } => cmd::bundle::scan(&out, &dir, arena.as_deref()),
         Command::Verify { dir, device, seed } => cmd::bundle::verify(&out, &dir, device, seed),
         Command::Demo {

@@ -58,7 +58,10 @@ fn print_finding(out: &Out, dir: &Path, arena: &str, f: &screens::Finding) {
     );
 }
 
-pub fn slots(out: &Out) -> i32 {
+pub fn slots(out: &Out, arena_name: Option<&str>) -> i32 {
+    if let Some(name) = arena_name {
+        return target_shares(out, name);
+    }
     let mut rows = Vec::new();
     let mut text = String::new();
     for slot in SlotId::ALL {
@@ -115,6 +118,52 @@ pub fn slots(out: &Out) -> i32 {
     out.emit(
         json!({"abi": slots::ABI_VERSION, "slots": rows, "targets": targets}),
         || text,
+    );
+    exit::OK
+}
+
+/// `slots --arena`: each target's share of the arena's workload and its Amdahl bound.
+fn target_shares(out: &Out, name: &str) -> i32 {
+    let Some(a) = arena::arena(name) else {
+        return out.error(
+            &format!("unknown arena `{name}` (cpu-tiny, h200-llama8b)"),
+            exit::USAGE,
+        );
+    };
+    let p = match arena::profile::profile(a, 1) {
+        Ok(p) => p,
+        Err(e) => return out.error(&format!("profiling {name}: {e}"), exit::NO_DECISION),
+    };
+    let margin = a.spec.min_margin_ppm as f64 / 1e4;
+    let mut text = format!(
+        "{name}: {}
+  read {:.3} ms; margin {margin:.1} %
+
+  {:<28} {:>7}  {:>12}
+",
+        p.source,
+        p.total_seconds * 1e3,
+        "target",
+        "share",
+        "max speedup"
+    );
+    for t in &p.targets {
+        text.push_str(&format!(
+            "  {:<28} {:>6.2} %  {:>11.4}x{}
+",
+            t.target,
+            t.share * 100.0,
+            t.max_speedup,
+            if t.can_pass {
+                ""
+            } else {
+                "  (cannot clear the margin)"
+            }
+        ));
+    }
+    out.emit(
+        json!({"arena": name, "margin_ppm": a.spec.min_margin_ppm, "profile": p}),
+        || text.trim_end().to_string(),
     );
     exit::OK
 }

@@ -62,10 +62,6 @@ impl CudaEngineLane {
             self.engine.slots_mut().install(k);
         }
     }
-
-    fn last_logits(&self) -> Result<Vec<f32>, String> {
-        self.engine.logits(1).map_err(|e| e.to_string())
-    }
 }
 
 impl LaneEngine for CudaEngineLane {
@@ -73,32 +69,29 @@ impl LaneEngine for CudaEngineLane {
         self.engine.config().vocab_size
     }
 
-    fn run(
-        &mut self,
-        prompt: &[u32],
-        decode_steps: usize,
-        keep_logits: bool,
-    ) -> Result<RunResult, String> {
-        if prompt.is_empty() || prompt.len() + decode_steps > self.engine.max_seq() {
-            return Err("the workload does not fit the engine's max_seq".into());
-        }
+    fn max_seq(&self) -> usize {
+        self.engine.max_seq()
+    }
+
+    fn reset(&mut self) {
         self.engine.reset();
         self.engine.slots().reset_counts();
-        let mut kept = keep_logits.then(Vec::new);
-        let mut next = self.engine.prefill(0, prompt).map_err(|e| e.to_string())?;
-        let mut tokens = Vec::with_capacity(decode_steps + 1);
-        loop {
-            if let Some(k) = kept.as_mut() {
-                k.extend(self.last_logits()?);
-            }
-            tokens.push(next);
-            if tokens.len() > decode_steps {
-                break;
-            }
-            next = self.engine.decode(&[next]).map_err(|e| e.to_string())?[0];
-        }
-        let dispatch = self.engine.slots().dispatch_counts().to_vec();
-        Ok((tokens, dispatch, kept))
+    }
+
+    fn prefill(&mut self, prompt: &[u32]) -> Result<u32, String> {
+        self.engine.prefill(0, prompt).map_err(|e| e.to_string())
+    }
+
+    fn decode(&mut self, token: u32) -> Result<u32, String> {
+        Ok(self.engine.decode(&[token]).map_err(|e| e.to_string())?[0])
+    }
+
+    fn last_logits(&self) -> Result<Vec<f32>, String> {
+        self.engine.logits(1).map_err(|e| e.to_string())
+    }
+
+    fn dispatch_counts(&self) -> Vec<u64> {
+        self.engine.slots().dispatch_counts().to_vec()
     }
 
     fn audit(

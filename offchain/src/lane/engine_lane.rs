@@ -29,9 +29,27 @@ pub type RecordedCall = (AuditCall, Vec<Buffer>, Vec<Vec<f32>>);
 /// slot's top kernel serves in the read).
 pub type AuditSample = Vec<(SlotId, Vec<u64>)>;
 
-/// What a lane's engine does for the referee, on either backend.
+/// What a lane's engine does for the referee, on either backend: the backends give the
+/// steps, the workload read is written once ([`LaneEngine::run`]).
 pub trait LaneEngine {
     fn vocab(&self) -> usize;
+
+    fn max_seq(&self) -> usize;
+
+    /// Empties the sequence and restarts the slot dispatch counts.
+    fn reset(&mut self);
+
+    /// Prefills `prompt` into the empty sequence; returns the greedy next token.
+    fn prefill(&mut self, prompt: &[u32]) -> Result<u32, String>;
+
+    /// Appends `token`; returns the greedy next token.
+    fn decode(&mut self, token: u32) -> Result<u32, String>;
+
+    /// The next-token logits of the last prefill or decode (`[vocab]`).
+    fn last_logits(&self) -> Result<Vec<f32>, String>;
+
+    /// Each slot's dispatch count since the last reset (indexed like `SlotId::ALL`).
+    fn dispatch_counts(&self) -> Vec<u64>;
 
     /// One read of the workload: prefill `prompt`, then `decode_steps` greedy steps.
     fn run(
@@ -39,7 +57,26 @@ pub trait LaneEngine {
         prompt: &[u32],
         decode_steps: usize,
         keep_logits: bool,
-    ) -> Result<RunResult, String>;
+    ) -> Result<RunResult, String> {
+        if prompt.is_empty() || prompt.len() + decode_steps > self.max_seq() {
+            return Err("the workload does not fit the engine's max_seq".into());
+        }
+        self.reset();
+        let mut kept = keep_logits.then(Vec::new);
+        let mut next = self.prefill(prompt)?;
+        let mut tokens = Vec::with_capacity(decode_steps + 1);
+        loop {
+            if let Some(k) = kept.as_mut() {
+                k.extend(self.last_logits()?);
+            }
+            tokens.push(next);
+            if tokens.len() > decode_steps {
+                break;
+            }
+            next = self.decode(next)?;
+        }
+        Ok((tokens, self.dispatch_counts(), kept))
+    }
 
     /// One read of the workload (graphs off) with the sampled calls recorded: the read's
     /// result as for [`LaneEngine::run`] (no logits), then the recorded calls.
@@ -81,6 +118,8 @@ pub fn recorded_call(
 
 pub struct EngineLane {
     engine: Engine,
+    /// The logits of the last prefill or decode.
+    logits: Vec<f32>,
 }
 
 /// Bytes of weights one forward pass must read at least: every matrix and norm except the
@@ -116,7 +155,13 @@ impl EngineLane {
         let weights = Weights::synthesize(&cfg, weights_seed);
         let bytes = weight_bytes(&cfg);
         let engine = Engine::new(cfg, weights, slots, 1, max_seq).map_err(|e| e.to_string())?;
-        Ok((EngineLane { engine }, bytes))
+        Ok((
+            EngineLane {
+                engine,
+                logits: Vec::new(),
+            },
+            bytes,
+        ))
     }
 
     /// Installs a candidate bundle's kernels (its dispatch counts start at zero).
@@ -130,36 +175,34 @@ impl LaneEngine for EngineLane {
         self.engine.config().vocab_size
     }
 
-    fn run(
-        &mut self,
-        prompt: &[u32],
-        decode_steps: usize,
-        keep_logits: bool,
-    ) -> Result<RunResult, String> {
-        if prompt.is_empty() || prompt.len() + decode_steps > self.engine.max_seq() {
-            return Err("the workload does not fit the engine's max_seq".into());
-        }
+    fn max_seq(&self) -> usize {
+        self.engine.max_seq()
+    }
+
+    fn reset(&mut self) {
         self.engine.reset();
         self.engine.slots().reset_counts();
-        let mut kept = keep_logits.then(Vec::new);
-        let mut logits = self
+    }
+
+    fn prefill(&mut self, prompt: &[u32]) -> Result<u32, String> {
+        self.logits = self
             .engine
             .prefill(0, prompt, Logits::Last)
             .map_err(|e| e.to_string())?;
-        let mut tokens = Vec::with_capacity(decode_steps + 1);
-        loop {
-            if let Some(k) = kept.as_mut() {
-                k.extend_from_slice(&logits);
-            }
-            let next = argmax(&logits);
-            tokens.push(next);
-            if tokens.len() > decode_steps {
-                break;
-            }
-            logits = self.engine.decode(&[next]).map_err(|e| e.to_string())?;
-        }
-        let dispatch = self.engine.slots().dispatch_counts().to_vec();
-        Ok((tokens, dispatch, kept))
+        Ok(argmax(&self.logits))
+    }
+
+    fn decode(&mut self, token: u32) -> Result<u32, String> {
+        self.logits = self.engine.decode(&[token]).map_err(|e| e.to_string())?;
+        Ok(argmax(&self.logits))
+    }
+
+    fn last_logits(&self) -> Result<Vec<f32>, String> {
+        Ok(self.logits.clone())
+    }
+
+    fn dispatch_counts(&self) -> Vec<u64> {
+        self.engine.slots().dispatch_counts().to_vec()
     }
 
     fn audit(
