@@ -386,10 +386,12 @@ fn judge(
         let actual: Vec<Vec<f32>> = outputs[k * n_out..(k + 1) * n_out].to_vec();
         if let Some((prev_actual, prev_expected)) = &previous {
             let replayed = actual.iter().zip(prev_actual).all(|(a, b)| same_bits(a, b));
+            // The references differ in value (a sign of zero is no difference: x = 0 gives
+            // +0 or -0 from the weights' signs, and a kernel may return either).
             let inputs_differ = expected
                 .iter()
                 .zip(prev_expected)
-                .any(|(a, b)| !same_bits(a, b));
+                .any(|(a, b)| !same_values(a, b));
             if replayed && inputs_differ {
                 return Err(fail(
                     stage,
@@ -438,6 +440,14 @@ fn judge(
 
 fn same_bits(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Equal as numbers (`-0 == +0`), NaN equal to NaN.
+fn same_values(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
 }
 
 /// Runs every screen on a bundle for `arena`.
