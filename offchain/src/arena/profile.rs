@@ -41,21 +41,21 @@ pub struct Profile {
     pub targets: Vec<TargetShare>,
 }
 
-/// Seconds per slot of one batch-1 decode step of `llama8b-8l` on an H200, by slot (the
-/// rest of the step: the q|k|v GEMV, the KV write, embedding, argmax). Measured with
+/// Seconds per slot of one batch-1 decode step of `llama8b-8l` on an H200 (the rest of the
+/// step: the q|k|v GEMV, which is the engine's own fused seam, the KV write, embedding,
+/// argmax, launch gaps), and the whole graph-replayed step. Measured with
 /// `cacheon-engine-bench --breakdown` (graph-replayed per-operation times × launches per
-/// step), 2026-12-02, before `linear.matmul` existed: its share is the o, gate|up, down and
-/// LM-head GEMVs, the 1,139 µs of all GEMVs less the q|k|v GEMV's part in proportion to
-/// its weight bytes (8.9 %; the q|k|v GEMV is the engine's own fused seam, not the slot).
+/// step) on 2026-12-05 at commit 11fdc13; `linear.matmul` is the o, gate|up, down and
+/// LM-head products (93.8 + 450.1 + 272.6 + 239.5 µs).
 pub const H200_LLAMA8B_DECODE: (f64, [(SlotId, f64); SLOT_COUNT]) = (
-    1.328e-3,
+    1.3845e-3,
     [
-        (SlotId::SiluAndMul, 12.0e-6),
-        (SlotId::RmsNorm, 1.5e-6),
-        (SlotId::FusedAddRmsNorm, 30.5e-6),
-        (SlotId::Rope, 19.0e-6),
-        (SlotId::AttentionDecode, 103.0e-6),
-        (SlotId::LinearMatmul, 1_038.0e-6),
+        (SlotId::SiluAndMul, 12.2e-6),
+        (SlotId::RmsNorm, 1.7e-6),
+        (SlotId::FusedAddRmsNorm, 30.7e-6),
+        (SlotId::Rope, 18.7e-6),
+        (SlotId::AttentionDecode, 102.9e-6),
+        (SlotId::LinearMatmul, 1_056.0e-6),
     ],
 );
 
@@ -72,7 +72,7 @@ pub fn profile(arena: Arena, seed: u64) -> Result<Profile, String> {
             }
             Ok(Profile {
                 source: "H200, batch-1 decode step at context 2048 \
-                         (cacheon-engine-bench --breakdown, 2026-12-02)"
+                         (cacheon-engine-bench --breakdown, 2026-12-05)"
                     .into(),
                 total_seconds: total,
                 targets: shares(arena, &seconds, total),
