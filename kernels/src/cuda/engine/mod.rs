@@ -110,8 +110,9 @@ pub struct CudaEngineOptions {
     pub buckets: Vec<usize>,
     /// Replay decode steps from CUDA graphs (else every step launches eagerly).
     pub use_graphs: bool,
-    /// Products with at most 8 rows (decode up to bucket 8, the prefill's LM head) use
-    /// the engine's weight-streaming GEMV kernel instead of cuBLAS.
+    /// Projections go through the `linear.matmul` slot table (stock GEMV for single rows)
+    /// and the q|k|v decode row through the engine's fused GEMV; off, every product goes to
+    /// cuBLAS (a benchmark's A/B switch; the validator never clears it).
     pub small_gemv: bool,
 }
 

@@ -171,7 +171,7 @@ fn cpu_model() -> String {
 /// Runs the lane until `Shutdown` or the end of stdin. Returns the process exit code.
 /// Makes the allocator behave the same in every lane, whatever the lane did before: glibc
 /// raises its mmap threshold each time a large mmapped block is freed, so a lane that once
-/// freed a large buffer (an audit read's recordings: only the candidate lane has those)
+/// freed a large buffer (most likely an audit read's reply: only the candidate lane runs those)
 /// would from then on take the engine's per-pass scratch from the heap, without the page
 /// faults the other lane still pays on every pass: a 2-5 % head start for the candidate's
 /// lane in some attempts, measured with the stock kernel as its own candidate. With both
