@@ -34,6 +34,7 @@ use std::collections::{HashMap, HashSet};
 
 use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::screen::resolve_bundle_header;
+use cacheon_kernels::source::{tokens, Token};
 use cacheon_kernels::Manifest;
 
 /// The normalization's version; a change to what counts bumps it (cached fingerprints of
@@ -75,7 +76,7 @@ pub fn fingerprint_of(files: &[BundleFile]) -> Option<Fingerprint> {
 
 /// The fingerprint of a bundle whose manifest parsed (`manifest` is `files`' own).
 pub fn fingerprint(files: &[BundleFile], manifest: &Manifest) -> Fingerprint {
-    let tokens: HashMap<&str, Vec<Tok>> = files
+    let tokens: HashMap<&str, Vec<Token>> = files
         .iter()
         .filter(|f| f.path != "manifest.toml")
         .map(|f| (f.path.as_str(), tokens(&String::from_utf8_lossy(&f.data))))
@@ -112,7 +113,7 @@ pub fn fingerprint(files: &[BundleFile], manifest: &Manifest) -> Fingerprint {
 
 struct Normalizer<'a> {
     files: &'a [BundleFile],
-    tokens: &'a HashMap<&'a str, Vec<Tok>>,
+    tokens: &'a HashMap<&'a str, Vec<Token>>,
     /// Names the bundle declares (renamed).
     declared: HashSet<String>,
     /// Renamed identifiers: original -> index of first appearance.
@@ -154,13 +155,13 @@ impl Normalizer<'_> {
                 i = next;
                 continue;
             }
-            let member = i > 0 && matches!(&toks[i - 1], Tok::Punct(p) if p == "." || p == "->");
+            let member = i > 0 && matches!(&toks[i - 1], Token::Punct(p) if p == "." || p == "->");
             let t = match &toks[i] {
-                Tok::Ident(s) if member => s.clone(),
-                Tok::Ident(s) => self.name(s),
-                Tok::Num(s) => number(s),
-                Tok::Str(s) | Tok::Punct(s) => s.clone(),
-                Tok::EndDirective => "⏎".to_string(),
+                Token::Ident(s) if member => s.clone(),
+                Token::Ident(s) => self.name(s),
+                Token::Num(s) => number(s),
+                Token::Str(s) | Token::Punct(s) => s.clone(),
+                Token::EndDirective => "⏎".to_string(),
             };
             self.line(&t);
             i += 1;
@@ -169,8 +170,8 @@ impl Normalizer<'_> {
 
     /// At an `#include` (token `i` is its `#`): emits the bundle header's tokens, or a
     /// system header's name as one token; returns the index after the directive's name.
-    fn include(&mut self, path: &str, toks: &[Tok], i: usize) -> Option<usize> {
-        let (Tok::Punct(hash), Some(Tok::Ident(inc)), Some(arg)) =
+    fn include(&mut self, path: &str, toks: &[Token], i: usize) -> Option<usize> {
+        let (Token::Punct(hash), Some(Token::Ident(inc)), Some(arg)) =
             (&toks[i], toks.get(i + 1), toks.get(i + 2))
         else {
             return None;
@@ -179,21 +180,21 @@ impl Normalizer<'_> {
             return None;
         }
         match arg {
-            Tok::Str(s) => {
+            Token::Str(s) => {
                 let header = resolve_bundle_header(path, s.trim_matches('"'), self.files)?;
                 self.line("#include");
                 self.file(&header);
                 Some(i + 3)
             }
-            Tok::Punct(lt) if lt == "<" => {
+            Token::Punct(lt) if lt == "<" => {
                 let mut name = String::new();
                 let mut j = i + 3;
                 while let Some(t) = toks.get(j) {
                     j += 1;
                     match t {
-                        Tok::Punct(gt) if gt == ">" => break,
-                        Tok::EndDirective => break,
-                        Tok::Ident(x) | Tok::Num(x) | Tok::Str(x) | Tok::Punct(x) => {
+                        Token::Punct(gt) if gt == ">" => break,
+                        Token::EndDirective => break,
+                        Token::Ident(x) | Token::Num(x) | Token::Str(x) | Token::Punct(x) => {
                             name.push_str(x)
                         }
                     }
@@ -204,133 +205,6 @@ impl Normalizer<'_> {
             _ => None,
         }
     }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Tok {
-    Ident(String),
-    Num(String),
-    /// A string or character literal, quotes included, as written.
-    Str(String),
-    Punct(String),
-    /// The end of a preprocessor directive's line.
-    EndDirective,
-}
-
-/// Multi-character punctuators, longest first (the compiler's maximal munch), and the
-/// digraphs with what they stand for.
-const PUNCT: [&str; 25] = [
-    "<<=", ">>=", "...", "->*", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", "##",
-];
-const DIGRAPHS: [(&str, &str); 5] = [
-    ("%:", "#"),
-    ("<:", "["),
-    (":>", "]"),
-    ("<%", "{"),
-    ("%>", "}"),
-];
-
-fn ident_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '$'
-}
-
-/// C/CUDA tokens of `text`, comments and whitespace dropped. Linear in the text's length.
-fn tokens(text: &str) -> Vec<Tok> {
-    let src: Vec<char> = text
-        .replace("\\\r\n", "")
-        .replace("\\\n", "")
-        .chars()
-        .collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut line_start = true;
-    let mut in_directive = false;
-    while i < src.len() {
-        let c = src[i];
-        let next = src.get(i + 1).copied();
-        if c == '\n' {
-            if in_directive {
-                out.push(Tok::EndDirective);
-                in_directive = false;
-            }
-            line_start = true;
-            i += 1;
-            continue;
-        }
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == '/' && next == Some('/') {
-            while i < src.len() && src[i] != '\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == '/' && next == Some('*') {
-            i += 2;
-            while i < src.len() && !(src[i] == '*' && src.get(i + 1) == Some(&'/')) {
-                i += 1;
-            }
-            i += 2;
-            continue;
-        }
-        let at_line_start = line_start;
-        line_start = false;
-        let start = i;
-        if c == '"' || c == '\'' {
-            i += 1;
-            while i < src.len() && src[i] != c && src[i] != '\n' {
-                i += if src[i] == '\\' { 2 } else { 1 };
-            }
-            i = i.min(src.len());
-            if i < src.len() && src[i] == c {
-                i += 1; // the closing quote (an unterminated literal leaves its newline)
-            }
-            out.push(Tok::Str(src[start..i].iter().collect()));
-        } else if c.is_ascii_digit() || (c == '.' && next.is_some_and(|d| d.is_ascii_digit())) {
-            // An exponent's sign: after `e` in a decimal number, after `p` in a hex one.
-            let hex = c == '0' && matches!(next, Some('x' | 'X'));
-            let exponent = if hex { ['p', 'P'] } else { ['e', 'E'] };
-            while i < src.len() {
-                let d = src[i];
-                let exp_sign = (d == '+' || d == '-') && exponent.contains(&src[i - 1]);
-                if d.is_ascii_alphanumeric() || d == '.' || d == '_' || d == '\'' || exp_sign {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            out.push(Tok::Num(src[start..i].iter().collect()));
-        } else if ident_char(c) {
-            while i < src.len() && ident_char(src[i]) {
-                i += 1;
-            }
-            out.push(Tok::Ident(src[start..i].iter().collect()));
-        } else {
-            let rest: String = src[i..(i + 3).min(src.len())].iter().collect();
-            let (len, p) = if let Some((d, p)) = DIGRAPHS.iter().find(|(d, _)| rest.starts_with(d))
-            {
-                (d.len(), p.to_string())
-            } else {
-                let p = PUNCT
-                    .iter()
-                    .find(|p| rest.starts_with(*p))
-                    .map_or_else(|| c.to_string(), |p| p.to_string());
-                (p.chars().count(), p)
-            };
-            i += len;
-            if p == "#" && at_line_start {
-                in_directive = true;
-            }
-            out.push(Tok::Punct(p));
-        }
-    }
-    if in_directive {
-        out.push(Tok::EndDirective);
-    }
-    out
 }
 
 /// Words that end a walk back through a declaration's specifiers: an identifier after
@@ -355,12 +229,12 @@ const NOT_SPECIFIERS: &[&str] = &[
     "decltype",
 ];
 
-fn is_word(t: &Tok) -> bool {
-    matches!(t, Tok::Ident(w) if !NOT_SPECIFIERS.contains(&w.as_str()))
+fn is_word(t: &Token) -> bool {
+    matches!(t, Token::Ident(w) if !NOT_SPECIFIERS.contains(&w.as_str()))
 }
 
-fn punct(t: Option<&Tok>, set: &[&str]) -> bool {
-    matches!(t, Some(Tok::Punct(p)) if set.contains(&p.as_str()))
+fn punct(t: Option<&Token>, set: &[&str]) -> bool {
+    matches!(t, Some(Token::Punct(p)) if set.contains(&p.as_str()))
 }
 
 /// Adds the names `toks` declares: `#define` names and their parameters, and every
@@ -368,21 +242,21 @@ fn punct(t: Option<&Tok>, set: &[&str]) -> bool {
 /// `<…>` template arguments, `extern "C"`, `__attr__(…)` groups) that starts a statement,
 /// a parameter or a template parameter, and before `= ; , ) [ ( : { < >`; and after a
 /// top-level comma of a declaration statement (`int a, *b;`).
-fn declared_names(toks: &[Tok], out: &mut HashSet<String>) {
+fn declared_names(toks: &[Token], out: &mut HashSet<String>) {
     const AFTER: &[&str] = &["=", ";", ",", ")", "[", "(", ":", "{", "<", ">"];
     const STARTS: &[&str] = &["(", ",", ";", "{", "}", "<", ":"];
     let mut decl_statement = false; // the current statement began with `word word`/`word *`
     let mut depth = 0usize; // parentheses inside the current statement
     for i in 0..toks.len() {
         // #define NAME / #define NAME(params)
-        if let (Tok::Punct(h), Some(Tok::Ident(d)), Some(Tok::Ident(name))) =
+        if let (Token::Punct(h), Some(Token::Ident(d)), Some(Token::Ident(name))) =
             (&toks[i], toks.get(i + 1), toks.get(i + 2))
         {
             if h == "#" && d == "define" {
                 out.insert(name.clone());
                 if punct(toks.get(i + 3), &["("]) {
                     for t in toks[i + 4..].iter().take_while(|t| !punct(Some(t), &[")"])) {
-                        if let Tok::Ident(p) = t {
+                        if let Token::Ident(p) = t {
                             out.insert(p.clone());
                         }
                     }
@@ -390,18 +264,20 @@ fn declared_names(toks: &[Tok], out: &mut HashSet<String>) {
             }
         }
         match &toks[i] {
-            Tok::Punct(p) if p == ";" || p == "{" || p == "}" => {
+            Token::Punct(p) if p == ";" || p == "{" || p == "}" => {
                 decl_statement = toks.get(i + 1).is_some_and(is_word)
                     && (toks.get(i + 2).is_some_and(is_word)
                         || punct(toks.get(i + 2), &["*", "&"]));
                 depth = 0;
                 continue;
             }
-            Tok::Punct(p) if p == "(" => depth += 1,
-            Tok::Punct(p) if p == ")" => depth = depth.saturating_sub(1),
+            Token::Punct(p) if p == "(" => depth += 1,
+            Token::Punct(p) if p == ")" => depth = depth.saturating_sub(1),
             _ => {}
         }
-        let Tok::Ident(name) = &toks[i] else { continue };
+        let Token::Ident(name) = &toks[i] else {
+            continue;
+        };
         // `__` names belong to the implementation (`__launch_bounds__(256)` is no function).
         if name.starts_with("__") || !punct(toks.get(i + 1), AFTER) {
             continue;
@@ -423,7 +299,7 @@ fn declared_names(toks: &[Tok], out: &mut HashSet<String>) {
                 break true;
             }
             let prev = &toks[k - 1];
-            if punct(Some(prev), &["*", "&", "&&", "::"]) || matches!(prev, Tok::Str(_)) {
+            if punct(Some(prev), &["*", "&", "&&", "::"]) || matches!(prev, Token::Str(_)) {
                 k -= 1;
             } else if is_word(prev) {
                 words += 1;
@@ -433,7 +309,7 @@ fn declared_names(toks: &[Tok], out: &mut HashSet<String>) {
                 words += 1;
                 k = m;
             } else {
-                break punct(Some(prev), STARTS) || matches!(prev, Tok::EndDirective);
+                break punct(Some(prev), STARTS) || matches!(prev, Token::EndDirective);
             }
         };
         if words > 0 && starts {
@@ -444,19 +320,19 @@ fn declared_names(toks: &[Tok], out: &mut HashSet<String>) {
 
 /// When token `close` ends an attribute group `__name(…)` or template arguments `Name<…>`,
 /// the index of that `__name` or `Name`.
-fn group_start(toks: &[Tok], close: usize) -> Option<usize> {
+fn group_start(toks: &[Token], close: usize) -> Option<usize> {
     let (open_p, close_p) = match &toks[close] {
-        Tok::Punct(p) if p == ")" => ("(", ")"),
-        Tok::Punct(p) if p == ">" => ("<", ">"),
+        Token::Punct(p) if p == ")" => ("(", ")"),
+        Token::Punct(p) if p == ">" => ("<", ">"),
         _ => return None,
     };
     let mut level = 0usize;
     let mut m = close;
     loop {
         match &toks[m] {
-            Tok::Punct(p) if p == close_p => level += 1,
-            Tok::Punct(p) if p == open_p => level -= 1,
-            Tok::Punct(p) if p == ";" || p == "{" || p == "}" => return None,
+            Token::Punct(p) if p == close_p => level += 1,
+            Token::Punct(p) if p == open_p => level -= 1,
+            Token::Punct(p) if p == ";" || p == "{" || p == "}" => return None,
             _ => {}
         }
         if level == 0 {
@@ -469,7 +345,7 @@ fn group_start(toks: &[Tok], close: usize) -> Option<usize> {
     }
     let name = m.checked_sub(1)?;
     match &toks[name] {
-        Tok::Ident(a) if open_p == "(" && a.starts_with("__") => Some(name),
+        Token::Ident(a) if open_p == "(" && a.starts_with("__") => Some(name),
         t if open_p == "<" && is_word(t) => Some(name),
         _ => None,
     }

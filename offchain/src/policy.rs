@@ -38,6 +38,7 @@
 
 use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::screen as cuda_screen;
+use cacheon_kernels::source::{self, Token};
 use cacheon_primitives::FailReason;
 use names::forbidden;
 
@@ -175,64 +176,12 @@ pub fn screen_source(
         rule,
         token: token.to_string(),
     };
-    if let Some((line, what)) = cacheon_kernels::source::ambiguous_line_break(text) {
+    if let Some((line, what)) = source::ambiguous_line_break(text) {
         return Err(fail(line, Rule::LineBreak, what));
     }
-    let mut in_block_comment = false;
     // How deep inside #if/#ifdef/#ifndef blocks the line is.
     let mut conditional_depth = 0usize;
-    for (line_no, line) in cacheon_kernels::source::logical_lines(text) {
-        // Pass 1: drop comments and literals, keeping code characters.
-        let mut code = String::with_capacity(line.len());
-        let bytes: Vec<char> = line.chars().collect();
-        let mut i = 0;
-        while i < bytes.len() {
-            let c = bytes[i];
-            let next = bytes.get(i + 1).copied();
-            if in_block_comment {
-                if c == '*' && next == Some('/') {
-                    in_block_comment = false;
-                    code.push(' ');
-                    i += 2;
-                } else {
-                    i += 1;
-                }
-                continue;
-            }
-            match (c, next) {
-                ('/', Some('*')) => {
-                    in_block_comment = true;
-                    i += 2;
-                }
-                ('/', Some('/')) => break,
-                ('"', _) if ends_with_raw_prefix(&code) => {
-                    // A raw string (C++, and GNU C) runs to `)delimiter"`, across lines
-                    // and quotes: a lexer that misreads it screens the wrong text.
-                    return Err(fail(line_no, Rule::HiddenName, "raw string literal"));
-                }
-                ('"', _) | ('\'', _) => {
-                    // A literal: skip to its closing quote (escapes honoured). Kept as a
-                    // placeholder so that `#include "x.h"` can still be read below.
-                    let quote = c;
-                    let start = i;
-                    i += 1;
-                    while i < bytes.len() && bytes[i] != quote {
-                        i += if bytes[i] == '\\' { 2 } else { 1 };
-                    }
-                    i += 1;
-                    let lit: String = bytes[start..i.min(bytes.len())].iter().collect();
-                    if quote == '"' {
-                        code.push_str(&lit);
-                    } else {
-                        code.push_str("' '");
-                    }
-                }
-                _ => {
-                    code.push(c);
-                    i += 1;
-                }
-            }
-        }
+    for (line_no, code) in source::code_lines(text) {
         let trimmed = code.trim_start();
         if trimmed.starts_with("%:") || trimmed.starts_with("??=") || code.contains("%:%:") {
             return Err(fail(line_no, Rule::HiddenName, "digraph or trigraph"));
@@ -256,86 +205,49 @@ pub fn screen_source(
             }
             // The macro body of a #define is code like any other: fall through.
         }
-        // Pass 2: tokens and identifiers outside string literals.
-        let without_strings = strip_string_literals(&code);
-        if without_strings.contains("##") {
-            return Err(fail(line_no, Rule::HiddenName, "##"));
-        }
-        if lang == Language::Cuda && without_strings.contains("<<<") {
-            return Err(fail(line_no, Rule::DeviceLaunch, "<<<"));
-        }
-        if without_strings.contains("\\u") || without_strings.contains("\\U") {
-            return Err(fail(line_no, Rule::HiddenName, "universal character name"));
-        }
-        for ident in identifiers(&without_strings) {
-            if let Some(rule) = forbidden(lang, ident) {
-                return Err(fail(line_no, rule, ident));
-            }
-        }
+        check_tokens(&source::tokens(&code), lang)
+            .map_err(|(rule, what)| fail(line_no, rule, &what))?;
     }
     Ok(())
 }
 
-/// Whether the code so far ends with a raw-string prefix (`R`, `u8R`, `uR`, `UR`, `LR`)
-/// standing as its own token.
-fn ends_with_raw_prefix(code: &str) -> bool {
-    let ident: String = code
-        .chars()
-        .rev()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    matches!(ident.as_str(), "R" | "u8R" | "uR" | "UR" | "LR")
-}
-
-fn strip_string_literals(code: &str) -> String {
-    let mut out = String::with_capacity(code.len());
-    let mut in_str = false;
-    let mut escaped = false;
-    for c in code.chars() {
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_str = false;
-                out.push('"');
+/// The token rules of one line of code: no token pasting, device-side launch, universal
+/// character name or raw string literal, and no identifier the language's lists forbid.
+/// String and character literals are single tokens, so nothing inside them counts.
+fn check_tokens(toks: &[Token], lang: Language) -> Result<(), (Rule, String)> {
+    for (i, tok) in toks.iter().enumerate() {
+        let next = toks.get(i + 1);
+        match tok {
+            Token::Punct(p) if p == "##" => return Err((Rule::HiddenName, "##".into())),
+            Token::Punct(p)
+                if lang == Language::Cuda
+                    && p == "<<"
+                    && matches!(next, Some(Token::Punct(q)) if q.starts_with('<')) =>
+            {
+                return Err((Rule::DeviceLaunch, "<<<".into()));
             }
-            continue;
-        }
-        if c == '"' {
-            in_str = true;
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn identifiers(code: &str) -> impl Iterator<Item = &str> {
-    let mut idents = Vec::new();
-    let b = code.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
+            // After joining lines, a backslash outside literals only starts a universal
+            // character name (`\u0063lock` is `clock`).
+            Token::Punct(p) if p == "\\" => {
+                return Err((Rule::HiddenName, "universal character name".into()));
             }
-            idents.push(&code[start..i]);
-        } else if c.is_ascii_digit() {
-            // A number (with suffixes like 1.0f or 0x1p3): not an identifier.
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
-                i += 1;
+            // A raw string (C++, and GNU C) runs to `)delimiter"`, across lines and
+            // quotes: a lexer that misreads it screens the wrong text.
+            Token::Ident(w)
+                if matches!(w.as_str(), "R" | "u8R" | "uR" | "UR" | "LR")
+                    && matches!(next, Some(Token::Str(q)) if q.starts_with('"')) =>
+            {
+                return Err((Rule::HiddenName, "raw string literal".into()));
             }
-        } else {
-            i += 1;
+            Token::Ident(w) => {
+                if let Some(rule) = forbidden(lang, w) {
+                    return Err((rule, w.clone()));
+                }
+            }
+            _ => {}
         }
     }
-    idents.into_iter()
+    Ok(())
 }
 
 /// An include inside a conditional block: its form only (`<name.h>` or a relative

@@ -145,7 +145,7 @@ pub fn screen_source(
         });
     }
     let mut includes = Vec::new();
-    for (line_no, line) in source::logical_lines(&source::strip_comments(text)) {
+    for (line_no, line) in source::code_lines(text) {
         let directive = |reason: String| ScreenError::Directive {
             file: path.to_string(),
             line: line_no,
@@ -358,6 +358,13 @@ mod tests {
         assert!(screen("const char* s = \"// not a comment\"; int x;\n").is_ok());
         // A line comment continued by a backslash swallows the next line.
         assert!(screen("// note \\\n#include <stdio.h>\n").is_ok());
+        // A block comment closed across a continued line (`*\` then `/`) hides nothing:
+        // the compiler joins the lines first, and so does the screen.
+        let e = screen("/* a *\\\n/ #include <stdio.h>\n").unwrap_err();
+        assert!(
+            matches!(e, ScreenError::SystemHeader { line: 1, .. }),
+            "{e:?}"
+        );
     }
 
     #[test]
