@@ -1,14 +1,13 @@
 //! `cacheon`: the miner's command line and the referee's screening pipeline.
 //!
 //! - [`policy`]: the source policy (static screen of C and CUDA sources).
-//! - [`screens`]: DESIGN 7 steps 1-6 (pack, policy, build, ABI, verify, graph) with typed
-//!   findings that map to the on-chain FAIL reasons.
 //! - [`lane`]: the lane-runner processes candidate code runs in (DESIGN 7.1).
 //! - [`arena`]: the arenas the off-chain tools know.
 //! - [`chain`]: the subxt client for the Cacheon node (types generated from the runtime
 //!   metadata file committed with the runtime).
-//! - [`qualify`]: one whole qualification attempt (screens, speed reads, audit A,
-//!   pristine reference T) and its report; [`evidence`] stores reports content-addressed.
+//! - [`qualify`]: one whole qualification attempt and its report: the screens (DESIGN 7
+//!   steps 1-6: pack, policy, copy, build, ABI, verify, graph, with typed findings that map
+//!   to the on-chain FAIL reasons), speed reads, audit A, pristine reference T; [`evidence`] stores reports content-addressed.
 //! - [`validator`]: the validator daemon (follows finalized blocks, leases, attempts,
 //!   attests; SQLite attempt index; Prometheus metrics).
 //! - [`unpack`]: writing a bundle's files into a fresh directory, safely.
@@ -20,7 +19,6 @@ pub mod fingerprint;
 pub mod lane;
 pub mod policy;
 pub mod qualify;
-pub mod screens;
 pub mod unpack;
 pub mod validator;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use cacheon::arena::{self, LaneBackend};
 use cacheon::lane::protocol::{Request, Special};
 use cacheon::lane::{BuildOutcome, Deadlines, Lane, LaneError, Sealed};
-use cacheon::screens::{self, Outcome, ScreenOptions, Stage};
+use cacheon::qualify::screens::{self, Outcome, ScreenOptions, Stage};
 use cacheon_kernels::bundle::{self, BundleFile};
 use cacheon_primitives::FailReason;
 

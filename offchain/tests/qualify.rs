@@ -10,8 +10,8 @@ mod common;
 use std::path::PathBuf;
 
 use cacheon::arena;
+use cacheon::qualify::screens::{Outcome, Stage};
 use cacheon::qualify::{attempt, AttemptOptions};
-use cacheon::screens::{Outcome, Stage};
 use cacheon_kernels::bundle;
 use cacheon_primitives::FailReason;
 use common::{repo_root, run_json};

@@ -1,6 +1,6 @@
 //! Linux Landlock through its three system calls (no library: the kernel interface is three
 //! calls and two structs). Used twice: the lane restricts itself before it loads candidate
-//! code (`cacheon`'s `lane::landlock`), and the C compiler runs restricted to its build
+//! code (`cacheon`'s `lane::sandbox::landlock`), and the C compiler runs restricted to its build
 //! directory ([`crate::cpu::build`]).
 //!
 //! A [`Ruleset`] handles every filesystem right the running kernel knows, so whatever no rule

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use cacheon::arena::{self, Arena, LaneBackend};
 use cacheon::exit;
-use cacheon::screens::{self, Outcome, Progress, ScreenOptions};
+use cacheon::qualify::screens::{self, Outcome, Progress, ScreenOptions};
 use cacheon_kernels::bundle::manifest::Backend;
 use cacheon_kernels::bundle::{self, BundleFile};
 use cacheon_kernels::slots::{self, Check, SlotId};

@@ -7,7 +7,7 @@ use std::time::Duration;
 use cacheon::arena;
 use cacheon::chain::{self, api, unavailable, ChainError, Client};
 use cacheon::exit;
-use cacheon::screens;
+use cacheon::qualify::screens;
 use cacheon_kernels::bundle;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use cacheon::arena;
 use cacheon::chain;
 use cacheon::exit;
-use cacheon::screens::{self, Outcome, Progress};
+use cacheon::qualify::screens::{self, Outcome, Progress};
 use cacheon_kernels::bundle;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;

@@ -1,5 +1,5 @@
 //! Lane runners (DESIGN 7.1): candidate code runs only in a child process started from
-//! this binary (`cacheon lane`), isolated by [`isolation`], spoken to with the typed
+//! this binary (`cacheon lane`), isolated by [`sandbox`], spoken to with the typed
 //! messages of [`protocol`] over its stdin and stdout, and killed at a deadline.
 //!
 //! The parent keeps track of whether the lane was running candidate code (it says
@@ -15,13 +15,9 @@
 //! while the other is timed.
 
 pub mod child;
-pub mod cuda_case;
-pub mod cuda_engine_lane;
-pub mod engine_lane;
 pub mod harness;
-pub mod isolation;
-pub mod landlock;
 pub mod protocol;
+pub mod sandbox;
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -30,7 +26,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use protocol::{read_frame, send, send_blob, CallCheck, Frame, Reply, Request};
+use protocol::{
+    read_frame, send, send_blob, CallCheck, CallSample, Frame, RecordedCall, Reply, Request,
+    RunResult,
+};
 
 use crate::arena::LaneBackend;
 
@@ -116,7 +115,7 @@ pub enum BuildOutcome {
 
 impl Lane {
     /// Starts `exe lane --backend B` with an empty environment in a fresh private
-    /// directory, with the isolation of [`isolation::ChildSetup`].
+    /// directory, with the isolation of [`sandbox::ChildSetup`].
     pub fn spawn(
         exe: &Path,
         backend: LaneBackend,
@@ -132,10 +131,10 @@ impl Lane {
         let stderr_path = dir.path().join("lane.stderr");
         let stderr = File::create(&stderr_path).map_err(|e| infra("creating the lane log", e))?;
         let limits = match backend {
-            LaneBackend::Cpu => isolation::Limits::CPU_LANE,
-            LaneBackend::Cuda => isolation::Limits::CUDA_LANE,
+            LaneBackend::Cpu => sandbox::Limits::CPU_LANE,
+            LaneBackend::Cuda => sandbox::Limits::CUDA_LANE,
         };
-        let setup = isolation::ChildSetup::new(limits);
+        let setup = sandbox::ChildSetup::new(limits);
         let work = dir.path().join("work");
         std::fs::create_dir(&work).map_err(|e| infra("creating the lane directory", e))?;
         // Replies come on a pipe of their own (the lane's descriptor 3); its stdout goes to
@@ -498,7 +497,7 @@ impl Lane {
         prompt: &[u32],
         decode_steps: usize,
         keep_logits: bool,
-    ) -> Result<engine_lane::RunResult, LaneError> {
+    ) -> Result<RunResult, LaneError> {
         let req = Request::Run {
             prompt: prompt.to_vec(),
             decode_steps,
@@ -513,7 +512,11 @@ impl Lane {
                 } else {
                     None
                 };
-                Ok((tokens, dispatch, logits))
+                Ok(RunResult {
+                    tokens,
+                    dispatch_counts: dispatch,
+                    logits,
+                })
             }
             other => Err(self.unexpected(other)),
         }
@@ -526,8 +529,8 @@ impl Lane {
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
-        sample: &engine_lane::AuditSample,
-    ) -> Result<(engine_lane::RunResult, Vec<engine_lane::RecordedCall>), LaneError> {
+        sample: &CallSample,
+    ) -> Result<(RunResult, Vec<RecordedCall>), LaneError> {
         use cacheon_kernels::slots::args::Buffer;
         let req = Request::Audit {
             prompt: prompt.to_vec(),
@@ -569,9 +572,18 @@ impl Lane {
             for _ in 0..meta.outputs {
                 outputs.push(self.f32_blob(deadline)?);
             }
-            out.push((meta, inputs, outputs));
+            out.push(RecordedCall {
+                call: meta,
+                inputs,
+                outputs,
+            });
         }
-        Ok(((tokens, dispatch, None), out))
+        let read = RunResult {
+            tokens,
+            dispatch_counts: dispatch,
+            logits: None,
+        };
+        Ok((read, out))
     }
 
     /// Next-token logits at positions `from..` of one sequence fed `tokens`.

@@ -7,6 +7,8 @@
 
 use std::io::{self, Read, Write};
 
+use cacheon_kernels::slots::args::Buffer;
+use cacheon_kernels::slots::SlotId;
 use serde::{Deserialize, Serialize};
 
 /// The lane's file descriptor for replies.
@@ -126,6 +128,32 @@ pub enum Request {
 pub struct AuditSample {
     pub slot: String,
     pub calls: Vec<u64>,
+}
+
+/// Which calls of each slot an audit read records, typed: the referee draws it, the
+/// request carries it as [`AuditSample`]s.
+pub type CallSample = Vec<(SlotId, Vec<u64>)>;
+
+/// One workload read as the referee receives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// The generated tokens (the prefill's next token, then one per decode step).
+    pub tokens: Vec<u32>,
+    /// Each slot's dispatch count during the read (indexed like `SlotId::ALL`).
+    pub dispatch_counts: Vec<u64>,
+    /// The next-token logits of every generated position (`[decode_steps + 1, vocab]`),
+    /// if they were asked for.
+    pub logits: Option<Vec<f32>>,
+}
+
+/// One recorded slot call of an audit read, as the referee receives it.
+#[derive(Clone, Debug)]
+pub struct RecordedCall {
+    pub call: AuditCall,
+    /// Inputs as they were before the call (ABI order).
+    pub inputs: Vec<Buffer>,
+    /// Outputs after the call (ABI order).
+    pub outputs: Vec<Vec<f32>>,
 }
 
 /// One recorded slot call of an audit read; its buffers follow as blobs: every input (f32

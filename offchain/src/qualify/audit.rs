@@ -24,10 +24,10 @@ use serde::Serialize;
 use cacheon_primitives::FailReason;
 
 use super::reads;
+use super::screens::{fail, lane_outcome, Outcome, Stage};
 use crate::arena::{Arena, Judging, Workload};
-use crate::lane::engine_lane::{AuditSample, RecordedCall};
+use crate::lane::protocol::{CallSample, RecordedCall};
 use crate::lane::{Lane, LaneError};
-use crate::screens::{fail, lane_outcome, Outcome, Stage};
 
 /// What the audit reads saw.
 #[derive(Clone, Debug, Serialize)]
@@ -83,7 +83,7 @@ pub fn draw_sample(
     slots: &[SlotId],
     dispatch: &[u64],
     w: &Workload,
-) -> AuditSample {
+) -> CallSample {
     let mut rng = Rng::secret(seed, &format!("audit-sample/{read}"));
     slots
         .iter()
@@ -107,7 +107,12 @@ pub fn draw_sample(
 /// arena's tolerance, and its inputs unchanged.
 pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype) {
     s.reads += 1;
-    for (meta, inputs, outputs) in calls {
+    for RecordedCall {
+        call: meta,
+        inputs,
+        outputs,
+    } in calls
+    {
         s.calls += 1;
         let fail = |why: String| {
             format!(
@@ -182,7 +187,7 @@ pub fn audit_read(
     base: &mut Lane,
     cand: &mut Lane,
     prompt: &[u32],
-    sample: &AuditSample,
+    sample: &CallSample,
     arena: Arena,
     summary: &mut AuditSummary,
 ) -> Result<(), Outcome> {
@@ -190,11 +195,11 @@ pub fn audit_read(
     let base_tokens = base
         .run(prompt, steps, false)
         .map_err(|e| lane_outcome(Stage::Audit, LaneError::Infrastructure(e.to_string())))?
-        .0;
+        .tokens;
     base.freeze();
     let read = cand.audit(prompt, steps, sample);
     cand.freeze();
-    let ((cand_tokens, _, _), calls) = read.map_err(|e| lane_outcome(Stage::Audit, e))?;
+    let (cand_read, calls) = read.map_err(|e| lane_outcome(Stage::Audit, e))?;
     check_calls(summary, &calls, arena.backend.dtype());
     // The lane must bring back exactly the sampled calls, each once: one missing (its
     // kernel served fewer calls than the read's counts said) or one nobody asked for is the
@@ -202,8 +207,8 @@ pub fn audit_read(
     let recorded = |slot: &str| -> Vec<u64> {
         let mut v: Vec<u64> = calls
             .iter()
-            .filter(|(meta, _, _)| meta.slot == slot)
-            .map(|(meta, _, _)| meta.index)
+            .filter(|c| c.call.slot == slot)
+            .map(|c| c.call.index)
             .collect();
         v.sort_unstable();
         v
@@ -238,7 +243,7 @@ pub fn audit_read(
             format!("the audit read of the candidate's {s} kernel did not record exactly the sampled calls"),
         )));
     }
-    match reads::tokens_agree(base, prompt, &base_tokens, &cand_tokens, arena.backend) {
+    match reads::tokens_agree(base, prompt, &base_tokens, &cand_read.tokens, arena.backend) {
         Ok(()) => Ok(()),
         Err(Ok(detail)) => Err(Outcome::Fail(fail(
             Stage::Audit,
@@ -258,8 +263,12 @@ mod tests {
     use crate::arena::ARENAS;
     use crate::lane::protocol::AuditCall;
 
-    fn meta(args: &SlotArgs, inputs_changed: Vec<usize>) -> AuditCall {
-        AuditCall {
+    fn recorded(
+        args: &SlotArgs,
+        inputs_changed: Vec<usize>,
+        outputs: Vec<Vec<f32>>,
+    ) -> RecordedCall {
+        let call = AuditCall {
             slot: "norm.rmsnorm".into(),
             index: 3,
             inputs_changed,
@@ -267,6 +276,11 @@ mod tests {
             scalars: args.scalars.clone(),
             int_inputs: vec![false, false],
             outputs: 1,
+        };
+        RecordedCall {
+            call,
+            inputs: args.inputs.clone(),
+            outputs,
         }
     }
 
@@ -277,27 +291,19 @@ mod tests {
         let mut ok = AuditSummary::default();
         check_calls(
             &mut ok,
-            &[(meta(&args, vec![]), args.inputs.clone(), good.clone())],
+            &[recorded(&args, vec![], good.clone())],
             Dtype::F32,
         );
         assert_eq!((ok.reads, ok.calls, ok.failed_calls), (1, 1, 0));
         let mut bad = good.clone();
         bad[0][20] += 0.5;
         let mut s = AuditSummary::default();
-        check_calls(
-            &mut s,
-            &[(meta(&args, vec![]), args.inputs.clone(), bad)],
-            Dtype::F32,
-        );
+        check_calls(&mut s, &[recorded(&args, vec![], bad)], Dtype::F32);
         assert_eq!(s.failed_calls, 1);
         assert!(s.first_failure.unwrap().contains("1 of 21"));
         // Right outputs from inputs it then overwrote: the input check fails it.
         let mut s = AuditSummary::default();
-        check_calls(
-            &mut s,
-            &[(meta(&args, vec![1]), args.inputs.clone(), good)],
-            Dtype::F32,
-        );
+        check_calls(&mut s, &[recorded(&args, vec![1], good)], Dtype::F32);
         assert_eq!((s.failed_calls, s.inputs_changed), (1, 1));
         assert!(s
             .first_failure

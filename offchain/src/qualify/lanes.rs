@@ -4,10 +4,10 @@
 use cacheon_kernels::rng::Rng;
 use cacheon_kernels::SlotId;
 
+use super::screens::{lane_outcome, Outcome, Stage};
 use super::AttemptOptions;
 use crate::arena::{Arena, LaneBackend};
 use crate::lane::{BuildOutcome, Lane, LaneError};
-use crate::screens::{lane_outcome, Outcome, Stage};
 
 /// Both lanes, sealed, frozen, with the engine's vocabulary size and the weight bytes one
 /// forward pass reads.

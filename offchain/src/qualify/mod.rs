@@ -13,8 +13,10 @@ mod lanes;
 pub mod pristine;
 pub mod reads;
 mod report;
+pub mod screens;
 mod session;
 pub mod speed;
+mod verify;
 
 pub use report::{AttemptReport, PristineRecord, SpeedRecord};
 
@@ -27,7 +29,7 @@ use cacheon_primitives::{FailReason, NoDecisionReason, PPM_ONE};
 
 use crate::arena::Arena;
 use crate::lane::{Deadlines, LaneError};
-use crate::screens::{self, fail, lane_outcome, Outcome, Progress, ScreenOptions, Stage};
+use screens::{fail, lane_outcome, Outcome, Progress, ScreenOptions, Stage};
 use session::Reads;
 
 /// Options of one attempt.

@@ -6,11 +6,11 @@
 
 use cacheon_primitives::FailReason;
 
+use super::screens::{fail, lane_outcome, Outcome, Stage};
 use super::{AttemptOptions, PristineRecord};
 use crate::arena::Arena;
-use crate::lane::engine_lane::RunResult;
+use crate::lane::protocol::RunResult;
 use crate::lane::{Lane, LaneError};
-use crate::screens::{fail, lane_outcome, Outcome, Stage};
 
 /// Checks the candidate's read `cand` (and the baseline's `base`, for the envelope), both
 /// generated from `prompt` with their logits kept.
@@ -33,8 +33,8 @@ pub fn check(
             seq.extend_from_slice(&generated[..generated.len() - 1]);
             lane.teacher_force(&seq, prompt.len() - 1)
         };
-        let b = forced(&mut lane, &base.0)?;
-        let c = forced(&mut lane, &cand.0)?;
+        let b = forced(&mut lane, &base.tokens)?;
+        let c = forced(&mut lane, &cand.tokens)?;
         lane.shutdown();
         Ok((b, c))
     })();
@@ -45,8 +45,8 @@ pub fn check(
             return (outcome, None);
         }
     };
-    let kl_b = mean_kl(&p_b, base.2.as_deref().unwrap_or_default(), vocab);
-    let kl_c = mean_kl(&p_c, cand.2.as_deref().unwrap_or_default(), vocab);
+    let kl_b = mean_kl(&p_b, base.logits.as_deref().unwrap_or_default(), vocab);
+    let kl_c = mean_kl(&p_c, cand.logits.as_deref().unwrap_or_default(), vocab);
     let envelope = j.envelope_factor * kl_b + j.envelope_floor;
     let record = PristineRecord {
         kl_baseline: kl_b,

@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use cacheon_kernels::rng::Rng;
 
+use super::screens::{lane_outcome, Outcome, Stage};
 use crate::arena::LaneBackend;
 use crate::lane::{Lane, LaneError};
-use crate::screens::{lane_outcome, Outcome, Stage};
 
 /// The prompt of the attempt's `read`-th workload read: fresh for every read, secret
 /// (derived from the attempt's seed).
@@ -46,7 +46,7 @@ pub fn timed_pair(
         let r = lane.run(prompt, decode_steps, keep_logits);
         let ms = t.elapsed().as_secs_f64() * 1e3;
         lane.freeze();
-        r.map(|(tokens, dispatch, logits)| (ms, tokens, dispatch, logits))
+        r.map(|read| (ms, read))
     };
     let base_read = |base: &mut Lane| {
         time(base).map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())))
@@ -62,11 +62,11 @@ pub fn timed_pair(
     Ok(TimedPair {
         base_ms: b.0,
         cand_ms: c.0,
-        base_tokens: b.1,
-        cand_tokens: c.1,
-        dispatch: c.2,
-        base_logits: b.3,
-        cand_logits: c.3,
+        base_tokens: b.1.tokens,
+        cand_tokens: c.1.tokens,
+        dispatch: c.1.dispatch_counts,
+        base_logits: b.1.logits,
+        cand_logits: c.1.logits,
     })
 }
 

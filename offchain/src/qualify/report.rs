@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
+use super::screens::{Outcome, ScreenReport};
 use super::{audit, speed};
-use crate::screens::{Outcome, ScreenReport};
 
 /// The speed step's record.
 #[derive(Clone, Debug, Default, Serialize)]

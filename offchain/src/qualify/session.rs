@@ -12,11 +12,11 @@ use cacheon_primitives::FailReason;
 use super::audit::{self, AuditSummary};
 use super::lanes::Lanes;
 use super::reads::{self, read_prompt, timed_pair, tokens_agree, TimedPair};
+use super::screens::{fail, lane_outcome, Outcome, Progress, Stage};
 use super::{speed, AttemptOptions, SpeedRecord};
 use crate::arena::Arena;
-use crate::lane::engine_lane::RunResult;
+use crate::lane::protocol::RunResult;
 use crate::lane::{Lane, LaneError};
-use crate::screens::{fail, lane_outcome, Outcome, Progress, Stage};
 
 pub struct Reads<'a> {
     base: Lane,

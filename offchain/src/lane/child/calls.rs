@@ -24,7 +24,11 @@ pub(super) fn engine_run(
     };
     entering(out, "the timed workload".into())?;
     match engine.run(prompt, decode_steps, keep_logits) {
-        Ok((tokens, dispatch, logits)) => {
+        Ok(RunResult {
+            tokens,
+            dispatch_counts: dispatch,
+            logits,
+        }) => {
             send(out, &Reply::Ran { tokens, dispatch })?;
             if let Some(l) = logits {
                 send_f32s(out, &l)?;
@@ -59,8 +63,15 @@ pub(super) fn engine_audit(
     };
     entering(out, "an audit read of the workload".into())?;
     match engine.audit(prompt, decode_steps, sample) {
-        Ok(((tokens, dispatch, _), calls)) => {
-            let metas = calls.iter().map(|(m, _, _)| m.clone()).collect();
+        Ok((
+            RunResult {
+                tokens,
+                dispatch_counts: dispatch,
+                ..
+            },
+            calls,
+        )) => {
+            let metas = calls.iter().map(|c| c.call.clone()).collect();
             send(
                 out,
                 &Reply::Audited {
@@ -69,7 +80,10 @@ pub(super) fn engine_audit(
                     calls: metas,
                 },
             )?;
-            for (_, inputs, outputs) in &calls {
+            for RecordedCall {
+                inputs, outputs, ..
+            } in &calls
+            {
                 for b in inputs {
                     match b {
                         Buffer::F32(v) => send_f32s(out, v)?,

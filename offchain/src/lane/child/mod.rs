@@ -21,19 +21,22 @@ use cacheon_kernels::slots::SlotId;
 
 use cacheon_kernels::slots::args::Buffer;
 
-use super::cuda_case;
-use super::cuda_engine_lane::CudaEngineLane;
-use super::engine_lane::{EngineLane, LaneEngine};
 use super::harness::{case_args, guard_hits, GUARD_BITS, POISON_BITS};
 use super::protocol::{
-    read_frame, send, send_f32s, send_i32s, AuditSample, BuildStage, CallCheck, Frame, Reply,
-    Request, Special,
+    read_frame, send, send_f32s, send_i32s, AuditSample, BuildStage, CallCheck, Frame,
+    RecordedCall, Reply, Request, RunResult, Special,
 };
-use super::{isolation, landlock, Sealed};
+use super::sandbox::{self, landlock};
+use super::Sealed;
 use crate::arena::LaneBackend;
+use cuda_engine_lane::CudaEngineLane;
+use engine_lane::{EngineLane, LaneEngine};
 
 mod build;
 mod calls;
+pub mod cuda_case;
+pub mod cuda_engine_lane;
+pub mod engine_lane;
 
 use build::*;
 use calls::*;
@@ -94,7 +97,7 @@ impl LaneState {
             if let Err(e) = &landlock {
                 eprintln!("lane: landlock: {e}");
             }
-            let seccomp = isolation::install_seccomp(!cuda);
+            let seccomp = sandbox::install_seccomp(!cuda);
             if let Err(e) = &seccomp {
                 eprintln!("lane: seccomp: {e}");
             }
@@ -133,10 +136,10 @@ impl LaneState {
             }
         }
         // CPU bundles are mapped now: the allow-list leaves nothing else to do
-        // (isolation::install_cpu_allow_list). Builds and loads happen before the seal.
+        // (sandbox::install_cpu_allow_list). Builds and loads happen before the seal.
         if !cuda && !self.allow_list {
             self.allow_list = true;
-            if let Err(e) = isolation::install_cpu_allow_list() {
+            if let Err(e) = sandbox::install_cpu_allow_list() {
                 eprintln!("lane: seccomp allow-list: {e}");
                 if let Some(s) = self.sealed.as_mut() {
                     s.seccomp = false;
@@ -197,7 +200,7 @@ pub fn run(backend: LaneBackend) -> i32 {
     let mut out = BufWriter::new(replies);
     let ready = Reply::Ready {
         pid: std::process::id(),
-        network_namespace: isolation::in_private_network_namespace(),
+        network_namespace: sandbox::in_private_network_namespace(),
     };
     if send(&mut out, &ready).and_then(|_| out.flush()).is_err() {
         return 2;

@@ -15,19 +15,7 @@ use cacheon_kernels::slots::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
-use super::protocol::AuditCall;
-
-/// One workload read: the generated tokens, each slot's dispatch count during the read
-/// (indexed like `SlotId::ALL`), and the next-token logits of every generated position
-/// (`[decode_steps + 1, vocab]`) if they were asked for.
-pub type RunResult = (Vec<u32>, Vec<u64>, Option<Vec<f32>>);
-
-/// One recorded slot call of an audit read: its description, its inputs, its outputs.
-pub type RecordedCall = (AuditCall, Vec<Buffer>, Vec<Vec<f32>>);
-
-/// Which calls of each slot an audit read records (0-based, counted over the calls the
-/// slot's top kernel serves in the read).
-pub type AuditSample = Vec<(SlotId, Vec<u64>)>;
+use crate::lane::protocol::{AuditCall, CallSample, RecordedCall, RunResult};
 
 /// What a lane's engine does for the referee, on either backend: the backends give the
 /// steps, the workload read is written once ([`LaneEngine::run`]).
@@ -75,7 +63,11 @@ pub trait LaneEngine {
             }
             next = self.decode(next)?;
         }
-        Ok((tokens, self.dispatch_counts(), kept))
+        Ok(RunResult {
+            tokens,
+            dispatch_counts: self.dispatch_counts(),
+            logits: kept,
+        })
     }
 
     /// One read of the workload (graphs off) with the sampled calls recorded: the read's
@@ -84,7 +76,7 @@ pub trait LaneEngine {
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
-        sample: AuditSample,
+        sample: CallSample,
     ) -> Result<(RunResult, Vec<RecordedCall>), String>;
 
     /// Next-token logits at positions `from..tokens.len()` of one sequence fed `tokens`
@@ -113,7 +105,11 @@ pub fn recorded_call(
             .collect(),
         outputs: outputs.len(),
     };
-    (meta, args.inputs, outputs)
+    RecordedCall {
+        call: meta,
+        inputs: args.inputs,
+        outputs,
+    }
 }
 
 pub struct EngineLane {
@@ -209,7 +205,7 @@ impl LaneEngine for EngineLane {
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
-        sample: AuditSample,
+        sample: CallSample,
     ) -> Result<(RunResult, Vec<RecordedCall>), String> {
         let recorder = Arc::new(Recorder {
             sample,
@@ -241,7 +237,7 @@ impl LaneEngine for EngineLane {
 /// Records the sampled calls of some slots: a private copy of the inputs before the kernel
 /// runs, the outputs after, and which inputs the call changed.
 struct Recorder {
-    sample: AuditSample,
+    sample: CallSample,
     /// Calls of each slot seen so far in the read (indexed like `SlotId::ALL`).
     seen: Mutex<[u64; SlotId::ALL.len()]>,
     /// The call being recorded: its index and its arguments before it ran.

@@ -10,7 +10,8 @@ use cacheon_kernels::cuda::{
 };
 use cacheon_kernels::model::ModelConfig;
 
-use super::engine_lane::{recorded_call, AuditSample, LaneEngine, RecordedCall, RunResult};
+use super::engine_lane::{recorded_call, LaneEngine};
+use crate::lane::protocol::{CallSample, RecordedCall, RunResult};
 
 /// Most prompt tokens one prefill pass takes (longer prompts run in chunks): the arena's
 /// whole prompt in one pass.
@@ -98,7 +99,7 @@ impl LaneEngine for CudaEngineLane {
         &mut self,
         prompt: &[u32],
         decode_steps: usize,
-        sample: AuditSample,
+        sample: CallSample,
     ) -> Result<(RunResult, Vec<RecordedCall>), String> {
         self.engine.slots_mut().record(sample);
         let result = self.run(prompt, decode_steps, false);

@@ -14,6 +14,8 @@
 //! network sockets, tracing and namespace changes. Candidate code then cannot do work
 //! outside its call: nothing of it runs but the calling thread, on the core it was given.
 
+pub mod landlock;
+
 use std::collections::BTreeMap;
 use std::ffi::CString;
 

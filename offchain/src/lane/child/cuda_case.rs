@@ -11,8 +11,8 @@ use cacheon_kernels::slots::{Dtype, SlotId};
 use cacheon_kernels::{BundleFile, CudaBundle, CudaDevice};
 use cudarc::driver::{sys, CudaSlice, DevicePtr};
 
-use super::harness::{case_args, guard_hits};
-use super::protocol::{BuildStage, CallCheck, Special};
+use crate::lane::harness::{case_args, guard_hits};
+use crate::lane::protocol::{BuildStage, CallCheck, Special};
 
 /// Poison for bf16 outputs: a quiet NaN with a payload arithmetic does not produce.
 pub const POISON_BF16: u16 = 0x7fc5;

@@ -1,0 +1,278 @@
+//! The verify and graph steps of the screens (DESIGN 7 steps 5-6): which cases run (every
+//! verification shape in the bundle's domains with seeded and special inputs, the arena
+//! engine's own shapes, graph replays on CUDA), and the judgement of each case's outputs
+//! against the trusted reference. The lane runs the candidate's code; the referee
+//! regenerates every case's inputs from the seeds and never trusts the lane's numbers.
+
+use std::time::Instant;
+
+use cacheon_kernels::bundle::manifest::Manifest;
+use cacheon_kernels::rng::Rng;
+use cacheon_kernels::slots::reference;
+use cacheon_kernels::slots::SlotId;
+use cacheon_primitives::FailReason;
+use serde::Serialize;
+
+use super::screens::{
+    fail, lane_outcome, shapes_for, Finding, Outcome, Progress, ScreenOptions, ScreenReport, Stage,
+};
+use crate::arena::{Arena, LaneBackend};
+use crate::lane::protocol::{CallCheck, Request, Special};
+use crate::lane::{harness::case_args, Lane};
+
+/// One verification case as run.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseRecord {
+    pub stage: Stage,
+    pub slot: &'static str,
+    pub shape: Vec<i64>,
+    pub special: Special,
+    pub calls: usize,
+    pub passed: bool,
+    /// Smallest matched fraction over the calls, parts per million.
+    pub matched_ppm: u64,
+    pub max_abs_err: f64,
+    pub millis: u64,
+}
+
+/// Runs the plan's cases on a built, sealed candidate lane, recording each in `report`;
+/// the first failing case ends the run with its outcome.
+pub(super) fn run_cases(
+    lane: &mut Lane,
+    manifest: &Manifest,
+    arena: Arena,
+    opts: &ScreenOptions,
+    report: &mut ScreenReport,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), Outcome> {
+    let cases = plan(manifest, arena);
+    let total = cases.len();
+    let mut stage_now = Stage::Verify;
+    progress(Progress::Stage(Stage::Verify));
+    for (n, (stage, slot, shape, special)) in cases.into_iter().enumerate() {
+        if stage != stage_now {
+            report.passed_stages.push(stage_now);
+            stage_now = stage;
+            progress(Progress::Stage(stage));
+        }
+        progress(Progress::Cases { done: n, total });
+        let calls = if stage == Stage::Graph {
+            opts.graph_replays
+        } else {
+            2
+        };
+        let label = format!("{}/{slot}/{shape:?}/{special:?}", stage.as_str());
+        let seeds: Vec<u64> = (0..calls)
+            .map(|k| case_seed(opts.seed, &format!("{label}/{k}")))
+            .collect();
+        let started = Instant::now();
+        let req = Request::Verify {
+            slot: slot.as_str().to_string(),
+            shape: shape.clone(),
+            seeds: seeds.clone(),
+            special,
+            guard: opts.guard,
+            graph: stage == Stage::Graph,
+        };
+        let mut record = CaseRecord {
+            stage,
+            slot: slot.as_str(),
+            shape: shape.clone(),
+            special,
+            calls,
+            passed: false,
+            matched_ppm: 0,
+            max_abs_err: 0.0,
+            millis: 0,
+        };
+        let result = lane.verify(&req);
+        let (checks, outputs) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                report.cases.push(record);
+                return Err(lane_outcome(stage, e));
+            }
+        };
+        let verdict = judge(
+            stage,
+            slot,
+            &shape,
+            special,
+            &seeds,
+            arena.backend,
+            &checks,
+            &outputs,
+            &mut record,
+        );
+        record.millis = started.elapsed().as_millis() as u64;
+        report.cases.push(record);
+        verdict.map_err(Outcome::Fail)?;
+    }
+    progress(Progress::Cases { done: total, total });
+    report.passed_stages.push(stage_now);
+    Ok(())
+}
+
+fn case_seed(secret: u64, label: &str) -> u64 {
+    Rng::secret(secret, label).next_u64()
+}
+
+/// The plan of verification cases: every in-domain shape with the seeded inputs, and the
+/// special values on every shape but the largest; then the arena engine's own shapes
+/// (seeded inputs; guard bands and input checks as everywhere); then (CUDA) graph cases
+/// on the two smallest shapes.
+fn plan(manifest: &Manifest, arena: Arena) -> Vec<(Stage, SlotId, Vec<i64>, Special)> {
+    let backend = arena.backend;
+    let mut cases = Vec::new();
+    for op in &manifest.ops {
+        let shapes = shapes_for(op);
+        for (i, shape) in shapes.iter().enumerate() {
+            cases.push((Stage::Verify, op.slot, shape.to_vec(), Special::None));
+            if i + 1 < shapes.len() || shapes.len() == 1 {
+                for special in [Special::Zeros, Special::Large, Special::Denormal] {
+                    cases.push((Stage::Verify, op.slot, shape.to_vec(), special));
+                }
+            }
+        }
+        for shape in arena.engine_shapes(op.slot) {
+            if op.accepts(&shape) && !shapes.contains(&shape.as_slice()) {
+                cases.push((Stage::Verify, op.slot, shape, Special::None));
+            }
+        }
+    }
+    if backend == LaneBackend::Cuda {
+        for op in &manifest.ops {
+            let mut shapes = shapes_for(op);
+            shapes.sort_by_key(|s| s.iter().product::<i64>());
+            for shape in shapes.iter().take(2) {
+                cases.push((Stage::Graph, op.slot, shape.to_vec(), Special::None));
+            }
+        }
+    }
+    cases
+}
+
+/// One call's outputs and the reference's, output by output.
+type CallResults = (Vec<Vec<f32>>, Vec<Vec<f32>>);
+
+/// Judges one case's calls against the trusted reference.
+#[allow(clippy::too_many_arguments)]
+fn judge(
+    stage: Stage,
+    slot: SlotId,
+    shape: &[i64],
+    special: Special,
+    seeds: &[u64],
+    backend: LaneBackend,
+    checks: &[CallCheck],
+    outputs: &[Vec<f32>],
+    record: &mut CaseRecord,
+) -> Result<(), Finding> {
+    let spec = slot.spec();
+    let n_out = spec
+        .params_of(cacheon_kernels::slots::ParamKind::Output)
+        .count();
+    let where_ = format!("{slot} at {shape:?} ({special:?} inputs)");
+    if checks.len() != seeds.len() || outputs.len() != seeds.len() * n_out {
+        return Err(fail(
+            stage,
+            FailReason::Incorrect,
+            format!("{where_}: the lane returned the wrong number of results"),
+        ));
+    }
+    let first_scalars = case_args(slot, shape, seeds[0], special).scalars;
+    let mut previous: Option<CallResults> = None;
+    record.matched_ppm = 1_000_000;
+    for (k, (&seed, check)) in seeds.iter().zip(checks).enumerate() {
+        let call = format!("{where_}, call {}", k + 1);
+        if let Some(hit) = check.guard_hits.first() {
+            return Err(fail(
+                stage,
+                FailReason::Cheating,
+                format!(
+                    "{call}: wrote outside output {} (element offset {})",
+                    hit.output, hit.offset
+                ),
+            ));
+        }
+        if let Some(i) = check.inputs_changed.first() {
+            let name = spec
+                .params_of(cacheon_kernels::slots::ParamKind::Input)
+                .nth(*i)
+                .map_or("?", |p| p.name);
+            return Err(fail(
+                stage,
+                FailReason::Cheating,
+                format!("{call}: modified its input `{name}`"),
+            ));
+        }
+        let mut args = case_args(slot, shape, seed, special);
+        args.scalars = first_scalars.clone();
+        args.round_inputs(backend.dtype());
+        let expected = reference::compute(&args);
+        let actual: Vec<Vec<f32>> = outputs[k * n_out..(k + 1) * n_out].to_vec();
+        if let Some((prev_actual, prev_expected)) = &previous {
+            let replayed = actual.iter().zip(prev_actual).all(|(a, b)| same_bits(a, b));
+            // The references differ in value (a sign of zero is no difference: x = 0 gives
+            // +0 or -0 from the weights' signs, and a kernel may return either).
+            let inputs_differ = expected
+                .iter()
+                .zip(prev_expected)
+                .any(|(a, b)| !same_values(a, b));
+            if replayed && inputs_differ {
+                return Err(fail(
+                    stage,
+                    FailReason::Cheating,
+                    format!("{call}: returned the previous call's outputs for fresh inputs (stale output)"),
+                ));
+            }
+        }
+        if check.unwritten > 0 {
+            return Err(fail(
+                stage,
+                FailReason::Cheating,
+                format!(
+                    "{call}: left {} output elements unwritten (poison still there)",
+                    check.unwritten
+                ),
+            ));
+        }
+        let tol = backend.dtype().tolerance();
+        let reports = reference::judge(&args, &actual, &expected, tol);
+        for (i, ((a, e), r)) in actual.iter().zip(&expected).zip(reports).enumerate() {
+            record.matched_ppm = record.matched_ppm.min(r.matched_ppm());
+            record.max_abs_err = record.max_abs_err.max(r.max_abs_err);
+            if !r.passed {
+                let reason = if stage == Stage::Graph {
+                    FailReason::GraphUnsafe
+                } else {
+                    FailReason::Incorrect
+                };
+                let at = r
+                    .first_bad
+                    .map(|j| format!(", first at element {j}: got {}, expected {}", a[j], e[j]))
+                    .unwrap_or_default();
+                return Err(fail(
+                    stage,
+                    reason,
+                    format!("{call}: output {i} differs from the reference in {} of {} elements (max |err| {:.3e}){at}", r.mismatches, r.len, r.max_abs_err),
+                ));
+            }
+        }
+        previous = Some((actual, expected));
+    }
+    record.passed = true;
+    Ok(())
+}
+
+fn same_bits(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Equal as numbers (`-0 == +0`), NaN equal to NaN.
+fn same_values(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+}
