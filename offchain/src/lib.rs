@@ -4,7 +4,8 @@
 //! - [`lane`]: the lane-runner processes candidate code runs in (DESIGN 7.1).
 //! - [`arena`]: the arenas the off-chain tools know.
 //! - [`chain`]: the subxt client for the Cacheon node (types generated from the runtime
-//!   metadata file committed with the runtime).
+//!   metadata file committed with the runtime); [`chain::reads`] is every read of chain
+//!   state the tools make.
 //! - [`qualify`]: one whole qualification attempt and its report: the screens (DESIGN 7
 //!   steps 1-6: pack, policy, copy, build, ABI, verify, graph, with typed findings that map
 //!   to the on-chain FAIL reasons), speed reads, audit A, pristine reference T; [`evidence`] stores reports content-addressed.

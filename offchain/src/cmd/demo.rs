@@ -325,12 +325,10 @@ async fn free_balance(client: &chain::Client, who: &chain::AccountId) -> u128 {
     let Ok(at) = client.at_current_block().await else {
         return 0;
     };
-    at.storage()
-        .try_fetch(api::storage().system().account(), (*who,))
+    chain::reads::fetch(&at, api::storage().system().account(), (*who,))
         .await
         .ok()
         .flatten()
-        .and_then(|v| v.decode().ok())
         .map(|a| a.data.free)
         .unwrap_or(0)
 }

@@ -15,8 +15,7 @@ use serde_json::json;
 use super::{Out, StateArgs};
 use crate::{ChainArgs, KeyArgs};
 
-type ProposalStatus =
-    api::runtime_types::pallet_cacheon::types::ProposalStatus<chain::AccountId, u32>;
+use cacheon::chain::{reads, Proposal, ProposalStatus};
 
 /// What `commit` keeps on disk so that `reveal` can find the salt, even after a crash.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -251,24 +250,17 @@ async fn reveal_steps(
             Ok(a) => a,
             Err(e) => return Err(fail(out, ChainError::Unavailable(e.to_string()))),
         };
-        let commit_block = match at
-            .storage()
-            .try_fetch(api::storage().cacheon().commits(), (account, commitment))
-            .await
-        {
-            Ok(Some(v)) => v.decode().map_or(0, |r| r.at as u64),
+        let commit_block = match reads::fetch(&at, api::storage().cacheon().commits(), (account, commitment)).await {
+            Ok(Some(r)) => r.at as u64,
             Ok(None) => {
                 return Err(out.error(
                     &format!("commitment 0x{} is not pending on chain (revealed, cancelled or never finalized)", record.commitment),
                     exit::CHAIN_REFUSED,
                 ))
             }
-            Err(e) => return Err(fail(out, ChainError::Unavailable(e.to_string()))),
+            Err(e) => return Err(fail(out, e)),
         };
-        let delay = at
-            .constants()
-            .entry(api::constants().cacheon().reveal_delay())
-            .unwrap_or(0) as u64;
+        let delay = reads::reveal_delay(&at);
         if at.block_number() >= commit_block + delay {
             break;
         }
@@ -350,13 +342,11 @@ pub fn status_name(s: &ProposalStatus) -> (&'static str, bool) {
     }
 }
 
-type Proposal = api::runtime_types::pallet_cacheon::types::Proposal<chain::AccountId, u32, u128>;
-
 /// A proposal and the finalized block it was read at (the pallet's `proposal_status` view
 /// function).
 async fn fetch_proposal(client: &Client, id: u64) -> Result<Option<(u64, Proposal)>, ChainError> {
     let at = client.at_current_block().await.map_err(unavailable)?;
-    let p = chain::view(&at, api::view_functions().cacheon().proposal_status(id)).await?;
+    let p = reads::proposal_at(&at, id).await?;
     Ok(p.map(|p| (at.block_number(), p)))
 }
 
@@ -407,54 +397,20 @@ pub async fn status(out: &Out, proposal: Option<u64>, c: &ChainArgs) -> i32 {
         Ok(a) => a,
         Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
     };
-    let mut arenas = Vec::new();
-    let mut it = match at
-        .storage()
-        .iter(api::storage().cacheon().arenas(), ())
-        .await
-    {
-        Ok(i) => i,
-        Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
+    let arenas: Vec<serde_json::Value> = match reads::arena_summaries(&at).await {
+        Ok(a) => a
+            .into_iter()
+            .map(|a| {
+                let incumbents: Vec<_> = a
+                    .incumbents
+                    .iter()
+                    .map(|(target, proposal)| json!({"target": target, "proposal": proposal}))
+                    .collect();
+                json!({"arena": a.id, "generation": a.generation, "queue": a.queue, "incumbents": incumbents})
+            })
+            .collect(),
+        Err(e) => return fail(out, e),
     };
-    while let Some(Ok(kv)) = it.next().await {
-        let Ok(info) = kv.value().decode() else {
-            continue;
-        };
-        let id = String::from_utf8_lossy(&info.config.id.0).into_owned();
-        let queue = at
-            .storage()
-            .try_fetch(
-                api::storage().cacheon().queue(),
-                (chain::bounded(&info.config.id.0),),
-            )
-            .await
-            .ok()
-            .flatten()
-            .and_then(|v| v.decode().ok())
-            .map(|q| q.0.len())
-            .unwrap_or(0);
-        let mut incumbents = Vec::new();
-        if let Ok(mut inc) = at
-            .storage()
-            .iter(
-                api::storage().cacheon().incumbents(),
-                (chain::bounded(&info.config.id.0),),
-            )
-            .await
-        {
-            while let Some(Ok(kv)) = inc.next().await {
-                if let (Ok(key), Ok(entry)) = (kv.key(), kv.value().decode()) {
-                    let target = key
-                        .part(1)
-                        .and_then(|p| p.decode_as::<chain::api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8>>().ok().flatten())
-                        .map(|b| String::from_utf8_lossy(&b.0).into_owned())
-                        .unwrap_or_default();
-                    incumbents.push(json!({"target": target, "proposal": entry.proposal}));
-                }
-            }
-        }
-        arenas.push(json!({"arena": id, "generation": info.generation, "queue": queue, "incumbents": incumbents}));
-    }
     let block = at.block_number();
     out.emit(json!({"block": block, "arenas": arenas}), || {
         let mut s = format!("finalized block #{block}\n");
@@ -634,12 +590,8 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
             }
             next = head + 1;
             let at = client.at_block(head).await.map_err(unavailable)?;
-            let status = at
-                .storage()
-                .try_fetch(api::storage().cacheon().proposals(), (proposal,))
-                .await
-                .map_err(unavailable)?
-                .and_then(|v| v.decode().ok());
+            let status =
+                reads::fetch(&at, api::storage().cacheon().proposals(), (proposal,)).await?;
             if let Some(p) = status {
                 let p: Proposal = p;
                 if status_name(&p.status).1 {

@@ -58,10 +58,7 @@ pub(super) async fn next_claimable(
     me: &AccountId,
     metrics: &Metrics,
 ) -> Result<Option<(u64, Arena)>, ValidatorError> {
-    let reveal_window = at
-        .constants()
-        .entry(api::constants().cacheon().reveal_window())
-        .map_err(unavailable)? as u64;
+    let reveal_window = crate::chain::reads::reveal_window(at)?;
     let now = at.block_number();
     let mut depth = 0;
     let mut found = None;

@@ -17,9 +17,9 @@
 //! [`metrics`] the Prometheus endpoint.
 
 mod claim;
+mod earlier;
 mod error;
 pub mod metrics;
-mod reads;
 pub mod store;
 
 use std::path::PathBuf;
@@ -30,6 +30,8 @@ use subxt_signer::sr25519::Keypair;
 use tracing::{debug, error, info, warn};
 
 use crate::arena::{Arena, ChainArena};
+use crate::chain::reads::{bundle_files, fetch, incumbent_stack, lease_is_ours, proposal_at};
+use crate::chain::At;
 use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
 use crate::fingerprint::{fingerprint_of, Earlier};
 use crate::qualify::screens::Outcome;
@@ -37,13 +39,12 @@ use crate::qualify::{attempt, AttemptOptions};
 use cacheon_primitives::catalog::EngineDigests;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
 use claim::{check_served_arenas, next_claimable};
+use earlier::*;
 pub use error::ValidatorError;
 use metrics::Metrics;
-use reads::*;
 use store::{State, Store};
 
-type ApiStatus = api::runtime_types::pallet_cacheon::types::ProposalStatus<AccountId, u32>;
-type ApiProposal = api::runtime_types::pallet_cacheon::types::Proposal<AccountId, u32, u128>;
+use crate::chain::ProposalStatus as ApiStatus;
 
 /// How a validator runs.
 pub struct Config {
@@ -304,7 +305,7 @@ impl Session<'_> {
             self.store
                 .record_fingerprint(&p.content_hash, fingerprint_of(files))?;
         }
-        let stack = incumbent_stack(at, arena).await?;
+        let stack = incumbent_stack(at, arena.name()).await?;
         let earlier =
             earlier_proposals(at, self.store, id, p.commit_block as u64, &p.miner).await?;
         let seed = crate::qualify::fresh_seed().map_err(|e| {

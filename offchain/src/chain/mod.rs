@@ -11,6 +11,8 @@ use subxt::{OnlineClient, PolkadotConfig};
 use subxt_signer::sr25519::Keypair;
 use subxt_signer::SecretUri;
 
+pub mod reads;
+
 #[subxt::subxt(runtime_metadata_path = "../runtime/metadata/cacheon.scale")]
 pub mod api {}
 
@@ -21,6 +23,9 @@ pub type At = subxt::client::ClientAtBlock<
     subxt::client::OnlineClientAtBlockImpl<PolkadotConfig>,
 >;
 pub type AccountId = subxt::utils::AccountId32;
+/// A proposal as the pallet stores it (and its `proposal_status` view function returns).
+pub type Proposal = api::runtime_types::pallet_cacheon::types::Proposal<AccountId, u32, u128>;
+pub type ProposalStatus = api::runtime_types::pallet_cacheon::types::ProposalStatus<AccountId, u32>;
 pub type Events = subxt::extrinsics::ExtrinsicEvents<PolkadotConfig>;
 
 /// Why a chain operation did not succeed.

@@ -1,0 +1,197 @@
+//! Every read of chain state the off-chain tools make, in one place: the pallet's view
+//! functions where it has them (a proposal's status, an arena's incumbent stack), storage
+//! for the rest. Bytes the node sends are checked before use (a bundle must hash to its
+//! ContentHash).
+
+use super::{api, bounded, unavailable, view, AccountId, At, ChainError, Proposal, ProposalStatus};
+
+/// A proposal and its status (the pallet's `proposal_status` view function).
+pub async fn proposal_at(at: &At, id: u64) -> Result<Option<Proposal>, ChainError> {
+    view(at, api::view_functions().cacheon().proposal_status(id)).await
+}
+
+/// One storage value at `at`, decoded; `None` when absent.
+pub async fn fetch<A: subxt::storage::Address>(
+    at: &At,
+    address: A,
+    keys: A::KeyParts,
+) -> Result<Option<A::Value>, ChainError> {
+    at.storage()
+        .try_fetch(address, keys)
+        .await
+        .map_err(unavailable)?
+        .map(|v| v.decode().map_err(unavailable))
+        .transpose()
+}
+
+/// A bundle's canonical bytes from chain storage, with the ContentHash checked again.
+pub async fn stored_bundle(at: &At, hash: &[u8; 32]) -> Result<Vec<u8>, String> {
+    let bytes = at
+        .storage()
+        .try_fetch(api::storage().cacheon().bundles(), (*hash,))
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("bundle 0x{} is not in chain storage", hex::encode(hash)))?
+        .decode()
+        .map_err(|e| e.to_string())?
+        .0;
+    hashes_to(bytes, hash)
+}
+
+/// `bytes`, if they hash to `hash`: whatever the node sent is checked against the
+/// ContentHash the proposal names before anything is built from it.
+fn hashes_to(bytes: Vec<u8>, hash: &[u8; 32]) -> Result<Vec<u8>, String> {
+    if &cacheon_primitives::bundle::content_hash(&bytes) != hash {
+        return Err(format!(
+            "stored bundle bytes do not hash to 0x{}",
+            hex::encode(hash)
+        ));
+    }
+    Ok(bytes)
+}
+
+/// A proposal's files from chain storage.
+pub async fn bundle_files(
+    at: &At,
+    hash: &[u8; 32],
+) -> Result<Vec<cacheon_kernels::BundleFile>, String> {
+    let bytes = stored_bundle(at, hash).await?;
+    cacheon_kernels::bundle::from_canonical_bytes(&bytes, cacheon_kernels::bundle::MAX_BUNDLE_BYTES)
+        .map_err(|e| e.to_string())
+}
+
+/// Whether `me` holds the lease of `proposal` that ends at `expires_at`, still open at `at`.
+pub async fn lease_is_ours(
+    at: &At,
+    me: &AccountId,
+    proposal: u64,
+    expires_at: u64,
+) -> Result<bool, ChainError> {
+    let lease = proposal_at(at, proposal)
+        .await?
+        .and_then(|p| match p.status {
+            ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } => {
+                Some(lease)
+            }
+            _ => None,
+        });
+    Ok(lease.is_some_and(|l| {
+        &l.validator == me && l.expires_at as u64 == expires_at && at.block_number() < expires_at
+    }))
+}
+
+/// The arena's crowned bundles (canonical bytes), oldest proposal first.
+pub async fn incumbent_stack(at: &At, arena: &str) -> Result<Vec<Vec<u8>>, ChainError> {
+    // The pallet's `incumbent_stack` view function: the arena's generation and its crowned
+    // entries `(target, proposal, content_hash)`.
+    let call = api::view_functions()
+        .cacheon()
+        .incumbent_stack(bounded(arena.as_bytes()));
+    let Some((_, entries)) = view(at, call).await? else {
+        return Err(unavailable(format!("the chain has no arena `{}`", arena)));
+    };
+    let mut entries: Vec<(u64, [u8; 32])> = entries
+        .into_iter()
+        .map(|(_, proposal, hash)| (proposal, hash))
+        .collect();
+    entries.sort();
+    let mut stack = Vec::new();
+    for (_, hash) in entries {
+        stack.push(stored_bundle(at, &hash).await.map_err(unavailable)?);
+    }
+    Ok(stack)
+}
+
+/// The pallet's `reveal_delay` constant (blocks between a commitment and its reveal).
+pub fn reveal_delay(at: &At) -> u64 {
+    at.constants()
+        .entry(api::constants().cacheon().reveal_delay())
+        .unwrap_or(0) as u64
+}
+
+/// The pallet's `reveal_window` constant (blocks a commitment stays revealable).
+pub fn reveal_window(at: &At) -> Result<u64, ChainError> {
+    at.constants()
+        .entry(api::constants().cacheon().reveal_window())
+        .map(|w| w as u64)
+        .map_err(unavailable)
+}
+
+/// One arena as `cacheon status` shows it.
+#[derive(Clone, Debug)]
+pub struct ArenaSummary {
+    pub id: String,
+    pub generation: u64,
+    /// Proposals waiting in its queue.
+    pub queue: usize,
+    /// Crowned targets: `(target id, proposal)`.
+    pub incumbents: Vec<(String, u64)>,
+}
+
+/// Every registered arena with its queue length and crowned targets.
+pub async fn arena_summaries(at: &At) -> Result<Vec<ArenaSummary>, ChainError> {
+    let mut out = Vec::new();
+    let mut it = at
+        .storage()
+        .iter(api::storage().cacheon().arenas(), ())
+        .await
+        .map_err(unavailable)?;
+    while let Some(kv) = it.next().await {
+        let info = kv
+            .map_err(unavailable)?
+            .value()
+            .decode()
+            .map_err(unavailable)?;
+        let queue = fetch(
+            at,
+            api::storage().cacheon().queue(),
+            (bounded(&info.config.id.0),),
+        )
+        .await?
+        .map_or(0, |q| q.0.len());
+        let mut incumbents = Vec::new();
+        let mut inc = at
+            .storage()
+            .iter(
+                api::storage().cacheon().incumbents(),
+                (bounded(&info.config.id.0),),
+            )
+            .await
+            .map_err(unavailable)?;
+        while let Some(kv) = inc.next().await {
+            let kv = kv.map_err(unavailable)?;
+            let entry = kv.value().decode().map_err(unavailable)?;
+            let target = kv
+                .key()
+                .ok()
+                .and_then(|k| k.part(1))
+                .and_then(|p| p.decode_as::<api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8>>().ok().flatten())
+                .map(|b| String::from_utf8_lossy(&b.0).into_owned())
+                .unwrap_or_default();
+            incumbents.push((target, entry.proposal));
+        }
+        out.push(ArenaSummary {
+            id: String::from_utf8_lossy(&info.config.id.0).into_owned(),
+            generation: info.generation as u64,
+            queue,
+            incumbents,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundle_bytes_from_the_node_must_hash_to_the_proposals_content_hash() {
+        let bytes = b"canonical bundle bytes".to_vec();
+        let hash = cacheon_primitives::bundle::content_hash(&bytes);
+        assert_eq!(hashes_to(bytes.clone(), &hash), Ok(bytes.clone()));
+        let mut other = bytes;
+        other[0] ^= 1;
+        let err = hashes_to(other, &hash).unwrap_err();
+        assert!(err.contains("do not hash to"), "{err}");
+    }
+}
