@@ -22,6 +22,7 @@ pub use pallet::*;
 mod epoch;
 mod errors;
 mod events;
+mod hooks;
 #[cfg(any(feature = "try-runtime", feature = "std", test))]
 mod invariants;
 pub mod migrations;
@@ -77,6 +78,7 @@ pub type WeightVectorOf<T> =
 
 #[frame::pallet_macros::import_section(events::events)]
 #[frame::pallet_macros::import_section(errors::errors)]
+#[frame::pallet_macros::import_section(hooks::hooks)]
 #[frame::pallet]
 pub mod pallet {
     use super::*;
@@ -363,73 +365,6 @@ pub mod pallet {
         }
     }
 
-    #[pallet::hooks]
-    impl<T: Config> Hooks<BlockNumberFor<T>> for Pallet<T> {
-        fn on_initialize(now: BlockNumberFor<T>) -> Weight {
-            let expired = Self::expire_leases(now);
-            let paid = Self::pay_emissions();
-            let mut weight = T::WeightInfo::expire_leases(expired)
-                .saturating_add(T::WeightInfo::pay_emissions(paid));
-            if let Some(policy) = Emissions::<T>::get() {
-                if !policy.epoch_blocks.is_zero() && (now % policy.epoch_blocks).is_zero() {
-                    let claims = Self::close_epoch(now, &policy);
-                    weight = weight.saturating_add(T::WeightInfo::close_epoch(claims));
-                }
-            }
-            weight
-        }
-
-        fn on_idle(now: BlockNumberFor<T>, remaining: Weight) -> Weight {
-            Self::prune(now, remaining)
-        }
-
-        fn integrity_test() {
-            assert!(
-                T::RevealDelay::get() <= T::RevealWindow::get(),
-                "RevealDelay must not exceed RevealWindow: no reveal could be accepted"
-            );
-            for (name, v) in [
-                ("MaxPendingCommits", T::MaxPendingCommits::get()),
-                ("MaxRevealsPerPeriod", T::MaxRevealsPerPeriod::get()),
-                ("MaxQueueLen", T::MaxQueueLen::get()),
-                ("MaxBundleBytes", T::MaxBundleBytes::get()),
-                ("MaxTargets", T::MaxTargets::get()),
-                ("MaxValidators", T::MaxValidators::get()),
-                ("MaxArenas", T::MaxArenas::get()),
-                ("MaxClaims", T::MaxClaims::get()),
-                ("MaxLeasesPerBlock", T::MaxLeasesPerBlock::get()),
-                ("MaxLeasesPerOperator", T::MaxLeasesPerOperator::get()),
-            ] {
-                assert!(v > 0, "{name} must be positive");
-            }
-            assert!(
-                T::MaxBundleBytes::get() <= cacheon_primitives::BundleLimits::DEFAULT.max_bytes,
-                "MaxBundleBytes above the bundle format's own limit"
-            );
-            assert!(
-                !T::RevealPeriod::get().is_zero() && !T::ReproductionTimeout::get().is_zero(),
-                "RevealPeriod and ReproductionTimeout must be positive"
-            );
-            assert!(
-                T::MaxSpeedupPpm::get() > PPM_ONE,
-                "MaxSpeedupPpm must allow a speedup"
-            );
-            // Every pending proposal has at most one deadline: they must always find room.
-            assert!(
-                T::MaxLeasesPerBlock::get().saturating_mul(crate::settle::DEADLINE_TRIES)
-                    >= T::MaxArenas::get().saturating_mul(T::MaxQueueLen::get()),
-                "the deadline schedule can fill up: raise MaxLeasesPerBlock"
-            );
-        }
-
-        #[cfg(feature = "try-runtime")]
-        fn try_state(
-            _n: BlockNumberFor<T>,
-        ) -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
-            Self::do_try_state()
-        }
-    }
-
     #[pallet::call]
     impl<T: Config> Pallet<T> {
         /// Commit to a bundle without showing it: `commitment` is
@@ -680,21 +615,6 @@ impl<T: Config> Pallet<T> {
             max_bytes: T::MaxBundleBytes::get(),
             ..BundleLimits::DEFAULT
         }
-    }
-
-    fn remove_commit(miner: &T::AccountId, commitment: Commitment) {
-        let deposit = Commits::<T>::take(miner, commitment)
-            .map(|c| c.deposit)
-            .unwrap_or_else(Zero::zero);
-        PendingCommits::<T>::mutate_exists(miner, |n| {
-            *n = n.and_then(|n| n.checked_sub(1)).filter(|n| *n > 0);
-        });
-        let _ = T::Currency::release(
-            &HoldReason::CommitDeposit.into(),
-            miner,
-            deposit,
-            Precision::BestEffort,
-        );
     }
 }
 

@@ -202,3 +202,21 @@ impl<T: Config> Pallet<T> {
         }
     }
 }
+
+impl<T: Config> Pallet<T> {
+    /// Drops a pending commitment and releases its deposit.
+    pub(crate) fn remove_commit(miner: &T::AccountId, commitment: Commitment) {
+        let deposit = Commits::<T>::take(miner, commitment)
+            .map(|c| c.deposit)
+            .unwrap_or_else(Zero::zero);
+        PendingCommits::<T>::mutate_exists(miner, |n| {
+            *n = n.and_then(|n| n.checked_sub(1)).filter(|n| *n > 0);
+        });
+        let _ = T::Currency::release(
+            &HoldReason::CommitDeposit.into(),
+            miner,
+            deposit,
+            Precision::BestEffort,
+        );
+    }
+}
