@@ -118,17 +118,9 @@ fn a_cut_off_or_hostile_file_is_an_error_never_a_panic() {
     assert!(matches!(g.tensor("missing"), Err(GgufError::NoTensor(_))));
 }
 
-/// The CPU arena's model file, where this machine has it (`scripts/setup.sh` fetches it):
-/// `CACHEON_SMOLLM2_GGUF`, or the cache.
+/// The CPU arena's model file, where this machine has it (`scripts/setup.sh` fetches it).
 fn smollm2() -> Option<Vec<u8>> {
-    let path = std::env::var_os("CACHEON_SMOLLM2_GGUF")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| {
-                PathBuf::from(h).join(".cache/cacheon/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-            })
-        })?;
-    std::fs::read(&path).ok()
+    std::fs::read(cacheon_kernels::model::llama_gguf::smollm2_path()).ok()
 }
 
 #[test]

@@ -205,10 +205,8 @@ impl Arena {
                     .flat_map(|&t| products.iter().map(move |&(o, k)| vec![i(t), o, k]))
                     .collect();
                 shapes.push(vec![1, vocab, h]);
-                // The reference is a plain f64 loop on the validator's CPU: products past
-                // 2^30 multiply-adds (the GPU arena's 2048-token prefill) are left to the
-                // reads and the audit.
-                shapes.retain(|s| s.iter().product::<i64>() <= 1 << 30);
+                // Products past the reference's budget (the GPU arena's 2048-token
+                // prefill) are judged on a secret sample of their rows.
                 shapes
             }
         }

@@ -219,6 +219,22 @@ enum Command {
         #[arg(long)]
         keep_logs: Option<PathBuf>,
     },
+    /// Answer one prompt with the engine on a real model (SmolLM2-135M-Instruct, the GGUF
+    /// file setup fetches) and the stock CPU kernels: greedy, in the model's chat format,
+    /// printed as it is generated, then prefill and decode tokens per second.
+    Generate {
+        /// What to ask.
+        prompt: String,
+        /// A Llama GGUF file (default: SmolLM2 in the model cache).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Most tokens to generate (generation also stops at the end of the answer).
+        #[arg(long, default_value_t = 128)]
+        max_tokens: usize,
+        /// Feed the prompt as it is, without the chat format.
+        #[arg(long)]
+        raw: bool,
+    },
     /// Internal: the lane process that runs candidate code (started by `verify`).
     #[command(hide = true)]
     Lane {
@@ -254,6 +270,12 @@ fn main() {
     let code = match cli.command {
         Command::Lane { backend } => cacheon::lane::child::run(backend),
         Command::NvrtcChild { dir } => cacheon_kernels::cuda::nvrtc::serve_child(&dir),
+        Command::Generate {
+            prompt,
+            model,
+            max_tokens,
+            raw,
+        } => cmd::generate::generate(&out, model.as_deref(), &prompt, max_tokens, raw),
         Command::Slots { arena } => cmd::bundle::slots(&out, arena.as_deref()),
         Command::Scan { dir, arena } => cmd::bundle::scan(&out, &dir, arena.as_deref()),
         Command::Verify { dir, device, seed } => cmd::bundle::verify(&out, &dir, device, seed),

@@ -1,13 +1,16 @@
 //! The model both engines run (DESIGN 7.2): a Llama-family decoder's shape
 //! ([`ModelConfig`]: RMSNorm, RoPE, grouped-query attention, SwiGLU), its weights
 //! (synthesized from a seed for a named shape, or read from safetensors with a Hugging Face
-//! style `config.json`), greedy and seeded sampling, and what a prefill returns. The CPU
+//! style `config.json`, or from a GGUF file with its tokenizer), greedy and seeded
+//! sampling, and what a prefill returns. The CPU
 //! engine is [`crate::cpu::engine`], the CUDA one [`crate::cuda::engine`].
 
 pub mod checkpoint;
 pub mod config;
 pub mod gguf;
+pub mod llama_gguf;
 pub mod sampler;
+pub mod tokenizer;
 pub mod weights;
 
 pub use config::ModelConfig;

@@ -1,9 +1,11 @@
 //! The `cacheon` subcommands, one file per user: [`bundle`] (the miner's local bundle
 //! work), [`proposal`] (the miner's chain commands), [`validator`] (the daemon, `qualify`
-//! and `evidence`) and [`demo`].
+//! and `evidence`), [`demo`] and [`generate`] (a person trying the engine on a real
+//! model).
 
 pub mod bundle;
 pub mod demo;
+pub mod generate;
 pub mod proposal;
 pub mod validator;
 

@@ -105,7 +105,10 @@ pub fn draw_sample(
 
 /// Checks one audit read's recorded calls into `s`: each against the reference at the
 /// arena's tolerance, and its inputs unchanged.
-pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype) {
+///
+/// A call too large for the whole reference ([`reference::MAX_REFERENCE_WORK`]) is judged on
+/// rows drawn from `rows` (a secret stream): the GPU arena's prefill products.
+pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype, rows: &mut Rng) {
     s.reads += 1;
     for RecordedCall {
         call: meta,
@@ -150,21 +153,22 @@ pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype) {
                 continue;
             }
         };
-        let expected = reference::compute(&args);
-        if expected.len() != outputs.len() {
+        let lens = args.output_lens();
+        if lens.len() != outputs.len() {
             s.failed_calls += 1;
             s.first_failure
                 .get_or_insert_with(|| fail("wrong number of outputs".into()));
             continue;
         }
-        if let Some(k) = (0..outputs.len()).find(|&k| outputs[k].len() != expected[k].len()) {
+        if let Some(k) = (0..outputs.len()).find(|&k| outputs[k].len() != lens[k]) {
             s.failed_calls += 1;
             s.first_failure
                 .get_or_insert_with(|| fail(format!("output {k} has the wrong length")));
             continue;
         }
-        let reports = reference::judge(&args, outputs, &expected, dtype.tolerance());
-        for (k, r) in reports.into_iter().enumerate() {
+        let sample = reference::sampled_rows(&args, reference::MAX_REFERENCE_WORK, rows);
+        let judged = reference::judge_rows(&args, outputs, sample.as_deref(), dtype.tolerance());
+        for (k, r) in judged.reports.into_iter().enumerate() {
             s.worst_matched_ppm = s.worst_matched_ppm.min(r.matched_ppm());
             if !r.passed {
                 s.failed_calls += 1;
@@ -190,6 +194,7 @@ pub fn audit_read(
     sample: &CallSample,
     arena: Arena,
     summary: &mut AuditSummary,
+    rows: &mut Rng,
 ) -> Result<(), Outcome> {
     let steps = arena.workload.decode_steps;
     let base_tokens = base
@@ -200,7 +205,7 @@ pub fn audit_read(
     let read = cand.audit(prompt, steps, sample);
     cand.freeze();
     let (cand_read, calls) = read.map_err(|e| lane_outcome(Stage::Audit, e))?;
-    check_calls(summary, &calls, arena.backend.dtype());
+    check_calls(summary, &calls, arena.backend.dtype(), rows);
     // The lane must bring back exactly the sampled calls, each once: one missing (its
     // kernel served fewer calls than the read's counts said) or one nobody asked for is the
     // candidate's doing, whatever the counts it reported.
@@ -293,17 +298,28 @@ mod tests {
             &mut ok,
             &[recorded(&args, vec![], good.clone())],
             Dtype::F32,
+            &mut Rng::new(0),
         );
         assert_eq!((ok.reads, ok.calls, ok.failed_calls), (1, 1, 0));
         let mut bad = good.clone();
         bad[0][20] += 0.5;
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[recorded(&args, vec![], bad)], Dtype::F32);
+        check_calls(
+            &mut s,
+            &[recorded(&args, vec![], bad)],
+            Dtype::F32,
+            &mut Rng::new(0),
+        );
         assert_eq!(s.failed_calls, 1);
         assert!(s.first_failure.unwrap().contains("1 of 21"));
         // Right outputs from inputs it then overwrote: the input check fails it.
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[recorded(&args, vec![1], good)], Dtype::F32);
+        check_calls(
+            &mut s,
+            &[recorded(&args, vec![1], good)],
+            Dtype::F32,
+            &mut Rng::new(0),
+        );
         assert_eq!((s.failed_calls, s.inputs_changed), (1, 1));
         assert!(s
             .first_failure

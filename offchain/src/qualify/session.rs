@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 
+use cacheon_kernels::rng::Rng;
 use cacheon_kernels::SlotId;
 use cacheon_primitives::FailReason;
 
@@ -87,7 +88,16 @@ impl<'a> Reads<'a> {
         let sample = audit::draw_sample(seed, at, self.slots, &self.warm_dispatch, &w);
         let prompt = self.prompt();
         let (base, cand) = (&mut self.base, &mut self.cand);
-        audit::audit_read(base, cand, &prompt, &sample, self.arena, &mut self.audit)
+        let mut rows = Rng::secret(seed, &format!("audit-rows/{at}"));
+        audit::audit_read(
+            base,
+            cand,
+            &prompt,
+            &sample,
+            self.arena,
+            &mut self.audit,
+            &mut rows,
+        )
     }
 
     /// Checks a timed pair: the candidate's tokens against the baseline's and, where reads
