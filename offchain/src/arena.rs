@@ -7,6 +7,7 @@
 pub mod profile;
 
 use cacheon_kernels::bundle::manifest::Backend;
+use cacheon_kernels::model::llama_gguf;
 use cacheon_kernels::slots::Dtype;
 use cacheon_primitives::catalog::{self, ArenaSpec, EngineDigests};
 
@@ -51,14 +52,31 @@ impl LaneBackend {
     }
 }
 
+/// A model file an arena's engine loads its weights from, named by content.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct ModelFile {
+    /// Its file name in the model folder (`cacheon_kernels::model::llama_gguf::model_dir`).
+    pub name: &'static str,
+    /// Its SHA-256, hex: every lane checks it before it builds the engine.
+    pub sha256: &'static str,
+}
+
 /// The timed workload of an arena (DESIGN 7 step 7) and its audit reads (step 8).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Workload {
     /// Named model shape (`cacheon_kernels::model::ModelConfig::named`; the arena's
-    /// `model_digest` names it). Its weights are synthesized afresh for every attempt from
-    /// the attempt's secret seed ([`crate::qualify::AttemptOptions::weights_seed`]): a
-    /// kernel that knew them could compute them instead of reading them.
+    /// `model_digest` names it). Without a `model_file`, its weights are synthesized
+    /// afresh for every attempt from the attempt's secret seed
+    /// ([`crate::qualify::AttemptOptions::weights_seed`]): a kernel that knew them could
+    /// compute them instead of reading them.
     pub model: &'static str,
+    /// A real model's weights (public, and far larger than any bundle).
+    pub model_file: Option<ModelFile>,
+    /// The validator-owned prompt corpus (one prompt a line), for a model with a tokenizer:
+    /// each read's prompt is a line drawn with the attempt's secret seed, in the model's
+    /// chat format, its last `prompt_len` tokens. Without one, prompts are random token ids.
+    #[serde(skip)]
+    pub corpus: Option<&'static str>,
     pub prompt_len: usize,
     pub decode_steps: usize,
     pub max_seq: usize,
@@ -107,12 +125,14 @@ pub struct Arena {
     pub judging: Judging,
 }
 
-pub const ARENAS: [Arena; 2] = [
+pub const ARENAS: [Arena; 3] = [
     Arena {
         spec: &catalog::CPU_TINY,
         backend: LaneBackend::of(catalog::CPU_TINY.backend),
         workload: Workload {
             model: catalog::CPU_TINY.model,
+            model_file: None,
+            corpus: None,
             prompt_len: 160,
             decode_steps: 32,
             max_seq: 288,
@@ -139,6 +159,8 @@ pub const ARENAS: [Arena; 2] = [
         backend: LaneBackend::of(catalog::H200_LLAMA8B.backend),
         workload: Workload {
             model: catalog::H200_LLAMA8B.model,
+            model_file: None,
+            corpus: None,
             prompt_len: 2048,
             decode_steps: 128,
             max_seq: 2304,
@@ -157,12 +179,72 @@ pub const ARENAS: [Arena; 2] = [
             read_kl_bound: None,
         },
     },
+    Arena {
+        spec: &catalog::CPU_SMOLLM2,
+        backend: LaneBackend::of(catalog::CPU_SMOLLM2.backend),
+        workload: Workload {
+            model: catalog::CPU_SMOLLM2.model,
+            model_file: Some(ModelFile {
+                name: llama_gguf::SMOLLM2_FILE,
+                sha256: llama_gguf::SMOLLM2_SHA256,
+            }),
+            corpus: Some(include_str!("arena/cpu-smollm2-prompts.txt")),
+            // A short chat turn: the read takes about 0.6 s with the stock kernels on one
+            // core of the development machine, so an attempt fits in about 40 s.
+            prompt_len: 24,
+            decode_steps: 6,
+            max_seq: 32,
+            audit_reads: 2,
+            audit_calls_per_slot: 64,
+        },
+        judging: Judging {
+            min_margin_ppm: catalog::CPU_SMOLLM2.min_margin_ppm,
+            max_noise_ppm: catalog::CPU_SMOLLM2.max_noise_ppm,
+            // A run takes about half a second, far above scheduling noise: one run a read,
+            // and the pairs' interval does the rest (as on the GPU arena).
+            runs_per_read: 1,
+            min_pairs: 6,
+            max_pairs: 16,
+            // Calibrated on this model (2026-12-05, `cacheon qualify --arena cpu-smollm2
+            // --bundle examples/cpu/matmul-avx2 --seed 1`): an honest kernel summing in
+            // another order reads a pristine KL of 2.2e-12 nats and a largest read KL of
+            // 2.0e-11. The bounds leave that 1000x and 50x room, and still catch a change of
+            // a thousandth of a token's probability (a KL of about 5e-7).
+            kl_bound: 1e-8,
+            envelope_factor: 4.0,
+            envelope_floor: 1e-9,
+            read_kl_bound: Some(1e-9),
+        },
+    },
 ];
 
 impl Arena {
     /// The arena's id, as the chain names it.
     pub fn name(&self) -> &'static str {
         self.spec.id
+    }
+
+    /// Where this machine keeps the arena's model file, if it has one.
+    pub fn model_path(&self) -> Option<std::path::PathBuf> {
+        let f = self.workload.model_file?;
+        Some(if f.name == llama_gguf::SMOLLM2_FILE {
+            llama_gguf::smollm2_path()
+        } else {
+            llama_gguf::model_dir().join(f.name)
+        })
+    }
+
+    /// Where the arena's engines take their weights from in an attempt whose secret weight
+    /// seed is `weights_seed`.
+    pub fn engine_weights(&self, weights_seed: u64) -> crate::lane::protocol::EngineWeights {
+        use crate::lane::protocol::EngineWeights;
+        match (self.workload.model_file, self.model_path()) {
+            (Some(f), Some(path)) => EngineWeights::File {
+                path: path.display().to_string(),
+                sha256: f.sha256.to_string(),
+            },
+            _ => EngineWeights::Synthesized { seed: weights_seed },
+        }
     }
 
     /// The shapes at which the arena's engine calls `slot` in its workload (and audit) reads:

@@ -202,14 +202,19 @@ enum Command {
         prometheus_port: Option<u16>,
     },
     /// The main job on embedded defaults: starts a dev chain (cacheon-node --dev --tmp) and
-    /// two validators (Alice, Bob) on the CPU arena; a miner (Charlie) packs, commits and
-    /// reveals a faster attention kernel; shows the lease, both attestations, the crown,
-    /// the next epoch's weights and the payout as they happen; then stops everything.
+    /// two validators (Alice, Bob) on a CPU arena (SmolLM2-135M, the real model, by
+    /// default); a miner (Charlie) packs, commits and reveals a faster kernel; shows the
+    /// lease, both attestations, the crown, the next epoch's weights and the payout as they
+    /// happen; then stops everything.
     Demo {
         /// The node binary (default: cacheon-node beside this binary, then on PATH).
         #[arg(long)]
         node: Option<PathBuf>,
-        /// The miner's bundle (default: examples/cpu/attention-onepass).
+        /// The CPU arena: cpu-smollm2 (the real model) or cpu-tiny (synthetic, faster).
+        #[arg(long, default_value = "cpu-smollm2")]
+        arena: String,
+        /// The miner's bundle (default: examples/cpu/matmul-avx2 on cpu-smollm2,
+        /// examples/cpu/attention-onepass on cpu-tiny).
         #[arg(long)]
         bundle: Option<PathBuf>,
         /// Milliseconds between dev blocks.
@@ -281,12 +286,14 @@ fn main() {
         Command::Verify { dir, device, seed } => cmd::bundle::verify(&out, &dir, device, seed),
         Command::Demo {
             node,
+            arena,
             bundle,
             block_ms,
             keep_logs,
         } => cmd::block_on(cmd::demo::demo(
             &out,
             node.as_deref(),
+            &arena,
             bundle.as_deref(),
             block_ms,
             keep_logs.as_deref(),

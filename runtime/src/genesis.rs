@@ -1,8 +1,8 @@
 //! Genesis presets: `development` (one authority, fast epochs) and `local` (four authorities).
 //!
-//! Both register the catalog and the arenas of `cacheon_primitives::catalog` (five slots and
-//! the atomic RoPE + decode target; the CPU arena `cpu-tiny` and the CUDA arena
-//! `h200-llama8b`), and dev validators for both arenas.
+//! Both register the catalog and the arenas of `cacheon_primitives::catalog` (one target per
+//! slot and the atomic RoPE + decode target; the CPU arenas `cpu-tiny` and `cpu-smollm2` and
+//! the CUDA arena `h200-llama8b`), and dev validators for every arena.
 
 use crate::*;
 use cacheon_primitives::catalog::{ARENAS, TARGETS};
@@ -121,7 +121,7 @@ fn genesis(p: Preset) -> serde_json::Value {
     })
 }
 
-/// Development: Alice authors and finalizes; Alice, Bob and Dave validate both arenas;
+/// Development: Alice authors and finalizes; Alice, Bob and Dave validate every arena;
 /// 10-block epochs so a demo sees weights quickly.
 fn development() -> serde_json::Value {
     genesis(Preset {

@@ -7,7 +7,7 @@ use cacheon_e2e::{cacheon, node_bin};
 #[test]
 fn the_demo_goes_from_pack_to_payout_and_stops_everything() {
     let logs = cacheon_e2e::TestDir::new();
-    eprintln!("waiting for: the whole demo (about 40 s)");
+    eprintln!("waiting for: the whole demo on cpu-smollm2 (about 90 s)");
     let out = cacheon()
         .args(["--json", "demo", "--node"])
         .arg(node_bin())

@@ -35,11 +35,12 @@ pub struct ModelConfig {
 }
 
 /// Names accepted by [`ModelConfig::named`].
-pub const NAMED_SHAPES: [&str; 2] = ["tiny", "llama8b-8l"];
+pub const NAMED_SHAPES: [&str; 3] = ["tiny", "llama8b-8l", "smollm2-135m"];
 
 impl ModelConfig {
-    /// A named shape: `tiny` (the CPU arena's) or `llama8b-8l` (Llama-3-8B with 8 layers,
-    /// the GPU arena's).
+    /// A named shape: `tiny` (the `cpu-tiny` arena's), `llama8b-8l` (Llama-3-8B with 8
+    /// layers, the GPU arena's) or `smollm2-135m` (SmolLM2-135M-Instruct, the shape of the
+    /// real model of `cpu-smollm2`, whose weights come from its GGUF file).
     pub fn named(name: &str) -> Option<ModelConfig> {
         let base = |hidden, inter, heads, kv, layers, vocab, theta, max_pos| ModelConfig {
             hidden_size: hidden,
@@ -59,6 +60,11 @@ impl ModelConfig {
         match name {
             "tiny" => Some(base(256, 688, 4, 2, 2, 512, 10_000.0, 2048)),
             "llama8b-8l" => Some(base(4096, 14336, 32, 8, 8, 128_256, 500_000.0, 8192)),
+            "smollm2-135m" => Some(ModelConfig {
+                head_dim: Some(64),
+                tie_word_embeddings: true,
+                ..base(576, 1536, 9, 3, 30, 49_152, 100_000.0, 8192)
+            }),
             _ => None,
         }
     }

@@ -105,6 +105,29 @@ pub fn load(path: &Path) -> Result<GgufModel, EngineError> {
     from_bytes(&bytes)
 }
 
+/// Reads a GGUF file whose SHA-256 must be `sha256` (hex): an arena names its model file
+/// by content, so a validator never measures in another model than the one it attests for.
+pub fn load_verified(path: &Path, sha256: &str) -> Result<GgufModel, EngineError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| EngineError::Io(format!("{}: {e}", path.display())))?;
+    let got = hex_digest(&bytes);
+    if got != sha256 {
+        return Err(EngineError::Weights(format!(
+            "{}: SHA-256 {got}, the arena's model is {sha256}",
+            path.display()
+        )));
+    }
+    from_bytes(&bytes)
+}
+
+/// SHA-256 of `bytes`, lowercase hex.
+pub fn hex_digest(bytes: &[u8]) -> String {
+    sp_crypto_hashing::sha2_256(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// A Llama model from a GGUF file's bytes.
 pub fn from_bytes(bytes: &[u8]) -> Result<GgufModel, EngineError> {
     let g = Gguf::parse(bytes).map_err(weights_err)?;
@@ -171,20 +194,26 @@ pub fn from_bytes(bytes: &[u8]) -> Result<GgufModel, EngineError> {
 
 /// The file name of SmolLM2-135M-Instruct as setup fetches it.
 pub const SMOLLM2_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// Its SHA-256 (`scripts/fetch-model.sh` checks the same).
+pub const SMOLLM2_SHA256: &str = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
 
-/// Where setup keeps SmolLM2 (`scripts/fetch-model.sh`): `$CACHEON_SMOLLM2_GGUF`, else
-/// [`SMOLLM2_FILE`] in `$CACHEON_MODEL_DIR` or `~/.cache/cacheon/models`.
-pub fn smollm2_path() -> std::path::PathBuf {
-    if let Some(p) = std::env::var_os("CACHEON_SMOLLM2_GGUF") {
-        return p.into();
-    }
-    let dir = std::env::var_os("CACHEON_MODEL_DIR")
+/// Where setup keeps model files (`scripts/fetch-model.sh`): `$CACHEON_MODEL_DIR`, else
+/// `~/.cache/cacheon/models`.
+pub fn model_dir() -> std::path::PathBuf {
+    std::env::var_os("CACHEON_MODEL_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
             let home = std::env::var_os("HOME").unwrap_or_default();
             Path::new(&home).join(".cache/cacheon/models")
-        });
-    dir.join(SMOLLM2_FILE)
+        })
+}
+
+/// Where SmolLM2 is: `$CACHEON_SMOLLM2_GGUF`, else [`SMOLLM2_FILE`] in [`model_dir`].
+pub fn smollm2_path() -> std::path::PathBuf {
+    match std::env::var_os("CACHEON_SMOLLM2_GGUF") {
+        Some(p) => p.into(),
+        None => model_dir().join(SMOLLM2_FILE),
+    }
 }
 
 #[cfg(test)]

@@ -27,8 +27,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use protocol::{
-    read_frame, send, send_blob, CallCheck, CallSample, Frame, RecordedCall, Reply, Request,
-    RunResult,
+    read_frame, send, send_blob, CallCheck, CallSample, EngineWeights, Frame, RecordedCall, Reply,
+    Request, RunResult,
 };
 
 use crate::arena::LaneBackend;
@@ -457,13 +457,13 @@ impl Lane {
     pub fn load_engine(
         &mut self,
         model: &str,
-        weights_seed: u64,
+        weights: EngineWeights,
         max_seq: usize,
         stack: &[Vec<u8>],
     ) -> Result<(usize, u64), LaneError> {
         let req = Request::LoadEngine {
             model: model.to_string(),
-            weights_seed,
+            weights,
             max_seq,
             stack: stack.len(),
         };

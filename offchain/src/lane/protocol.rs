@@ -84,11 +84,11 @@ pub enum Request {
         graph: bool,
     },
     /// Assemble the arena's engine: the genesis stock kernels, then `stack` incumbent
-    /// bundles (that many blobs of canonical bytes follow, installed in order). Weights are
-    /// synthesized from `weights_seed` for the named model shape.
+    /// bundles (that many blobs of canonical bytes follow, installed in order), on the
+    /// named model shape with `weights`.
     LoadEngine {
         model: String,
-        weights_seed: u64,
+        weights: EngineWeights,
         max_seq: usize,
         stack: usize,
     },
@@ -120,6 +120,16 @@ pub enum Request {
     TeacherForce { tokens: Vec<u32>, from: usize },
     /// Exit cleanly.
     Shutdown,
+}
+
+/// Where a lane's engine takes its weights from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineWeights {
+    /// Synthesized for the model shape from a seed (secret per attempt).
+    Synthesized { seed: u64 },
+    /// A GGUF file, read (and its SHA-256 checked) before the lane is sealed.
+    File { path: String, sha256: String },
 }
 
 /// Which calls of one slot an audit read records: the `calls`-th calls (0-based, counted

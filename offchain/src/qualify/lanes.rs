@@ -35,8 +35,12 @@ pub fn start(
         .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e)))?;
     let start_lane = |candidate: bool| -> Result<(Lane, usize, u64), LaneError> {
         let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
-        let (vocab, weight_bytes) =
-            lane.load_engine(w.model, opts.weights_seed(), w.max_seq, &opts.stack)?;
+        let (vocab, weight_bytes) = lane.load_engine(
+            w.model,
+            arena.engine_weights(opts.weights_seed()),
+            w.max_seq,
+            &opts.stack,
+        )?;
         if !candidate {
             for bytes in &incumbent {
                 match lane.build(bytes, "incumbent")? {

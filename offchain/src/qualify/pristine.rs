@@ -25,7 +25,12 @@ pub fn check(
     let (w, j) = (arena.workload, arena.judging);
     let pristine = (|| -> Result<(Vec<f32>, Vec<f32>), LaneError> {
         let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
-        lane.load_engine(w.model, opts.weights_seed(), w.max_seq, &[])?;
+        lane.load_engine(
+            w.model,
+            arena.engine_weights(opts.weights_seed()),
+            w.max_seq,
+            &[],
+        )?;
         lane.seal()?;
         let forced = |lane: &mut Lane, generated: &[u32]| -> Result<Vec<f32>, LaneError> {
             // Positions prompt_len-1 .. end-1 predict the generated tokens.

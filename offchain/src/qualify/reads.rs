@@ -7,14 +7,68 @@ use std::time::Instant;
 use cacheon_kernels::rng::Rng;
 
 use super::screens::{lane_outcome, Outcome, Stage};
-use crate::arena::LaneBackend;
+use crate::arena::{Arena, LaneBackend};
 use crate::lane::{Lane, LaneError};
+use cacheon_kernels::model::gguf::Gguf;
+use cacheon_kernels::model::tokenizer::Tokenizer;
 
-/// The prompt of the attempt's `read`-th workload read: fresh for every read, secret
-/// (derived from the attempt's seed).
-pub fn read_prompt(seed: u64, read: u64, len: usize, vocab: usize) -> Vec<u32> {
-    let mut rng = Rng::secret(seed, &format!("workload-prompt/{read}"));
-    (0..len).map(|_| rng.below(vocab as u64) as u32).collect()
+/// Where an attempt's read prompts come from.
+pub enum Prompts {
+    /// Random token ids (synthetic models, whose tokens mean nothing).
+    Random { vocab: usize },
+    /// Lines of the arena's corpus in the model's chat format.
+    Corpus {
+        tokenizer: Box<Tokenizer>,
+        lines: Vec<&'static str>,
+    },
+}
+
+impl Prompts {
+    /// The arena's: its corpus through its model's tokenizer (read from the model file),
+    /// else random ids below `vocab`.
+    pub fn for_arena(arena: Arena, vocab: usize) -> Result<Prompts, String> {
+        let (Some(corpus), Some(path)) = (arena.workload.corpus, arena.model_path()) else {
+            return Ok(Prompts::Random { vocab });
+        };
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let g = Gguf::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let tokenizer = Tokenizer::from_gguf(&g).map_err(|e| format!("{}: {e}", path.display()))?;
+        let lines: Vec<&'static str> = corpus.lines().filter(|l| !l.trim().is_empty()).collect();
+        if lines.is_empty() {
+            return Err("the arena's prompt corpus is empty".into());
+        }
+        Ok(Prompts::Corpus {
+            tokenizer: Box::new(tokenizer),
+            lines,
+        })
+    }
+
+    /// The prompt of the attempt's `read`-th workload read: fresh for every read, secret
+    /// (derived from the attempt's seed), `len` tokens. A corpus prompt is a line drawn
+    /// with the seed in the chat format, its last `len` tokens (earlier lines' prompts
+    /// before it where it is shorter).
+    pub fn prompt(&self, seed: u64, read: u64, len: usize) -> Vec<u32> {
+        let mut rng = Rng::secret(seed, &format!("workload-prompt/{read}"));
+        match self {
+            Prompts::Random { vocab } => {
+                (0..len).map(|_| rng.below(*vocab as u64) as u32).collect()
+            }
+            Prompts::Corpus { tokenizer, lines } => {
+                let at = rng.below(lines.len() as u64) as usize;
+                let mut ids = Vec::new();
+                for k in 0..lines.len() {
+                    let line = lines[(at + lines.len() - k) % lines.len()];
+                    let mut before = tokenizer.encode(&tokenizer.chat_prompt(line));
+                    before.extend(ids);
+                    ids = before;
+                    if ids.len() >= len {
+                        break;
+                    }
+                }
+                ids[ids.len().saturating_sub(len)..].to_vec()
+            }
+        }
+    }
 }
 
 /// One timed read of each lane on the same prompt.

@@ -12,7 +12,7 @@ use cacheon_primitives::FailReason;
 
 use super::audit::{self, AuditSummary};
 use super::lanes::Lanes;
-use super::reads::{self, read_prompt, timed_pair, tokens_agree, TimedPair};
+use super::reads::{self, timed_pair, tokens_agree, Prompts, TimedPair};
 use super::screens::{fail, lane_outcome, Outcome, Progress, Stage};
 use super::{speed, AttemptOptions, SpeedRecord};
 use crate::arena::Arena;
@@ -27,6 +27,8 @@ pub struct Reads<'a> {
     /// The candidate's slots.
     slots: &'a [SlotId],
     pub vocab: usize,
+    /// Where read prompts come from.
+    prompt_source: Prompts,
     /// Reads so far (each with its own prompt).
     prompts: u64,
     /// Timed runs so far (the audit's positions count these).
@@ -54,6 +56,8 @@ impl<'a> Reads<'a> {
             opts,
             slots,
             vocab: lanes.vocab,
+            prompt_source: Prompts::for_arena(arena, lanes.vocab)
+                .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e)))?,
             prompts: 0,
             runs: 0,
             keep_logits: arena.judging.read_kl_bound.is_some(),
@@ -69,7 +73,8 @@ impl<'a> Reads<'a> {
     fn prompt(&mut self) -> Vec<u32> {
         self.prompts += 1;
         let w = self.arena.workload;
-        read_prompt(self.opts.seed, self.prompts, w.prompt_len, self.vocab)
+        self.prompt_source
+            .prompt(self.opts.seed, self.prompts, w.prompt_len)
     }
 
     /// One read of each lane on a fresh prompt, timed by the referee.

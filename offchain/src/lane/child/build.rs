@@ -129,7 +129,7 @@ pub(super) fn build_failure(e: CpuBuildError) -> (Reply, Option<CompiledCpuBundl
 pub(super) fn load_engine(
     state: &mut LaneState,
     model: &str,
-    weights_seed: u64,
+    weights: &EngineWeights,
     max_seq: usize,
     stack: &[Vec<u8>],
     out: &mut impl Write,
@@ -143,10 +143,10 @@ pub(super) fn load_engine(
         );
     }
     let loaded = match state.backend {
-        LaneBackend::Cpu => EngineLane::load(model, weights_seed, max_seq, stack, None)
+        LaneBackend::Cpu => EngineLane::load(model, weights, max_seq, stack, None)
             .map(|(e, bytes)| (Engine::Cpu(Box::new(e)), bytes)),
         LaneBackend::Cuda => state.gpu().and_then(|dev| {
-            CudaEngineLane::load(&dev, model, weights_seed, max_seq, stack)
+            CudaEngineLane::load(&dev, model, weights, max_seq, stack)
                 .map(|(e, bytes)| (Engine::Cuda(Box::new(e)), bytes))
         }),
     };

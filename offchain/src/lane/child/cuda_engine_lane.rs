@@ -11,7 +11,7 @@ use cacheon_kernels::cuda::{
 use cacheon_kernels::model::ModelConfig;
 
 use super::engine_lane::{recorded_call, LaneEngine};
-use crate::lane::protocol::{CallSample, RecordedCall, RunResult};
+use crate::lane::protocol::{CallSample, EngineWeights, RecordedCall, RunResult};
 
 /// Most prompt tokens one prefill pass takes (longer prompts run in chunks): the arena's
 /// whole prompt in one pass.
@@ -27,12 +27,15 @@ impl CudaEngineLane {
     pub fn load(
         dev: &CudaDevice,
         model: &str,
-        weights_seed: u64,
+        weights: &EngineWeights,
         max_seq: usize,
         stack: &[Vec<u8>],
     ) -> Result<(CudaEngineLane, u64), String> {
         let cfg =
             ModelConfig::named(model).ok_or_else(|| format!("unknown model shape `{model}`"))?;
+        let EngineWeights::Synthesized { seed: weights_seed } = *weights else {
+            return Err("the CUDA engine does not load model files yet".into());
+        };
         let mut slots = CudaSlotTable::stock(dev).map_err(|e| e.to_string())?;
         let opts = CudaBuildOptions::default();
         for (i, bytes) in stack.iter().enumerate() {

@@ -10,12 +10,12 @@ use cacheon_kernels::bundle;
 use cacheon_kernels::cpu::engine::{CallPhase, SlotObserver};
 use cacheon_kernels::cpu::engine::{Engine, SlotTable};
 use cacheon_kernels::model::sampler::argmax;
-use cacheon_kernels::model::{Logits, ModelConfig, Weights};
+use cacheon_kernels::model::{llama_gguf, Logits, ModelConfig, Weights};
 use cacheon_kernels::slots::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
-use crate::lane::protocol::{AuditCall, CallSample, RecordedCall, RunResult};
+use crate::lane::protocol::{AuditCall, CallSample, EngineWeights, RecordedCall, RunResult};
 
 /// What a lane's engine does for the referee, on either backend: the backends give the
 /// steps, the workload read is written once ([`LaneEngine::run`]).
@@ -129,7 +129,7 @@ impl EngineLane {
     /// Genesis stock kernels, then each incumbent bundle in order, then the candidate.
     pub fn load(
         model: &str,
-        weights_seed: u64,
+        weights: &EngineWeights,
         max_seq: usize,
         stack: &[Vec<u8>],
         candidate: Option<&CpuBundle>,
@@ -148,7 +148,17 @@ impl EngineLane {
         if let Some(c) = candidate {
             slots.install_bundle(c);
         }
-        let weights = Weights::synthesize(&cfg, weights_seed);
+        let weights = match weights {
+            EngineWeights::Synthesized { seed } => Weights::synthesize(&cfg, *seed),
+            EngineWeights::File { path, sha256 } => {
+                let m = llama_gguf::load_verified(std::path::Path::new(path), sha256)
+                    .map_err(|e| e.to_string())?;
+                if m.config != cfg {
+                    return Err(format!("{path} is not a `{model}` model"));
+                }
+                m.weights
+            }
+        };
         let bytes = weight_bytes(&cfg);
         let engine = Engine::new(cfg, weights, slots, 1, max_seq).map_err(|e| e.to_string())?;
         Ok((

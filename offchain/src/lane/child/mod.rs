@@ -23,8 +23,8 @@ use cacheon_kernels::slots::args::Buffer;
 
 use super::harness::{case_args, guard_hits, GUARD_BITS, POISON_BITS};
 use super::protocol::{
-    read_frame, send, send_f32s, send_i32s, AuditSample, BuildStage, CallCheck, Frame,
-    RecordedCall, Reply, Request, RunResult, Special,
+    read_frame, send, send_f32s, send_i32s, AuditSample, BuildStage, CallCheck, EngineWeights,
+    Frame, RecordedCall, Reply, Request, RunResult, Special,
 };
 use super::sandbox::{self, landlock};
 use super::Sealed;
@@ -271,13 +271,11 @@ pub fn run(backend: LaneBackend) -> i32 {
             },
             Request::LoadEngine {
                 model,
-                weights_seed,
+                weights,
                 max_seq,
                 stack,
             } => match blobs(stack) {
-                Ok(stack) => {
-                    load_engine(&mut state, &model, weights_seed, max_seq, &stack, &mut out)
-                }
+                Ok(stack) => load_engine(&mut state, &model, &weights, max_seq, &stack, &mut out),
                 Err(_) => return fault(&mut out, "missing incumbent bundle blobs"),
             },
             Request::InstallCandidate => install_candidate(&mut state, &mut out),
