@@ -122,9 +122,8 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
 
 /// The CPU arena on a real model: SmolLM2-135M-Instruct (its GGUF file, named by content
 /// off chain) in f32 with the same stock kernels, prompts from a validator-owned corpus.
-/// Its margin is 5 %: the stock kernel measured as its own candidate read 0.98 to 1.022
-/// depending on the lanes' memory placement (540 MB of weights streamed per token), more
-/// than `cpu-tiny`'s 2 % margin could absorb (docs/validator.md).
+/// Its margin is 5 %: the stock kernel measured as its own candidate read 0.95 to 1.03,
+/// consistently by seed (docs/validator.md), more than `cpu-tiny`'s 2 % margin absorbs.
 pub const CPU_SMOLLM2: ArenaSpec = ArenaSpec {
     id: "cpu-smollm2",
     backend: Backend::Cpu,
