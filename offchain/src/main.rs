@@ -166,6 +166,14 @@ enum Command {
         #[command(flatten)]
         chain: ChainArgs,
     },
+    /// An arena's contract as the chain holds it (engine digests, targets, margin, noise,
+    /// leases, attempts, validators), and whether this build measures the same engine under
+    /// the same policy. Without an id, every arena. See docs/arenas.md.
+    Arena {
+        id: Option<String>,
+        #[command(flatten)]
+        chain: ChainArgs,
+    },
     /// Show a proposal, or (without one) the arenas, their queues and incumbent stacks.
     Status {
         proposal: Option<u64>,
@@ -345,6 +353,9 @@ fn main() {
             key,
             chain,
         } => cmd::block_on(cmd::proposal::withdraw(&out, proposal, &key, &chain)),
+        Command::Arena { id, chain } => {
+            cmd::block_on(cmd::arena::arena(&out, id.as_deref(), &chain))
+        }
         Command::Status { proposal, chain } => {
             cmd::block_on(cmd::proposal::status(&out, proposal, &chain))
         }

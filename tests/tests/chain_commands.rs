@@ -111,6 +111,27 @@ fn commit_reveal_status_copy_withdraw_and_watch() {
         "{arenas:?}"
     );
 
+    // The arena contract, from chain, and this build's agreement with it.
+    let mut args = vec!["arena", "cpu-smollm2"];
+    args.extend(chain);
+    let (code, lines, err) = run(&args);
+    assert_eq!(code, 0, "{}", ctx("arena", &lines, &err));
+    let a = &lines[0];
+    assert_eq!(a["arena"], "cpu-smollm2");
+    assert_eq!(a["contract"]["min_margin_ppm"], 50_000);
+    assert_eq!(a["contract"]["required_distinct_validators"], 2);
+    assert_eq!(a["contract"]["status"], "active");
+    assert!(a["contract"]["targets"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("linear.matmul")));
+    assert_eq!(a["this_build_agrees"], true, "{a}");
+    assert_eq!(a["workload"]["model"], "smollm2-135m");
+    let mut args = vec!["arena", "no-such-arena"];
+    args.extend(chain);
+    let (code, _, _) = run(&args);
+    assert_eq!(code, 2, "an unknown arena is a usage error");
+
     // Without a node: exit 5, said plainly.
     let (code, lines, _) = run(&["status", "--url", "ws://127.0.0.1:9", "--timeout", "1"]);
     assert_eq!(code, 5, "{lines:?}");

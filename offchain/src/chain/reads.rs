@@ -117,11 +117,57 @@ pub fn reveal_window(at: &At) -> Result<u64, ChainError> {
         .map_err(unavailable)
 }
 
-/// One arena as `cacheon status` shows it.
+/// What the chain says of an arena that a validator must agree with to measure there.
+pub fn chain_view(
+    c: &api::runtime_types::pallet_cacheon::types::ArenaConfig<u32>,
+) -> crate::arena::ChainArena {
+    use api::runtime_types::cacheon_primitives::verdict::Backend as B;
+    crate::arena::ChainArena {
+        backend: match c.backend {
+            B::Cpu => cacheon_primitives::Backend::Cpu,
+            B::Cuda => cacheon_primitives::Backend::Cuda,
+        },
+        digests: cacheon_primitives::catalog::EngineDigests {
+            model: c.model_digest,
+            workload: c.workload_digest,
+            stock: c.stock_digest,
+        },
+        min_margin_ppm: c.policy.min_margin_ppm,
+        max_noise_ppm: c.policy.max_noise_ppm,
+    }
+}
+
+/// An arena's contract as the chain holds it: what a miner measures against and a
+/// validator must agree with (docs/arenas.md explains each field).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ArenaContract {
+    pub hardware: String,
+    /// SHA-256 digests naming the engine's model, workload and stock kernel set, hex.
+    pub model_digest: String,
+    pub workload_digest: String,
+    pub stock_digest: String,
+    /// The targets proposals may name here.
+    pub targets: Vec<String>,
+    pub min_margin_ppm: u32,
+    pub max_noise_ppm: u32,
+    pub noise_multiplier: u32,
+    pub lease_blocks: u32,
+    pub max_attempts: u32,
+    pub required_distinct_validators: u32,
+    /// `active` or `paused`.
+    pub status: &'static str,
+    /// Registered validators.
+    pub validators: u32,
+    #[serde(skip)]
+    pub view: crate::arena::ChainArena,
+}
+
+/// One arena as `cacheon status` and `cacheon arena` show it.
 #[derive(Clone, Debug)]
 pub struct ArenaSummary {
     pub id: String,
     pub generation: u64,
+    pub contract: ArenaContract,
     /// Proposals waiting in its queue.
     pub queue: usize,
     /// Crowned targets: `(target id, proposal)`.
@@ -170,8 +216,35 @@ pub async fn arena_summaries(at: &At) -> Result<Vec<ArenaSummary>, ChainError> {
                 .unwrap_or_default();
             incumbents.push((target, entry.proposal));
         }
+        let c = &info.config;
+        let hex = |d: &[u8; 32]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let contract = ArenaContract {
+            hardware: String::from_utf8_lossy(&c.hardware.0).into_owned(),
+            model_digest: hex(&c.model_digest),
+            workload_digest: hex(&c.workload_digest),
+            stock_digest: hex(&c.stock_digest),
+            targets: c
+                .targets
+                .0
+                .iter()
+                .map(|t| String::from_utf8_lossy(&t.0).into_owned())
+                .collect(),
+            min_margin_ppm: c.policy.min_margin_ppm,
+            max_noise_ppm: c.policy.max_noise_ppm,
+            noise_multiplier: c.policy.noise_multiplier,
+            lease_blocks: c.policy.lease_blocks,
+            max_attempts: c.policy.max_attempts,
+            required_distinct_validators: c.policy.required_distinct_validators,
+            status: match c.status {
+                api::runtime_types::pallet_cacheon::types::Status::Active => "active",
+                api::runtime_types::pallet_cacheon::types::Status::Paused => "paused",
+            },
+            validators: info.validators,
+            view: chain_view(c),
+        };
         out.push(ArenaSummary {
             id: String::from_utf8_lossy(&info.config.id.0).into_owned(),
+            contract,
             generation: info.generation as u64,
             queue,
             incumbents,

@@ -1,8 +1,9 @@
 //! The `cacheon` subcommands, one file per user: [`bundle`] (the miner's local bundle
-//! work), [`proposal`] (the miner's chain commands), [`validator`] (the daemon, `qualify`
+//! work), [`proposal`] and [`arena`] (the miner's chain commands), [`validator`] (the daemon, `qualify`
 //! and `evidence`), [`demo`] and [`generate`] (a person trying the engine on a real
 //! model).
 
+pub mod arena;
 pub mod bundle;
 pub mod demo;
 pub mod generate;

@@ -68,7 +68,7 @@ pub(super) fn fail(out: &Out, e: ChainError) -> i32 {
     out.error(&e.to_string(), e.exit_code())
 }
 
-async fn connect(out: &Out, c: &ChainArgs) -> Result<Client, i32> {
+pub(super) async fn connect(out: &Out, c: &ChainArgs) -> Result<Client, i32> {
     chain::connect(&c.url, Duration::from_secs(c.timeout))
         .await
         .map_err(|e| fail(out, e))

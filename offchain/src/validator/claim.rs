@@ -3,26 +3,7 @@
 
 use super::*;
 
-pub(super) type ApiArenaConfig = api::runtime_types::pallet_cacheon::types::ArenaConfig<u32>;
-
 /// What the chain says of an arena, as far as this build must agree with it.
-pub(super) fn chain_view(c: &ApiArenaConfig) -> ChainArena {
-    use api::runtime_types::cacheon_primitives::verdict::Backend as B;
-    ChainArena {
-        backend: match c.backend {
-            B::Cpu => cacheon_primitives::Backend::Cpu,
-            B::Cuda => cacheon_primitives::Backend::Cuda,
-        },
-        digests: EngineDigests {
-            model: c.model_digest,
-            workload: c.workload_digest,
-            stock: c.stock_digest,
-        },
-        min_margin_ppm: c.policy.min_margin_ppm,
-        max_noise_ppm: c.policy.max_noise_ppm,
-    }
-}
-
 /// Says, once a connection, which served arenas this build may not measure for (the
 /// chain's engine or policy differs) or that the chain does not have; those are skipped.
 pub(super) async fn check_served_arenas(
@@ -38,7 +19,9 @@ pub(super) async fn check_served_arenas(
                 "the chain has no such arena: not served"
             ),
             Some(info) => {
-                if let Some(why) = arena.disagreement(&chain_view(&info.config)) {
+                if let Some(why) =
+                    arena.disagreement(&crate::chain::reads::chain_view(&info.config))
+                {
                     error!("{why}: not served (run a build that matches the chain)");
                 }
             }
@@ -81,7 +64,10 @@ pub(super) async fn next_claimable(
             continue;
         };
         // Never measure for an arena whose engine or policy is not the one this build runs.
-        if arena.disagreement(&chain_view(&info.config)).is_some() {
+        if arena
+            .disagreement(&crate::chain::reads::chain_view(&info.config))
+            .is_some()
+        {
             continue;
         }
         let required = info.config.policy.required_distinct_validators;

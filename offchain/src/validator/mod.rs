@@ -29,14 +29,13 @@ use codec::{Decode, Encode};
 use subxt_signer::sr25519::Keypair;
 use tracing::{debug, error, info, warn};
 
-use crate::arena::{Arena, ChainArena};
+use crate::arena::Arena;
 use crate::chain::reads::{bundle_files, fetch, incumbent_stack, lease_is_ours, proposal_at};
 use crate::chain::At;
 use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
 use crate::fingerprint::{fingerprint_of, Earlier};
 use crate::qualify::screens::Outcome;
 use crate::qualify::{attempt, AttemptOptions};
-use cacheon_primitives::catalog::EngineDigests;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
 use claim::{check_served_arenas, next_claimable};
 use earlier::*;
