@@ -238,6 +238,9 @@ enum Command {
     Generate {
         /// What to ask.
         prompt: String,
+        /// The arena whose model to run (an arena with a model file: cpu-smollm2).
+        #[arg(long, conflicts_with = "model")]
+        arena: Option<String>,
         /// A Llama GGUF file (default: SmolLM2 in the model cache).
         #[arg(long)]
         model: Option<PathBuf>,
@@ -285,10 +288,22 @@ fn main() {
         Command::NvrtcChild { dir } => cacheon_kernels::cuda::nvrtc::serve_child(&dir),
         Command::Generate {
             prompt,
+            arena,
             model,
             max_tokens,
             raw,
-        } => cmd::generate::generate(&out, model.as_deref(), &prompt, max_tokens, raw),
+        } => {
+            let model = match arena.as_deref().map(|a| {
+                cacheon::arena::arena(a)
+                    .and_then(|x| x.model_path())
+                    .ok_or_else(|| format!("`{a}` is not an arena with a model file (cpu-smollm2)"))
+            }) {
+                Some(Ok(path)) => Some(path),
+                Some(Err(e)) => std::process::exit(out.error(&e, cacheon::exit::USAGE)),
+                None => model,
+            };
+            cmd::generate::generate(&out, model.as_deref(), &prompt, max_tokens, raw)
+        }
         Command::Slots { arena } => cmd::bundle::slots(&out, arena.as_deref()),
         Command::Scan { dir, arena } => cmd::bundle::scan(&out, &dir, arena.as_deref()),
         Command::Verify { dir, device, seed } => cmd::bundle::verify(&out, &dir, device, seed),
