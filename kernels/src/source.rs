@@ -103,6 +103,33 @@ pub fn ambiguous_line_break(text: &str) -> Option<(usize, &'static str)> {
     None
 }
 
+/// The first construct that C (`gnu11`, the CPU arena) and C++ (NVRTC) lex differently, with
+/// its line: a raw string literal (`R"x( … )x"` runs across quotes, comments and lines in
+/// C++, and GNU C) and a digit separator (`1'000` is one number in C++; in C a number and
+/// the start of a character literal). Either can make a screen's reading of comments and
+/// literals differ from the compiler's (`R"x(" /* ")x"` opens no comment for the compiler,
+/// so a directive on the next line is real), so every screen refuses them instead of
+/// guessing a dialect. Until the first such construct both readings agree, so it is found
+/// in code, whatever hides behind it.
+pub fn ambiguous_literal(text: &str) -> Option<(usize, &'static str)> {
+    for (line_no, code) in code_lines(text) {
+        let toks = tokens(&code);
+        for (i, tok) in toks.iter().enumerate() {
+            match tok {
+                Token::Ident(w)
+                    if matches!(w.as_str(), "R" | "u8R" | "uR" | "UR" | "LR")
+                        && matches!(toks.get(i + 1), Some(Token::Str(q)) if q.starts_with('"')) =>
+                {
+                    return Some((line_no, "raw string literal"));
+                }
+                Token::Num(n) if n.contains('\'') => return Some((line_no, "digit separator")),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
 /// One C/CUDA token as [`tokens`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Token {
@@ -264,6 +291,25 @@ mod tests {
                 (4, String::new()),
                 (6, "f".to_string()),
             ]
+        );
+    }
+
+    #[test]
+    fn constructs_c_and_cxx_read_differently_are_found() {
+        assert_eq!(
+            ambiguous_literal(
+                "int a;\nconst char* s = R\"x(\" /* \")x\";\n#include <x.h>\n// */\n"
+            ),
+            Some((2, "raw string literal"))
+        );
+        assert_eq!(
+            ambiguous_literal("int a = 1'0'/*';\n#include <x.h>\n// */\n"),
+            Some((1, "digit separator"))
+        );
+        // Character literals with a prefix, strings after other names: not ambiguous.
+        assert_eq!(
+            ambiguous_literal("char c = u8'a'; const char* r = \"R\"; int x1 = 'b';"),
+            None
         );
     }
 

@@ -179,6 +179,10 @@ pub fn screen_source(
     if let Some((line, what)) = source::ambiguous_line_break(text) {
         return Err(fail(line, Rule::LineBreak, what));
     }
+    // Raw strings and digit separators: lexed otherwise by C and C++ (`source.rs`).
+    if let Some((line, what)) = source::ambiguous_literal(text) {
+        return Err(fail(line, Rule::HiddenName, what));
+    }
     // How deep inside #if/#ifdef/#ifndef blocks the line is.
     let mut conditional_depth = 0usize;
     for (line_no, code) in source::code_lines(text) {
@@ -211,8 +215,8 @@ pub fn screen_source(
     Ok(())
 }
 
-/// The token rules of one line of code: no token pasting, device-side launch, universal
-/// character name or raw string literal, and no identifier the language's lists forbid.
+/// The token rules of one line of code: no token pasting, device-side launch or universal
+/// character name, and no identifier the language's lists forbid.
 /// String and character literals are single tokens, so nothing inside them counts.
 fn check_tokens(toks: &[Token], lang: Language) -> Result<(), (Rule, String)> {
     for (i, tok) in toks.iter().enumerate() {
@@ -230,14 +234,6 @@ fn check_tokens(toks: &[Token], lang: Language) -> Result<(), (Rule, String)> {
             // character name (`\u0063lock` is `clock`).
             Token::Punct(p) if p == "\\" => {
                 return Err((Rule::HiddenName, "universal character name".into()));
-            }
-            // A raw string (C++, and GNU C) runs to `)delimiter"`, across lines and
-            // quotes: a lexer that misreads it screens the wrong text.
-            Token::Ident(w)
-                if matches!(w.as_str(), "R" | "u8R" | "uR" | "UR" | "LR")
-                    && matches!(next, Some(Token::Str(q)) if q.starts_with('"')) =>
-            {
-                return Err((Rule::HiddenName, "raw string literal".into()));
             }
             Token::Ident(w) => {
                 if let Some(rule) = forbidden(lang, w) {

@@ -144,6 +144,13 @@ pub fn screen_source(
             reason: format!("{what}: a compiler could read the lines otherwise"),
         });
     }
+    if let Some((line, what)) = source::ambiguous_literal(text) {
+        return Err(ScreenError::Directive {
+            file: path.to_string(),
+            line,
+            reason: format!("{what}: C and C++ read the text around it differently"),
+        });
+    }
     let mut includes = Vec::new();
     for (line_no, line) in source::code_lines(text) {
         let directive = |reason: String| ScreenError::Directive {
@@ -365,6 +372,15 @@ mod tests {
             matches!(e, ScreenError::SystemHeader { line: 1, .. }),
             "{e:?}"
         );
+        // A raw string or a digit separator that would make the screen read a comment the
+        // compiler does not (the include below is real for NVRTC) is refused.
+        for text in [
+            "const char* s = R\"x(\" /* \")x\";\n#include <stdio.h>\n// */\n",
+            "int a = 1'0'/*';\n#include <stdio.h>\n// */\n",
+        ] {
+            let e = screen(text).unwrap_err();
+            assert!(matches!(e, ScreenError::Directive { line: 1, .. }), "{e:?}");
+        }
     }
 
     #[test]

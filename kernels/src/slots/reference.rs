@@ -375,20 +375,24 @@ pub fn judge_rows(
     rows: Option<&[usize]>,
     tol: Tolerance,
 ) -> Judged {
+    // The whole call is judged on `args` itself (no copy of its inputs: the audit's calls
+    // carry whole weight matrices).
+    let sub;
     let (args, actual) = match rows {
-        None => (args.clone(), actual.to_vec()),
-        Some(rows) => (
-            args.select_rows(rows),
-            actual
+        None => (args, actual.to_vec()),
+        Some(rows) => {
+            sub = args.select_rows(rows);
+            let part = actual
                 .iter()
                 .enumerate()
                 .map(|(i, a)| args.output_rows(i, a, rows))
-                .collect(),
-        ),
+                .collect();
+            (&sub, part)
+        }
     };
-    let expected = compute(&args);
+    let expected = compute(args);
     Judged {
-        reports: judge(&args, &actual, &expected, tol),
+        reports: judge(args, &actual, &expected, tol),
         actual,
         expected,
     }
