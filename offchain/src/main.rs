@@ -130,6 +130,28 @@ enum Command {
         /// Folder to create (must not exist).
         dir: PathBuf,
     },
+    /// Commit, wait out the reveal delay, reveal, and watch the proposal to its end: the
+    /// whole submission in one command. Run it again after a crash or Ctrl-C and it picks up
+    /// where it stopped (the salt is saved before the commitment is sent; a proposal
+    /// already revealed is watched). Exit 0 once crowned, 1 when it ends otherwise.
+    Submit {
+        /// The bundle folder.
+        dir: PathBuf,
+        #[arg(long, default_value = "cpu-tiny")]
+        arena: String,
+        /// Target id (default: the manifest's competition target).
+        #[arg(long)]
+        target: Option<String>,
+        #[command(flatten)]
+        key: KeyArgs,
+        #[command(flatten)]
+        chain: ChainArgs,
+        #[command(flatten)]
+        state: cmd::StateArgs,
+        /// Give up watching after this many seconds.
+        #[arg(long, default_value_t = 1800)]
+        for_secs: u64,
+    },
     /// Commit to a bundle on chain (step 1 of 2; the salt is kept in the state folder).
     Commit {
         /// The bundle folder.
@@ -210,19 +232,22 @@ enum Command {
         prometheus_port: Option<u16>,
     },
     /// The main job on embedded defaults: starts a dev chain (cacheon-node --dev --tmp) and
-    /// two validators (Alice, Bob) on a CPU arena (SmolLM2-135M, the real model, by
-    /// default); a miner (Charlie) packs, commits and reveals a faster kernel; shows the
+    /// two validators (Alice, Bob) on an arena (the CPU arena of SmolLM2-135M, the real
+    /// model, by default); a miner (Charlie) packs, commits and reveals a faster kernel; shows the
     /// lease, both attestations, the crown, the next epoch's weights and the payout as they
     /// happen; then stops everything.
     Demo {
         /// The node binary (default: cacheon-node beside this binary, then on PATH).
         #[arg(long)]
         node: Option<PathBuf>,
-        /// The CPU arena: cpu-smollm2 (the real model) or cpu-tiny (synthetic, faster).
+        /// The arena: cpu-smollm2 (the real model), cpu-tiny (synthetic, faster), or
+        /// h200-llama8b (CUDA kernels on GPU 0, both validators on the one GPU:
+        /// scripts/gpu-crown.sh runs it on a GPU machine).
         #[arg(long, default_value = "cpu-smollm2")]
         arena: String,
         /// The miner's bundle (default: examples/cpu/matmul-avx2 on cpu-smollm2,
-        /// examples/cpu/attention-onepass on cpu-tiny).
+        /// examples/cpu/attention-onepass on cpu-tiny, examples/cuda/matmul-decode on
+        /// h200-llama8b).
         #[arg(long)]
         bundle: Option<PathBuf>,
         /// Milliseconds between dev blocks.
@@ -347,6 +372,17 @@ fn main() {
         }
         Command::Pack { dir, out: file } => cmd::bundle::pack(&out, &dir, file.as_deref()),
         Command::Unpack { file, dir } => cmd::bundle::unpack(&out, &file, &dir),
+        Command::Submit {
+            dir,
+            arena,
+            target,
+            key,
+            chain,
+            state,
+            for_secs,
+        } => cmd::block_on(cmd::submit::submit(
+            &out, &dir, &arena, target, &key, &chain, &state, for_secs,
+        )),
         Command::Commit {
             dir,
             arena,

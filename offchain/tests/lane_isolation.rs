@@ -94,7 +94,7 @@ fn candidate_code_has_no_network_processes_files_or_clocks() {
     let probe = PROBE
         .replace("SECRET_PATH", secret.to_str().unwrap())
         .replace("PARENT_PID", &std::process::id().to_string());
-    let (lane, sealed, result) = probe_case(&probe);
+    let (mut lane, sealed, result) = probe_case(&probe);
     let o = &result.expect("probe runs");
     eprintln!(
         "probe: {o:?} (netns {}, landlock {})",
@@ -295,7 +295,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     for (int i = 0; i < 3; i++) out[i] = seen[i];
 }
 "#;
-    let (lane, _, result) = probe_case(src);
+    let (mut lane, _, result) = probe_case(src);
     let o = result.expect("the probe runs");
     assert_eq!(o[0], -1.0, "no internet socket at load time");
     assert_eq!(o[1], -1.0, "no new process at load time");
@@ -324,7 +324,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     out[2] = (float)setpriority(PRIO_PROCESS, 0, -5);
 }
 "#;
-    let (lane, _, result) = probe_case(src);
+    let (mut lane, _, result) = probe_case(src);
     let o = result.expect("the probe runs");
     assert_ne!(o[0], 0.0, "no thread: pthread_create fails");
     assert_eq!(o[1], -1.0, "no change of CPU affinity");
@@ -346,7 +346,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     (void)x;
 }
 "#;
-    let (lane, _, result) = probe_case(printer);
+    let (mut lane, _, result) = probe_case(printer);
     let o = result.expect("printing does not disturb the protocol");
     assert!(o.iter().all(|&v| v == 1.0));
     lane.shutdown();
@@ -448,7 +448,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
 }
 "#;
     let (mut base, _, first) = probe_case(kernel);
-    let (cand, _, _) = probe_case(kernel);
+    let (mut cand, _, _) = probe_case(kernel);
     first.expect("the probe runs");
     let (b, c) = (lane_pid(&base), lane_pid(&cand));
     let core = highest_cpu_here();

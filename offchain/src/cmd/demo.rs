@@ -1,6 +1,6 @@
 //! `cacheon demo`: the main job on embedded defaults. A dev chain (`cacheon-node --dev
-//! --tmp`), two validators (Alice and Bob) on a CPU arena (`cpu-smollm2`, the real model,
-//! by default), and a miner (Charlie) whose faster kernel goes from pack, commit and reveal
+//! --tmp`), two validators (Alice and Bob) on an arena (`cpu-smollm2`, the real model, by
+//! default; `h200-llama8b` on a GPU machine), and a miner (Charlie) whose faster kernel goes from pack, commit and reveal
 //! through the lease, both attestations and the crown to the next epoch's weights and
 //! payout; then everything is
 //! stopped. Every step is printed as it happens (`--json`: one object per line, each with
@@ -61,6 +61,10 @@ fn node_binary(given: Option<&Path>) -> PathBuf {
     }
     PathBuf::from("cacheon-node")
 }
+
+/// The GPU arena's example, under `examples/`: a decode-row matrix product faster than
+/// the stock one.
+const GPU_EXAMPLE: &str = "cuda/matmul-decode";
 
 /// The question the demo asks the real model before and after the crown.
 const QUESTION: &str = "What is the capital of France? Answer in one sentence.";
@@ -126,13 +130,22 @@ pub async fn demo(
     block_ms: u64,
     keep: Option<&Path>,
 ) -> i32 {
-    let Some(arena_spec) = cacheon::arena::arena(arena).filter(|a| a.backend == LaneBackend::Cpu)
-    else {
+    let Some(arena_spec) = cacheon::arena::arena(arena) else {
         return out.error(
-            &format!("`{arena}` is not a CPU arena (cpu-smollm2, cpu-tiny)"),
+            &format!("unknown arena `{arena}` (cpu-smollm2, cpu-tiny, h200-llama8b)"),
             exit::USAGE,
         );
     };
+    if arena_spec.backend == LaneBackend::Cuda {
+        // Both validators measure on GPU 0 (one attempt at a time: the reproduction is
+        // leased only after the first PASS). Refuse before any process starts.
+        if let Err(e) = cacheon_kernels::CudaDevice::open(0) {
+            return out.error(
+                &format!("{arena} measures on a CUDA GPU and none opened here: {e}"),
+                exit::USAGE,
+            );
+        }
+    }
     if let Some(path) = arena_spec.model_path().filter(|p| !p.exists()) {
         return out.error(
             &format!(
@@ -247,7 +260,7 @@ pub async fn demo(
         }
     }
 
-    // 2. Two validators on the CPU arena.
+    // 2. Two validators on the arena.
     for (name, suri) in [("alice", "//Alice"), ("bob", "//Bob")] {
         let Ok(l) = log(name) else {
             return out.error("cannot write logs", exit::USAGE);
@@ -434,18 +447,19 @@ async fn free_balance(client: &chain::Client, who: &chain::AccountId) -> u128 {
 }
 
 /// The repository's clear win for `arena`, when run from a checkout: the matrix product on
-/// the real model (93 % of its reads), one-pass attention on the tiny one.
+/// the real model (93 % of its reads), one-pass attention on the tiny one, the decode-row
+/// matrix product on the GPU arena.
 fn default_bundle(arena: &str) -> PathBuf {
-    let name = if arena == "cpu-tiny" {
-        "attention-onepass"
-    } else {
-        "matmul-avx2"
+    let example = match arena {
+        "cpu-tiny" => "cpu/attention-onepass",
+        "h200-llama8b" => GPU_EXAMPLE,
+        _ => "cpu/matmul-avx2",
     };
     let from_source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples/cpu")
-        .join(name);
+        .join("../examples")
+        .join(example);
     if from_source.is_dir() {
         return from_source;
     }
-    PathBuf::from("examples/cpu").join(name)
+    PathBuf::from("examples").join(example)
 }

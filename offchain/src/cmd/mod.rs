@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod demo;
 pub mod generate;
 pub mod proposal;
+pub mod submit;
 pub mod validator;
 
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! The miner's proposal commands, against a node: `commit`, `reveal`, `withdraw`,
-//! `status`, `watch`.
+//! `status`, `watch` (and the steps `submit.rs` chains).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -31,7 +31,7 @@ pub struct CommitRecord {
     pub proposal: Option<u64>,
 }
 
-fn record_path(state: &StateArgs, commitment: &str) -> PathBuf {
+pub(super) fn record_path(state: &StateArgs, commitment: &str) -> PathBuf {
     state
         .dir()
         .join("commits")
@@ -39,7 +39,7 @@ fn record_path(state: &StateArgs, commitment: &str) -> PathBuf {
 }
 
 /// Writes the record atomically (temp file, fsync, rename).
-fn save_record(state: &StateArgs, r: &CommitRecord) -> std::io::Result<()> {
+pub(super) fn save_record(state: &StateArgs, r: &CommitRecord) -> std::io::Result<()> {
     use std::io::Write;
     let path = record_path(state, &r.commitment);
     let dir = path.parent().expect("a commits folder");
@@ -52,7 +52,7 @@ fn save_record(state: &StateArgs, r: &CommitRecord) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
-fn load_records(state: &StateArgs) -> Vec<CommitRecord> {
+pub(super) fn load_records(state: &StateArgs) -> Vec<CommitRecord> {
     let Ok(entries) = std::fs::read_dir(state.dir().join("commits")) else {
         return vec![];
     };
@@ -93,18 +93,34 @@ pub async fn commit(
     c: &ChainArgs,
     state: &StateArgs,
 ) -> i32 {
+    match prepare_commit(out, dir, arena_name, target, key, state) {
+        Ok(mut record) => send_commit(out, &mut record, key, c, state).await,
+        Err(code) => code,
+    }
+}
+
+/// A new commitment to the bundle in `dir`: static screen, fresh salt, and the record
+/// saved on disk (before anything is sent, so the salt survives a crash).
+pub(super) fn prepare_commit(
+    out: &Out,
+    dir: &Path,
+    arena_name: &str,
+    target: Option<String>,
+    key: &KeyArgs,
+    state: &StateArgs,
+) -> Result<CommitRecord, i32> {
     let Some(arena) = arena::arena(arena_name) else {
-        return out.error(&format!("unknown arena `{arena_name}`"), exit::USAGE);
+        return Err(out.error(&format!("unknown arena `{arena_name}`"), exit::USAGE));
     };
     let files = match bundle::read_dir(dir) {
         Ok(f) => f,
-        Err(e) => return out.error(&format!("{}: {e}", dir.display()), exit::USAGE),
+        Err(e) => return Err(out.error(&format!("{}: {e}", dir.display()), exit::USAGE)),
     };
     // Refuse to spend a deposit on a bundle that cannot pass the static screen.
     let packed = match screens::static_screen(&files, arena) {
         Ok(p) => p,
         Err(f) => {
-            return out.error(
+            return Err(out.error(
                 &format!(
                     "{} fails the static screen ({} at {}): {}",
                     dir.display(),
@@ -113,13 +129,13 @@ pub async fn commit(
                     f.detail
                 ),
                 exit::FAIL,
-            )
+            ))
         }
     };
     let target = target.unwrap_or_else(|| packed.manifest.target.id.to_string());
     let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
         Ok(k) => k,
-        Err(e) => return fail(out, e),
+        Err(e) => return Err(fail(out, e)),
     };
     let account = chain::account(&signer);
     let salt = random_salt();
@@ -130,11 +146,11 @@ pub async fn commit(
         &packed.content_hash,
         &salt,
     );
-    let mut record = CommitRecord {
+    let record = CommitRecord {
         commitment: hex::encode(commitment),
         salt: hex::encode(salt),
         arena: arena.name().to_string(),
-        target: target.clone(),
+        target,
         content_hash: hex::encode(packed.content_hash),
         account: account.to_string(),
         dir: dir.to_path_buf(),
@@ -142,11 +158,30 @@ pub async fn commit(
         proposal: None,
     };
     if let Err(e) = save_record(state, &record) {
-        return out.error(
+        return Err(out.error(
             &format!("saving the commit record in {}: {e}", state.dir().display()),
             exit::USAGE,
-        );
+        ));
     }
+    Ok(record)
+}
+
+/// Sends a saved record's commitment and waits for it in a finalized block.
+pub(super) async fn send_commit(
+    out: &Out,
+    record: &mut CommitRecord,
+    key: &KeyArgs,
+    c: &ChainArgs,
+    state: &StateArgs,
+) -> i32 {
+    let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return fail(out, e),
+    };
+    let commitment: [u8; 32] = hex::decode(&record.commitment)
+        .ok()
+        .and_then(|v| v.try_into().ok())
+        .expect("records hold 32-byte commitments");
     let client = match connect(out, c).await {
         Ok(cl) => cl,
         Err(code) => return code,
@@ -158,7 +193,7 @@ pub async fn commit(
             Err(e) => return fail(out, e),
         };
     record.commit_block = Some(block);
-    let _ = save_record(state, &record);
+    let _ = save_record(state, record);
     out.emit(
         json!({"event": "committed", "commitment": record.commitment, "content_hash": record.content_hash,
                "arena": record.arena, "target": record.target, "block": block,
@@ -195,7 +230,7 @@ pub async fn reveal_id(
     }
 }
 
-async fn reveal_steps(
+pub(super) async fn reveal_steps(
     out: &Out,
     dir: &Path,
     key: &KeyArgs,

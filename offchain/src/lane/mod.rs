@@ -626,7 +626,7 @@ impl Lane {
     }
 
     /// Asks the lane to exit; kills it if it does not within a few seconds.
-    pub fn shutdown(mut self) {
+    pub fn shutdown(&mut self) {
         self.thaw();
         let _ = self.request(&Request::Shutdown, None);
         for _ in 0..50 {

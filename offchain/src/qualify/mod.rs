@@ -115,7 +115,8 @@ fn measure(
     let (w, j) = (arena.workload, arena.judging);
     let slots: Vec<SlotId> = packed.manifest.ops.iter().map(|o| o.slot).collect();
     progress(Progress::Stage(Stage::Speed));
-    let lanes = match lanes::start(&packed.canonical, &slots, arena, opts) {
+    let base_first = lanes::base_first(opts.seed);
+    let lanes = match lanes::start(&packed.canonical, &slots, arena, opts, base_first) {
         Ok(l) => l,
         Err(outcome) => return outcome,
     };
@@ -136,11 +137,12 @@ fn measure(
     };
 
     // Step 7, with step 8's audit reads at secret positions among the timed ones.
-    let mut reads = match Reads::warm(lanes, arena, opts, &slots) {
+    let mut reads = match Reads::warm(lanes, base_first, arena, opts, &packed.canonical, &slots) {
         Ok(r) => r,
         Err(outcome) => return outcome,
     };
     let decided = reads.speed(&mut rec, progress);
+    rec.lane_starts = reads.lane_starts;
     if reads.audit.reads > 0 {
         report.audit = Some(reads.audit.clone());
     }

@@ -16,6 +16,9 @@ pub struct SpeedRecord {
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
     pub baseline_drift_ppm: u64,
+    /// Times both lanes were started (1, or one more every `order_block` pairs where the
+    /// arena sets one, the order alternating).
+    pub lane_starts: u32,
     /// Lower bound on a read's time: weight bytes of every forward pass at the measured
     /// copy bandwidth of a buffer that size.
     pub floor_ms: f64,

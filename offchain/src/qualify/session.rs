@@ -1,7 +1,9 @@
 //! The reads of one attempt after its screens: both resident lanes, the read counter
 //! (every read gets a fresh secret prompt, the same for both lanes of a pair), and the
-//! audit's secret positions among the timed reads. [`Reads::speed`] is step 7 with step
-//! 8's audit reads inside it; [`Reads::remaining_audits`] runs those the decision came
+//! audit's secret positions among the timed reads, and the lanes' start order (where the
+//! arena asks, both are started afresh, in the other order, every `Judging::order_block`
+//! pairs).
+//! [`Reads::speed`] is step 7 with step 8's audit reads inside it; [`Reads::remaining_audits`] runs those the decision came
 //! before; [`Reads::last_read`] gives step 9 its read and shuts the lanes down.
 
 use std::collections::BTreeSet;
@@ -11,7 +13,7 @@ use cacheon_kernels::SlotId;
 use cacheon_primitives::FailReason;
 
 use super::audit::{self, AuditSummary};
-use super::lanes::Lanes;
+use super::lanes::{self, Lanes};
 use super::reads::{self, timed_pair, tokens_agree, Prompts, TimedPair};
 use super::screens::{fail, lane_outcome, Outcome, Progress, Stage};
 use super::{speed, AttemptOptions, SpeedRecord};
@@ -24,8 +26,13 @@ pub struct Reads<'a> {
     cand: Lane,
     arena: Arena,
     opts: &'a AttemptOptions,
-    /// The candidate's slots.
+    /// The candidate's canonical bundle bytes and slots.
+    canonical: &'a [u8],
     slots: &'a [SlotId],
+    /// Whether the baseline lane of the lanes now running started first.
+    base_first: bool,
+    /// Lane pairs started so far in this attempt.
+    pub lane_starts: u32,
     pub vocab: usize,
     /// Where read prompts come from.
     prompt_source: Prompts,
@@ -42,11 +49,14 @@ pub struct Reads<'a> {
 }
 
 impl<'a> Reads<'a> {
-    /// Takes both lanes and warms them with one untimed pair.
+    /// Takes both lanes (started in the order `base_first` says) and warms them with one
+    /// untimed pair.
     pub fn warm(
         lanes: Lanes,
+        base_first: bool,
         arena: Arena,
         opts: &'a AttemptOptions,
+        canonical: &'a [u8],
         slots: &'a [SlotId],
     ) -> Result<Reads<'a>, Outcome> {
         let mut reads = Reads {
@@ -54,7 +64,10 @@ impl<'a> Reads<'a> {
             cand: lanes.cand,
             arena,
             opts,
+            canonical,
             slots,
+            base_first,
+            lane_starts: 1,
             vocab: lanes.vocab,
             prompt_source: Prompts::for_arena(arena, lanes.vocab)
                 .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e)))?,
@@ -68,6 +81,26 @@ impl<'a> Reads<'a> {
         let (_, warm) = reads.pair(false)?;
         reads.warm_dispatch = warm.dispatch;
         Ok(reads)
+    }
+
+    /// Both lanes shut down and started afresh in the other order, then warmed with one
+    /// untimed pair.
+    fn restart_lanes(&mut self) -> Result<(), Outcome> {
+        self.base.shutdown();
+        self.cand.shutdown();
+        self.base_first = !self.base_first;
+        let lanes = lanes::start(
+            self.canonical,
+            self.slots,
+            self.arena,
+            self.opts,
+            self.base_first,
+        )?;
+        self.base = lanes.base;
+        self.cand = lanes.cand;
+        self.lane_starts += 1;
+        self.pair(false)?;
+        Ok(())
     }
 
     fn prompt(&mut self) -> Vec<u32> {
@@ -149,7 +182,9 @@ impl<'a> Reads<'a> {
     /// first as second, so whatever the order costs falls on both), each read the fastest
     /// of `runs_per_read` runs, every run judged, until the speed is decided. An audit
     /// read, when its secret position comes, runs in place of a timed run, followed by one
-    /// untimed pair that puts both lanes back as a timed read finds them.
+    /// untimed pair that puts both lanes back as a timed read finds them. Every
+    /// `order_block` pairs (where the arena sets one) both lanes start afresh in the other
+    /// order.
     pub fn speed(
         &mut self,
         rec: &mut SpeedRecord,
@@ -205,16 +240,14 @@ impl<'a> Reads<'a> {
                     ),
                 )));
             }
-            let d = speed::decide(
-                &rec.baseline_ms,
-                &rec.candidate_ms,
-                j.min_margin_ppm,
-                j.max_noise_ppm,
-                j.min_pairs,
-                j.max_pairs,
-            );
+            let rule = speed::Rule::of(&j);
+            let d = speed::decide(&rec.baseline_ms, &rec.candidate_ms, rule);
             if d != speed::Decision::Continue {
                 return Ok(d);
+            }
+            let pairs = rec.baseline_ms.len();
+            if rule.block.is_some_and(|b| pairs.is_multiple_of(b.max(1))) {
+                self.restart_lanes()?;
             }
         }
     }

@@ -7,6 +7,11 @@
 //! each half) agree within `max_noise`: past it the reads go on, so a burst of interference
 //! ends up inside one half and stops mattering, and only a baseline still drifting when the
 //! read budget is spent is NoDecision.
+//!
+//! Where the arena says so, pairs come in blocks of `block`, each block from a fresh start
+//! of both lanes in the order opposite to the block before (`session.rs`): a decision is taken only after as
+//! many pairs of each start order (or at the budget), so whatever starting first or second
+//! does to a lane's speed weighs on both lanes alike.
 
 use serde::Serialize;
 
@@ -86,7 +91,9 @@ fn fastest(v: &[f64]) -> f64 {
 
 /// Relative drift between the baseline's bookends, in ppm: the fastest read of the first
 /// half against the fastest of the second. Interference only ever slows a read, so the
-/// fastest read is what the machine can do; a spike in one read is not drift.
+/// fastest read is what the machine can do; a spike in one read is not drift. (Once both
+/// start orders have served as many pairs, each half holds reads of both, so what a start
+/// order does to the baseline lane's speed evens out as well.)
 pub fn baseline_drift_ppm(baseline: &[f64]) -> u64 {
     if baseline.len() < 4 {
         return 0;
@@ -97,23 +104,47 @@ pub fn baseline_drift_ppm(baseline: &[f64]) -> u64 {
     (((last / first).ln().abs().exp() - 1.0) * 1e6) as u64
 }
 
+/// How a decision is taken: the arena's margin and noise bound, its read budget, and the
+/// pairs of each lane start order (`block`).
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    pub min_margin_ppm: u32,
+    pub max_noise_ppm: u32,
+    pub min_pairs: usize,
+    pub max_pairs: usize,
+    /// Pairs per lane start (`Judging::order_block`); `None`: one start.
+    pub block: Option<usize>,
+}
+
+impl Rule {
+    pub fn of(j: &crate::arena::Judging) -> Rule {
+        Rule {
+            min_margin_ppm: j.min_margin_ppm,
+            max_noise_ppm: j.max_noise_ppm,
+            min_pairs: j.min_pairs,
+            max_pairs: j.max_pairs,
+            block: j.order_block,
+        }
+    }
+
+    /// Whether `pairs` pairs hold as many of each start order.
+    pub fn balanced(&self, pairs: usize) -> bool {
+        self.block
+            .is_none_or(|b| pairs.is_multiple_of(2 * b.max(1)))
+    }
+}
+
 /// Decides from the reads so far.
-pub fn decide(
-    baseline: &[f64],
-    candidate: &[f64],
-    min_margin_ppm: u32,
-    max_noise_ppm: u32,
-    min_pairs: usize,
-    max_pairs: usize,
-) -> Decision {
+pub fn decide(baseline: &[f64], candidate: &[f64], rule: Rule) -> Decision {
     let iv = interval(baseline, candidate);
-    if iv.pairs < min_pairs {
+    let spent = iv.pairs >= rule.max_pairs;
+    if iv.pairs < rule.min_pairs || !(rule.balanced(iv.pairs) || spent) {
         return Decision::Continue;
     }
-    let bar = 1.0 + min_margin_ppm as f64 / 1e6;
+    let bar = 1.0 + rule.min_margin_ppm as f64 / 1e6;
     let decided = if iv.low >= bar {
         Some(Decision::Faster)
-    } else if iv.high < bar || iv.pairs >= max_pairs {
+    } else if iv.high < bar || spent {
         // Proven not faster, or not proven faster within the read budget.
         Some(Decision::NotFaster)
     } else {
@@ -123,9 +154,9 @@ pub fn decide(
         None => Decision::Continue,
         Some(d) => {
             let drift_ppm = baseline_drift_ppm(baseline);
-            if drift_ppm <= max_noise_ppm as u64 {
+            if drift_ppm <= rule.max_noise_ppm as u64 {
                 d
-            } else if iv.pairs < max_pairs {
+            } else if !spent {
                 // Noise, not yet an answer: more reads push the burst into one half.
                 Decision::Continue
             } else {
@@ -146,16 +177,32 @@ mod tests {
             .collect()
     }
 
+    fn rule(margin: u32, noise: u32, min: usize, max: usize, block: usize) -> Rule {
+        Rule {
+            min_margin_ppm: margin,
+            max_noise_ppm: noise,
+            min_pairs: min,
+            max_pairs: max,
+            block: Some(block),
+        }
+    }
+
     #[test]
     fn a_clear_win_passes_and_a_tie_fails() {
         let b = noisy(100.0, 8, 1, 0.02);
         let c = noisy(80.0, 8, 2, 0.02);
-        assert_eq!(decide(&b, &c, 20_000, 50_000, 6, 30), Decision::Faster);
+        assert_eq!(
+            decide(&b, &c, rule(20_000, 50_000, 6, 30, 1)),
+            Decision::Faster
+        );
         let iv = interval(&b, &c);
         assert!(iv.low > 1.2 && iv.high < 1.3, "{iv:?}");
 
         let c = noisy(100.0, 8, 3, 0.02);
-        assert_eq!(decide(&b, &c, 20_000, 50_000, 6, 30), Decision::NotFaster);
+        assert_eq!(
+            decide(&b, &c, rule(20_000, 50_000, 6, 30, 1)),
+            Decision::NotFaster
+        );
     }
 
     #[test]
@@ -166,22 +213,84 @@ mod tests {
             .iter()
             .map(|r| 100.0 / r)
             .collect();
-        assert_eq!(decide(&b, &c, 20_000, 50_000, 6, 30), Decision::Continue);
-        assert_eq!(decide(&b, &c, 20_000, 50_000, 3, 6), Decision::NotFaster);
         assert_eq!(
-            decide(&b[..5], &c[..5], 20_000, 50_000, 6, 30),
+            decide(&b, &c, rule(20_000, 50_000, 6, 30, 1)),
             Decision::Continue
         );
+        assert_eq!(
+            decide(&b, &c, rule(20_000, 50_000, 3, 6, 1)),
+            Decision::NotFaster
+        );
+        assert_eq!(
+            decide(&b[..5], &c[..5], rule(20_000, 50_000, 6, 30, 1)),
+            Decision::Continue
+        );
+    }
+
+    #[test]
+    fn no_decision_before_both_start_orders_served_alike() {
+        // A clear win, decided only once each start order has as many pairs.
+        let b = vec![100.0; 12];
+        let c = vec![80.0; 12];
+        let r = rule(20_000, 50_000, 6, 30, 3);
+        assert_eq!(decide(&b[..6], &c[..6], r), Decision::Faster);
+        for n in [7, 8, 9, 10, 11] {
+            assert_eq!(decide(&b[..n], &c[..n], r), Decision::Continue, "{n} pairs");
+        }
+        assert_eq!(decide(&b, &c, r), Decision::Faster);
+        // The budget decides whatever the balance.
+        assert_eq!(
+            decide(&b[..8], &c[..8], rule(20_000, 50_000, 8, 8, 3)),
+            Decision::Faster
+        );
+    }
+
+    #[test]
+    fn a_start_order_effect_cancels() {
+        // Stock against itself, where whichever lane started second reads 3 % faster.
+        // Blocks of 3 pairs alternate the start order (the baseline first in the first
+        // block): balanced, the speedup is 1 and a 2 % bar is not passed; a block of one
+        // order alone would read 0.97 or 1.03.
+        let block = 3;
+        let noise_b = noisy(100.0, 12, 4, 0.004);
+        let noise_c = noisy(100.0, 12, 5, 0.004);
+        let (mut b, mut c) = (Vec::new(), Vec::new());
+        for i in 0..12 {
+            let base_first = (i / block) % 2 == 0;
+            let (fb, fc) = if base_first { (1.0, 0.97) } else { (0.97, 1.0) };
+            b.push(noise_b[i] * fb);
+            c.push(noise_c[i] * fc);
+        }
+        let one_order = interval(&b[..3], &c[..3]);
+        assert!(one_order.speedup > 1.025, "{one_order:?}");
+        let iv = interval(&b, &c);
+        assert!((iv.speedup - 1.0).abs() < 0.005, "{iv:?}");
+        // The order effect stays in the pairs' spread: the interval is wider, never shifted.
+        assert!(iv.low < 1.0 && iv.high > 1.0, "{iv:?}");
+        assert_ne!(
+            decide(&b, &c, rule(20_000, 50_000, 6, 18, block)),
+            Decision::Faster
+        );
+        assert_eq!(
+            decide(&b, &c, rule(20_000, 50_000, 6, 12, block)),
+            Decision::NotFaster
+        );
+        // Balanced halves: the order effect is not drift either.
+        assert!(baseline_drift_ppm(&b) < 10_000);
     }
 
     #[test]
     fn drifting_baseline_reads_on_and_is_noise_never_a_pass() {
         let b: Vec<f64> = (0..8).map(|i| 100.0 + 3.0 * i as f64).collect();
         let c: Vec<f64> = b.iter().map(|x| x * 0.7).collect();
-        assert_eq!(decide(&b, &c, 20_000, 50_000, 6, 30), Decision::Continue);
-        assert!(
-            matches!(decide(&b, &c, 20_000, 50_000, 6, 8), Decision::Noise { drift_ppm } if drift_ppm > 50_000)
+        assert_eq!(
+            decide(&b, &c, rule(20_000, 50_000, 6, 30, 1)),
+            Decision::Continue
         );
+        assert!(matches!(
+            decide(&b, &c, rule(20_000, 50_000, 6, 8, 1)),
+            Decision::Noise { drift_ppm } if drift_ppm > 50_000
+        ));
     }
 
     #[test]
@@ -196,13 +305,8 @@ mod tests {
             .enumerate()
             .map(|(i, x)| x * (0.8 + 0.002 * (i % 3) as f64))
             .collect();
-        assert_eq!(
-            decide(&b[..6], &c[..6], 20_000, 150_000, 6, 20),
-            Decision::Continue
-        );
-        assert_eq!(
-            decide(&b[..12], &c[..12], 20_000, 150_000, 6, 20),
-            Decision::Faster
-        );
+        let r = rule(20_000, 150_000, 6, 20, 3);
+        assert_eq!(decide(&b[..6], &c[..6], r), Decision::Continue);
+        assert_eq!(decide(&b[..12], &c[..12], r), Decision::Faster);
     }
 }

@@ -1,0 +1,108 @@
+//! `cacheon submit` against a real dev node: killed (SIGKILL) as soon as its commitment is
+//! finalized, then run again, it reveals that commitment (no second commit, no second
+//! deposit); killed after the reveal and run again, it watches the same proposal. Needs
+//! `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use cacheon_e2e::{cacheon, repo_root, run_lines as run, Node};
+use serde_json::Value;
+
+/// Runs `cacheon --json ARGS` and kills it with SIGKILL once it prints an event named
+/// `until`; returns the events printed until then.
+fn run_until_killed(args: &[&str], until: &str) -> Vec<Value> {
+    let mut child = cacheon()
+        .arg("--json")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run cacheon");
+    let stdout = child.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let done = v["event"] == until;
+        seen.push(v);
+        if done {
+            child.kill().expect("kill cacheon submit");
+            break;
+        }
+    }
+    let _ = child.wait();
+    seen
+}
+
+#[test]
+fn submit_killed_and_run_again_completes_the_proposal() {
+    let logs = cacheon_e2e::TestDir::new();
+    let node = Node::dev(logs.path(), 250);
+    let url = node.url.as_str();
+    let state = logs.path().join("state");
+    let state = state.to_str().unwrap();
+    let bundle = repo_root().join("examples/cpu/rmsnorm-avx2");
+    let bundle = bundle.to_str().unwrap();
+    // No validator runs: the proposal stays queued, and each watch runs out of time (exit 5).
+    let args = [
+        "submit",
+        bundle,
+        "--suri",
+        "//Charlie",
+        "--state-dir",
+        state,
+        "--url",
+        url,
+        "--timeout",
+        "60",
+        "--for-secs",
+        "3",
+    ];
+
+    eprintln!("waiting for: the first submit's commitment, then killing it");
+    let first = run_until_killed(&args, "committed");
+    let committed = first.last().expect("events before the kill");
+    assert_eq!(committed["event"], "committed", "{first:?}");
+    assert_eq!(committed["target"], "norm.rmsnorm");
+
+    eprintln!("waiting for: the second submit to reveal that commitment, then killing it");
+    let second = run_until_killed(&args, "revealed");
+    let names: Vec<&str> = second.iter().filter_map(|e| e["event"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["resumed", "revealed"],
+        "{second:?}\n{}",
+        node.log_tail()
+    );
+    assert_eq!(second[0]["step"], "reveal");
+    assert_eq!(second[1]["content_hash"], committed["content_hash"]);
+    let proposal = second[1]["proposal"].as_u64().expect("a proposal id");
+
+    eprintln!("waiting for: the third submit to watch the same proposal");
+    let (code, lines, err) = run(&args);
+    assert_eq!(
+        code, 5,
+        "out of watching time with no validator: {lines:?}\n{err}"
+    );
+    assert_eq!(lines[0]["event"], "resumed", "{lines:?}");
+    assert_eq!(lines[0]["step"], "watch");
+    assert_eq!(lines[0]["proposal"].as_u64(), Some(proposal));
+    assert_eq!(lines[1]["event"], "status", "{lines:?}");
+    assert_eq!(lines[1]["status"], "queued");
+
+    // One commitment was ever sent: the deposit was held once.
+    let records = std::fs::read_dir(std::path::Path::new(state).join("commits"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".json")
+        })
+        .count();
+    assert_eq!(records, 1, "one commit record");
+}
