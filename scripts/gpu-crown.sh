@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The GPU crown, on a machine with an NVIDIA GPU (an H200 or H100): a dev chain, two
 # validators (Alice and Bob) serving the `h200-llama8b` arena on GPU 0, and a miner
-# (Charlie) whose CUDA kernel (examples/cuda/matmul-decode unless --bundle) goes through
-# commit, reveal, the first validator's PASS, the second's reproduction, the crown, the
-# next epoch's weights and the payout. It is `cacheon demo --arena h200-llama8b`.
+# (Charlie) whose CUDA bundle goes through commit, reveal, the first validator's attempt,
+# the second's reproduction, the crown, the next epoch's weights and the payout. It is
+# `cacheon demo --arena h200-llama8b --bundle BUNDLE`.
 #
-#   scripts/gpu-crown.sh [OUT_DIR] [cacheon demo options...]
+#   scripts/gpu-crown.sh BUNDLE [OUT_DIR] [cacheon demo options...]
 #
 # Binaries: `cacheon` and `cacheon-node` from $CACHEON_BIN_DIR when it is set (built on
 # another machine and copied here: docs/gpu.md, "The GPU crown"), else built here with
@@ -15,6 +15,9 @@
 # attempts.txt (each validator's attempts: verdict, seconds on the GPU).
 # Exit status: the demo's (0 when the proposal was crowned and the miner paid).
 set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: scripts/gpu-crown.sh BUNDLE [OUT_DIR] [cacheon demo options...]" >&2; exit 2; }
+bundle=$(cd "$1" && pwd) || { echo "gpu-crown: no bundle folder $1" >&2; exit 2; }
+shift
 cd "$(dirname "$0")/.."
 out=${1:-results/gpu-crown}
 [ $# -gt 0 ] && shift
@@ -41,7 +44,8 @@ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,nohea
 
 rm -rf "$out/logs"
 set +e
-"$bin/cacheon" demo --arena h200-llama8b --node "$bin/cacheon-node" --keep-logs "$out/logs" "$@" \
+"$bin/cacheon" demo --arena h200-llama8b --bundle "$bundle" --node "$bin/cacheon-node" \
+  --keep-logs "$out/logs" "$@" \
   2>&1 | tee "$out/transcript.txt"
 rc=${PIPESTATUS[0]}
 set -e

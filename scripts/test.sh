@@ -21,7 +21,7 @@ SKIP_WASM_BUILD=1 cargo nextest run --locked --no-fail-fast \
 step "runtime: wasm build, genesis presets, metadata drift"
 cargo nextest run --locked --no-fail-fast -p cacheon-runtime
 
-step "node and end to end, one test at a time (real processes; qualification timings): whole attempts, then tests/ (cacheon-e2e): a dev chain, a four-authority network, the miner's chain commands, validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, try-state of live chains"
+step "node and end to end, one test at a time (real processes; qualification timings): whole attempts, then tests/ (cacheon-e2e): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, try-state of live chains"
 # The end-to-end tests run the binaries of this target directory.
 cargo build --locked -p cacheon -p cacheon-node --bins
 # The try-state check of live chains (tests/ runs it against their dev nodes). Built on its own:

@@ -246,8 +246,7 @@ enum Command {
         #[arg(long, default_value = "cpu-smollm2")]
         arena: String,
         /// The miner's bundle (default: examples/cpu/matmul-avx2 on cpu-smollm2,
-        /// examples/cpu/attention-onepass on cpu-tiny, examples/cuda/matmul-decode on
-        /// h200-llama8b).
+        /// examples/cpu/attention-onepass on cpu-tiny; h200-llama8b has no default).
         #[arg(long)]
         bundle: Option<PathBuf>,
         /// Milliseconds between dev blocks.

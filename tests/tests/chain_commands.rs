@@ -132,6 +132,19 @@ fn commit_reveal_status_copy_withdraw_and_watch() {
     let (code, _, _) = run(&args);
     assert_eq!(code, 2, "an unknown arena is a usage error");
 
+    // The demo on the GPU arena refuses, before it starts anything, where no GPU opens
+    // (CI has none); an unknown arena is a usage error.
+    if !std::path::Path::new("/dev/nvidia0").exists() {
+        let (code, lines, _) = run(&["demo", "--arena", "h200-llama8b", "--bundle", bundle]);
+        assert_eq!(code, 2, "{lines:?}");
+        assert!(
+            lines[0]["error"].as_str().unwrap().contains("CUDA GPU"),
+            "{lines:?}"
+        );
+    }
+    let (code, _, _) = run(&["demo", "--arena", "no-such-arena"]);
+    assert_eq!(code, 2, "an unknown arena is a usage error");
+
     // Without a node: exit 5, said plainly.
     let (code, lines, _) = run(&["status", "--url", "ws://127.0.0.1:9", "--timeout", "1"]);
     assert_eq!(code, 5, "{lines:?}");

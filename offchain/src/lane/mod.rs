@@ -378,7 +378,10 @@ impl Lane {
             Ok(Ok(Frame::Blob(b))) => Ok(b),
             Ok(Ok(Frame::Json(_))) => Err(self.misbehaved("a reply where a blob was due".into())),
             Ok(Err(e)) => Err(self.misbehaved(format!("reading from the lane: {e}"))),
-            Err(_) => Err(self.misbehaved("the lane stopped sending outputs".into())),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(self.died()),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                Err(self.misbehaved("the lane stopped sending outputs".into()))
+            }
         }
     }
 
@@ -530,9 +533,11 @@ impl Lane {
         prompt: &[u32],
         decode_steps: usize,
         sample: &CallSample,
+        feature_seed: u64,
     ) -> Result<(RunResult, Vec<RecordedCall>), LaneError> {
         use cacheon_kernels::slots::args::Buffer;
         let req = Request::Audit {
+            feature_seed,
             prompt: prompt.to_vec(),
             decode_steps,
             sample: sample

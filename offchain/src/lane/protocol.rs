@@ -109,11 +109,13 @@ pub enum Request {
     /// An audit read: one read of the timed workload (same shapes, a fresh prompt, at a
     /// position among the timed reads the referee drew in secret) with the sampled calls
     /// recorded (inputs before the call, outputs after, inputs checked again after) and
-    /// sent back for the referee's reference (audit A).
+    /// sent back for the referee's reference (audit A). A recorded call too large to send
+    /// whole travels as the output features [`audit_features`] draws from `feature_seed`.
     Audit {
         prompt: Vec<u32>,
         decode_steps: usize,
         sample: Vec<AuditSample>,
+        feature_seed: u64,
     },
     /// Teacher forcing: one sequence fed `tokens` from empty; the next-token logits at
     /// positions `from..tokens.len()` follow as one blob (`[tokens.len() - from, vocab]`).
@@ -180,6 +182,63 @@ pub struct AuditCall {
     /// Which inputs are int32 (the rest are f32).
     pub int_inputs: Vec<bool>,
     pub outputs: usize,
+    /// The output features that travel (`linear.matmul`: those rows of `w`, those columns
+    /// of `y`; the call is then judged at `out_features` = their count), where the whole
+    /// call would be too large ([`audit_features`]); `None`: the whole call.
+    #[serde(default)]
+    pub kept_features: Option<Vec<usize>>,
+}
+
+/// Bytes of a recorded call's weight matrix (as f32) above which only a sample of its
+/// output features travels back: the GPU arena's LM head is 2.1 GB as f32, gate|up 470 MB,
+/// past any frame ([`MAX_FRAME_BYTES`]).
+pub const AUDIT_WHOLE_BYTES: usize = 32 << 20;
+/// Output features a sliced call keeps.
+pub const AUDIT_FEATURES: usize = 256;
+
+/// Which output features of recorded call `index` (of `slot`, at `shape`) travel back, drawn
+/// from the referee's secret `seed` once the read is over; `None` where the whole call fits
+/// (every slot but `linear.matmul`, and its products up to [`AUDIT_WHOLE_BYTES`]).
+pub fn audit_features(seed: u64, slot: SlotId, index: u64, shape: &[i64]) -> Option<Vec<usize>> {
+    if slot != SlotId::LinearMatmul || shape.len() != 3 {
+        return None;
+    }
+    let (out_f, in_f) = (shape[1].max(0) as usize, shape[2].max(0) as usize);
+    if out_f.saturating_mul(in_f).saturating_mul(4) <= AUDIT_WHOLE_BYTES || out_f <= AUDIT_FEATURES
+    {
+        return None;
+    }
+    let mut rng = cacheon_kernels::rng::Rng::secret(seed, &format!("audit-features/{index}"));
+    let mut picked = std::collections::BTreeSet::new();
+    while picked.len() < AUDIT_FEATURES {
+        picked.insert(rng.below(out_f as u64) as usize);
+    }
+    Some(picked.into_iter().collect())
+}
+
+/// Restricts a recorded `linear.matmul` call to `features`: those rows of `w` (input 1) and
+/// those columns of every row of `y` (output 0).
+pub fn keep_features(
+    shape: &[i64],
+    inputs: &mut [Buffer],
+    outputs: &mut [Vec<f32>],
+    features: &[usize],
+) {
+    let (tokens, out_f, in_f) = (shape[0] as usize, shape[1] as usize, shape[2] as usize);
+    if let Some(Buffer::F32(w)) = inputs.get_mut(1) {
+        let rows: Vec<f32> = features
+            .iter()
+            .flat_map(|&o| w[o * in_f..(o + 1) * in_f].iter().copied())
+            .collect();
+        *w = rows;
+    }
+    if let Some(y) = outputs.get_mut(0) {
+        let cols: Vec<f32> = (0..tokens)
+            .flat_map(|t| features.iter().map(move |&o| t * out_f + o))
+            .map(|i| y[i])
+            .collect();
+        *y = cols;
+    }
 }
 
 /// Which step a build failed in.

@@ -26,7 +26,7 @@ use cacheon_primitives::FailReason;
 use super::reads;
 use super::screens::{fail, lane_outcome, Outcome, Stage};
 use crate::arena::{Arena, Judging, Workload};
-use crate::lane::protocol::{CallSample, RecordedCall};
+use crate::lane::protocol::{self, CallSample, RecordedCall};
 use crate::lane::{Lane, LaneError};
 
 /// What the audit reads saw.
@@ -108,7 +108,17 @@ pub fn draw_sample(
 ///
 /// A call too large for the whole reference ([`reference::MAX_REFERENCE_WORK`]) is judged on
 /// rows drawn from `rows` (a secret stream): the GPU arena's prefill products.
-pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype, rows: &mut Rng) {
+///
+/// A call too large to travel whole comes as the output features
+/// [`protocol::audit_features`] draws from `feature_seed` (the lane must have kept exactly
+/// those) and is judged at that many output features.
+pub fn check_calls(
+    s: &mut AuditSummary,
+    calls: &[RecordedCall],
+    dtype: Dtype,
+    rows: &mut Rng,
+    feature_seed: u64,
+) {
     s.reads += 1;
     for RecordedCall {
         call: meta,
@@ -140,12 +150,19 @@ pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype, r
                 .get_or_insert_with(|| fail("unknown slot".into()));
             continue;
         };
-        let args = match SlotArgs::new(
-            slot,
-            meta.shape.clone(),
-            inputs.clone(),
-            meta.scalars.clone(),
-        ) {
+        let drawn = protocol::audit_features(feature_seed, slot, meta.index, &meta.shape);
+        if drawn != meta.kept_features {
+            s.failed_calls += 1;
+            s.first_failure.get_or_insert_with(|| {
+                fail("the lane sent other output features than the referee drew".into())
+            });
+            continue;
+        }
+        let mut shape = meta.shape.clone();
+        if let Some(kept) = &meta.kept_features {
+            shape[1] = kept.len() as i64;
+        }
+        let args = match SlotArgs::new(slot, shape, inputs.clone(), meta.scalars.clone()) {
             Ok(a) => a,
             Err(e) => {
                 s.failed_calls += 1;
@@ -184,6 +201,23 @@ pub fn check_calls(s: &mut AuditSummary, calls: &[RecordedCall], dtype: Dtype, r
     }
 }
 
+/// An audit read's secret streams, drawn from the attempt's seed and the read's position:
+/// the rows a call too large for the whole reference is judged on, and the seed of the
+/// output features a call too large to send travels as.
+pub struct Secrets {
+    pub rows: Rng,
+    pub features: u64,
+}
+
+impl Secrets {
+    pub fn of(seed: u64, at: u64) -> Secrets {
+        Secrets {
+            rows: Rng::secret(seed, &format!("audit-rows/{at}")),
+            features: Rng::secret(seed, &format!("audit-features/{at}")).next_u64(),
+        }
+    }
+}
+
 /// One audit read: the baseline reads `prompt`, the candidate reads it recording the
 /// `sample`d calls; the candidate's tokens must agree with the baseline's as for a timed
 /// read, and its recorded calls pass the audit (`audit::check_calls`, into `summary`).
@@ -194,7 +228,7 @@ pub fn audit_read(
     sample: &CallSample,
     arena: Arena,
     summary: &mut AuditSummary,
-    rows: &mut Rng,
+    secrets: &mut Secrets,
 ) -> Result<(), Outcome> {
     let steps = arena.workload.decode_steps;
     let base_tokens = base
@@ -202,10 +236,11 @@ pub fn audit_read(
         .map_err(|e| lane_outcome(Stage::Audit, LaneError::Infrastructure(e.to_string())))?
         .tokens;
     base.freeze();
-    let read = cand.audit(prompt, steps, sample);
+    let read = cand.audit(prompt, steps, sample, secrets.features);
     cand.freeze();
     let (cand_read, calls) = read.map_err(|e| lane_outcome(Stage::Audit, e))?;
-    check_calls(summary, &calls, arena.backend.dtype(), rows);
+    let dtype = arena.backend.dtype();
+    check_calls(summary, &calls, dtype, &mut secrets.rows, secrets.features);
     // The lane must bring back exactly the sampled calls, each once: one missing (its
     // kernel served fewer calls than the read's counts said) or one nobody asked for is the
     // candidate's doing, whatever the counts it reported.
@@ -281,6 +316,7 @@ mod tests {
             scalars: args.scalars.clone(),
             int_inputs: vec![false, false],
             outputs: 1,
+            kept_features: None,
         };
         RecordedCall {
             call,
@@ -299,6 +335,7 @@ mod tests {
             &[recorded(&args, vec![], good.clone())],
             Dtype::F32,
             &mut Rng::new(0),
+            0,
         );
         assert_eq!((ok.reads, ok.calls, ok.failed_calls), (1, 1, 0));
         let mut bad = good.clone();
@@ -309,6 +346,7 @@ mod tests {
             &[recorded(&args, vec![], bad)],
             Dtype::F32,
             &mut Rng::new(0),
+            0,
         );
         assert_eq!(s.failed_calls, 1);
         assert!(s.first_failure.unwrap().contains("1 of 21"));
@@ -319,6 +357,7 @@ mod tests {
             &[recorded(&args, vec![1], good)],
             Dtype::F32,
             &mut Rng::new(0),
+            0,
         );
         assert_eq!((s.failed_calls, s.inputs_changed), (1, 1));
         assert!(s
@@ -370,6 +409,66 @@ mod tests {
         assert_ne!(
             draw_sample(7, 1, &slots, &dispatch, &w),
             draw_sample(7, 2, &slots, &dispatch, &w)
+        );
+    }
+
+    /// A `linear.matmul` call as the lane sends it once the read is over: its output
+    /// features drawn from `seed` when the whole call is too large to travel.
+    fn matmul_call(shape: [i64; 3], seed: u64, y: impl Fn(&mut Vec<f32>)) -> RecordedCall {
+        let args = cacheon_kernels::slots::cases::generate(SlotId::LinearMatmul, &shape, 5);
+        let mut outputs = reference::compute(&args);
+        y(&mut outputs[0]);
+        let mut inputs = args.inputs.clone();
+        let kept = protocol::audit_features(seed, SlotId::LinearMatmul, 7, &shape);
+        if let Some(f) = &kept {
+            protocol::keep_features(&shape, &mut inputs, &mut outputs, f);
+        }
+        RecordedCall {
+            call: AuditCall {
+                slot: "linear.matmul".into(),
+                index: 7,
+                inputs_changed: vec![],
+                shape: shape.to_vec(),
+                scalars: vec![],
+                int_inputs: vec![false, false],
+                outputs: 1,
+                kept_features: kept,
+            },
+            inputs,
+            outputs,
+        }
+    }
+
+    #[test]
+    fn a_call_too_large_to_send_is_judged_on_drawn_output_features() {
+        // An LM head of 8192 x 1024 (32 MiB of f32 weights and more): 256 features travel.
+        let shape = [1, 8200, 1024];
+        let call = matmul_call(shape, 9, |_| {});
+        let kept = call.call.kept_features.clone().expect("sliced");
+        assert_eq!(kept.len(), protocol::AUDIT_FEATURES);
+        assert_eq!(call.outputs[0].len(), protocol::AUDIT_FEATURES);
+        let mut s = AuditSummary::default();
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 9);
+        assert_eq!((s.calls, s.failed_calls), (1, 0), "{:?}", s.first_failure);
+
+        // A wrong output on a kept feature is found.
+        let wrong = kept[100];
+        let call = matmul_call(shape, 9, |y| y[wrong] += 1.0);
+        let mut s = AuditSummary::default();
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 9);
+        assert_eq!(s.failed_calls, 1);
+
+        // Features other than the referee's draw are refused.
+        let call = matmul_call(shape, 10, |_| {});
+        let mut s = AuditSummary::default();
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 9);
+        assert_eq!(s.failed_calls, 1);
+        assert!(s.first_failure.unwrap().contains("other output features"));
+
+        // A small product travels whole.
+        assert_eq!(
+            protocol::audit_features(9, SlotId::LinearMatmul, 7, &[1, 576, 576]),
+            None
         );
     }
 }

@@ -8,7 +8,6 @@
 
 use std::collections::BTreeSet;
 
-use cacheon_kernels::rng::Rng;
 use cacheon_kernels::SlotId;
 use cacheon_primitives::FailReason;
 
@@ -126,7 +125,6 @@ impl<'a> Reads<'a> {
         let sample = audit::draw_sample(seed, at, self.slots, &self.warm_dispatch, &w);
         let prompt = self.prompt();
         let (base, cand) = (&mut self.base, &mut self.cand);
-        let mut rows = Rng::secret(seed, &format!("audit-rows/{at}"));
         audit::audit_read(
             base,
             cand,
@@ -134,7 +132,7 @@ impl<'a> Reads<'a> {
             &sample,
             self.arena,
             &mut self.audit,
-            &mut rows,
+            &mut audit::Secrets::of(seed, at),
         )
     }
 

@@ -44,6 +44,7 @@ pub(super) fn engine_audit(
     prompt: &[u32],
     decode_steps: usize,
     sample: &[AuditSample],
+    feature_seed: u64,
     out: &mut impl Write,
 ) -> io::Result<()> {
     let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
@@ -69,8 +70,29 @@ pub(super) fn engine_audit(
                 dispatch_counts: dispatch,
                 ..
             },
-            calls,
+            mut calls,
         )) => {
+            // Calls too large to send whole keep the output features drawn now, once the
+            // read is over, from the referee's secret seed.
+            for c in &mut calls {
+                let features = SlotId::parse(&c.call.slot).and_then(|slot| {
+                    crate::lane::protocol::audit_features(
+                        feature_seed,
+                        slot,
+                        c.call.index,
+                        &c.call.shape,
+                    )
+                });
+                if let Some(f) = features {
+                    crate::lane::protocol::keep_features(
+                        &c.call.shape,
+                        &mut c.inputs,
+                        &mut c.outputs,
+                        &f,
+                    );
+                    c.call.kept_features = Some(f);
+                }
+            }
             let metas = calls.iter().map(|c| c.call.clone()).collect();
             send(
                 out,

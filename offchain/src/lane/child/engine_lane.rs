@@ -104,6 +104,7 @@ pub fn recorded_call(
             .map(|b| matches!(b, Buffer::I32(_)))
             .collect(),
         outputs: outputs.len(),
+        kept_features: None,
     };
     RecordedCall {
         call: meta,

@@ -292,8 +292,16 @@ pub fn run(backend: LaneBackend) -> i32 {
                 prompt,
                 decode_steps,
                 sample,
+                feature_seed,
             } => match state.seal(&mut out) {
-                Ok(Ok(_)) => engine_audit(&mut state, &prompt, decode_steps, &sample, &mut out),
+                Ok(Ok(_)) => engine_audit(
+                    &mut state,
+                    &prompt,
+                    decode_steps,
+                    &sample,
+                    feature_seed,
+                    &mut out,
+                ),
                 Ok(Err(reply)) => send(&mut out, &reply),
                 Err(e) => Err(e),
             },
