@@ -32,6 +32,25 @@ struct Cli {
     command: Command,
 }
 
+/// What a miner proposes, with whose key, to which node, and where the salt is kept.
+#[derive(Args, Clone)]
+pub struct ProposalArgs {
+    /// The bundle folder.
+    pub dir: PathBuf,
+    /// The arena to propose in (cpu-tiny, cpu-smollm2, h200-llama8b).
+    #[arg(long, default_value = "cpu-tiny")]
+    pub arena: String,
+    /// Target id (default: the manifest's competition target).
+    #[arg(long)]
+    pub target: Option<String>,
+    #[command(flatten)]
+    pub key: KeyArgs,
+    #[command(flatten)]
+    pub chain: ChainArgs,
+    #[command(flatten)]
+    pub state: cmd::StateArgs,
+}
+
 #[derive(Args, Clone)]
 pub struct ChainArgs {
     /// WebSocket RPC endpoint of a Cacheon node.
@@ -135,38 +154,16 @@ enum Command {
     /// where it stopped (the salt is saved before the commitment is sent; a proposal
     /// already revealed is watched). Exit 0 once crowned, 1 when it ends otherwise.
     Submit {
-        /// The bundle folder.
-        dir: PathBuf,
-        #[arg(long, default_value = "cpu-tiny")]
-        arena: String,
-        /// Target id (default: the manifest's competition target).
-        #[arg(long)]
-        target: Option<String>,
         #[command(flatten)]
-        key: KeyArgs,
-        #[command(flatten)]
-        chain: ChainArgs,
-        #[command(flatten)]
-        state: cmd::StateArgs,
+        proposal: ProposalArgs,
         /// Give up watching after this many seconds.
         #[arg(long, default_value_t = 1800)]
         for_secs: u64,
     },
     /// Commit to a bundle on chain (step 1 of 2; the salt is kept in the state folder).
     Commit {
-        /// The bundle folder.
-        dir: PathBuf,
-        #[arg(long, default_value = "cpu-tiny")]
-        arena: String,
-        /// Target id (default: the manifest's competition target).
-        #[arg(long)]
-        target: Option<String>,
         #[command(flatten)]
-        key: KeyArgs,
-        #[command(flatten)]
-        chain: ChainArgs,
-        #[command(flatten)]
-        state: cmd::StateArgs,
+        proposal: ProposalArgs,
     },
     /// Reveal a committed bundle (step 2 of 2): waits for the reveal delay, then queues the
     /// proposal and prints its id.
@@ -372,25 +369,13 @@ fn main() {
         Command::Pack { dir, out: file } => cmd::bundle::pack(&out, &dir, file.as_deref()),
         Command::Unpack { file, dir } => cmd::bundle::unpack(&out, &file, &dir),
         Command::Submit {
-            dir,
-            arena,
-            target,
-            key,
-            chain,
-            state,
+            proposal: p,
             for_secs,
         } => cmd::block_on(cmd::submit::submit(
-            &out, &dir, &arena, target, &key, &chain, &state, for_secs,
+            &out, &p.dir, &p.arena, p.target, &p.key, &p.chain, &p.state, for_secs,
         )),
-        Command::Commit {
-            dir,
-            arena,
-            target,
-            key,
-            chain,
-            state,
-        } => cmd::block_on(cmd::proposal::commit(
-            &out, &dir, &arena, target, &key, &chain, &state,
+        Command::Commit { proposal: p } => cmd::block_on(cmd::proposal::commit(
+            &out, &p.dir, &p.arena, p.target, &p.key, &p.chain, &p.state,
         )),
         Command::Reveal {
             dir,
