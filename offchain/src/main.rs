@@ -128,12 +128,6 @@ enum Command {
         #[command(flatten)]
         evidence: cmd::EvidenceArgs,
     },
-    /// Print a stored attempt report by its digest.
-    Evidence {
-        digest: String,
-        #[command(flatten)]
-        evidence: cmd::EvidenceArgs,
-    },
     /// Print a bundle's ContentHash (SHA-256 of its canonical bytes) and size.
     Pack {
         /// The bundle folder.
@@ -200,6 +194,24 @@ enum Command {
         chain: ChainArgs,
     },
     /// Follow a proposal block by block until it is crowned or ends (exit 0 on a crown).
+    /// One attempt's report by its digest: from the evidence folder, or with --from fetched
+    /// from a validator's HTTP endpoint, refused unless its SHA-256 is DIGEST (the digest the
+    /// chain's verdict events name), and kept in the evidence folder. Prints verdict, stage,
+    /// reason, the failing case or build log, the speed interval and reads (`--json`: the
+    /// report). Exit 0 checked, 1 the bytes do not match the digest, 2 no such report (or
+    /// not published there), 5 the endpoint is unreachable.
+    Evidence {
+        /// The report's digest (64 hex digits, as in the verdict events).
+        digest: String,
+        /// A validator's endpoint, e.g. http://127.0.0.1:9616 (its --prometheus-port).
+        #[arg(long)]
+        from: Option<String>,
+        #[command(flatten)]
+        evidence: cmd::EvidenceArgs,
+        /// Seconds to wait for the endpoint.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+    },
     Watch {
         proposal: u64,
         #[command(flatten)]
@@ -224,7 +236,8 @@ enum Command {
         /// Folder for the attempt index (SQLite) and the evidence store.
         #[arg(long)]
         data_dir: PathBuf,
-        /// Serve Prometheus metrics on 127.0.0.1:PORT/metrics.
+        /// Serve Prometheus metrics on 127.0.0.1:PORT/metrics, and the reports of attested
+        /// attempts on /evidence/<digest>.json (`cacheon evidence` fetches and checks them).
         #[arg(long)]
         prometheus_port: Option<u16>,
     },
@@ -363,9 +376,6 @@ fn main() {
             seed,
             evidence,
         } => cmd::validator::qualify(&out, &arena, &bundle, &stack, seed, &evidence),
-        Command::Evidence { digest, evidence } => {
-            cmd::validator::evidence(&out, &digest, &evidence)
-        }
         Command::Pack { dir, out: file } => cmd::bundle::pack(&out, &dir, file.as_deref()),
         Command::Unpack { file, dir } => cmd::bundle::unpack(&out, &file, &dir),
         Command::Submit {
@@ -394,6 +404,12 @@ fn main() {
         Command::Status { proposal, chain } => {
             cmd::block_on(cmd::proposal::status(&out, proposal, &chain))
         }
+        Command::Evidence {
+            digest,
+            from,
+            evidence,
+            timeout,
+        } => cmd::evidence::evidence(&out, &digest, from.as_deref(), evidence.dir(), timeout),
         Command::Watch {
             proposal,
             chain,

@@ -56,6 +56,37 @@ fn two_validators_crown_a_clear_win() {
             std::thread::sleep(Duration::from_millis(200));
         }
     }
+    // Alice's endpoint publishes the report of her attested attempt: `cacheon evidence
+    // --from` fetches it, checks its SHA-256 against the digest and keeps it; a digest she
+    // never published is not served.
+    let conn = rusqlite::Connection::open(alice.data.join("validator.sqlite")).unwrap();
+    let digest: String = conn
+        .query_row(
+            "SELECT evidence FROM attempts WHERE proposal = ?1 AND state = 'attested'",
+            [id as i64],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let from = format!("http://127.0.0.1:{metrics_port}");
+    let fetched = dir.path().join("fetched");
+    let (code, lines, err) = cacheon_e2e::run_lines(&[
+        "evidence",
+        &digest,
+        "--from",
+        &from,
+        "--evidence-dir",
+        fetched.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{lines:?}\n{err}");
+    assert_eq!(lines[0]["verdict"], "pass", "{lines:?}");
+    assert_eq!(lines[0]["arena"], "cpu-tiny");
+    assert!(
+        fetched.join(format!("{digest}.json")).exists(),
+        "kept locally"
+    );
+    let (code, _, _) = cacheon_e2e::run_lines(&["evidence", &"ab".repeat(32), "--from", &from]);
+    assert_eq!(code, 2, "an unpublished digest is not served");
+
     let body = std::net::TcpStream::connect(("127.0.0.1", metrics_port))
         .and_then(|mut s| {
             use std::io::{Read, Write};

@@ -165,22 +165,6 @@ pub fn qualify(
     code
 }
 
-pub fn evidence(out: &Out, digest: &str, evidence: &super::EvidenceArgs) -> i32 {
-    match cacheon::evidence::load(&evidence.dir(), digest) {
-        Ok(bytes) => {
-            let v: serde_json::Value =
-                serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
-            if out.json {
-                println!("{v}");
-            } else {
-                println!("{}", String::from_utf8_lossy(&bytes));
-            }
-            exit::OK
-        }
-        Err(e) => out.error(&format!("evidence {digest}: {e}"), exit::USAGE),
-    }
-}
-
 pub async fn validator(
     out: &Out,
     arenas: &[String],

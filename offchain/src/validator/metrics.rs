@@ -1,5 +1,8 @@
-//! The validator's Prometheus metrics, served as text on `http://HOST:PORT/metrics` like the
-//! node's endpoint.
+//! The validator's HTTP endpoint on `127.0.0.1:PORT`: Prometheus metrics as text on
+//! `/metrics`, like the node's endpoint, and its published evidence on
+//! `/evidence/<digest>.json` (the report of an attempt whose attestation is finalized, the
+//! bytes whose SHA-256 the chain's verdict events name; `cacheon evidence` fetches and
+//! checks it).
 
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
@@ -73,30 +76,73 @@ impl Metrics {
         String::from_utf8(buf).expect("UTF-8 metrics")
     }
 
-    /// Serves `/metrics` on `port` (127.0.0.1) until the task is dropped.
-    pub async fn serve(self, port: u16) -> std::io::Result<()> {
+    /// Serves `/metrics` and `/evidence/<digest>.json` (from `data_dir`) on `port`
+    /// (127.0.0.1) until the task is dropped.
+    pub async fn serve(self, port: u16, data_dir: std::path::PathBuf) -> std::io::Result<()> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
         tracing::info!(port, "Prometheus metrics on /metrics");
         loop {
             let (mut sock, _) = listener.accept().await?;
             let m = self.clone();
+            let data_dir = data_dir.clone();
             tokio::spawn(async move {
-                let mut req = [0u8; 1024];
-                let n = sock.read(&mut req).await.unwrap_or(0);
-                let head = String::from_utf8_lossy(&req[..n]);
-                let (status, body) = if head.starts_with("GET /metrics") {
-                    ("200 OK", m.render())
-                } else {
-                    ("404 Not Found", "not found\n".to_string())
+                // The request head, however many reads it takes (up to 1 KiB, within 5 s).
+                let mut req = Vec::with_capacity(1024);
+                let mut buf = [0u8; 1024];
+                let read_head = async {
+                    while req.len() < 1024 && !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match sock.read(&mut buf).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => req.extend_from_slice(&buf[..n]),
+                        }
+                    }
                 };
-                let resp = format!(
-                    "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), read_head).await;
+                let head = String::from_utf8_lossy(&req);
+                let path = head
+                    .strip_prefix("GET ")
+                    .and_then(|r| r.split_whitespace().next());
+                let text = |status: &'static str, body: &str| {
+                    (
+                        status,
+                        "text/plain; version=0.0.4",
+                        body.as_bytes().to_vec(),
+                    )
+                };
+                let (status, kind, body) = match path {
+                    Some("/metrics") => text("200 OK", &m.render()),
+                    Some(p) if p.starts_with("/evidence/") => {
+                        let digest = p["/evidence/".len()..].trim_end_matches(".json");
+                        match published(&data_dir, digest) {
+                            Some(bytes) => ("200 OK", "application/json", bytes),
+                            None => text("404 Not Found", "no published report with that digest\n"),
+                        }
+                    }
+                    _ => text("404 Not Found", "not found\n"),
+                };
+                let head = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                     body.len()
                 );
-                let _ = sock.write_all(resp.as_bytes()).await;
+                let _ = sock.write_all(head.as_bytes()).await;
+                let _ = sock.write_all(&body).await;
             });
         }
     }
+}
+
+/// The stored report `digest` names, if its attestation is finalized (and the file still
+/// hashes to its name).
+fn published(data_dir: &std::path::Path, digest: &str) -> Option<Vec<u8>> {
+    let digest = digest.to_ascii_lowercase();
+    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let db = data_dir.join("validator.sqlite");
+    if !super::store::is_published(&db, &digest).unwrap_or(false) {
+        return None;
+    }
+    crate::evidence::load(&data_dir.join("evidence"), &digest).ok()
 }
 
 impl Default for Metrics {

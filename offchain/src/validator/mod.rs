@@ -66,8 +66,9 @@ pub async fn run(cfg: Config) -> Result<(), ValidatorError> {
     let metrics = Metrics::new();
     if let Some(port) = cfg.prometheus_port {
         let m = metrics.clone();
+        let data_dir = cfg.data_dir.clone();
         tokio::spawn(async move {
-            if let Err(e) = m.serve(port).await {
+            if let Err(e) = m.serve(port, data_dir).await {
                 warn!("metrics endpoint: {e}");
             }
         });

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 /// Where an attempt stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +53,19 @@ pub struct Attempt {
     pub attempt_digest: Option<String>,
     pub outcome: Option<String>,
     pub attest_block: Option<u64>,
+}
+
+/// Whether `digest` names the evidence of an attempt whose attestation is in a finalized
+/// block: what the validator's HTTP endpoint publishes (a report holds the attempt's secret
+/// seed, so nothing is served while its lease may still be open). Reads the index at `db`
+/// read-only, beside the validator's own connection (WAL).
+pub fn is_published(db: &Path, digest: &str) -> rusqlite::Result<bool> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM attempts WHERE evidence = ?1 AND state = 'attested')",
+        params![digest],
+        |r| r.get(0),
+    )
 }
 
 pub struct Store {

@@ -1,0 +1,193 @@
+//! `cacheon evidence DIGEST [--from URL]`: one attempt's report, from the local evidence
+//! folder or fetched from a validator's HTTP endpoint (`cacheon validator
+//! --prometheus-port`: `/evidence/<digest>.json`), refused unless its SHA-256 is the digest
+//! (the one the chain's verdict events name), kept in the local folder, and printed: verdict,
+//! stage, reason, the failing case or compiler log, the speed interval and reads (`--json`:
+//! the report itself).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cacheon::exit;
+use serde_json::Value;
+
+use super::Out;
+
+/// A report larger than this is refused unread (a validator's reports are tens of KB).
+const MAX_REPORT_BYTES: u64 = 64 << 20;
+
+/// The report's JSON, if `bytes` hash to `digest` (hex, with or without 0x).
+pub fn verified_report(digest: &str, bytes: &[u8]) -> Result<Value, String> {
+    let want = digest.trim_start_matches("0x").to_ascii_lowercase();
+    let got = hex::encode(cacheon_primitives::bundle::content_hash(bytes));
+    if got != want {
+        return Err(format!(
+            "the report served is not the one the digest names (its SHA-256 is {got}): refused"
+        ));
+    }
+    serde_json::from_slice(bytes).map_err(|e| format!("the report is not JSON: {e}"))
+}
+
+/// GET `url` + `/evidence/<digest>.json` (plain HTTP); the status code and the body.
+fn fetch(url: &str, digest: &str, timeout: Duration) -> Result<(u16, Vec<u8>), String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("`{url}` is not an http:// URL"))?;
+    let (host, prefix) = rest.split_once('/').map_or((rest, ""), |(h, p)| (h, p));
+    let addr = if host.contains(':') {
+        host.to_string()
+    } else {
+        format!("{host}:80")
+    };
+    let mut sock = std::net::ToSocketAddrs::to_socket_addrs(&addr)
+        .map_err(|e| format!("{addr}: {e}"))?
+        .find_map(|a| TcpStream::connect_timeout(&a, timeout).ok())
+        .ok_or_else(|| format!("cannot connect to {addr}"))?;
+    sock.set_read_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
+    let path = format!("/{}/evidence/{digest}.json", prefix.trim_matches('/')).replace("//", "/");
+    let request = format!("GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n");
+    sock.write_all(request.as_bytes())
+        .map_err(|e| format!("writing to {addr}: {e}"))?;
+    let mut raw = Vec::new();
+    sock.take(MAX_REPORT_BYTES + 64 * 1024)
+        .read_to_end(&mut raw)
+        .map_err(|e| format!("reading from {addr}: {e}"))?;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or("not an HTTP response")?;
+    let head = String::from_utf8_lossy(&raw[..split]);
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or("not an HTTP response")?;
+    Ok((status, raw[split + 4..].to_vec()))
+}
+
+/// `digest` from the local evidence folder `store` (checked against its name), or, with
+/// `from`, fetched from a validator's endpoint, checked, and kept in `store`.
+pub fn evidence(out: &Out, digest: &str, from: Option<&str>, store: PathBuf, timeout: u64) -> i32 {
+    let digest = digest.trim_start_matches("0x").to_ascii_lowercase();
+    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return out.error("a digest is 64 hex digits", exit::USAGE);
+    }
+    let (report, saved) = match from {
+        None => match cacheon::evidence::load(&store, &digest) {
+            Ok(bytes) => match verified_report(&digest, &bytes) {
+                Ok(r) => (r, store.join(format!("{digest}.json"))),
+                Err(e) => return out.error(&e, exit::FAIL),
+            },
+            Err(e) => return out.error(&format!("evidence {digest}: {e}"), exit::USAGE),
+        },
+        Some(from) => {
+            let (status, body) = match fetch(from, &digest, Duration::from_secs(timeout)) {
+                Ok(r) => r,
+                Err(e) => return out.error(&e, exit::CHAIN_UNAVAILABLE),
+            };
+            if status == 404 {
+                return out.error(
+                    &format!("{from} publishes no report {digest} (none, or its attestation is not final yet)"),
+                    exit::USAGE,
+                );
+            }
+            if status != 200 {
+                return out.error(
+                    &format!("{from} answered HTTP {status}"),
+                    exit::CHAIN_UNAVAILABLE,
+                );
+            }
+            let report = match verified_report(&digest, &body) {
+                Ok(r) => r,
+                Err(e) => return out.error(&e, exit::FAIL),
+            };
+            match cacheon::evidence::store(&store, &body) {
+                Ok((_, path)) => (report, path),
+                Err(e) => {
+                    return out.error(
+                        &format!("saving under {}: {e}", store.display()),
+                        exit::USAGE,
+                    )
+                }
+            }
+        }
+    };
+    out.emit(report.clone(), || describe(&report, &digest, &saved));
+    exit::OK
+}
+
+/// The report in a few lines: verdict and where it was decided, the failing detail (the
+/// case, or the build log's last lines), the speed interval and the reads' range.
+fn describe(r: &Value, digest: &str, saved: &std::path::Path) -> String {
+    let s = |v: &Value| {
+        v.as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| v.to_string())
+    };
+    let mut lines = vec![format!(
+        "report {digest} (SHA-256 checked), arena {}, seed {}",
+        s(&r["arena"]),
+        s(&r["seed"])
+    )];
+    lines.push(format!(
+        "  verdict {}{}",
+        s(&r["verdict"]),
+        match (r["stage"].as_str(), r["reason"].as_str()) {
+            (Some(stage), Some(reason)) => format!(": {reason} at {stage}"),
+            _ => String::new(),
+        }
+    ));
+    if let Some(d) = r["detail"].as_str().filter(|d| !d.is_empty()) {
+        lines.push(format!("  {d}"));
+    }
+    if let Some(log) = r["screens"]["build_log"]
+        .as_str()
+        .filter(|l| !l.trim().is_empty())
+    {
+        let tail: Vec<&str> = log.lines().rev().take(8).collect();
+        lines.push("  build log (last lines):".into());
+        lines.extend(tail.into_iter().rev().map(|l| format!("    {l}")));
+    }
+    let sp = &r["speed"];
+    if let Some(iv) = sp["interval"].as_object() {
+        let f = |k: &str| iv.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+        lines.push(format!(
+            "  speedup {:.4} (95 % interval {:.4}..{:.4}) over {} pairs",
+            f("speedup"),
+            f("low"),
+            f("high"),
+            s(&iv["pairs"])
+        ));
+    }
+    let range = |k: &str| -> Option<String> {
+        let v: Vec<f64> = sp[k].as_array()?.iter().filter_map(Value::as_f64).collect();
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (!v.is_empty()).then(|| format!("{lo:.2}-{hi:.2} ms ({} reads)", v.len()))
+    };
+    if let (Some(b), Some(c)) = (range("baseline_ms"), range("candidate_ms")) {
+        lines.push(format!("  baseline {b}, candidate {c}"));
+    }
+    lines.push(format!("  saved in {}", saved.display()));
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_must_hash_to_its_digest() {
+        let bytes = br#"{"verdict":"fail","reason":"Incorrect"}"#;
+        let digest = hex::encode(cacheon_primitives::bundle::content_hash(bytes));
+        let r = verified_report(&digest, bytes).unwrap();
+        assert_eq!(r["reason"], "Incorrect");
+        assert!(verified_report(&format!("0x{digest}"), bytes).is_ok());
+        let tampered = br#"{"verdict":"pass","reason":"Incorrect"}"#;
+        let e = verified_report(&digest, tampered).unwrap_err();
+        assert!(e.contains("refused"), "{e}");
+    }
+}
