@@ -23,15 +23,21 @@ pub fn store(dir: &Path, bytes: &[u8]) -> std::io::Result<(String, PathBuf)> {
     Ok((digest, path))
 }
 
+/// A digest as 64 lowercase hex digits (`0x` and upper case accepted), or `None`: the only
+/// form that names a stored or served report.
+pub fn parse_digest(text: &str) -> Option<String> {
+    let digest = text.trim_start_matches("0x").to_ascii_lowercase();
+    (digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit())).then_some(digest)
+}
+
 /// Loads a stored report and checks that it still hashes to its name.
 pub fn load(dir: &Path, digest: &str) -> std::io::Result<Vec<u8>> {
-    let digest = digest.trim_start_matches("0x").to_ascii_lowercase();
-    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let Some(digest) = parse_digest(digest) else {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "a digest is 64 hex digits",
         ));
-    }
+    };
     let bytes = std::fs::read(dir.join(format!("{digest}.json")))?;
     if hex::encode(cacheon_primitives::bundle::content_hash(&bytes)) != digest {
         return Err(std::io::Error::new(

@@ -381,9 +381,7 @@ fn main() {
         Command::Submit {
             proposal: p,
             for_secs,
-        } => cmd::block_on(cmd::submit::submit(
-            &out, &p.dir, &p.arena, p.target, &p.key, &p.chain, &p.state, for_secs,
-        )),
+        } => cmd::block_on(cmd::submit::submit(&out, &p, for_secs)),
         Command::Commit { proposal: p } => cmd::block_on(cmd::proposal::commit(
             &out, &p.dir, &p.arena, p.target, &p.key, &p.chain, &p.state,
         )),

@@ -18,11 +18,11 @@ use super::Out;
 /// A report larger than this is refused unread (a validator's reports are tens of KB).
 const MAX_REPORT_BYTES: u64 = 64 << 20;
 
-/// The report's JSON, if `bytes` hash to `digest` (hex, with or without 0x).
+/// The report's JSON, if `bytes` hash to `digest` (as [`cacheon::evidence::parse_digest`]
+/// gives it).
 pub fn verified_report(digest: &str, bytes: &[u8]) -> Result<Value, String> {
-    let want = digest.trim_start_matches("0x").to_ascii_lowercase();
     let got = hex::encode(cacheon_primitives::bundle::content_hash(bytes));
-    if got != want {
+    if got != digest {
         return Err(format!(
             "the report served is not the one the digest names (its SHA-256 is {got}): refused"
         ));
@@ -71,15 +71,15 @@ fn fetch(url: &str, digest: &str, timeout: Duration) -> Result<(u16, Vec<u8>), S
 /// `digest` from the local evidence folder `store` (checked against its name), or, with
 /// `from`, fetched from a validator's endpoint, checked, and kept in `store`.
 pub fn evidence(out: &Out, digest: &str, from: Option<&str>, store: PathBuf, timeout: u64) -> i32 {
-    let digest = digest.trim_start_matches("0x").to_ascii_lowercase();
-    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let Some(digest) = cacheon::evidence::parse_digest(digest) else {
         return out.error("a digest is 64 hex digits", exit::USAGE);
-    }
+    };
     let (report, saved) = match from {
+        // `load` checks the stored bytes against their name.
         None => match cacheon::evidence::load(&store, &digest) {
-            Ok(bytes) => match verified_report(&digest, &bytes) {
+            Ok(bytes) => match serde_json::from_slice(&bytes) {
                 Ok(r) => (r, store.join(format!("{digest}.json"))),
-                Err(e) => return out.error(&e, exit::FAIL),
+                Err(e) => return out.error(&format!("the report is not JSON: {e}"), exit::FAIL),
             },
             Err(e) => return out.error(&format!("evidence {digest}: {e}"), exit::USAGE),
         },
@@ -185,7 +185,8 @@ mod tests {
         let digest = hex::encode(cacheon_primitives::bundle::content_hash(bytes));
         let r = verified_report(&digest, bytes).unwrap();
         assert_eq!(r["reason"], "Incorrect");
-        assert!(verified_report(&format!("0x{digest}"), bytes).is_ok());
+        let parsed = cacheon::evidence::parse_digest(&format!("0x{}", digest.to_uppercase()));
+        assert_eq!(parsed.as_deref(), Some(digest.as_str()));
         let tampered = br#"{"verdict":"pass","reason":"Incorrect"}"#;
         let e = verified_report(&digest, tampered).unwrap_err();
         assert!(e.contains("refused"), "{e}");

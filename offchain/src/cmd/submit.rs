@@ -10,8 +10,6 @@
 //!
 //! and otherwise commits afresh.
 
-use std::path::Path;
-
 use cacheon::chain::{self, api, reads};
 use cacheon::exit;
 use cacheon_kernels::bundle;
@@ -19,7 +17,7 @@ use serde_json::json;
 
 use super::proposal::{self, connect, fail, load_records, save_record, CommitRecord};
 use super::{Out, StateArgs};
-use crate::{ChainArgs, KeyArgs};
+use crate::ProposalArgs;
 
 /// Where a submission stands, from the records on disk and the chain.
 enum Resume {
@@ -29,17 +27,8 @@ enum Resume {
     Fresh,
 }
 
-#[allow(clippy::too_many_arguments)]
-pub async fn submit(
-    out: &Out,
-    dir: &Path,
-    arena_name: &str,
-    target: Option<String>,
-    key: &KeyArgs,
-    c: &ChainArgs,
-    state: &StateArgs,
-    watch_secs: u64,
-) -> i32 {
+pub async fn submit(out: &Out, p: &ProposalArgs, watch_secs: u64) -> i32 {
+    let (dir, key, c, state) = (p.dir.as_path(), &p.key, &p.chain, &p.state);
     let canonical = match bundle::read_dir(dir)
         .map_err(|e| e.to_string())
         .and_then(|f| {
@@ -87,10 +76,15 @@ pub async fn submit(
                     );
                     proposal::send_commit(out, &mut record, key, c, state).await
                 }
-                _ => match proposal::prepare_commit(out, dir, arena_name, target, key, state) {
-                    Ok(mut record) => proposal::send_commit(out, &mut record, key, c, state).await,
-                    Err(code) => code,
-                },
+                _ => {
+                    match proposal::prepare_commit(out, dir, &p.arena, p.target.clone(), key, state)
+                    {
+                        Ok(mut record) => {
+                            proposal::send_commit(out, &mut record, key, c, state).await
+                        }
+                        Err(code) => code,
+                    }
+                }
             };
             if code != exit::OK {
                 return code;

@@ -2,9 +2,9 @@
 //! (every read gets a fresh secret prompt, the same for both lanes of a pair), and the
 //! audit's secret positions among the timed reads, and the lanes' start order (where the
 //! arena asks, both are started afresh, in the other order, every `Judging::order_block`
-//! pairs).
-//! [`Reads::speed`] is step 7 with step 8's audit reads inside it; [`Reads::remaining_audits`] runs those the decision came
-//! before; [`Reads::last_read`] gives step 9 its read and shuts the lanes down.
+//! pairs). [`Reads::speed`] is step 7 with step 8's audit reads inside it;
+//! [`Reads::remaining_audits`] runs those the decision came before; [`Reads::last_read`]
+//! gives step 9 its read and shuts the lanes down.
 
 use std::collections::BTreeSet;
 

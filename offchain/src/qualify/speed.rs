@@ -9,9 +9,9 @@
 //! read budget is spent is NoDecision.
 //!
 //! Where the arena says so, pairs come in blocks of `block`, each block from a fresh start
-//! of both lanes in the order opposite to the block before (`session.rs`): a decision is taken only after as
-//! many pairs of each start order (or at the budget), so whatever starting first or second
-//! does to a lane's speed weighs on both lanes alike.
+//! of both lanes in the order opposite to the block before (`session.rs`): a decision is
+//! taken only after as many pairs of each start order (or at the budget), so whatever
+//! starting first or second does to a lane's speed weighs on both lanes alike.
 
 use serde::Serialize;
 

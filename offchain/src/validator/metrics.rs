@@ -134,10 +134,7 @@ impl Metrics {
 /// The stored report `digest` names, if its attestation is finalized (and the file still
 /// hashes to its name).
 fn published(data_dir: &std::path::Path, digest: &str) -> Option<Vec<u8>> {
-    let digest = digest.to_ascii_lowercase();
-    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
+    let digest = crate::evidence::parse_digest(digest)?;
     let db = data_dir.join("validator.sqlite");
     if !super::store::is_published(&db, &digest).unwrap_or(false) {
         return None;

@@ -2,6 +2,7 @@
 //! inputs) and engine reads, audits and forced calls.
 
 use super::*;
+use crate::lane::protocol::{audit_features, keep_features};
 
 pub(super) fn no_engine(out: &mut impl Write) -> io::Result<()> {
     send(
@@ -76,20 +77,10 @@ pub(super) fn engine_audit(
             // read is over, from the referee's secret seed.
             for c in &mut calls {
                 let features = SlotId::parse(&c.call.slot).and_then(|slot| {
-                    crate::lane::protocol::audit_features(
-                        feature_seed,
-                        slot,
-                        c.call.index,
-                        &c.call.shape,
-                    )
+                    audit_features(feature_seed, slot, c.call.index, &c.call.shape)
                 });
                 if let Some(f) = features {
-                    crate::lane::protocol::keep_features(
-                        &c.call.shape,
-                        &mut c.inputs,
-                        &mut c.outputs,
-                        &f,
-                    );
+                    keep_features(&c.call.shape, &mut c.inputs, &mut c.outputs, &f);
                     c.call.kept_features = Some(f);
                 }
             }
