@@ -2,7 +2,9 @@
 //! (default `llama8b-8l`) with device-synthesized weights and the stock slot kernels:
 //!
 //! - prefill of one prompt (default 2048 tokens): device time between CUDA events around
-//!   the whole (eager) prefill, after one warm-up prefill; the best of 3;
+//!   the whole (eager) prefill, after one warm-up prefill; the best of 3; then the same
+//!   with prefill attention by cuBLAS products around a softmax kernel instead of the flash
+//!   kernel, and the largest difference between the two runs' last-token logits;
 //! - decode at each batch (default 1 and 8) with every sequence at a realistic context
 //!   (default 2048 positions): one step captured as a CUDA graph, replayed 5 times as
 //!   warm-up and 50 times between events (each replay rewrites the same cache row); the
@@ -284,6 +286,41 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     if !finite {
         return Err("prefill produced non-finite logits".into());
     }
+    // The same prefill with attention by cuBLAS products and the softmax kernel (the scores
+    // in memory), and how far its last-token logits are from the flash kernel's.
+    e.set_flash_prefill(false);
+    e.time_prefill(0, &prompt).map_err(|e| e.to_string())?;
+    let mut best_gemm = f64::INFINITY;
+    for _ in 0..3 {
+        best_gemm = best_gemm.min(e.time_prefill(0, &prompt).map_err(|e| e.to_string())?);
+    }
+    let gemm_logits = e.logits(1).map_err(|e| e.to_string())?;
+    e.set_flash_prefill(true);
+    let scale = gemm_logits.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let diff = logits
+        .iter()
+        .zip(&gemm_logits)
+        .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+    let argmax = |v: &[f32]| {
+        v.iter()
+            .enumerate()
+            .fold((0, f32::NEG_INFINITY), |b, (i, &x)| if x > b.1 { (i, x) } else { b })
+            .0
+    };
+    let same_token = argmax(&logits) == argmax(&gemm_logits);
+    out.text(&format!(
+        "{:<8} {:>6} {:>8} {:>10.3} {:>12.0}  attention by cuBLAS + softmax; logits max |diff| {diff:.4} (of max |logit| {scale:.3}), same next token: {same_token}",
+        "prefill",
+        1,
+        opts.prompt,
+        best_gemm,
+        opts.prompt as f64 / (best_gemm / 1e3)
+    ));
+    out.json(json!({
+        "engine": "cacheon", "kind": "prefill_gemm_attention", "shape": opts.shape, "batch": 1,
+        "tokens": opts.prompt, "ms": best_gemm, "tokens_per_s": opts.prompt as f64 / (best_gemm / 1e3),
+        "logits_max_abs_diff": diff, "logits_max_abs": scale, "same_next_token": same_token,
+    }));
 
     // Decode.
     let mut batch1_ms = None;

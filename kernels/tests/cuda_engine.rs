@@ -1,6 +1,6 @@
 //! The CUDA engine on a GPU: for the `tiny` shape with host-synthesized weights, the bf16
 //! CUDA engine's logits follow the f32 CPU engine's (prefill of three prompts, one longer
-//! than the prefill chunk, then 16 teacher-forced decode steps at batch 3, which runs in
+//! than the prefill chunk, with the flash prefill attention and with the cuBLAS one, then 16 teacher-forced decode steps at batch 3, which runs in
 //! the padded bucket 8 from a CUDA graph); graph decode equals eager decode (with
 //! device-synthesized weights); the device-synthesized weights have the intended scales.
 //! Without a GPU every test prints "SKIP: no CUDA device (...)" and passes.
@@ -175,19 +175,21 @@ fn compare_row(what: &str, cuda: &[f32], cpu: &[f32]) -> (f32, f32) {
 fn cuda_engine_matches_cpu_engine_on_tiny() {
     let Some(dev) = device_or_skip() else { return };
     let r = cpu_ref();
-    // Products of at most 8 rows through the engine's GEMV kernel, then through cuBLAS.
-    for small_gemv in [true, false] {
-        println!("small_gemv = {small_gemv}");
-        check_against_cpu(&dev, &r, small_gemv);
+    // Products of at most 8 rows through the engine's GEMV kernel, then through cuBLAS;
+    // prefill attention by the flash kernel (head dim 64 here), then by cuBLAS + softmax.
+    for (small_gemv, flash_prefill) in [(true, true), (false, true), (true, false)] {
+        println!("small_gemv = {small_gemv}, flash_prefill = {flash_prefill}");
+        check_against_cpu(&dev, &r, small_gemv, flash_prefill);
     }
 }
 
-fn check_against_cpu(dev: &CudaDevice, r: &CpuRef, small_gemv: bool) {
+fn check_against_cpu(dev: &CudaDevice, r: &CpuRef, small_gemv: bool, flash_prefill: bool) {
     let cfg = ModelConfig::named("tiny").unwrap();
     let w = Weights::synthesize(&cfg, SEED);
     let slots = CudaSlotTable::stock(dev).expect("stock CUDA kernels build");
     let mut opts = CudaEngineOptions::new(8, 64, MAX_PREFILL);
     opts.small_gemv = small_gemv;
+    opts.flash_prefill = flash_prefill;
     let mut e = CudaEngine::new(dev, cfg.clone(), WeightSource::Host(&w), slots, opts)
         .expect("engine starts");
     let v = cfg.vocab_size;

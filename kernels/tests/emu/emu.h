@@ -63,6 +63,7 @@ static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 struct EmuWarp {
     pthread_barrier_t bar;
     uint32_t slot[32];
+    uint32_t mma_a[32][4], mma_b[32][2];
 };
 struct EmuBlock {
     pthread_barrier_t bar;
@@ -108,6 +109,35 @@ static inline unsigned __shfl_xor_sync(unsigned mask, unsigned v, int off) {
 }
 static inline int __shfl_xor_sync(unsigned mask, int v, int off) {
     return (int)__shfl_xor_sync(mask, (unsigned)v, off);
+}
+
+/* mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 for one warp, with the PTX fragment
+ * layout (g = lane / 4, t = lane % 4): A register r of lane (g, t) holds row g + 8 (r & 1),
+ * columns 2t + 8 (r >> 1) and the next; B register r holds rows 2t + 8 r and the next of
+ * column g; D d[i] is row g + 8 (i >> 1), column 2t + (i & 1). Low half = lower index.
+ * Every lane deposits its fragments, then computes its own outputs from all of them, so a
+ * kernel that puts an element in the wrong lane or register gets a wrong product here. */
+#define CACHEON_EMU 1
+static inline float emu_bf16_half(uint32_t r, int k) { return __uint_as_float((k & 1) ? (r & 0xffff0000u) : (r << 16)); }
+static inline void mma_m16n8k16_bf16(float d[4], const unsigned a[4], const unsigned b[2]) {
+    unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
+    EmuWarp& w = emu_self->blk->warps[lin / 32];
+    unsigned lane = lin % 32;
+    for (int r = 0; r < 4; ++r) w.mma_a[lane][r] = a[r];
+    for (int r = 0; r < 2; ++r) w.mma_b[lane][r] = b[r];
+    pthread_barrier_wait(&w.bar);
+    const unsigned g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+        const unsigned row = g + 8 * (i >> 1), col = 2 * t + (i & 1);
+        float acc = d[i];
+        for (unsigned k = 0; k < 16; ++k) {
+            const float av = emu_bf16_half(w.mma_a[(row % 8) * 4 + (k % 8) / 2][(row / 8) + 2 * (k / 8)], k);
+            const float bv = emu_bf16_half(w.mma_b[col * 4 + (k % 8) / 2][k / 8], k);
+            acc = fmaf(av, bv, acc);
+        }
+        d[i] = acc;
+    }
+    pthread_barrier_wait(&w.bar);
 }
 
 /* Device-wide atomics and fences (blocks of one launch run as concurrent OS threads

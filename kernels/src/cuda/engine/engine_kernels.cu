@@ -122,6 +122,218 @@ extern "C" __global__ void eng_causal_softmax(bf16_t* probs, const float* scores
         out[j] = j < valid ? f2b(expf(row[j] - m) * inv) : (bf16_t)0;
 }
 
+// One warp's tensor-core product D += A·B with A 16×16 (row-major), B 16×8 (column-major),
+// bf16 in, f32 accumulate (mma.sync m16n8k16). Fragments, with g = lane / 4, t = lane % 4:
+// A a[0] = (row g, cols 2t, 2t+1), a[1] = row g+8, a[2] = row g cols 2t+8, 2t+9, a[3] = row
+// g+8 cols 2t+8, 2t+9; B b[0] = (rows 2t, 2t+1; col g), b[1] = rows 2t+8, 2t+9; D d[0..1] =
+// (row g, cols 2t, 2t+1), d[2..3] = row g+8. The lower half of a register is the element
+// with the lower index. (The CPU emulation supplies its own with the same layout.)
+#ifndef CACHEON_EMU
+__device__ __forceinline__ void mma_m16n8k16_bf16(float d[4], const unsigned int a[4],
+                                                  const unsigned int b[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#endif
+
+__device__ __forceinline__ unsigned int pack_bf16x2(float lo, float hi) {
+    return (unsigned int)f2b(lo) | ((unsigned int)f2b(hi) << 16);
+}
+
+#define FA_BR 64  // query rows per block: 16 per warp, 4 warps
+#define FA_BC 64  // keys per tile
+#define FA_PAD 8  // shared-memory row padding (bf16): conflict-free fragment reads
+
+// Flash-style causal attention of a prompt (prefill), one pass over the keys with an online
+// softmax on tensor cores; nothing of size n × klen is ever written. Query row r (head h,
+// position positions[r]) attends to cache rows 0..=positions[r] (and < klen) of its KV head
+// h / (q_heads / kv_heads):
+//   out[r, h] = sum_j softmax_j(scale · q[r, h] · k[j]) v[j]
+// q and out are [n, q_heads, D], the caches [klen.., kv_heads, D] of one sequence, all bf16;
+// scores, the softmax and the sums are f32. A row with no key gets zeros.
+// Grid (ceil(n / 64), q_heads), block 128: block x takes query rows of tile
+// (tiles - 1 - x), the longest first. Each warp owns 16 rows; per 64-key tile the block
+// stages K (row-major) and V (transposed) in shared memory, S = Q·Kᵀ and O += P·V run as
+// m16n8k16 products, P reusing S's accumulator fragments as A operands.
+// Needs D % 16 == 0 and 16-byte aligned rows (the engine calls it for D = 64 and 128).
+template <int D>
+__device__ __forceinline__ void flash_prefill(bf16_t* out, const bf16_t* q, const bf16_t* kc,
+                                              const bf16_t* vc, const int* positions, float scale,
+                                              long long n, long long klen, long long q_heads,
+                                              long long kv_heads) {
+    __shared__ bf16_t ks[FA_BC * (D + FA_PAD)];
+    __shared__ bf16_t vt[D * (FA_BC + FA_PAD)];
+    __shared__ int top[FA_BR / 16];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int g = lane >> 2, t = lane & 3;
+    const long long h = blockIdx.y;
+    const long long kvh = h / (q_heads / kv_heads);
+    const long long q_dim = q_heads * D, kv_dim = kv_heads * D;
+    const long long tile = (long long)gridDim.x - 1 - blockIdx.x;
+    const long long r0 = tile * FA_BR + warp * 16 + g, r1 = r0 + 8;
+    const int p0 = r0 < n ? positions[r0] : -1;
+    const int p1 = r1 < n ? positions[r1] : -1;
+
+    // Keys the block needs: 0 .. its rows' largest position (and < klen).
+    int pm = p0 > p1 ? p0 : p1;
+    for (int off = 16; off > 0; off >>= 1) {
+        int o = __shfl_xor_sync(0xffffffffu, pm, off);
+        pm = o > pm ? o : pm;
+    }
+    if (lane == 0) top[warp] = pm;
+    __syncthreads();
+    long long kend = -1;
+    for (int w = 0; w < FA_BR / 16; ++w) kend = top[w] > kend ? top[w] : kend;
+    kend = kend + 1 < klen ? kend + 1 : klen;
+
+    // This warp's 16 query rows as A fragments (zeros for rows past n).
+    unsigned int qa[D / 16][4];
+    const bf16_t* q0 = q + r0 * q_dim + h * D + 2 * t;
+    const bf16_t* q1 = q + r1 * q_dim + h * D + 2 * t;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+        qa[kk][0] = r0 < n ? *reinterpret_cast<const unsigned int*>(q0 + kk * 16) : 0u;
+        qa[kk][1] = r1 < n ? *reinterpret_cast<const unsigned int*>(q1 + kk * 16) : 0u;
+        qa[kk][2] = r0 < n ? *reinterpret_cast<const unsigned int*>(q0 + kk * 16 + 8) : 0u;
+        qa[kk][3] = r1 < n ? *reinterpret_cast<const unsigned int*>(q1 + kk * 16 + 8) : 0u;
+    }
+
+    const float sl2 = scale * 1.4426950408889634f;  // scores in base 2
+    float o[D / 8][4];
+#pragma unroll
+    for (int dt = 0; dt < D / 8; ++dt) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.0f;
+    float m0 = neg_inf(), m1 = neg_inf(), l0 = 0.0f, l1 = 0.0f;
+
+    for (long long k0 = 0; k0 < kend; k0 += FA_BC) {
+        __syncthreads();  // the last tile's reads are done
+        for (int i = threadIdx.x; i < FA_BC * (D / 8); i += blockDim.x) {
+            const int row = i / (D / 8), c8 = (i % (D / 8)) * 8;
+            const long long j = k0 + row;
+            uint4 kv, vv;
+            kv.x = kv.y = kv.z = kv.w = 0u;
+            vv = kv;
+            if (j < kend) {
+                kv = *reinterpret_cast<const uint4*>(kc + j * kv_dim + kvh * D + c8);
+                vv = *reinterpret_cast<const uint4*>(vc + j * kv_dim + kvh * D + c8);
+            }
+            *reinterpret_cast<uint4*>(ks + row * (D + FA_PAD) + c8) = kv;
+            const unsigned int w4[4] = {vv.x, vv.y, vv.z, vv.w};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                vt[(c8 + 2 * e) * (FA_BC + FA_PAD) + row] = (bf16_t)(w4[e] & 0xffffu);
+                vt[(c8 + 2 * e + 1) * (FA_BC + FA_PAD) + row] = (bf16_t)(w4[e] >> 16);
+            }
+        }
+        __syncthreads();
+
+        // S = Q·Kᵀ for 16 rows × 64 keys: 8 column tiles of 8 keys.
+        float s[FA_BC / 8][4];
+#pragma unroll
+        for (int nt = 0; nt < FA_BC / 8; ++nt) {
+            s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.0f;
+            const bf16_t* kr = ks + (nt * 8 + g) * (D + FA_PAD) + 2 * t;
+#pragma unroll
+            for (int kk = 0; kk < D / 16; ++kk) {
+                const unsigned int b[2] = {*reinterpret_cast<const unsigned int*>(kr + kk * 16),
+                                           *reinterpret_cast<const unsigned int*>(kr + kk * 16 + 8)};
+                mma_m16n8k16_bf16(s[nt], qa[kk], b);
+            }
+        }
+
+        // Mask (key j > the row's position, or past kend) and this tile's row maxima.
+        float mx0 = neg_inf(), mx1 = neg_inf();
+#pragma unroll
+        for (int nt = 0; nt < FA_BC / 8; ++nt) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const long long j = k0 + nt * 8 + 2 * t + (i & 1);
+                const int p = i < 2 ? p0 : p1;
+                s[nt][i] = (j <= p && j < kend) ? s[nt][i] * sl2 : neg_inf();
+            }
+            mx0 = fmaxf(mx0, fmaxf(s[nt][0], s[nt][1]));
+            mx1 = fmaxf(mx1, fmaxf(s[nt][2], s[nt][3]));
+        }
+#pragma unroll
+        for (int off = 1; off < 4; off <<= 1) {  // the 4 lanes of a row
+            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, off));
+            mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, off));
+        }
+        const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
+        // A row with nothing valid yet keeps m = -inf, its sums 0 (no inf - inf).
+        const float a0 = n0 == neg_inf() ? 1.0f : exp2f(m0 - n0);
+        const float a1 = n1 == neg_inf() ? 1.0f : exp2f(m1 - n1);
+        const float b0 = n0 == neg_inf() ? 0.0f : n0, b1 = n1 == neg_inf() ? 0.0f : n1;
+        m0 = n0;
+        m1 = n1;
+        float rs0 = 0.0f, rs1 = 0.0f;
+#pragma unroll
+        for (int nt = 0; nt < FA_BC / 8; ++nt) {
+            s[nt][0] = exp2f(s[nt][0] - b0);  // -inf gives 0
+            s[nt][1] = exp2f(s[nt][1] - b0);
+            s[nt][2] = exp2f(s[nt][2] - b1);
+            s[nt][3] = exp2f(s[nt][3] - b1);
+            rs0 += s[nt][0] + s[nt][1];
+            rs1 += s[nt][2] + s[nt][3];
+        }
+        l0 = l0 * a0 + rs0;  // this lane's part of the row sum (same scaling on all 4)
+        l1 = l1 * a1 + rs1;
+#pragma unroll
+        for (int dt = 0; dt < D / 8; ++dt) {
+            o[dt][0] *= a0;
+            o[dt][1] *= a0;
+            o[dt][2] *= a1;
+            o[dt][3] *= a1;
+        }
+
+        // O += P·V: key tile kt2 (16 keys) of P is S's column tiles 2·kt2 and 2·kt2+1.
+#pragma unroll
+        for (int kt2 = 0; kt2 < FA_BC / 16; ++kt2) {
+            const unsigned int pa[4] = {pack_bf16x2(s[2 * kt2][0], s[2 * kt2][1]),
+                                        pack_bf16x2(s[2 * kt2][2], s[2 * kt2][3]),
+                                        pack_bf16x2(s[2 * kt2 + 1][0], s[2 * kt2 + 1][1]),
+                                        pack_bf16x2(s[2 * kt2 + 1][2], s[2 * kt2 + 1][3])};
+#pragma unroll
+            for (int dt = 0; dt < D / 8; ++dt) {
+                const bf16_t* vr = vt + (dt * 8 + g) * (FA_BC + FA_PAD) + kt2 * 16 + 2 * t;
+                const unsigned int b[2] = {*reinterpret_cast<const unsigned int*>(vr),
+                                           *reinterpret_cast<const unsigned int*>(vr + 8)};
+                mma_m16n8k16_bf16(o[dt], pa, b);
+            }
+        }
+    }
+
+#pragma unroll
+    for (int off = 1; off < 4; off <<= 1) {
+        l0 += __shfl_xor_sync(0xffffffffu, l0, off);
+        l1 += __shfl_xor_sync(0xffffffffu, l1, off);
+    }
+    const float i0 = l0 > 0.0f ? 1.0f / l0 : 0.0f, i1 = l1 > 0.0f ? 1.0f / l1 : 0.0f;
+#pragma unroll
+    for (int dt = 0; dt < D / 8; ++dt) {
+        if (r0 < n)
+            *reinterpret_cast<unsigned int*>(out + r0 * q_dim + h * D + dt * 8 + 2 * t) =
+                pack_bf16x2(o[dt][0] * i0, o[dt][1] * i0);
+        if (r1 < n)
+            *reinterpret_cast<unsigned int*>(out + r1 * q_dim + h * D + dt * 8 + 2 * t) =
+                pack_bf16x2(o[dt][2] * i1, o[dt][3] * i1);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128) eng_flash_prefill_d64(
+    bf16_t* out, const bf16_t* q, const bf16_t* kc, const bf16_t* vc, const int* positions,
+    float scale, long long n, long long klen, long long q_heads, long long kv_heads) {
+    flash_prefill<64>(out, q, kc, vc, positions, scale, n, klen, q_heads, kv_heads);
+}
+
+extern "C" __global__ void __launch_bounds__(128) eng_flash_prefill_d128(
+    bf16_t* out, const bf16_t* q, const bf16_t* kc, const bf16_t* vc, const int* positions,
+    float scale, long long n, long long klen, long long q_heads, long long kv_heads) {
+    flash_prefill<128>(out, q, kc, vc, positions, scale, n, klen, q_heads, kv_heads);
+}
+
 // Greedy argmax as one 64-bit key: the value's bits made order-preserving as an unsigned
 // high word (-0 counted as +0), 0xffffffff - index as the low word, so the largest key is
 // the largest value at its lowest index. NaN and -inf give 0, "nothing seen", which every

@@ -28,6 +28,12 @@ impl CudaEngine {
         self.graph_failures.clear();
     }
 
+    /// Switches prefill attention between the flash kernel and the cuBLAS path
+    /// ([`CudaEngineOptions::flash_prefill`]; prefill runs eagerly, so no graph changes).
+    pub fn set_flash_prefill(&mut self, on: bool) {
+        self.opts.flash_prefill = on;
+    }
+
     /// Buckets with a captured decode graph.
     pub fn graph_buckets(&self) -> Vec<usize> {
         self.graphs.keys().copied().collect()

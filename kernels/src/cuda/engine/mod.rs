@@ -114,6 +114,11 @@ pub struct CudaEngineOptions {
     /// and the q|k|v decode row through the engine's fused GEMV; off, every product goes to
     /// cuBLAS (a benchmark's A/B switch; the validator never clears it).
     pub small_gemv: bool,
+    /// Prefill attention by the engine's flash kernel (one pass, tensor cores) where the
+    /// head dimension is 64 or 128; off, or for other head dimensions, by two cuBLAS
+    /// products around a causal softmax kernel with the `[heads, n, klen]` scores in memory
+    /// (a benchmark's A/B switch and the cross-check of `cuda_engine`).
+    pub flash_prefill: bool,
 }
 
 impl CudaEngineOptions {
@@ -125,6 +130,7 @@ impl CudaEngineOptions {
             buckets: DEFAULT_BUCKETS.to_vec(),
             use_graphs: true,
             small_gemv: true,
+            flash_prefill: true,
         }
     }
 }
@@ -364,7 +370,9 @@ impl CudaEngine {
                 .map(|p| (seq * self.opts.max_seq + p) as i32)
                 .collect();
             self.upload_step(&toks, &pos, &rows, &[])?;
-            self.ensure_prefill_scratch(n, start + n)?;
+            if !self.flash_prefill_applies() {
+                self.ensure_prefill_scratch(n, start + n)?;
+            }
             self.forward(Pass::Prefill { seq, start, n })?;
             self.lens[seq] += n;
         }
