@@ -57,6 +57,7 @@ const SHAPES: &[(SlotId, &[i64], bool)] = &[
     (SlotId::Rope, &[4096, 32, 8, 128], true),
     (SlotId::AttentionDecode, &[1, 32, 8, 128, 4096], false),
     (SlotId::AttentionDecode, &[8, 32, 8, 128, 4096], true),
+    (SlotId::AttentionPrefill, &[2048, 32, 8, 128, 2048], true),
 ];
 
 /// Rows checked against the reference per call.
@@ -139,6 +140,27 @@ fn bench_args(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
         }
         args = SlotArgs::new(args.slot, args.shape, args.inputs, args.scalars)
             .expect("still valid arguments");
+    }
+    if slot == SlotId::AttentionPrefill {
+        // A whole prompt: row t at position kv_len - tokens + t, every cache row in range.
+        let (tokens, kv_len) = (shape[0], shape[4]);
+        for (i, b) in args.inputs.iter_mut().enumerate() {
+            match b {
+                Buffer::I32(pos) if i == 3 => {
+                    for (t, p) in pos.iter_mut().enumerate() {
+                        *p = (kv_len - tokens + t as i64) as i32;
+                    }
+                }
+                Buffer::F32(v) if i == 1 || i == 2 => {
+                    for (j, x) in v.iter_mut().enumerate() {
+                        if *x == cases::CACHE_TAIL_VALUE {
+                            *x = ((j.wrapping_mul(2654435761) % 4001) as f32 / 1000.0) - 2.0;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
     args
 }

@@ -257,6 +257,14 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
             &[1, 300, 1024],
             &[3, 50, 13],
         ],
+        // Three row tiles over a longer cache (GQA 4), one row, the plain path at head dims
+        // 256 and 16.
+        SlotId::AttentionPrefill => &[
+            &[130, 4, 1, 64, 200],
+            &[1, 8, 8, 64, 5],
+            &[3, 2, 2, 256, 4],
+            &[2, 2, 1, 16, 3],
+        ],
     };
     out.extend(extra.iter().map(|s| s.to_vec()));
     out

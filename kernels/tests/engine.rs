@@ -133,13 +133,15 @@ fn a_last_row_prefill_is_the_last_row_of_a_full_one_and_fills_the_same_cache() {
             bits(&last.decode(&[t]).unwrap())
         );
     }
-    // Fewer slot calls: one attention call per row in the last layer becomes one.
+    // The same slot calls, the last layer's on fewer rows: one attention.prefill call a
+    // layer in each prefill.
     let (a, b) = (
         full.slots().dispatch_counts(),
         last.slots().dispatch_counts(),
     );
-    let at = SlotId::AttentionDecode.index();
-    assert_eq!(a[at] - b[at], PROMPT.len() as u64 - 1);
+    assert_eq!(a, b);
+    let layers = ModelConfig::named("tiny").unwrap().num_hidden_layers as u64;
+    assert_eq!(a[SlotId::AttentionPrefill.index()], layers);
 }
 
 #[test]

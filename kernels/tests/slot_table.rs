@@ -135,14 +135,22 @@ fn calls_outside_a_kernels_domain_go_to_the_kernel_below() {
     assert_eq!(e.slots().dispatch_count(SlotId::SiluAndMul), 0);
 }
 
+/// A prompt's prefill and one decode step (prompt rows attend through attention.prefill,
+/// the decode row through attention.decode): their logits, end to end.
+fn prefill_and_step(e: &mut cacheon_kernels::cpu::engine::Engine) -> Vec<f32> {
+    let mut logits = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    logits.extend(e.decode(&[7]).unwrap());
+    logits
+}
+
 #[test]
 fn swapping_one_slot_changes_only_that_slot() {
     let mut e = tiny_engine(1, 16);
-    let genesis_logits = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    let genesis_logits = prefill_and_step(&mut e);
     let before = e.slots().dispatch_counts();
     assert!(
         before.iter().all(|&c| c > 0),
-        "every slot runs in a forward: {before:?}"
+        "every slot runs in a prefill and a decode step: {before:?}"
     );
     let origins: Vec<String> = SlotId::ALL
         .iter()
@@ -172,7 +180,7 @@ fn swapping_one_slot_changes_only_that_slot() {
     }
 
     e.reset();
-    let candidate_logits = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    let candidate_logits = prefill_and_step(&mut e);
     let after_run = e.slots().dispatch_counts();
     assert_eq!(
         after_run[SlotId::SiluAndMul.index()],
@@ -189,7 +197,7 @@ fn swapping_one_slot_changes_only_that_slot() {
     // Putting the stock kernel back restores the genesis behaviour bitwise.
     e.slots_mut().install(old);
     e.reset();
-    assert_eq!(e.prefill(0, &PROMPT, Logits::All).unwrap(), genesis_logits);
+    assert_eq!(prefill_and_step(&mut e), genesis_logits);
 }
 
 #[test]
@@ -245,6 +253,7 @@ dtype = "f32"
     // Same C code, same flags: bitwise the same model output.
     assert_eq!(e.prefill(0, &PROMPT, Logits::All).unwrap(), genesis_logits);
     assert_eq!(e.slots().kernel(SlotId::Rope).entry(), "my_rope");
+    e.decode(&[7]).unwrap();
     assert!(e.slots().dispatch_count(SlotId::AttentionDecode) > 0);
 }
 

@@ -290,6 +290,15 @@ impl Arena {
             }
             SlotId::Rope => tokens.iter().map(|&t| vec![i(t), heads, kv, hd]).collect(),
             SlotId::AttentionDecode => vec![vec![1, heads, kv, hd, i(w.max_seq)]],
+            // The prompt in one pass; the CPU engine's last layer attends its last row only.
+            SlotId::AttentionPrefill => {
+                let p = i(w.prompt_len);
+                let mut shapes = vec![vec![p, heads, kv, hd, p]];
+                if self.backend == LaneBackend::Cpu {
+                    shapes.push(vec![1, heads, kv, hd, p]);
+                }
+                shapes
+            }
             SlotId::LinearMatmul => {
                 // (out, in) of every projection: the CPU engine's q, k and v apart, the
                 // CUDA engine's stacked q|k|v (its decode row goes to the engine's own

@@ -3,7 +3,8 @@
 //! The screen reads each source file as the compiler would see its tokens: line
 //! continuations joined, comments removed, string and character literals skipped. It then
 //! refuses, naming the file, the line and the rule:
-//! - inline assembly (`asm`, `__asm__`), which could read clocks or make system calls;
+//! - (C) inline assembly (`asm`, `__asm__`), which could read clocks or make system calls
+//!   (CUDA's inline PTX is left to the PTX screen, which reads what it became);
 //! - timer and clock reads (`clock`, `clock64`, `__globaltimer`, `rdtsc`, `clock_gettime`,
 //!   …): a kernel must not be able to tell a timed run from an audited one;
 //! - output, I/O, system calls, processes, signals, dynamic loading and environment access

@@ -15,16 +15,18 @@ pub mod slot {
     pub const ROPE: &str = "position.rope";
     pub const ATTENTION_DECODE: &str = "attention.decode";
     pub const LINEAR_MATMUL: &str = "linear.matmul";
+    pub const ATTENTION_PREFILL: &str = "attention.prefill";
 }
 
 /// Every slot, in registry order (the order of `cacheon_kernels::slots::SlotId::ALL`).
-pub const SLOTS: [&str; 6] = [
+pub const SLOTS: [&str; 7] = [
     slot::SILU_AND_MUL,
     slot::RMSNORM,
     slot::FUSED_ADD_RMSNORM,
     slot::ROPE,
     slot::ATTENTION_DECODE,
     slot::LINEAR_MATMUL,
+    slot::ATTENTION_PREFILL,
 ];
 
 /// The atomic target: RoPE and decode attention replaced together.
@@ -51,13 +53,14 @@ const fn singleton(id: &'static str, members: &'static [&'static str]) -> Target
 }
 
 /// One singleton target per slot, then the atomic target.
-pub const TARGETS: [Target; 7] = [
+pub const TARGETS: [Target; 8] = [
     singleton(slot::SILU_AND_MUL, &[slot::SILU_AND_MUL]),
     singleton(slot::RMSNORM, &[slot::RMSNORM]),
     singleton(slot::FUSED_ADD_RMSNORM, &[slot::FUSED_ADD_RMSNORM]),
     singleton(slot::ROPE, &[slot::ROPE]),
     singleton(slot::ATTENTION_DECODE, &[slot::ATTENTION_DECODE]),
     singleton(slot::LINEAR_MATMUL, &[slot::LINEAR_MATMUL]),
+    singleton(slot::ATTENTION_PREFILL, &[slot::ATTENTION_PREFILL]),
     Target {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,

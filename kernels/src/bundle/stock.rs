@@ -68,6 +68,7 @@ static CPU: [StockBundle; SLOT_COUNT] = [
     stock_bundle!("cpu", "c", "rope", SlotId::Rope),
     stock_bundle!("cpu", "c", "attention_decode", SlotId::AttentionDecode),
     stock_bundle!("cpu", "c", "linear_matmul", SlotId::LinearMatmul),
+    stock_bundle!("cpu", "c", "attention_prefill", SlotId::AttentionPrefill),
 ];
 
 static CUDA: [StockBundle; SLOT_COUNT] = [
@@ -77,6 +78,7 @@ static CUDA: [StockBundle; SLOT_COUNT] = [
     stock_bundle!("cuda", "cu", "rope", SlotId::Rope),
     stock_bundle!("cuda", "cu", "attention_decode", SlotId::AttentionDecode),
     stock_bundle!("cuda", "cu", "linear_matmul", SlotId::LinearMatmul),
+    stock_bundle!("cuda", "cu", "attention_prefill", SlotId::AttentionPrefill),
 ];
 
 /// The CUDA arena's stock bundles, one per slot, in registry order.

@@ -2,9 +2,10 @@
 //! `.entry` with exactly the slot's parameter list. Pure text processing; no GPU needed.
 //!
 //! And the artifact screen of CUDA bundles ([`screen_ptx`]): what NVRTC produced, whatever
-//! the source spelled (raw strings, macros, templates), may not read a timer or a
-//! performance counter, call out of the module (`vprintf`, `malloc`, `__assertfail`: every
-//! `.extern .func`), or stop the GPU (`trap`, `brkpt`).
+//! the source spelled (raw strings, macros, templates, inline PTX), may not read a timer or
+//! a performance counter, learn which launch or graph it runs in (`%gridid`,
+//! `%current_graph_exec`, `%envreg`), call out of the module (`vprintf`, `malloc`,
+//! `__assertfail`: every `.extern .func`), or stop the GPU (`trap`, `brkpt`).
 //!
 //! PTX cannot tell a pointer from an `int64_t` (both are 64-bit integers there), so the
 //! check is: the same number of parameters, pointers and shape symbols as 64-bit integers
@@ -483,6 +484,14 @@ pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
             {
                 return refuse(format!("reads timer or counter `{token}`"), true);
             }
+            // Which launch or graph a call belongs to: a kernel that could tell a timed
+            // graph replay from an eager audited call could behave differently in each.
+            if ["%gridid", "%current_graph_exec", "%envreg"]
+                .iter()
+                .any(|t| token.starts_with(t))
+            {
+                return refuse(format!("reads launch identity `{token}`"), true);
+            }
             let op = token.split('.').next().unwrap_or_default();
             if ["trap", "brkpt", "pmevent", "nanosleep"].contains(&op) && !token.is_empty() {
                 return refuse(format!("uses instruction `{token}`"), false);
@@ -542,6 +551,10 @@ mod screen_tests {
         assert!(screen_ptx("\tmov.u32 %r1, %clock;\n").unwrap_err().timer);
         assert!(screen_ptx("\tmov.u64 %rd2, %clock64;\n").unwrap_err().timer);
         assert!(screen_ptx("\tmov.u32 %r3, %pm0;\n").unwrap_err().timer);
+        // Launch identity: which grid or graph a call belongs to (inline PTX reaches it).
+        assert!(screen_ptx("\tmov.u64 %rd3, %gridid;\n").unwrap_err().timer);
+        assert!(screen_ptx("\tmov.u64 %rd4, %current_graph_exec;\n").unwrap_err().timer);
+        assert!(screen_ptx("\tmov.u32 %r5, %envreg3;\n").unwrap_err().timer);
         let printf = screen_ptx(".extern .func (.param .b32 r) vprintf\n(\n.param .b64 a\n);\n")
             .unwrap_err();
         assert!(!printf.timer && printf.what.contains("vprintf"), "{printf}");

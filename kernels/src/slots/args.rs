@@ -286,5 +286,14 @@ mod tests {
         let full = crate::slots::reference::compute(&b);
         let sub = crate::slots::reference::compute(&s);
         assert_eq!(b.output_rows(0, &full[0], &[2]), sub[0]);
+
+        let c = cases::generate(SlotId::AttentionPrefill, &[6, 4, 2, 8, 9], 3);
+        let s = c.select_rows(&[5, 1]);
+        let pos = c.input_i32(3);
+        assert_eq!(s.input_i32(3), &[pos[5], pos[1]]);
+        assert_eq!(s.input_f32(1), c.input_f32(1), "the caches are kept whole");
+        let full = crate::slots::reference::compute(&c);
+        let sub = crate::slots::reference::compute(&s);
+        assert_eq!(c.output_rows(0, &full[0], &[5, 1]), sub[0]);
     }
 }

@@ -149,7 +149,8 @@ impl SlotCall<'_> {
     }
 
     /// What a slot's math needs beyond buffer sizes: an even head dimension for rotate-half
-    /// RoPE, whole query-head groups and cache lengths within the cache for attention.
+    /// RoPE, whole query-head groups and cache lengths (or positions) within the cache for
+    /// attention.
     fn check_math(&self) -> Result<(), ArgsError> {
         let invalid = |reason: &'static str| {
             Err(ArgsError::Invalid {
@@ -173,6 +174,21 @@ impl SlotCall<'_> {
                 };
                 if lens.iter().any(|&l| l < 0 || l as i64 > max_seq) {
                     return invalid("seq_lens must lie in [0, max_seq]");
+                }
+                Ok(())
+            }
+            SlotId::AttentionPrefill => {
+                let (q_heads, kv_heads) =
+                    (self.shape_value("q_heads"), self.shape_value("kv_heads"));
+                if kv_heads == 0 || q_heads % kv_heads != 0 {
+                    return invalid("q_heads must be a multiple of kv_heads > 0");
+                }
+                let kv_len = self.shape_value("kv_len");
+                let Some(Tensor::I32(pos)) = self.input("positions") else {
+                    unreachable!("element types checked above")
+                };
+                if pos.iter().any(|&p| p < 0 || p as i64 >= kv_len) {
+                    return invalid("positions must lie in [0, kv_len)");
                 }
                 Ok(())
             }

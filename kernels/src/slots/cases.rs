@@ -95,6 +95,43 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
             ];
             (inputs, vec![scale])
         }
+        SlotId::AttentionPrefill => {
+            let (tokens, q_heads, kv_heads, head_dim, kv_len) = (s[0], s[1], s[2], s[3], s[4]);
+            let q = rng.fill_uniform(tokens * q_heads * head_dim, 3.0);
+            // A prompt's positions (the last `tokens` of the cache, as the engine calls
+            // it), with every fifth row moved to a random earlier position: the rows'
+            // positions are the ABI's, not implied by their order.
+            let positions: Vec<i32> = (0..tokens)
+                .map(|t| {
+                    let natural = (kv_len + t).saturating_sub(tokens);
+                    if t % 5 == 2 {
+                        rng.below(kv_len as u64) as usize
+                    } else {
+                        natural
+                    }
+                })
+                .map(|p| p as i32)
+                .collect();
+            let row = kv_heads * head_dim;
+            // Cache rows past every position are never attended to: large values there
+            // make reading them visible.
+            let last = positions.iter().copied().max().unwrap_or(0) as usize;
+            let cache = |rng: &mut Rng| -> Vec<f32> {
+                let mut c = rng.fill_uniform(kv_len * row, 2.0);
+                let tail = ((last + 1) * row).min(c.len());
+                c[tail..].fill(CACHE_TAIL_VALUE);
+                c
+            };
+            let (k, v) = (cache(&mut rng), cache(&mut rng));
+            let scale = 1.0 / (head_dim as f32).sqrt();
+            let inputs = vec![
+                Buffer::F32(q),
+                Buffer::F32(k),
+                Buffer::F32(v),
+                Buffer::I32(positions),
+            ];
+            (inputs, vec![scale])
+        }
         SlotId::LinearMatmul => {
             let (tokens, out_features, in_features) = (s[0], s[1], s[2]);
             // Rows of varied scale (1/4 to 2); weights scaled by 1/sqrt(in) so outputs

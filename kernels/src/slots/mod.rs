@@ -27,10 +27,11 @@ pub enum SlotId {
     Rope,
     AttentionDecode,
     LinearMatmul,
+    AttentionPrefill,
 }
 
 /// How many slots the registry has.
-pub const SLOT_COUNT: usize = 6;
+pub const SLOT_COUNT: usize = 7;
 
 impl SlotId {
     /// All slots, in registry order (`index()` is the position here).
@@ -41,6 +42,7 @@ impl SlotId {
         SlotId::Rope,
         SlotId::AttentionDecode,
         SlotId::LinearMatmul,
+        SlotId::AttentionPrefill,
     ];
 
     /// The catalog id, e.g. `activation.silu_and_mul`.
@@ -409,6 +411,39 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
             &[1, 4096, 4096],
         ],
     },
+    SlotSpec {
+        slot: SlotId::AttentionPrefill,
+        id: slot::ATTENTION_PREFILL,
+        c_name: "attention_prefill",
+        // Causal attention of a prompt's rows over one sequence's KV cache: row t (at
+        // position positions[t], in [0, kv_len)) attends to cache rows 0..=positions[t]
+        // of its KV head h / (q_heads / kv_heads).
+        params: &[
+            out("out", &[d("tokens"), d("q_heads"), d("head_dim")]),
+            inp("q", &[d("tokens"), d("q_heads"), d("head_dim")]),
+            inp("k_cache", &[d("kv_len"), d("kv_heads"), d("head_dim")]),
+            inp("v_cache", &[d("kv_len"), d("kv_heads"), d("head_dim")]),
+            inp_i32("positions", &[d("tokens")]),
+            scalar("scale"),
+            shape("tokens"),
+            shape("q_heads"),
+            shape("kv_heads"),
+            shape("head_dim"),
+            shape("kv_len"),
+        ],
+        check: Check::MatchedRatio { min_ppm: 990_000 },
+        // tokens, q_heads, kv_heads, head_dim, kv_len: one row, a prompt after cached
+        // rows, two query tiles of head dim 128, odd head dims, and a chunk of rows at a
+        // long context (a 2^20-element cache).
+        verification_shapes: &[
+            &[1, 4, 2, 64, 7],
+            &[37, 4, 2, 64, 42],
+            &[70, 2, 1, 128, 70],
+            &[5, 3, 1, 10, 9],
+            &[9, 6, 3, 38, 20],
+            &[16, 32, 8, 128, 1024],
+        ],
+    },
 ];
 
 /// Whether a catalog target is one slot or an atomic group.
@@ -428,13 +463,14 @@ pub struct TargetSpec {
     pub displaces: &'static [&'static str],
 }
 
-static TARGETS: [TargetSpec; 7] = [
+static TARGETS: [TargetSpec; 8] = [
     singleton(SlotId::SiluAndMul, slot::SILU_AND_MUL),
     singleton(SlotId::RmsNorm, slot::RMSNORM),
     singleton(SlotId::FusedAddRmsNorm, slot::FUSED_ADD_RMSNORM),
     singleton(SlotId::Rope, slot::ROPE),
     singleton(SlotId::AttentionDecode, slot::ATTENTION_DECODE),
     singleton(SlotId::LinearMatmul, slot::LINEAR_MATMUL),
+    singleton(SlotId::AttentionPrefill, slot::ATTENTION_PREFILL),
     TargetSpec {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
@@ -451,6 +487,7 @@ const fn singleton(slot: SlotId, id: &'static str) -> TargetSpec {
         SlotId::Rope => &[SlotId::Rope],
         SlotId::AttentionDecode => &[SlotId::AttentionDecode],
         SlotId::LinearMatmul => &[SlotId::LinearMatmul],
+        SlotId::AttentionPrefill => &[SlotId::AttentionPrefill],
     };
     TargetSpec {
         id,

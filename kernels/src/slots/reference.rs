@@ -115,6 +115,38 @@ pub fn rope(
     }
 }
 
+/// `attention.prefill`: causal attention of a prompt's `tokens` rows over one sequence's
+/// caches `[kv_len, kv_heads, head_dim]`; row t is the one-row [`attention_decode`] over
+/// the first `positions[t] + 1` cache rows (clamped to `[0, kv_len]`).
+pub fn attention_prefill(
+    out: &mut [f32],
+    q: &[f32],
+    k_cache: &[f32],
+    v_cache: &[f32],
+    positions: &[i32],
+    scale: f32,
+    [tokens, q_heads, kv_heads, head_dim, kv_len]: [usize; 5],
+) {
+    assert_eq!(positions.len(), tokens);
+    let row = q_heads * head_dim;
+    for (t, &pos) in positions.iter().enumerate() {
+        let len = (pos.max(-1) as i64 + 1).min(kv_len as i64) as i32;
+        attention_decode(
+            &mut out[t * row..][..row],
+            &q[t * row..][..row],
+            k_cache,
+            v_cache,
+            &[len],
+            scale,
+            1,
+            q_heads,
+            kv_heads,
+            head_dim,
+            kv_len,
+        );
+    }
+}
+
 /// `attention.decode`: one query per sequence against its KV cache.
 /// Cache layout `[batch, max_seq, kv_heads, head_dim]`; query head `h` reads KV head
 /// `h / (q_heads / kv_heads)`; softmax over the first `seq_lens[b]` positions (clamped to
@@ -269,6 +301,18 @@ pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
             let (t, o, i) = (s("tokens"), s("out_features"), s("in_features"));
             linear_matmul(&mut outs[0], x, w, t, o, i);
         }
+        SlotId::AttentionPrefill => {
+            let (q, kc, vc) = (args.input_f32(0), args.input_f32(1), args.input_f32(2));
+            attention_prefill(
+                &mut outs[0],
+                q,
+                kc,
+                vc,
+                args.input_i32(3),
+                args.scalars[0],
+                [s("tokens"), s("q_heads"), s("kv_heads"), s("head_dim"), s("kv_len")],
+            );
+        }
     }
     outs
 }
@@ -410,6 +454,29 @@ mod tests {
         assert_eq!(out[0], 0.0);
         let silu1 = 1.0 / (1.0 + (-1f64).exp());
         assert!((out[1] as f64 - silu1 * 3.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn attention_prefill_at_position_zero_returns_the_first_value_row() {
+        // tokens 3, q_heads 4, kv_heads 2, head_dim 2, kv_len 3: every row sees key 0 only.
+        let q: Vec<f32> = (0..3 * 4 * 2).map(|i| i as f32 * 0.37 - 2.0).collect();
+        let k: Vec<f32> = (0..3 * 2 * 2).map(|i| i as f32).collect();
+        let v: Vec<f32> = (0..3 * 2 * 2).map(|i| 10.0 + i as f32).collect();
+        let mut out = vec![f32::NAN; q.len()];
+        attention_prefill(&mut out, &q, &k, &v, &[0, 0, 0], 0.5, [3, 4, 2, 2, 3]);
+        for t in 0..3 {
+            for h in 0..4 {
+                let kvh = h / 2;
+                assert_eq!(&out[(t * 4 + h) * 2..][..2], &v[kvh * 2..][..2], "t {t} h {h}");
+            }
+        }
+        // Row 1 at position 1 averages the first two value rows by their softmax weights.
+        attention_prefill(&mut out, &q, &k, &v, &[0, 1, 0], 0.5, [3, 4, 2, 2, 3]);
+        let (qv, k0, k1) = (&q[8..10], &k[0..2], &k[4..6]);
+        let s = |kk: &[f32]| 0.5 * (qv[0] * kk[0] + qv[1] * kk[1]) as f64;
+        let (a, b) = (s(k0).exp(), s(k1).exp());
+        let want = (a * v[0] as f64 + b * v[4] as f64) / (a + b);
+        assert!((out[8] as f64 - want).abs() < 1e-4, "{} vs {want}", out[8]);
     }
 
     #[test]

@@ -177,7 +177,7 @@ mod tests {
         ks.pop();
         assert_eq!(
             KernelStacks::new(ks).err(),
-            Some(StackError::Missing(SlotId::LinearMatmul))
+            Some(StackError::Missing(SlotId::AttentionPrefill))
         );
         let mut ks: Vec<K> = SlotId::ALL.iter().map(|&slot| K { slot, max: 1 }).collect();
         ks.push(K {
@@ -217,9 +217,9 @@ mod tests {
         );
 
         s.count_call(SlotId::Rope);
-        s.add_counts(&[1, 0, 0, 2, 0, 0]);
-        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0, 0]);
-        s.set_counts(&[0, 0, 0, 1, 0, 0]);
+        s.add_counts(&[1, 0, 0, 2, 0, 0, 0]);
+        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0, 0, 0]);
+        s.set_counts(&[0, 0, 0, 1, 0, 0, 0]);
         assert_eq!(s.dispatch_count(SlotId::Rope), 1);
         s.reset_counts();
         assert_eq!(s.dispatch_counts(), [0; SLOT_COUNT]);

@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
         attention_decode(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
 #elif EMU_SLOT == 5
         linear_matmul(O(0), I(0), I(1), S(0), S(1), S(2));
+#elif EMU_SLOT == 6
+        attention_prefill(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
 #else
 #error "unknown EMU_SLOT"
 #endif

@@ -56,6 +56,7 @@ pub const H200_LLAMA8B_DECODE: (f64, [(SlotId, f64); SLOT_COUNT]) = (
         (SlotId::Rope, 18.7e-6),
         (SlotId::AttentionDecode, 102.9e-6),
         (SlotId::LinearMatmul, 1_056.0e-6),
+        (SlotId::AttentionPrefill, 0.0),
     ],
 );
 

@@ -329,20 +329,19 @@ impl Engine {
             let (kc, vc) = (&cache.k[l], &cache.v[l]);
             match attend {
                 Attend::Prefill { seq } => {
-                    let span = seq * max_seq * kv_dim..(seq + 1) * max_seq * kv_dim;
+                    // The rows that go on, over the sequence's cache up to their last
+                    // position.
+                    let pos: Vec<i32> = rows[first..].iter().map(|&(_, p)| p as i32).collect();
+                    let kv_len = pos.iter().map(|&p| p as usize + 1).max().unwrap_or(0);
+                    let span = seq * max_seq * kv_dim..(seq * max_seq + kv_len) * kv_dim;
                     let (kc, vc) = (&kc[span.clone()], &vc[span]);
-                    for (r, &(_, pos)) in rows.iter().enumerate().skip(first) {
-                        let (o, qr) = (
-                            &mut attn[(r - first) * q_dim..(r - first + 1) * q_dim],
-                            &q_rot[r * q_dim..(r + 1) * q_dim],
-                        );
-                        let len = [pos as i32 + 1];
+                    if m > 0 {
                         slots.call(
-                            SlotId::AttentionDecode,
-                            &mut [o],
-                            &[F32(qr), F32(kc), F32(vc), I32(&len)],
+                            SlotId::AttentionPrefill,
+                            &mut [&mut attn[..m * q_dim]],
+                            &[F32(&q_rot[first * q_dim..n * q_dim]), F32(kc), F32(vc), I32(&pos)],
                             &[scale],
-                            &[1, q_heads, kv_heads, hd, max_seq],
+                            &[m, q_heads, kv_heads, hd, kv_len],
                         );
                     }
                 }

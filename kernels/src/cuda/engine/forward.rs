@@ -205,16 +205,10 @@ impl CudaEngine {
         }
     }
 
-    /// Whether prefill attention takes the flash kernel (see [`CudaEngineOptions`]).
-    pub(super) fn flash_prefill_applies(&self) -> bool {
-        self.opts.flash_prefill && matches!(self.config.head_dim(), 64 | 128)
-    }
-
     /// Causal attention of `n` prompt rows (positions from `positions`) over the first
     /// `klen` cache rows of one sequence (`kc`, `vc`: its `[max_seq, kv_heads, head_dim]`
-    /// caches) into `attn [n, q_heads, head_dim]`: the flash kernel where it applies, else
-    /// scores by strided-batched GEMM (f32), the causal softmax kernel, then
-    /// probabilities · v (bf16).
+    /// caches) into `attn [n, q_heads, head_dim]`: the `attention.prefill` slot (stock: the
+    /// flash kernel) where its stack takes the shape, else the builtin below.
     #[allow(clippy::too_many_arguments)]
     fn prefill_attention(
         &self,
@@ -227,34 +221,36 @@ impl CudaEngine {
         attn: u64,
         scale: f32,
     ) -> Result<(), CudaEngineError> {
-        if !self.flash_prefill_applies() {
-            return self.prefill_attention_gemm(kc, vc, klen, n, positions, q_rot, attn, scale);
-        }
         let c = &self.config;
-        let f = match c.head_dim() {
-            64 => &self.kernels.flash_prefill_d64,
-            _ => &self.kernels.flash_prefill_d128,
-        };
-        self.run(
-            f,
-            (n.div_ceil(64) as u32, c.num_attention_heads as u32, 1),
-            (128, 1, 1),
-            &[
-                Arg::Ptr(attn),
-                Arg::Ptr(q_rot),
-                Arg::Ptr(kc),
-                Arg::Ptr(vc),
-                Arg::Ptr(positions),
-                Arg::F32(scale),
-                Arg::I64(n as i64),
-                Arg::I64(klen as i64),
-                Arg::I64(c.num_attention_heads as i64),
-                Arg::I64(c.kv_heads() as i64),
-            ],
-        )
+        let shape = [
+            n as i64,
+            c.num_attention_heads as i64,
+            c.kv_heads() as i64,
+            c.head_dim() as i64,
+            klen as i64,
+        ];
+        if self.prefill_slot_serves(&shape) {
+            let st = self.dev.stream();
+            return Ok(self.slots.launch(
+                st,
+                SlotId::AttentionPrefill,
+                &[attn],
+                &[q_rot, kc, vc, positions],
+                &[scale],
+                &shape,
+            )?);
+        }
+        self.prefill_attention_gemm(kc, vc, klen, n, positions, q_rot, attn, scale)
     }
 
-    /// [`Self::prefill_attention`] by cuBLAS products around the causal softmax kernel.
+    /// Whether a prefill's attention at `shape` goes to the `attention.prefill` slot table
+    /// ([`CudaEngineOptions::flash_prefill`]), not to the builtin.
+    pub(super) fn prefill_slot_serves(&self, shape: &[i64]) -> bool {
+        self.opts.flash_prefill && self.slots.serves(SlotId::AttentionPrefill, shape)
+    }
+
+    /// The builtin of `attention.prefill`: scores by strided-batched GEMM (f32) into the
+    /// `[heads, n, klen]` scratch, the causal softmax kernel, then probabilities · v (bf16).
     #[allow(clippy::too_many_arguments)]
     fn prefill_attention_gemm(
         &self,

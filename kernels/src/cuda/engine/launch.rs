@@ -1,5 +1,5 @@
 //! The engine's own kernels (`engine_kernels.cu`: embedding, the q|k|v split, the key
-//! cache write, prefill attention (flash, or the softmax between cuBLAS products), the GEMVs, greedy argmax and weight synthesis):
+//! cache write, the prefill softmax of the builtin prefill attention, the GEMVs, greedy argmax and weight synthesis):
 //! compiled once per engine with NVRTC and launched on the engine's stream.
 
 use super::*;
@@ -18,8 +18,6 @@ pub(super) struct EngineKernels {
     pub(super) qkv_split: CudaFunction,
     pub(super) k_write: CudaFunction,
     pub(super) softmax: CudaFunction,
-    pub(super) flash_prefill_d64: CudaFunction,
-    pub(super) flash_prefill_d128: CudaFunction,
     pub(super) argmax: CudaFunction,
     pub(super) gemv_qkv: CudaFunction,
     _module: Arc<CudaModule>,
@@ -55,8 +53,6 @@ impl EngineKernels {
             qkv_split: func("eng_qkv_split")?,
             k_write: func("eng_k_write")?,
             softmax: func("eng_causal_softmax")?,
-            flash_prefill_d64: func("eng_flash_prefill_d64")?,
-            flash_prefill_d128: func("eng_flash_prefill_d128")?,
             argmax: func("eng_argmax")?,
             gemv_qkv: func("eng_gemv_qkv")?,
             _module: module,
@@ -160,8 +156,6 @@ mod tests {
             "eng_qkv_split",
             "eng_k_write",
             "eng_causal_softmax",
-            "eng_flash_prefill_d64",
-            "eng_flash_prefill_d128",
             "eng_argmax",
             "eng_gemv_qkv",
         ] {

@@ -114,10 +114,11 @@ pub struct CudaEngineOptions {
     /// and the q|k|v decode row through the engine's fused GEMV; off, every product goes to
     /// cuBLAS (a benchmark's A/B switch; the validator never clears it).
     pub small_gemv: bool,
-    /// Prefill attention by the engine's flash kernel (one pass, tensor cores) where the
-    /// head dimension is 64 or 128; off, or for other head dimensions, by two cuBLAS
+    /// Prefill attention through the `attention.prefill` slot table (stock: a flash kernel,
+    /// one pass over the keys on tensor cores); off, by the slot's builtin, two cuBLAS
     /// products around a causal softmax kernel with the `[heads, n, klen]` scores in memory
-    /// (a benchmark's A/B switch and the cross-check of `cuda_engine`).
+    /// (a benchmark's A/B switch and the cross-check of `cuda_engine`; the validator never
+    /// clears it).
     pub flash_prefill: bool,
 }
 
@@ -370,7 +371,15 @@ impl CudaEngine {
                 .map(|p| (seq * self.opts.max_seq + p) as i32)
                 .collect();
             self.upload_step(&toks, &pos, &rows, &[])?;
-            if !self.flash_prefill_applies() {
+            let c = &self.config;
+            let shape = [
+                n as i64,
+                c.num_attention_heads as i64,
+                c.kv_heads() as i64,
+                c.head_dim() as i64,
+                (start + n) as i64,
+            ];
+            if !self.prefill_slot_serves(&shape) {
                 self.ensure_prefill_scratch(n, start + n)?;
             }
             self.forward(Pass::Prefill { seq, start, n })?;

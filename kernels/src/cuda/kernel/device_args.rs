@@ -121,6 +121,21 @@ fn check_host_args(args: &SlotArgs) -> Result<(), LaunchError> {
             }
             Ok(())
         }
+        SlotId::AttentionPrefill => {
+            let (q, kv) = (args.shape_value("q_heads"), args.shape_value("kv_heads"));
+            if kv <= 0 || q % kv != 0 {
+                return Err(bad("q_heads must be a multiple of kv_heads > 0"));
+            }
+            let kv_len = args.shape_value("kv_len");
+            if args
+                .input_i32(3)
+                .iter()
+                .any(|&p| p < 0 || p as i64 >= kv_len)
+            {
+                return Err(bad("positions must lie in [0, kv_len)"));
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
 }
