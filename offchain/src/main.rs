@@ -188,12 +188,24 @@ enum Command {
         chain: ChainArgs,
     },
     /// Show a proposal, or (without one) the arenas, their queues and incumbent stacks.
+    /// A proposal's verdicts name their validators and evidence digests; with --from
+    /// (a validator's endpoint, repeatable) each report is fetched, checked against its
+    /// digest, kept in the evidence folder and summed up: stage, reason, the failing case
+    /// or build log, the speed interval and reads.
     Status {
         proposal: Option<u64>,
+        /// Validators' endpoints to fetch the verdicts' reports from, e.g.
+        /// http://127.0.0.1:9616 (their --prometheus-port).
+        #[arg(long)]
+        from: Vec<String>,
+        #[command(flatten)]
+        evidence: cmd::EvidenceArgs,
+        /// Seconds to wait for each endpoint.
+        #[arg(long, default_value_t = 30)]
+        fetch_timeout: u64,
         #[command(flatten)]
         chain: ChainArgs,
     },
-    /// Follow a proposal block by block until it is crowned or ends (exit 0 on a crown).
     /// One attempt's report by its digest: from the evidence folder, or with --from fetched
     /// from a validator's HTTP endpoint, refused unless its SHA-256 is DIGEST (the digest the
     /// chain's verdict events name), and kept in the evidence folder. Prints verdict, stage,
@@ -212,6 +224,7 @@ enum Command {
         #[arg(long, default_value_t = 30)]
         timeout: u64,
     },
+    /// Follow a proposal block by block until it is crowned or ends (exit 0 on a crown).
     Watch {
         proposal: u64,
         #[command(flatten)]
@@ -399,8 +412,19 @@ fn main() {
         Command::Arena { id, chain } => {
             cmd::block_on(cmd::arena::arena(&out, id.as_deref(), &chain))
         }
-        Command::Status { proposal, chain } => {
-            cmd::block_on(cmd::proposal::status(&out, proposal, &chain))
+        Command::Status {
+            proposal,
+            from,
+            evidence,
+            fetch_timeout,
+            chain,
+        } => {
+            let fetch = cmd::evidence::Fetch {
+                from,
+                store: evidence.dir(),
+                timeout: std::time::Duration::from_secs(fetch_timeout),
+            };
+            cmd::block_on(cmd::proposal::status(&out, proposal, &fetch, &chain))
         }
         Command::Evidence {
             digest,

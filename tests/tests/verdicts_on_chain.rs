@@ -36,8 +36,9 @@ fn renamed_copy(original: &Path, dir: &Path) -> PathBuf {
 fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     let dir = cacheon_e2e::TestDir::new();
     let node = Node::dev(dir.path(), 500);
-    let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
-    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
+    let ports = [cacheon_e2e::free_port(), cacheon_e2e::free_port()];
+    let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), Some(ports[0]));
+    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), Some(ports[1]));
     let stock = repo_root().join("kernels/stock/cpu/attention_decode");
     let cheat = repo_root().join("examples/cpu/fail-out-of-bounds");
     let slow = propose(&node.url, &dir.path().join("charlie"), &stock, "//Charlie");
@@ -69,5 +70,48 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
             diagnostics(&node, &[&alice, &bob])
         );
         assert_eq!(events.last().unwrap()["status"], "failed");
+
+        // `status` names the FAIL that ended it and, from the validators' endpoints, shows
+        // its report (checked against the digest the chain keeps): stage, reason, detail.
+        // A CopyOf ends on the PASS that would have crowned it: its report is that PASS's.
+        let final_fail = status_final_fail(&node.url, id, &ports, &dir.path().join("fetched"));
+        assert_eq!(final_fail["reason"], reason, "{final_fail:#}");
+        let report = &final_fail["report"];
+        if reason.starts_with("CopyOf") {
+            assert!(report["saved"].is_string(), "{final_fail:#}");
+        } else {
+            assert_eq!(report["reason"], reason, "{final_fail:#}");
+            assert!(
+                report["stage"].is_string() && report["detail"].as_str().is_some_and(|d| !d.is_empty()),
+                "{final_fail:#}"
+            );
+        }
+    }
+}
+
+/// `cacheon status ID --from <both validators> --json`'s final FAIL, once its report is
+/// published (a validator marks its attempt attested a moment after the verdict is final).
+fn status_final_fail(url: &str, id: u64, ports: &[u16], fetched: &Path) -> serde_json::Value {
+    let start = std::time::Instant::now();
+    loop {
+        let mut args = vec!["status".to_string(), id.to_string(), "--url".into(), url.into()];
+        args.push("--evidence-dir".into());
+        args.push(fetched.display().to_string());
+        for p in ports {
+            args.extend(["--from".into(), format!("http://127.0.0.1:{p}")]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, lines, err) = cacheon_e2e::run_lines(&args);
+        assert_eq!(code, 0, "{lines:?}\n{err}");
+        let verdicts = lines[0]["verdicts"].as_array().cloned().unwrap_or_default();
+        let last = verdicts
+            .iter()
+            .find(|v| v["role"] == "final fail")
+            .cloned()
+            .unwrap_or_else(|| panic!("no final FAIL in {:#}", lines[0]));
+        if last["report"].is_object() || start.elapsed() > std::time::Duration::from_secs(30) {
+            return last;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
     }
 }

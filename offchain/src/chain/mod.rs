@@ -26,6 +26,8 @@ pub type AccountId = subxt::utils::AccountId32;
 /// A proposal as the pallet stores it (and its `proposal_status` view function returns).
 pub type Proposal = api::runtime_types::pallet_cacheon::types::Proposal<AccountId, u32, u128>;
 pub type ProposalStatus = api::runtime_types::pallet_cacheon::types::ProposalStatus<AccountId, u32>;
+pub type RecordedFail = api::runtime_types::pallet_cacheon::types::RecordedFail<AccountId>;
+pub type RecordedPass = api::runtime_types::pallet_cacheon::types::RecordedPass<AccountId>;
 pub type Events = subxt::extrinsics::ExtrinsicEvents<PolkadotConfig>;
 
 /// Why a chain operation did not succeed.

@@ -3,11 +3,20 @@
 //! for the rest. Bytes the node sends are checked before use (a bundle must hash to its
 //! ContentHash).
 
-use super::{api, bounded, unavailable, view, AccountId, At, ChainError, Proposal, ProposalStatus};
+use super::{
+    api, bounded, unavailable, view, AccountId, At, ChainError, Proposal, ProposalStatus,
+    RecordedFail,
+};
 
 /// A proposal and its status (the pallet's `proposal_status` view function).
 pub async fn proposal_at(at: &At, id: u64) -> Result<Option<Proposal>, ChainError> {
     view(at, api::view_functions().cacheon().proposal_status(id)).await
+}
+
+/// The FAIL that ended proposal `id`, if it failed (and failed after the chain began
+/// keeping them).
+pub async fn fail_verdict_at(at: &At, id: u64) -> Result<Option<RecordedFail>, ChainError> {
+    fetch(at, api::storage().cacheon().fail_verdicts(), (id,)).await
 }
 
 /// One storage value at `at`, decoded; `None` when absent.

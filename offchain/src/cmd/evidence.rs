@@ -68,6 +68,65 @@ fn fetch(url: &str, digest: &str, timeout: Duration) -> Result<(u16, Vec<u8>), S
     Ok((status, raw[split + 4..].to_vec()))
 }
 
+/// Report `digest` fetched from the endpoint `from`, checked against the digest and kept in
+/// `store`: the report and where it was saved, or why not with the exit code that says so
+/// (2 not published there, 1 the bytes are not the digest's, 5 unreachable).
+pub fn fetch_checked(
+    from: &str,
+    digest: &str,
+    store: &std::path::Path,
+    timeout: Duration,
+) -> Result<(Value, PathBuf), (String, i32)> {
+    let (status, body) = fetch(from, digest, timeout).map_err(|e| (e, exit::CHAIN_UNAVAILABLE))?;
+    if status == 404 {
+        return Err((
+            format!("{from} publishes no report {digest} (none, or its attestation is not final yet)"),
+            exit::USAGE,
+        ));
+    }
+    if status != 200 {
+        return Err((format!("{from} answered HTTP {status}"), exit::CHAIN_UNAVAILABLE));
+    }
+    let report = verified_report(digest, &body).map_err(|e| (e, exit::FAIL))?;
+    let (_, path) = cacheon::evidence::store(store, &body)
+        .map_err(|e| (format!("saving under {}: {e}", store.display()), exit::USAGE))?;
+    Ok((report, path))
+}
+
+/// Where `cacheon status` looks for the reports its verdicts name.
+pub struct Fetch {
+    /// Validators' endpoints, tried in order.
+    pub from: Vec<String>,
+    /// The local evidence folder (looked in first; fetched reports are kept there).
+    pub store: PathBuf,
+    pub timeout: Duration,
+}
+
+impl Fetch {
+    /// Report `digest`: from the local folder if it is there, else from the first endpoint
+    /// that serves it (checked and kept). `Err` says why none did; `Ok(None)` when there is
+    /// nowhere to look.
+    pub fn report(&self, digest: &str) -> Result<Option<(Value, PathBuf)>, String> {
+        if let Ok(bytes) = cacheon::evidence::load(&self.store, digest) {
+            if let Ok(r) = serde_json::from_slice(&bytes) {
+                return Ok(Some((r, self.store.join(format!("{digest}.json")))));
+            }
+        }
+        let mut why = Vec::new();
+        for from in &self.from {
+            match fetch_checked(from, digest, &self.store, self.timeout) {
+                Ok(found) => return Ok(Some(found)),
+                Err((e, _)) => why.push(e),
+            }
+        }
+        if why.is_empty() {
+            Ok(None)
+        } else {
+            Err(why.join("; "))
+        }
+    }
+}
+
 /// `digest` from the local evidence folder `store` (checked against its name), or, with
 /// `from`, fetched from a validator's endpoint, checked, and kept in `store`.
 pub fn evidence(out: &Out, digest: &str, from: Option<&str>, store: PathBuf, timeout: u64) -> i32 {
@@ -83,37 +142,10 @@ pub fn evidence(out: &Out, digest: &str, from: Option<&str>, store: PathBuf, tim
             },
             Err(e) => return out.error(&format!("evidence {digest}: {e}"), exit::USAGE),
         },
-        Some(from) => {
-            let (status, body) = match fetch(from, &digest, Duration::from_secs(timeout)) {
-                Ok(r) => r,
-                Err(e) => return out.error(&e, exit::CHAIN_UNAVAILABLE),
-            };
-            if status == 404 {
-                return out.error(
-                    &format!("{from} publishes no report {digest} (none, or its attestation is not final yet)"),
-                    exit::USAGE,
-                );
-            }
-            if status != 200 {
-                return out.error(
-                    &format!("{from} answered HTTP {status}"),
-                    exit::CHAIN_UNAVAILABLE,
-                );
-            }
-            let report = match verified_report(&digest, &body) {
-                Ok(r) => r,
-                Err(e) => return out.error(&e, exit::FAIL),
-            };
-            match cacheon::evidence::store(&store, &body) {
-                Ok((_, path)) => (report, path),
-                Err(e) => {
-                    return out.error(
-                        &format!("saving under {}: {e}", store.display()),
-                        exit::USAGE,
-                    )
-                }
-            }
-        }
+        Some(from) => match fetch_checked(from, &digest, &store, Duration::from_secs(timeout)) {
+            Ok(found) => found,
+            Err((e, code)) => return out.error(&e, code),
+        },
     };
     out.emit(report.clone(), || describe(&report, &digest, &saved));
     exit::OK
@@ -121,7 +153,7 @@ pub fn evidence(out: &Out, digest: &str, from: Option<&str>, store: PathBuf, tim
 
 /// The report in a few lines: verdict and where it was decided, the failing detail (the
 /// case, or the build log's last lines), the speed interval and the reads' range.
-fn describe(r: &Value, digest: &str, saved: &std::path::Path) -> String {
+pub fn describe(r: &Value, digest: &str, saved: &std::path::Path) -> String {
     let s = |v: &Value| {
         v.as_str()
             .map(str::to_string)

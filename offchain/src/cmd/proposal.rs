@@ -15,7 +15,7 @@ use serde_json::json;
 use super::{Out, StateArgs};
 use crate::{ChainArgs, KeyArgs};
 
-use cacheon::chain::{reads, Proposal, ProposalStatus};
+use cacheon::chain::{reads, Proposal, ProposalStatus, RecordedFail, RecordedPass};
 
 /// What `commit` keeps on disk so that `reveal` can find the salt, even after a crash.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -385,6 +385,76 @@ async fn fetch_proposal(client: &Client, id: u64) -> Result<Option<(u64, Proposa
     Ok(p.map(|p| (at.block_number(), p)))
 }
 
+/// The verdicts a proposal's record names, each with its validator and evidence digest:
+/// the PASSes of a crown or the primary PASS awaiting reproduction, a disputed FAIL
+/// waiting for a second opinion, and the FAIL that ended it (`fail`, kept by the chain
+/// beside the proposal).
+fn verdict_records(p: &Proposal, fail: Option<&RecordedFail>) -> Vec<serde_json::Value> {
+    let pass = |r: &RecordedPass, role: &str| {
+        json!({"role": role, "verdict": "pass", "validator": r.validator.to_string(),
+               "speedup_ppm": r.speedup_ppm, "evidence": hex::encode(r.evidence_digest)})
+    };
+    let failed = |r: &RecordedFail, role: &str| {
+        json!({"role": role, "verdict": "fail", "validator": r.validator.to_string(),
+               "reason": format!("{:?}", r.reason), "evidence": hex::encode(r.evidence_digest)})
+    };
+    let mut v = Vec::new();
+    match &p.status {
+        ProposalStatus::Crowned { passes, .. } => {
+            v.extend(passes.0.iter().map(|r| pass(r, "crowning pass")))
+        }
+        ProposalStatus::ReproductionQueued { primary, .. }
+        | ProposalStatus::Reproduction { primary, .. } => v.push(pass(primary, "primary pass")),
+        _ => {}
+    }
+    if let Some(d) = &p.disputed {
+        v.push(failed(d, "disputed fail"));
+    }
+    if let Some(f) = fail {
+        v.push(failed(f, "final fail"));
+    }
+    v
+}
+
+/// `records` with each report fetched (`fetch`), or why not, added; the lines that say so.
+fn with_reports(records: &mut [serde_json::Value], fetch: &super::evidence::Fetch) -> String {
+    let mut text = String::new();
+    for r in records.iter_mut() {
+        let digest = r["evidence"].as_str().unwrap_or_default().to_string();
+        text.push_str(&format!(
+            "\n  {} by {}: {}{}, evidence {digest}",
+            r["role"].as_str().unwrap_or_default(),
+            r["validator"].as_str().unwrap_or_default(),
+            r["verdict"].as_str().unwrap_or_default(),
+            r["reason"]
+                .as_str()
+                .map(|x| format!(" {x}"))
+                .unwrap_or_else(|| format!(" at {} ppm", r["speedup_ppm"])),
+        ));
+        match fetch.report(&digest) {
+            Ok(Some((report, saved))) => {
+                let summary = super::evidence::describe(&report, &digest, &saved);
+                for line in summary.lines() {
+                    text.push_str(&format!("\n    {line}"));
+                }
+                r["report"] = json!({
+                    "stage": report["stage"], "reason": report["reason"],
+                    "detail": report["detail"], "interval": report["speed"]["interval"],
+                    "saved": saved.display().to_string(),
+                });
+            }
+            Ok(None) => text.push_str(&format!(
+                "\n    report: cacheon evidence {digest} --from <the validator's endpoint>"
+            )),
+            Err(why) => {
+                text.push_str(&format!("\n    report not fetched: {why}"));
+                r["report_error"] = json!(why);
+            }
+        }
+    }
+    text
+}
+
 fn proposal_json(id: u64, p: &Proposal) -> serde_json::Value {
     let (name, _) = status_name(&p.status);
     json!({
@@ -400,32 +470,52 @@ fn proposal_json(id: u64, p: &Proposal) -> serde_json::Value {
     })
 }
 
-pub async fn status(out: &Out, proposal: Option<u64>, c: &ChainArgs) -> i32 {
+pub async fn status(
+    out: &Out,
+    proposal: Option<u64>,
+    fetch: &super::evidence::Fetch,
+    c: &ChainArgs,
+) -> i32 {
     let client = match connect(out, c).await {
         Ok(cl) => cl,
         Err(code) => return code,
     };
     if let Some(id) = proposal {
-        return match fetch_proposal(&client, id).await {
-            Ok(Some((block, p))) => {
-                let v = proposal_json(id, &p);
-                out.emit(v.clone(), || {
-                    format!(
-                        "proposal {id} at finalized block #{block}: {}\n  miner {}\n  {} / {}\n  ContentHash 0x{}\n  attempts {}\n  {}",
-                        v["status"].as_str().unwrap_or_default(),
-                        v["miner"].as_str().unwrap_or_default(),
-                        v["arena"].as_str().unwrap_or_default(),
-                        v["target"].as_str().unwrap_or_default(),
-                        v["content_hash"].as_str().unwrap_or_default(),
-                        p.attempts,
-                        v["status_detail"].as_str().unwrap_or_default(),
-                    )
-                });
-                exit::OK
-            }
-            Ok(None) => out.error(&format!("no proposal {id}"), exit::USAGE),
-            Err(e) => fail(out, e),
+        let at = match client.at_current_block().await {
+            Ok(a) => a,
+            Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
         };
+        let p = match reads::proposal_at(&at, id).await {
+            Ok(Some(p)) => p,
+            Ok(None) => return out.error(&format!("no proposal {id}"), exit::USAGE),
+            Err(e) => return fail(out, e),
+        };
+        let final_fail = match &p.status {
+            ProposalStatus::Failed { .. } => match reads::fail_verdict_at(&at, id).await {
+                Ok(f) => f,
+                Err(e) => return fail(out, e),
+            },
+            _ => None,
+        };
+        let block = at.block_number();
+        let mut v = proposal_json(id, &p);
+        let mut records = verdict_records(&p, final_fail.as_ref());
+        // Reports are fetched (blocking sockets) off the async runtime's threads.
+        let lines = tokio::task::block_in_place(|| with_reports(&mut records, fetch));
+        v["verdicts"] = json!(records);
+        out.emit(v.clone(), || {
+            format!(
+                "proposal {id} at finalized block #{block}: {}\n  miner {}\n  {} / {}\n  ContentHash 0x{}\n  attempts {}\n  {}{lines}",
+                v["status"].as_str().unwrap_or_default(),
+                v["miner"].as_str().unwrap_or_default(),
+                v["arena"].as_str().unwrap_or_default(),
+                v["target"].as_str().unwrap_or_default(),
+                v["content_hash"].as_str().unwrap_or_default(),
+                p.attempts,
+                v["status_detail"].as_str().unwrap_or_default(),
+            )
+        });
+        return exit::OK;
     }
     // The arenas, their queues and incumbents.
     let at = match client.at_current_block().await {

@@ -17,6 +17,14 @@ impl<T: Config> Pallet<T> {
                     .all(|i| (PruneHead::<T>::get()..PruneTail::<T>::get()).contains(&i)),
             "the prune queue has an entry outside its head and tail"
         );
+        for (id, fail) in FailVerdicts::<T>::iter() {
+            ensure!(
+                Proposals::<T>::get(id).is_some_and(
+                    |p| matches!(p.status, ProposalStatus::Failed { reason } if reason == fail.reason)
+                ),
+                "a recorded FAIL belongs to no proposal that failed for its reason"
+            );
+        }
         for (id, p) in Proposals::<T>::iter() {
             let deadline = match &p.status {
                 ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } => {

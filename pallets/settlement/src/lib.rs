@@ -253,6 +253,14 @@ pub mod pallet {
     #[pallet::storage]
     pub type Proposals<T: Config> = StorageMap<_, Twox64Concat, ProposalId, ProposalOf<T>>;
 
+    /// The FAIL that ended each failed proposal (the one that stuck; a disputed first FAIL
+    /// stays in the proposal's `disputed`): validator, operator, reason and evidence digest,
+    /// so that a miner can find the evidence. Removed with the proposal; proposals failed
+    /// before this item existed have none. `Twox64Concat`: ids come from a counter.
+    #[pallet::storage]
+    pub type FailVerdicts<T: Config> =
+        StorageMap<_, Twox64Concat, ProposalId, RecordedFail<T::AccountId>>;
+
     /// Pending proposals per arena in reveal order (priority order). `Blake2_128Concat`.
     #[pallet::storage]
     pub type Queue<T: Config> = StorageMap<

@@ -84,6 +84,7 @@ impl<T: Config> Pallet<T> {
             ContentOwners::<T>::remove(p.content_hash);
         }
         Proposals::<T>::remove(id);
+        FailVerdicts::<T>::remove(id);
         Self::deposit_event(Event::ProposalPruned { proposal: id });
     }
 

@@ -150,7 +150,13 @@ impl<T: Config> Pallet<T> {
                 // waits for a second operator's attempt, and sticks when that one FAILs too.
                 let sticks = !reason.is_disputable() || required <= 1 || p.disputed.is_some();
                 if sticks {
-                    Self::fail(id, p, validator, reason, a.evidence_digest);
+                    let fail = RecordedFail {
+                        validator,
+                        operator: lease.operator,
+                        reason,
+                        evidence_digest: a.evidence_digest,
+                    };
+                    Self::fail(id, p, fail);
                     T::WeightInfo::attest_fail()
                 } else {
                     p.disputed = Some(RecordedFail {
@@ -196,15 +202,10 @@ impl<T: Config> Pallet<T> {
         Ok(used)
     }
 
-    /// Ends `p` with a FAIL that sticks: `Cheating` and `CopyOf` forfeit the bundle deposit,
-    /// any other returns it. Stores the proposal.
-    pub(super) fn fail(
-        id: ProposalId,
-        mut p: ProposalOf<T>,
-        validator: T::AccountId,
-        reason: FailReason,
-        evidence_digest: EvidenceDigest,
-    ) {
+    /// Ends `p` with `fail`, a FAIL that sticks: `Cheating` and `CopyOf` forfeit the bundle
+    /// deposit, any other returns it. Stores the proposal and the FAIL ([`FailVerdicts`]).
+    pub(super) fn fail(id: ProposalId, mut p: ProposalOf<T>, fail: RecordedFail<T::AccountId>) {
+        let reason = fail.reason;
         p.status = ProposalStatus::Failed { reason };
         if matches!(reason, FailReason::Cheating | FailReason::CopyOf(_)) {
             Self::slash_bundle_deposit(id, &mut p);
@@ -213,10 +214,11 @@ impl<T: Config> Pallet<T> {
         Proposals::<T>::insert(id, p);
         Self::deposit_event(Event::Failed {
             proposal: id,
-            validator,
+            validator: fail.validator.clone(),
             reason,
-            evidence_digest,
+            evidence_digest: fail.evidence_digest,
         });
+        FailVerdicts::<T>::insert(id, fail);
     }
 
     /// Bars `operator` from further leases of `p`.

@@ -23,7 +23,13 @@ impl<T: Config> Pallet<T> {
         if let Some(owner) = ContentOwners::<T>::get(p.content_hash) {
             if let (true, Some(last)) = (owner.miner != p.miner, passes.last()) {
                 let reason = FailReason::CopyOf(owner.proposal);
-                Self::fail(id, p, last.validator.clone(), reason, last.evidence_digest);
+                let fail = RecordedFail {
+                    validator: last.validator.clone(),
+                    operator: last.operator.clone(),
+                    reason,
+                    evidence_digest: last.evidence_digest,
+                };
+                Self::fail(id, p, fail);
                 return Ok(Self::crown_refused_weight());
             }
         }

@@ -231,6 +231,16 @@ fn primary_fail_is_terminal_and_releases_the_bundle() {
                 reason: FailReason::Incorrect
             }
         );
+        // The FAIL that stuck is kept for miners to find its evidence; the disputed first
+        // one stays with the proposal.
+        assert_eq!(
+            FailVerdicts::<Test>::get(p).map(|f| (f.validator, f.reason, f.evidence_digest)),
+            Some((V2, FailReason::Incorrect, [2; 32]))
+        );
+        assert_eq!(
+            Proposals::<Test>::get(p).and_then(|p| p.disputed).map(|f| f.validator),
+            Some(V1)
+        );
         assert!(queue().is_empty());
         assert!(!LeaseDeadlines::<Test>::contains_key(expiry));
         assert_eq!(bundle_held(ALICE), 0);

@@ -28,6 +28,8 @@ fn finished_proposals_are_pruned_after_retention() {
         let failed_hash = Proposals::<Test>::get(ids[1]).unwrap().content_hash;
         let withdrawn_hash = Proposals::<Test>::get(ids[0]).unwrap().content_hash;
 
+        assert!(FailVerdicts::<Test>::contains_key(ids[1]));
+
         run_to_block(ended + PROPOSAL_RETENTION - 1);
         idle(Weight::MAX);
         assert!(Proposals::<Test>::contains_key(ids[0]));
@@ -36,6 +38,7 @@ fn finished_proposals_are_pruned_after_retention() {
         idle(Weight::MAX);
         assert!(!Proposals::<Test>::contains_key(ids[0]));
         assert!(!Proposals::<Test>::contains_key(ids[1]));
+        assert!(!FailVerdicts::<Test>::contains_key(ids[1]), "its FAIL goes with it");
         assert!(
             Proposals::<Test>::contains_key(ids[2]),
             "a pending proposal stays"
