@@ -19,7 +19,9 @@
 //!   buffers at the same context: `--breakdown-reps` launches after a warm-up, eagerly
 //!   between events and as a captured graph of back-to-back launches; a table of launches
 //!   per step, µs per launch and per step, bytes per launch and GB/s, and the sum of the
-//!   per-step µs against the measured step (the rest is launch gaps / graph overhead).
+//!   per-step µs against the measured step (the rest is launch gaps / graph overhead);
+//!   then every operation of the prefill the same way (eagerly, 5 launches), with its share
+//!   of the measured prefill.
 //!
 //! - with `--bundle DIR` (repeatable): a CUDA bundle read from a folder (manifest.toml and
 //!   sources, as a miner submits it) is built by the one CUDA build path and installed in
@@ -50,7 +52,7 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --json         JSON lines only
   --json-out F   also write the JSON lines to F
   --copy-mib N   copy-bandwidth buffer size (default 2048)
-  --breakdown    time each operation of a batch-1 decode step in isolation
+  --breakdown    time each operation of a batch-1 decode step, then of the prefill, in isolation
   --breakdown-reps N  launches per operation and timing (default 50)
   --bundle DIR   install the CUDA bundle in DIR in its slots (repeatable)";
 
@@ -304,7 +306,10 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     let argmax = |v: &[f32]| {
         v.iter()
             .enumerate()
-            .fold((0, f32::NEG_INFINITY), |b, (i, &x)| if x > b.1 { (i, x) } else { b })
+            .fold(
+                (0, f32::NEG_INFINITY),
+                |b, (i, &x)| if x > b.1 { (i, x) } else { b },
+            )
             .0
     };
     let same_token = argmax(&logits) == argmax(&gemm_logits);
@@ -397,6 +402,7 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     }
     if opts.breakdown {
         breakdown(opts, &mut e, bw, &mut out)?;
+        prefill_breakdown(opts, &mut e, best, &mut out)?;
     }
     let counts = e.slots().dispatch_counts();
     out.text(&format!(
@@ -407,6 +413,53 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
         text.push('\n');
         std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
     }
+    Ok(())
+}
+
+/// `--breakdown`, second part: each operation of the prefill timed alone (5 launches after
+/// 2 warm-up, eagerly), against the measured prefill (`prefill_ms`).
+fn prefill_breakdown(
+    opts: &Opts,
+    e: &mut CudaEngine,
+    prefill_ms: f64,
+    out: &mut Out,
+) -> Result<(), String> {
+    let ops = e
+        .prefill_breakdown(opts.prompt, 2, 5)
+        .map_err(|e| e.to_string())?;
+    out.text(&format!(
+        "\nprefill breakdown: {} tokens, each op 5 launches after 2 warm-up, eagerly, on layer weights cycled",
+        opts.prompt
+    ));
+    out.text(&format!(
+        "{:<18} {:<56} {:>6} {:>10} {:>10} {:>8}",
+        "op", "shape", "n/pass", "us/launch", "us/pass", "share"
+    ));
+    let total_us = prefill_ms * 1e3;
+    let mut sum_us = 0.0;
+    for o in &ops {
+        let per_pass = o.eager_us * o.launches_per_step as f64;
+        sum_us += per_pass;
+        out.text(&format!(
+            "{:<18} {:<56} {:>6} {:>10.1} {:>10.1} {:>7.1}%",
+            o.name,
+            o.detail,
+            o.launches_per_step,
+            o.eager_us,
+            per_pass,
+            100.0 * per_pass / total_us
+        ));
+        out.json(json!({
+            "engine": "cacheon", "kind": "prefill_breakdown", "shape": opts.shape,
+            "tokens": opts.prompt, "op": o.name, "detail": o.detail,
+            "launches_per_pass": o.launches_per_step, "us_per_launch": o.eager_us,
+            "us_per_pass": per_pass, "share_of_prefill": per_pass / total_us,
+        }));
+    }
+    out.text(&format!(
+        "sum of ops {sum_us:.0} us vs the measured prefill {total_us:.0} us ({:+.1}%)",
+        100.0 * (sum_us - total_us) / total_us
+    ));
     Ok(())
 }
 

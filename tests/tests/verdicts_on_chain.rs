@@ -82,7 +82,8 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
         } else {
             assert_eq!(report["reason"], reason, "{final_fail:#}");
             assert!(
-                report["stage"].is_string() && report["detail"].as_str().is_some_and(|d| !d.is_empty()),
+                report["stage"].is_string()
+                    && report["detail"].as_str().is_some_and(|d| !d.is_empty()),
                 "{final_fail:#}"
             );
         }
@@ -94,7 +95,12 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
 fn status_final_fail(url: &str, id: u64, ports: &[u16], fetched: &Path) -> serde_json::Value {
     let start = std::time::Instant::now();
     loop {
-        let mut args = vec!["status".to_string(), id.to_string(), "--url".into(), url.into()];
+        let mut args = vec![
+            "status".to_string(),
+            id.to_string(),
+            "--url".into(),
+            url.into(),
+        ];
         args.push("--evidence-dir".into());
         args.push(fetched.display().to_string());
         for p in ports {

@@ -553,7 +553,11 @@ mod screen_tests {
         assert!(screen_ptx("\tmov.u32 %r3, %pm0;\n").unwrap_err().timer);
         // Launch identity: which grid or graph a call belongs to (inline PTX reaches it).
         assert!(screen_ptx("\tmov.u64 %rd3, %gridid;\n").unwrap_err().timer);
-        assert!(screen_ptx("\tmov.u64 %rd4, %current_graph_exec;\n").unwrap_err().timer);
+        assert!(
+            screen_ptx("\tmov.u64 %rd4, %current_graph_exec;\n")
+                .unwrap_err()
+                .timer
+        );
         assert!(screen_ptx("\tmov.u32 %r5, %envreg3;\n").unwrap_err().timer);
         let printf = screen_ptx(".extern .func (.param .b32 r) vprintf\n(\n.param .b64 a\n);\n")
             .unwrap_err();

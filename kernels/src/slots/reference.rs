@@ -310,7 +310,13 @@ pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
                 vc,
                 args.input_i32(3),
                 args.scalars[0],
-                [s("tokens"), s("q_heads"), s("kv_heads"), s("head_dim"), s("kv_len")],
+                [
+                    s("tokens"),
+                    s("q_heads"),
+                    s("kv_heads"),
+                    s("head_dim"),
+                    s("kv_len"),
+                ],
             );
         }
     }
@@ -467,7 +473,11 @@ mod tests {
         for t in 0..3 {
             for h in 0..4 {
                 let kvh = h / 2;
-                assert_eq!(&out[(t * 4 + h) * 2..][..2], &v[kvh * 2..][..2], "t {t} h {h}");
+                assert_eq!(
+                    &out[(t * 4 + h) * 2..][..2],
+                    &v[kvh * 2..][..2],
+                    "t {t} h {h}"
+                );
             }
         }
         // Row 1 at position 1 averages the first two value rows by their softmax weights.

@@ -409,8 +409,16 @@ pub async fn demo(
             {
                 if weights_seen {
                     let after = free_balance(&client, &charlie).await;
-                    step(out, "payout", json!({"epoch": p.epoch, "block": b.number(), "total": p.total.to_string(), "miner_received": after.saturating_sub(balance_before).to_string()}),
-                        format!("#{:<6} payout    epoch {}: {} paid; Charlie's balance +{} (fees and deposits included)", b.number(), p.epoch, p.total, after as i128 - balance_before as i128));
+                    step(
+                        out,
+                        "payout",
+                        json!({"epoch": p.epoch, "block": b.number(), "total": p.total.to_string(), "miner_received": after.saturating_sub(balance_before).to_string()}),
+                        {
+                            let delta = after as i128 - balance_before as i128;
+                            let sign = if delta >= 0 { "+" } else { "" };
+                            format!("#{:<6} payout    epoch {}: {} paid; Charlie's balance {sign}{} (fees and deposits included)", b.number(), p.epoch, super::display::units(p.total as i128), super::display::units(delta))
+                        },
+                    );
                     return Ok(());
                 }
             }

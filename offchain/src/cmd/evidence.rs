@@ -80,16 +80,25 @@ pub fn fetch_checked(
     let (status, body) = fetch(from, digest, timeout).map_err(|e| (e, exit::CHAIN_UNAVAILABLE))?;
     if status == 404 {
         return Err((
-            format!("{from} publishes no report {digest} (none, or its attestation is not final yet)"),
+            format!(
+                "{from} publishes no report {digest} (none, or its attestation is not final yet)"
+            ),
             exit::USAGE,
         ));
     }
     if status != 200 {
-        return Err((format!("{from} answered HTTP {status}"), exit::CHAIN_UNAVAILABLE));
+        return Err((
+            format!("{from} answered HTTP {status}"),
+            exit::CHAIN_UNAVAILABLE,
+        ));
     }
     let report = verified_report(digest, &body).map_err(|e| (e, exit::FAIL))?;
-    let (_, path) = cacheon::evidence::store(store, &body)
-        .map_err(|e| (format!("saving under {}: {e}", store.display()), exit::USAGE))?;
+    let (_, path) = cacheon::evidence::store(store, &body).map_err(|e| {
+        (
+            format!("saving under {}: {e}", store.display()),
+            exit::USAGE,
+        )
+    })?;
     Ok((report, path))
 }
 

@@ -6,6 +6,7 @@
 pub mod arena;
 pub mod bundle;
 pub mod demo;
+pub mod display;
 pub mod evidence;
 pub mod generate;
 pub mod proposal;

@@ -12,7 +12,7 @@ use cacheon_kernels::bundle;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Out, StateArgs};
+use super::{display, Out, StateArgs};
 use crate::{ChainArgs, KeyArgs};
 
 use cacheon::chain::{reads, Proposal, ProposalStatus, RecordedFail, RecordedPass};
@@ -424,7 +424,7 @@ fn with_reports(records: &mut [serde_json::Value], fetch: &super::evidence::Fetc
         text.push_str(&format!(
             "\n  {} by {}: {}{}, evidence {digest}",
             r["role"].as_str().unwrap_or_default(),
-            r["validator"].as_str().unwrap_or_default(),
+            display::who(r["validator"].as_str().unwrap_or_default()),
             r["verdict"].as_str().unwrap_or_default(),
             r["reason"]
                 .as_str()
@@ -507,7 +507,7 @@ pub async fn status(
             format!(
                 "proposal {id} at finalized block #{block}: {}\n  miner {}\n  {} / {}\n  ContentHash 0x{}\n  attempts {}\n  {}{lines}",
                 v["status"].as_str().unwrap_or_default(),
-                v["miner"].as_str().unwrap_or_default(),
+                display::who(v["miner"].as_str().unwrap_or_default()),
                 v["arena"].as_str().unwrap_or_default(),
                 v["target"].as_str().unwrap_or_default(),
                 v["content_hash"].as_str().unwrap_or_default(),
@@ -655,12 +655,16 @@ fn describe(v: &serde_json::Value) -> String {
             o.iter()
                 .filter(|(k, _)| !matches!(k.as_str(), "event" | "proposal" | "block"))
                 .map(|(k, val)| {
-                    format!(
-                        "{k}={}",
-                        val.as_str()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| val.to_string())
-                    )
+                    let text = match val.as_str() {
+                        Some(a) if display::is_account_key(k) => display::who(a),
+                        Some(amount) if k == "amount" => amount
+                            .parse()
+                            .map(display::units)
+                            .unwrap_or_else(|_| amount.to_string()),
+                        Some(s) => s.to_string(),
+                        None => val.to_string(),
+                    };
+                    format!("{k}={text}")
                 })
                 .collect()
         })

@@ -35,7 +35,10 @@ fn each_rule_is_named() {
     assert_eq!(rule(c("long t = __rdtsc();")), Rule::TimerRead);
     assert_eq!(rule(cu("long long t = clock64();")), Rule::TimerRead);
     // Inline PTX is the PTX screen's to judge (tensor-core instructions need it).
-    assert!(cu("__device__ void f(float* d){ asm volatile(\"mov.f32 %0, 0f00000000;\" : \"=f\"(d[0])); }").is_ok());
+    assert!(cu(
+        "__device__ void f(float* d){ asm volatile(\"mov.f32 %0, 0f00000000;\" : \"=f\"(d[0])); }"
+    )
+    .is_ok());
     assert_eq!(rule(c("int x = printf(\"hi\");")), Rule::InputOutput);
     assert_eq!(rule(c("long r = syscall(39);")), Rule::SystemAccess);
     assert_eq!(rule(c("float* p = malloc(4);")), Rule::Allocation);

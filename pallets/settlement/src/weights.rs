@@ -1,8 +1,8 @@
 //! Weights for `pallet-cacheon`, measured by `cacheon-node benchmark-pallet` (see
 //! docs/weights.md). Do not edit by hand: regenerate.
 //!
-//! Machine: AMD EPYC, 2 cores. Wasm runtime (compiled by wasmtime), genesis preset
-//! `development`, 20 steps, 10 repeats; 182s in all. 1-minute load average 1.16 before, 1.01 after
+//! Machine: Intel(R) Xeon(R) Processor, 2 cores. Wasm runtime (compiled by wasmtime), genesis preset
+//! `development`, 20 steps, 10 repeats; 152s in all. 1-minute load average 0.97 before, 1.00 after
 //! (other builds on the machine inflate the timings).
 //! Ref time: min-squares fit (inter-quartile range) of the timed runs. Reads and writes:
 //! counted by the benchmarking state, System's per-block keys excluded. Proof size: recorded.
@@ -58,8 +58,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 418_911 ns.
-        Weight::from_parts(500_302_000, 301)
+        // Fastest run: 309_019 ns.
+        Weight::from_parts(320_257_000, 301)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -79,9 +79,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 1_265_256 ns.
-        Weight::from_parts(1_133_925_403, 2_376)
-            .saturating_add(Weight::from_parts(17_531, 0).saturating_mul(b.into()))
+        // Fastest run: 901_382 ns.
+        Weight::from_parts(1_038_177_046, 2_410)
+            .saturating_add(Weight::from_parts(7_496, 0).saturating_mul(b.into()))
             .saturating_add(T::DbWeight::get().reads(13))
             .saturating_add(T::DbWeight::get().writes(12))
     }
@@ -94,8 +94,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 369_578 ns.
-        Weight::from_parts(381_306_000, 790)
+        // Fastest run: 348_160 ns.
+        Weight::from_parts(354_796_000, 790)
             .saturating_add(T::DbWeight::get().reads(6))
             .saturating_add(T::DbWeight::get().writes(8))
     }
@@ -104,8 +104,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 289_339 ns.
-        Weight::from_parts(293_556_000, 568)
+        // Fastest run: 271_046 ns.
+        Weight::from_parts(281_895_000, 568)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -119,9 +119,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_325_245 ns.
-        Weight::from_parts(1_317_756_524, 4_881)
-            .saturating_add(Weight::from_parts(55_225_468, 293).saturating_mul(q.into()))
+        // Fastest run: 1_260_752 ns.
+        Weight::from_parts(1_430_015_612, 4_949)
+            .saturating_add(Weight::from_parts(41_097_008, 293).saturating_mul(q.into()))
             .saturating_add(T::DbWeight::get().reads(70))
             .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -132,8 +132,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 1_289_563 ns.
-        Weight::from_parts(1_587_845_000, 4_423)
+        // Fastest run: 1_221_359 ns.
+        Weight::from_parts(1_238_888_000, 4_491)
             .saturating_add(T::DbWeight::get().reads(69))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -141,6 +141,7 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
+    /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
     /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
@@ -150,10 +151,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 653_299 ns.
-        Weight::from_parts(834_788_000, 2_597)
+        // Fastest run: 609_165 ns.
+        Weight::from_parts(623_181_000, 2_665)
             .saturating_add(T::DbWeight::get().reads(11))
-            .saturating_add(T::DbWeight::get().writes(11))
+            .saturating_add(T::DbWeight::get().writes(12))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -169,8 +170,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:1 w:1)
     fn attest_requeue() -> Weight {
-        // Fastest run: 3_174_829 ns.
-        Weight::from_parts(3_315_487_000, 9_229)
+        // Fastest run: 2_918_503 ns.
+        Weight::from_parts(3_001_663_000, 9_297)
             .saturating_add(T::DbWeight::get().reads(107))
             .saturating_add(T::DbWeight::get().writes(11))
     }
@@ -194,10 +195,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_514_263 ns.
-        Weight::from_parts(2_159_915_714, 2_512)
-            .saturating_add(Weight::from_parts(333_713_508, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(231_929_325, 431).saturating_mul(m.into()))
+        // Fastest run: 3_218_702 ns.
+        Weight::from_parts(3_296_022_000, 2_652)
+            .saturating_add(Weight::from_parts(279_615_341, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(84_861_012, 431).saturating_mul(m.into()))
             .saturating_add(T::DbWeight::get().reads(16))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -206,14 +207,14 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
             .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
     }
     /// The range of component `t` is `[2, 64]`.
-    /// Storage: `Cacheon::Arenas` (r:3 w:0)
-    /// Storage: `Cacheon::Incumbents` (r:2 w:0)
-    /// Storage: `Cacheon::Targets` (r:58 w:1)
+    /// Storage: `Cacheon::Arenas` (r:4 w:0)
+    /// Storage: `Cacheon::Incumbents` (r:3 w:0)
+    /// Storage: `Cacheon::Targets` (r:56 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 235_169 ns.
-        Weight::from_parts(405_338_940, 511)
-            .saturating_add(Weight::from_parts(23_513_566, 81).saturating_mul(t.into()))
-            .saturating_add(T::DbWeight::get().reads(6))
+        // Fastest run: 250_417 ns.
+        Weight::from_parts(279_218_210, 645)
+            .saturating_add(Weight::from_parts(23_813_524, 80).saturating_mul(t.into()))
+            .saturating_add(T::DbWeight::get().reads(8))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(T::DbWeight::get().writes(1))
     }
@@ -221,8 +222,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 667_289 ns.
-        Weight::from_parts(749_522_000, 2_270)
+        // Fastest run: 663_670 ns.
+        Weight::from_parts(731_538_000, 2_375)
             .saturating_add(T::DbWeight::get().reads(34))
             .saturating_add(T::DbWeight::get().writes(2))
     }
@@ -230,8 +231,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 184_113 ns.
-        Weight::from_parts(219_295_000, 819)
+        // Fastest run: 178_673 ns.
+        Weight::from_parts(197_188_000, 887)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
     }
@@ -239,15 +240,15 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 200_377 ns.
-        Weight::from_parts(254_468_000, 930)
+        // Fastest run: 175_528 ns.
+        Weight::from_parts(186_594_000, 998)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 41_412 ns.
-        Weight::from_parts(44_987_000, 0).saturating_add(T::DbWeight::get().writes(1))
+        // Fastest run: 38_061 ns.
+        Weight::from_parts(42_029_000, 0).saturating_add(T::DbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
@@ -264,9 +265,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 50_255 ns.
-        Weight::from_parts(1_641_859_135, 6_140)
-            .saturating_add(Weight::from_parts(1_937_567_425, 676).saturating_mul(n.into()))
+        // Fastest run: 46_442 ns.
+        Weight::from_parts(400_657_768, 6_196)
+            .saturating_add(Weight::from_parts(1_705_820_992, 677).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(58))
             .saturating_add(T::DbWeight::get().reads((6_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(4))
@@ -279,9 +280,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 99_428 ns.
-        Weight::from_parts(100_729_000, 324)
-            .saturating_add(Weight::from_parts(49_728_833, 153).saturating_mul(c.into()))
+        // Fastest run: 92_366 ns.
+        Weight::from_parts(94_542_000, 324)
+            .saturating_add(Weight::from_parts(38_008_119, 153).saturating_mul(c.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -291,9 +292,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 67_530 ns.
-        Weight::from_parts(1_205_696_800, 18_972)
-            .saturating_add(Weight::from_parts(222_513_319, 6).saturating_mul(n.into()))
+        // Fastest run: 62_860 ns.
+        Weight::from_parts(123_398_722, 18_972)
+            .saturating_add(Weight::from_parts(184_116_053, 6).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(2))
@@ -302,19 +303,20 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::BundleRefs` (r:64 w:0)
     /// Storage: `Cacheon::ContentOwners` (r:64 w:64)
+    /// Storage: `Cacheon::FailVerdicts` (r:0 w:64)
     /// Storage: `Cacheon::Proposals` (r:64 w:64)
     /// Storage: `Cacheon::PruneHead` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:64 w:64)
     /// Storage: `Cacheon::PruneTail` (r:1 w:0)
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 37_826 ns.
-        Weight::from_parts(65_742_141, 562)
-            .saturating_add(Weight::from_parts(101_451_403, 261).saturating_mul(n.into()))
+        // Fastest run: 37_530 ns.
+        Weight::from_parts(61_156_605, 562)
+            .saturating_add(Weight::from_parts(96_275_921, 261).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((4_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
-            .saturating_add(T::DbWeight::get().writes((3_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().writes((4_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::PruneHead` (r:1 w:0)
@@ -322,9 +324,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 62_463 ns.
-        Weight::from_parts(66_132_003, 343)
-            .saturating_add(Weight::from_parts(3_882_292, 58).saturating_mul(n.into()))
+        // Fastest run: 58_729 ns.
+        Weight::from_parts(64_612_032, 343)
+            .saturating_add(Weight::from_parts(4_423_257, 58).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -339,8 +341,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 418_911 ns.
-        Weight::from_parts(500_302_000, 301)
+        // Fastest run: 309_019 ns.
+        Weight::from_parts(320_257_000, 301)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -360,9 +362,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 1_265_256 ns.
-        Weight::from_parts(1_133_925_403, 2_376)
-            .saturating_add(Weight::from_parts(17_531, 0).saturating_mul(b.into()))
+        // Fastest run: 901_382 ns.
+        Weight::from_parts(1_038_177_046, 2_410)
+            .saturating_add(Weight::from_parts(7_496, 0).saturating_mul(b.into()))
             .saturating_add(RocksDbWeight::get().reads(13))
             .saturating_add(RocksDbWeight::get().writes(12))
     }
@@ -375,8 +377,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 369_578 ns.
-        Weight::from_parts(381_306_000, 790)
+        // Fastest run: 348_160 ns.
+        Weight::from_parts(354_796_000, 790)
             .saturating_add(RocksDbWeight::get().reads(6))
             .saturating_add(RocksDbWeight::get().writes(8))
     }
@@ -385,8 +387,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 289_339 ns.
-        Weight::from_parts(293_556_000, 568)
+        // Fastest run: 271_046 ns.
+        Weight::from_parts(281_895_000, 568)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -400,9 +402,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_325_245 ns.
-        Weight::from_parts(1_317_756_524, 4_881)
-            .saturating_add(Weight::from_parts(55_225_468, 293).saturating_mul(q.into()))
+        // Fastest run: 1_260_752 ns.
+        Weight::from_parts(1_430_015_612, 4_949)
+            .saturating_add(Weight::from_parts(41_097_008, 293).saturating_mul(q.into()))
             .saturating_add(RocksDbWeight::get().reads(70))
             .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -413,8 +415,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 1_289_563 ns.
-        Weight::from_parts(1_587_845_000, 4_423)
+        // Fastest run: 1_221_359 ns.
+        Weight::from_parts(1_238_888_000, 4_491)
             .saturating_add(RocksDbWeight::get().reads(69))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -422,6 +424,7 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
+    /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
     /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
@@ -431,10 +434,10 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 653_299 ns.
-        Weight::from_parts(834_788_000, 2_597)
+        // Fastest run: 609_165 ns.
+        Weight::from_parts(623_181_000, 2_665)
             .saturating_add(RocksDbWeight::get().reads(11))
-            .saturating_add(RocksDbWeight::get().writes(11))
+            .saturating_add(RocksDbWeight::get().writes(12))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -450,8 +453,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:1 w:1)
     fn attest_requeue() -> Weight {
-        // Fastest run: 3_174_829 ns.
-        Weight::from_parts(3_315_487_000, 9_229)
+        // Fastest run: 2_918_503 ns.
+        Weight::from_parts(3_001_663_000, 9_297)
             .saturating_add(RocksDbWeight::get().reads(107))
             .saturating_add(RocksDbWeight::get().writes(11))
     }
@@ -475,10 +478,10 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_514_263 ns.
-        Weight::from_parts(2_159_915_714, 2_512)
-            .saturating_add(Weight::from_parts(333_713_508, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(231_929_325, 431).saturating_mul(m.into()))
+        // Fastest run: 3_218_702 ns.
+        Weight::from_parts(3_296_022_000, 2_652)
+            .saturating_add(Weight::from_parts(279_615_341, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(84_861_012, 431).saturating_mul(m.into()))
             .saturating_add(RocksDbWeight::get().reads(16))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -487,14 +490,14 @@ impl WeightInfo for () {
             .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
     }
     /// The range of component `t` is `[2, 64]`.
-    /// Storage: `Cacheon::Arenas` (r:3 w:0)
-    /// Storage: `Cacheon::Incumbents` (r:2 w:0)
-    /// Storage: `Cacheon::Targets` (r:58 w:1)
+    /// Storage: `Cacheon::Arenas` (r:4 w:0)
+    /// Storage: `Cacheon::Incumbents` (r:3 w:0)
+    /// Storage: `Cacheon::Targets` (r:56 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 235_169 ns.
-        Weight::from_parts(405_338_940, 511)
-            .saturating_add(Weight::from_parts(23_513_566, 81).saturating_mul(t.into()))
-            .saturating_add(RocksDbWeight::get().reads(6))
+        // Fastest run: 250_417 ns.
+        Weight::from_parts(279_218_210, 645)
+            .saturating_add(Weight::from_parts(23_813_524, 80).saturating_mul(t.into()))
+            .saturating_add(RocksDbWeight::get().reads(8))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
     }
@@ -502,8 +505,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 667_289 ns.
-        Weight::from_parts(749_522_000, 2_270)
+        // Fastest run: 663_670 ns.
+        Weight::from_parts(731_538_000, 2_375)
             .saturating_add(RocksDbWeight::get().reads(34))
             .saturating_add(RocksDbWeight::get().writes(2))
     }
@@ -511,8 +514,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 184_113 ns.
-        Weight::from_parts(219_295_000, 819)
+        // Fastest run: 178_673 ns.
+        Weight::from_parts(197_188_000, 887)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
@@ -520,15 +523,15 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 200_377 ns.
-        Weight::from_parts(254_468_000, 930)
+        // Fastest run: 175_528 ns.
+        Weight::from_parts(186_594_000, 998)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 41_412 ns.
-        Weight::from_parts(44_987_000, 0).saturating_add(RocksDbWeight::get().writes(1))
+        // Fastest run: 38_061 ns.
+        Weight::from_parts(42_029_000, 0).saturating_add(RocksDbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
@@ -545,9 +548,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 50_255 ns.
-        Weight::from_parts(1_641_859_135, 6_140)
-            .saturating_add(Weight::from_parts(1_937_567_425, 676).saturating_mul(n.into()))
+        // Fastest run: 46_442 ns.
+        Weight::from_parts(400_657_768, 6_196)
+            .saturating_add(Weight::from_parts(1_705_820_992, 677).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(58))
             .saturating_add(RocksDbWeight::get().reads((6_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(4))
@@ -560,9 +563,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 99_428 ns.
-        Weight::from_parts(100_729_000, 324)
-            .saturating_add(Weight::from_parts(49_728_833, 153).saturating_mul(c.into()))
+        // Fastest run: 92_366 ns.
+        Weight::from_parts(94_542_000, 324)
+            .saturating_add(Weight::from_parts(38_008_119, 153).saturating_mul(c.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -572,9 +575,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 67_530 ns.
-        Weight::from_parts(1_205_696_800, 18_972)
-            .saturating_add(Weight::from_parts(222_513_319, 6).saturating_mul(n.into()))
+        // Fastest run: 62_860 ns.
+        Weight::from_parts(123_398_722, 18_972)
+            .saturating_add(Weight::from_parts(184_116_053, 6).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(2))
@@ -583,19 +586,20 @@ impl WeightInfo for () {
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::BundleRefs` (r:64 w:0)
     /// Storage: `Cacheon::ContentOwners` (r:64 w:64)
+    /// Storage: `Cacheon::FailVerdicts` (r:0 w:64)
     /// Storage: `Cacheon::Proposals` (r:64 w:64)
     /// Storage: `Cacheon::PruneHead` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:64 w:64)
     /// Storage: `Cacheon::PruneTail` (r:1 w:0)
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 37_826 ns.
-        Weight::from_parts(65_742_141, 562)
-            .saturating_add(Weight::from_parts(101_451_403, 261).saturating_mul(n.into()))
+        // Fastest run: 37_530 ns.
+        Weight::from_parts(61_156_605, 562)
+            .saturating_add(Weight::from_parts(96_275_921, 261).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((4_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
-            .saturating_add(RocksDbWeight::get().writes((3_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().writes((4_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::PruneHead` (r:1 w:0)
@@ -603,9 +607,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 62_463 ns.
-        Weight::from_parts(66_132_003, 343)
-            .saturating_add(Weight::from_parts(3_882_292, 58).saturating_mul(n.into()))
+        // Fastest run: 58_729 ns.
+        Weight::from_parts(64_612_032, 343)
+            .saturating_add(Weight::from_parts(4_423_257, 58).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))

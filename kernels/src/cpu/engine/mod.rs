@@ -339,7 +339,12 @@ impl Engine {
                         slots.call(
                             SlotId::AttentionPrefill,
                             &mut [&mut attn[..m * q_dim]],
-                            &[F32(&q_rot[first * q_dim..n * q_dim]), F32(kc), F32(vc), I32(&pos)],
+                            &[
+                                F32(&q_rot[first * q_dim..n * q_dim]),
+                                F32(kc),
+                                F32(vc),
+                                I32(&pos),
+                            ],
                             &[scale],
                             &[m, q_heads, kv_heads, hd, kv_len],
                         );

@@ -1,5 +1,6 @@
-//! Per-operation timing of one decode step (`cacheon-engine-bench --breakdown`): each
-//! distinct step of [`CudaEngine::forward`], launched by the same [`CudaEngine::step`].
+//! Per-operation timing of one decode step or one prefill pass (`cacheon-engine-bench
+//! --breakdown`): each distinct step of [`CudaEngine::forward`], launched by the same
+//! [`CudaEngine::step`].
 
 use super::*;
 
@@ -161,6 +162,174 @@ impl CudaEngine {
                 2 * (n * vocab) as u64 + 4 * nb,
             ),
         ];
+        let out = self.time_ops(ops, Pass::Decode { bucket: n }, warmup, reps, true)?;
+        self.slots.set_counts(&counts);
+        Ok(out)
+    }
+
+    /// Times every distinct operation of one prefill pass of `n` prompt tokens (sequence
+    /// 0, from position 0; `n` at most `max_prefill`) the same way as
+    /// [`Self::decode_breakdown`], eagerly only (a prefill is not graph-replayed). Writes
+    /// sequence 0's first `n` cache rows; lengths and slot dispatch counts stay as they were.
+    pub fn prefill_breakdown(
+        &mut self,
+        n: usize,
+        warmup: usize,
+        reps: usize,
+    ) -> Result<Vec<OpTime>, CudaEngineError> {
+        if n == 0 || n > self.opts.max_prefill || n > self.opts.max_seq {
+            return Err(CudaEngineError::Kernels(format!(
+                "a prefill breakdown takes 1..={} tokens, not {n}",
+                self.opts.max_prefill.min(self.opts.max_seq)
+            )));
+        }
+        let c = self.config.clone();
+        let toks: Vec<i32> = (0..n as i32)
+            .map(|t| (t * 7919 + 1) % c.vocab_size as i32)
+            .collect();
+        let pos: Vec<i32> = (0..n as i32).collect();
+        self.upload_step(&toks, &pos, &pos, &[])?;
+        let shape = [
+            n as i64,
+            c.num_attention_heads as i64,
+            c.kv_heads() as i64,
+            c.head_dim() as i64,
+            n as i64,
+        ];
+        let slot_attention = self.prefill_slot_serves(&shape);
+        if !slot_attention {
+            self.ensure_prefill_scratch(n, n)?;
+        }
+        self.dev.synchronize()?;
+        let counts = self.slots.dispatch_counts();
+        let layers = c.num_hidden_layers;
+        let (h, inter, vocab) = (c.hidden_size, c.intermediate_size, c.vocab_size);
+        let (q_dim, kv_dim) = (c.q_dim(), c.kv_dim());
+        let qkv_out = q_dim + 2 * kv_dim;
+        let (nb, hb) = (n as u64, h as u64);
+        let gemm_impl = |m: usize, out: usize, k: usize| {
+            let shape = [m as i64, out as i64, k as i64];
+            if self.opts.small_gemv && self.slots.serves(SlotId::LinearMatmul, &shape) {
+                self.slots.kernel(SlotId::LinearMatmul).entry().to_string()
+            } else {
+                "cuBLAS".to_string()
+            }
+        };
+        let gemm = |name: &'static str, op: Step, m: usize, out: usize, k: usize, launches| {
+            (
+                name,
+                format!("{} {m}x{k} · {out}x{k}", gemm_impl(m, out, k)),
+                op,
+                launches,
+                2 * (out * k + m * k + m * out) as u64,
+            )
+        };
+        let attention = if slot_attention {
+            self.slots
+                .kernel(SlotId::AttentionPrefill)
+                .entry()
+                .to_string()
+        } else {
+            "builtin (cuBLAS + softmax)".to_string()
+        };
+        let ops: Vec<(&'static str, String, Step, usize, u64)> = vec![
+            (
+                "embedding",
+                format!("{n} rows of {h}"),
+                Step::Embed,
+                1,
+                2 * 2 * nb * hb + 4 * nb,
+            ),
+            (
+                "rmsnorm",
+                format!("{n}x{h} (layer 0)"),
+                Step::AttnNorm,
+                1,
+                2 * (2 * nb * hb + hb),
+            ),
+            (
+                "fused_add_rmsnorm",
+                format!("{n}x{h} ({} attn + {layers} mlp + final)", layers - 1),
+                Step::MlpNorm,
+                2 * layers,
+                2 * (4 * nb * hb + hb),
+            ),
+            {
+                let (name, detail, op, l, b) =
+                    gemm("qkv_proj", Step::QkvProj, n, qkv_out, h, layers);
+                (
+                    name,
+                    format!("{detail} + split"),
+                    op,
+                    l,
+                    b + 2 * 2 * (n * qkv_out) as u64,
+                )
+            },
+            (
+                "rope",
+                format!("{n}x({q_dim}+{kv_dim})"),
+                Step::Rope,
+                layers,
+                2 * 2 * (n * (q_dim + kv_dim)) as u64 + 4 * nb,
+            ),
+            (
+                "k_write",
+                format!("{n}x{kv_dim}"),
+                Step::KWrite,
+                layers,
+                2 * 2 * (n * kv_dim) as u64 + 4 * nb,
+            ),
+            (
+                "attention.prefill",
+                format!(
+                    "{attention} {n} rows x {} heads, causal over {n}",
+                    c.num_attention_heads
+                ),
+                Step::Attention,
+                layers,
+                2 * 2 * (n * q_dim) as u64 + 2 * 2 * (n * kv_dim) as u64 + 4 * nb,
+            ),
+            gemm("o_proj", Step::OProj, n, h, q_dim, layers),
+            gemm("gate_up_proj", Step::GateUpProj, n, 2 * inter, h, layers),
+            (
+                "silu_and_mul",
+                format!("{n}x{inter}"),
+                Step::SiluAndMul,
+                layers,
+                2 * 3 * (n * inter) as u64,
+            ),
+            gemm("down_proj", Step::DownProj, n, h, inter, layers),
+            gemm("lm_head", Step::LmHead, 1, vocab, h, 1),
+            (
+                "argmax",
+                format!("1x{vocab}"),
+                Step::Argmax,
+                1,
+                2 * vocab as u64 + 4,
+            ),
+        ];
+        let pass = Pass::Prefill {
+            seq: 0,
+            start: 0,
+            n,
+        };
+        let out = self.time_ops(ops, pass, warmup, reps.max(1), false)?;
+        self.slots.set_counts(&counts);
+        Ok(out)
+    }
+
+    /// Times each of `ops` (name, detail, step, launches per pass, bytes per launch) of
+    /// `pass`: `reps` launches after `warmup`, eagerly between two events, and with
+    /// `graphs` as a captured graph of `reps` launches too.
+    fn time_ops(
+        &mut self,
+        ops: Vec<(&'static str, String, Step, usize, u64)>,
+        pass: Pass,
+        warmup: usize,
+        reps: usize,
+        graphs: bool,
+    ) -> Result<Vec<OpTime>, CudaEngineError> {
+        let layers = self.config.num_hidden_layers;
         let mut out = Vec::with_capacity(ops.len());
         for (name, detail, op, launches, bytes) in ops {
             if launches == 0 {
@@ -170,7 +339,7 @@ impl CudaEngine {
             let layer = move |i: usize| if op == Step::AttnNorm { 0 } else { i % layers };
             // Eager.
             for i in 0..warmup {
-                self.launch_step(op, n, layer(i))?;
+                self.launch_step(op, pass, layer(i))?;
             }
             self.dev.synchronize()?;
             let (start, end) = self.events()?;
@@ -178,7 +347,7 @@ impl CudaEngine {
                 .record(self.dev.stream())
                 .map_err(|e| driver_err("cuEventRecord", e))?;
             for i in 0..reps {
-                self.launch_step(op, n, layer(i))?;
+                self.launch_step(op, pass, layer(i))?;
             }
             end.record(self.dev.stream())
                 .map_err(|e| driver_err("cuEventRecord", e))?;
@@ -188,8 +357,13 @@ impl CudaEngine {
                 .map_err(|e| driver_err("cuEventElapsedTime", e))?
                 as f64;
             // Graph of `reps` launches.
-            let graph_us = match self.capture_step_op(op, n, reps, layer) {
-                Ok(g) => {
+            let captured = if graphs {
+                Some(self.capture_step_op(op, pass, reps, layer))
+            } else {
+                None
+            };
+            let graph_us = match captured {
+                Some(Ok(g)) => {
                     for _ in 0..2 {
                         g.launch().map_err(|e| driver_err("cuGraphLaunch", e))?;
                     }
@@ -210,7 +384,7 @@ impl CudaEngine {
                         as f64;
                     Some(ms * 1e3 / (5 * reps) as f64)
                 }
-                Err(_) => None,
+                _ => None,
             };
             out.push(OpTime {
                 name,
@@ -221,7 +395,6 @@ impl CudaEngine {
                 graph_us,
             });
         }
-        self.slots.set_counts(&counts);
         Ok(out)
     }
 
@@ -229,7 +402,7 @@ impl CudaEngine {
     fn capture_step_op(
         &self,
         op: Step,
-        n: usize,
+        pass: Pass,
         reps: usize,
         layer: impl Fn(usize) -> usize,
     ) -> Result<CudaGraph, CudaEngineError> {
@@ -239,7 +412,7 @@ impl CudaEngine {
             .map_err(|e| driver_err("cuStreamBeginCapture", e))?;
         let mut body = Ok(());
         for i in 0..reps {
-            body = self.launch_step(op, n, layer(i));
+            body = self.launch_step(op, pass, layer(i));
             if body.is_err() {
                 break;
             }
@@ -253,11 +426,10 @@ impl CudaEngine {
         Ok(graph)
     }
 
-    /// One launch of `op` for a decode step of `n` rows on layer `l`'s weights and
-    /// caches, as [`Self::forward`] launches it (the residual ping-pong fixed: `res_a` in,
-    /// `res_b` out).
-    fn launch_step(&self, op: Step, n: usize, l: usize) -> Result<(), CudaEngineError> {
+    /// One launch of `op` of `pass` on layer `l`'s weights and caches, as
+    /// [`Self::forward`] launches it (the residual ping-pong fixed: `res_a` in, `res_b` out).
+    fn launch_step(&self, op: Step, pass: Pass, l: usize) -> Result<(), CudaEngineError> {
         let mut residual = self.ptr(&self.s.res_a);
-        self.step(op, Pass::Decode { bucket: n }, l, &mut residual)
+        self.step(op, pass, l, &mut residual)
     }
 }

@@ -238,7 +238,9 @@ fn primary_fail_is_terminal_and_releases_the_bundle() {
             Some((V2, FailReason::Incorrect, [2; 32]))
         );
         assert_eq!(
-            Proposals::<Test>::get(p).and_then(|p| p.disputed).map(|f| f.validator),
+            Proposals::<Test>::get(p)
+                .and_then(|p| p.disputed)
+                .map(|f| f.validator),
             Some(V1)
         );
         assert!(queue().is_empty());

@@ -38,7 +38,10 @@ fn finished_proposals_are_pruned_after_retention() {
         idle(Weight::MAX);
         assert!(!Proposals::<Test>::contains_key(ids[0]));
         assert!(!Proposals::<Test>::contains_key(ids[1]));
-        assert!(!FailVerdicts::<Test>::contains_key(ids[1]), "its FAIL goes with it");
+        assert!(
+            !FailVerdicts::<Test>::contains_key(ids[1]),
+            "its FAIL goes with it"
+        );
         assert!(
             Proposals::<Test>::contains_key(ids[2]),
             "a pending proposal stays"
