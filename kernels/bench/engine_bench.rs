@@ -261,11 +261,16 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     let prompt: Vec<u32> = (0..opts.prompt as u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % vocab)
         .collect();
-    e.time_prefill(0, &prompt).map_err(|e| e.to_string())?; // warm-up
-    let mut best = f64::INFINITY;
-    for _ in 0..3 {
-        best = best.min(e.time_prefill(0, &prompt).map_err(|e| e.to_string())?);
-    }
+    // One warm-up prefill, then the best of 3.
+    let best_prefill = |e: &mut CudaEngine| -> Result<f64, String> {
+        e.time_prefill(0, &prompt).map_err(|e| e.to_string())?;
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            best = best.min(e.time_prefill(0, &prompt).map_err(|e| e.to_string())?);
+        }
+        Ok(best)
+    };
+    let best = best_prefill(&mut e)?;
     let logits = e.logits(1).map_err(|e| e.to_string())?;
     let finite = logits.iter().all(|v| v.is_finite());
     out.text(&format!(
@@ -291,11 +296,7 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     // The same prefill with attention by cuBLAS products and the softmax kernel (the scores
     // in memory), and how far its last-token logits are from the flash kernel's.
     e.set_flash_prefill(false);
-    e.time_prefill(0, &prompt).map_err(|e| e.to_string())?;
-    let mut best_gemm = f64::INFINITY;
-    for _ in 0..3 {
-        best_gemm = best_gemm.min(e.time_prefill(0, &prompt).map_err(|e| e.to_string())?);
-    }
+    let best_gemm = best_prefill(&mut e)?;
     let gemm_logits = e.logits(1).map_err(|e| e.to_string())?;
     e.set_flash_prefill(true);
     let scale = gemm_logits.iter().fold(0f32, |m, v| m.max(v.abs()));

@@ -6,6 +6,9 @@ use super::*;
 
 use super::forward::Step;
 
+/// An operation to time: name, detail, step, launches per pass, bytes per launch.
+type Op = (&'static str, String, Step, usize, u64);
+
 /// One distinct operation of a decode step, timed in isolation on the engine's buffers.
 #[derive(Clone, Debug)]
 pub struct OpTime {
@@ -56,19 +59,12 @@ impl CudaEngine {
             self.ptr(&self.s.normed),
             self.ptr(&self.weights.layers[0].qkv),
         );
-        let (nb, hb) = (n as u64, h as u64);
+        let nb = n as u64;
         let kv_read: u64 = self.lens[..n]
             .iter()
             .map(|&l| ((l + 1) * kv_dim * 2 * 2) as u64)
             .sum();
-        let gemm_impl = |out: usize, k: usize| {
-            let shape = [n as i64, out as i64, k as i64];
-            if self.opts.small_gemv && self.slots.serves(SlotId::LinearMatmul, &shape) {
-                self.slots.kernel(SlotId::LinearMatmul).entry().to_string()
-            } else {
-                "cuBLAS".to_string()
-            }
-        };
+        let gemm_impl = |out: usize, k: usize| self.matmul_impl(n, out, k);
         let gemm = |name: &'static str, op: Step, out: usize, k: usize, launches: usize| {
             let bytes = 2 * (out * k + n * k + n * out) as u64;
             (
@@ -79,59 +75,26 @@ impl CudaEngine {
                 bytes,
             )
         };
-        let ops: Vec<(&'static str, String, Step, usize, u64)> = vec![
-            (
-                "embedding",
-                format!("{n} rows of {h}"),
-                Step::Embed,
-                1,
-                2 * 2 * nb * hb + 4 * nb,
-            ),
-            (
-                "rmsnorm",
-                format!("{n}x{h} (layer 0)"),
-                Step::AttnNorm,
-                1,
-                2 * (2 * nb * hb + hb),
-            ),
-            (
-                "fused_add_rmsnorm",
-                format!("{n}x{h} ({} attn + {layers} mlp + final)", layers - 1),
-                Step::MlpNorm,
-                2 * layers,
-                2 * (4 * nb * hb + hb),
-            ),
-            (
-                "qkv_proj+v_write",
-                if fused {
-                    format!("fused gemv {n}x{h} · {qkv_out}x{h}")
+        let mut ops = self.norm_ops(n);
+        ops.extend([(
+            "qkv_proj+v_write",
+            if fused {
+                format!("fused gemv {n}x{h} · {qkv_out}x{h}")
+            } else {
+                format!("{} + split", gemm_impl(qkv_out, h))
+            },
+            Step::QkvProj,
+            layers,
+            2 * (qkv_out * h + n * h + n * qkv_out) as u64
+                + if fused {
+                    0
                 } else {
-                    format!("{} + split", gemm_impl(qkv_out, h))
-                },
-                Step::QkvProj,
-                layers,
-                2 * (qkv_out * h + n * h + n * qkv_out) as u64
-                    + if fused {
-                        0
-                    } else {
-                        2 * 2 * (n * qkv_out) as u64
-                    }
-                    + 4 * nb,
-            ),
-            (
-                "rope",
-                format!("{n}x({q_dim}+{kv_dim})"),
-                Step::Rope,
-                layers,
-                2 * 2 * (n * (q_dim + kv_dim)) as u64 + 4 * nb,
-            ),
-            (
-                "k_write",
-                format!("{n}x{kv_dim}"),
-                Step::KWrite,
-                layers,
-                2 * 2 * (n * kv_dim) as u64 + 4 * nb,
-            ),
+                    2 * 2 * (n * qkv_out) as u64
+                }
+                + 4 * nb,
+        )]);
+        ops.extend(self.rope_ops(n));
+        ops.extend([
             (
                 "attention.decode",
                 format!(
@@ -161,7 +124,7 @@ impl CudaEngine {
                 1,
                 2 * (n * vocab) as u64 + 4 * nb,
             ),
-        ];
+        ]);
         let out = self.time_ops(ops, Pass::Decode { bucket: n }, warmup, reps, true)?;
         self.slots.set_counts(&counts);
         Ok(out)
@@ -189,13 +152,7 @@ impl CudaEngine {
             .collect();
         let pos: Vec<i32> = (0..n as i32).collect();
         self.upload_step(&toks, &pos, &pos, &[])?;
-        let shape = [
-            n as i64,
-            c.num_attention_heads as i64,
-            c.kv_heads() as i64,
-            c.head_dim() as i64,
-            n as i64,
-        ];
+        let shape = self.prefill_attention_shape(n, n);
         let slot_attention = self.prefill_slot_serves(&shape);
         if !slot_attention {
             self.ensure_prefill_scratch(n, n)?;
@@ -206,15 +163,8 @@ impl CudaEngine {
         let (h, inter, vocab) = (c.hidden_size, c.intermediate_size, c.vocab_size);
         let (q_dim, kv_dim) = (c.q_dim(), c.kv_dim());
         let qkv_out = q_dim + 2 * kv_dim;
-        let (nb, hb) = (n as u64, h as u64);
-        let gemm_impl = |m: usize, out: usize, k: usize| {
-            let shape = [m as i64, out as i64, k as i64];
-            if self.opts.small_gemv && self.slots.serves(SlotId::LinearMatmul, &shape) {
-                self.slots.kernel(SlotId::LinearMatmul).entry().to_string()
-            } else {
-                "cuBLAS".to_string()
-            }
-        };
+        let nb = n as u64;
+        let gemm_impl = |m: usize, out: usize, k: usize| self.matmul_impl(m, out, k);
         let gemm = |name: &'static str, op: Step, m: usize, out: usize, k: usize, launches| {
             (
                 name,
@@ -232,53 +182,19 @@ impl CudaEngine {
         } else {
             "builtin (cuBLAS + softmax)".to_string()
         };
-        let ops: Vec<(&'static str, String, Step, usize, u64)> = vec![
+        let mut ops = self.norm_ops(n);
+        ops.extend([{
+            let (name, detail, op, l, b) = gemm("qkv_proj", Step::QkvProj, n, qkv_out, h, layers);
             (
-                "embedding",
-                format!("{n} rows of {h}"),
-                Step::Embed,
-                1,
-                2 * 2 * nb * hb + 4 * nb,
-            ),
-            (
-                "rmsnorm",
-                format!("{n}x{h} (layer 0)"),
-                Step::AttnNorm,
-                1,
-                2 * (2 * nb * hb + hb),
-            ),
-            (
-                "fused_add_rmsnorm",
-                format!("{n}x{h} ({} attn + {layers} mlp + final)", layers - 1),
-                Step::MlpNorm,
-                2 * layers,
-                2 * (4 * nb * hb + hb),
-            ),
-            {
-                let (name, detail, op, l, b) =
-                    gemm("qkv_proj", Step::QkvProj, n, qkv_out, h, layers);
-                (
-                    name,
-                    format!("{detail} + split"),
-                    op,
-                    l,
-                    b + 2 * 2 * (n * qkv_out) as u64,
-                )
-            },
-            (
-                "rope",
-                format!("{n}x({q_dim}+{kv_dim})"),
-                Step::Rope,
-                layers,
-                2 * 2 * (n * (q_dim + kv_dim)) as u64 + 4 * nb,
-            ),
-            (
-                "k_write",
-                format!("{n}x{kv_dim}"),
-                Step::KWrite,
-                layers,
-                2 * 2 * (n * kv_dim) as u64 + 4 * nb,
-            ),
+                name,
+                format!("{detail} + split"),
+                op,
+                l,
+                b + 2 * 2 * (n * qkv_out) as u64,
+            )
+        }]);
+        ops.extend(self.rope_ops(n));
+        ops.extend([
             (
                 "attention.prefill",
                 format!(
@@ -307,7 +223,7 @@ impl CudaEngine {
                 1,
                 2 * vocab as u64 + 4,
             ),
-        ];
+        ]);
         let pass = Pass::Prefill {
             seq: 0,
             start: 0,
@@ -318,12 +234,63 @@ impl CudaEngine {
         Ok(out)
     }
 
+    /// The embedding and the norms of a pass of `n` rows: the same in decode and prefill.
+    fn norm_ops(&self, n: usize) -> Vec<Op> {
+        let (h, layers) = (self.config.hidden_size, self.config.num_hidden_layers);
+        let (nb, hb) = (n as u64, h as u64);
+        vec![
+            (
+                "embedding",
+                format!("{n} rows of {h}"),
+                Step::Embed,
+                1,
+                2 * 2 * nb * hb + 4 * nb,
+            ),
+            (
+                "rmsnorm",
+                format!("{n}x{h} (layer 0)"),
+                Step::AttnNorm,
+                1,
+                2 * (2 * nb * hb + hb),
+            ),
+            (
+                "fused_add_rmsnorm",
+                format!("{n}x{h} ({} attn + {layers} mlp + final)", layers - 1),
+                Step::MlpNorm,
+                2 * layers,
+                2 * (4 * nb * hb + hb),
+            ),
+        ]
+    }
+
+    /// RoPE and the key-cache write of a pass of `n` rows.
+    fn rope_ops(&self, n: usize) -> [Op; 2] {
+        let c = &self.config;
+        let (q_dim, kv_dim, layers, nb) = (c.q_dim(), c.kv_dim(), c.num_hidden_layers, n as u64);
+        [
+            (
+                "rope",
+                format!("{n}x({q_dim}+{kv_dim})"),
+                Step::Rope,
+                layers,
+                2 * 2 * (n * (q_dim + kv_dim)) as u64 + 4 * nb,
+            ),
+            (
+                "k_write",
+                format!("{n}x{kv_dim}"),
+                Step::KWrite,
+                layers,
+                2 * 2 * (n * kv_dim) as u64 + 4 * nb,
+            ),
+        ]
+    }
+
     /// Times each of `ops` (name, detail, step, launches per pass, bytes per launch) of
     /// `pass`: `reps` launches after `warmup`, eagerly between two events, and with
     /// `graphs` as a captured graph of `reps` launches too.
     fn time_ops(
         &mut self,
-        ops: Vec<(&'static str, String, Step, usize, u64)>,
+        ops: Vec<Op>,
         pass: Pass,
         warmup: usize,
         reps: usize,

@@ -221,14 +221,7 @@ impl CudaEngine {
         attn: u64,
         scale: f32,
     ) -> Result<(), CudaEngineError> {
-        let c = &self.config;
-        let shape = [
-            n as i64,
-            c.num_attention_heads as i64,
-            c.kv_heads() as i64,
-            c.head_dim() as i64,
-            klen as i64,
-        ];
+        let shape = self.prefill_attention_shape(n, klen);
         if self.prefill_slot_serves(&shape) {
             let st = self.dev.stream();
             return Ok(self.slots.launch(
@@ -241,6 +234,29 @@ impl CudaEngine {
             )?);
         }
         self.prefill_attention_gemm(kc, vc, klen, n, positions, q_rot, attn, scale)
+    }
+
+    /// The `attention.prefill` shape of `n` prompt rows over `klen` cache rows.
+    pub(super) fn prefill_attention_shape(&self, n: usize, klen: usize) -> [i64; 5] {
+        let c = &self.config;
+        [
+            n as i64,
+            c.num_attention_heads as i64,
+            c.kv_heads() as i64,
+            c.head_dim() as i64,
+            klen as i64,
+        ]
+    }
+
+    /// Who serves a product of `m` rows, `out` features and `k` inputs: the entry of the
+    /// `linear.matmul` kernel whose domain takes it, or `cuBLAS` (the builtin).
+    pub(super) fn matmul_impl(&self, m: usize, out: usize, k: usize) -> String {
+        let shape = [m as i64, out as i64, k as i64];
+        if self.opts.small_gemv && self.slots.serves(SlotId::LinearMatmul, &shape) {
+            self.slots.kernel(SlotId::LinearMatmul).entry().to_string()
+        } else {
+            "cuBLAS".to_string()
+        }
     }
 
     /// Whether a prefill's attention at `shape` goes to the `attention.prefill` slot table

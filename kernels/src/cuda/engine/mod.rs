@@ -371,14 +371,7 @@ impl CudaEngine {
                 .map(|p| (seq * self.opts.max_seq + p) as i32)
                 .collect();
             self.upload_step(&toks, &pos, &rows, &[])?;
-            let c = &self.config;
-            let shape = [
-                n as i64,
-                c.num_attention_heads as i64,
-                c.kv_heads() as i64,
-                c.head_dim() as i64,
-                (start + n) as i64,
-            ];
+            let shape = self.prefill_attention_shape(n, start + n);
             if !self.prefill_slot_serves(&shape) {
                 self.ensure_prefill_scratch(n, start + n)?;
             }
