@@ -79,7 +79,8 @@ enum Command {
     /// With `--arena`, what each target is worth there: the share of a workload read its
     /// slots take and the largest end-to-end speedup a proposal could give (all of that
     /// time gone), against the arena's margin. `cpu-tiny` is measured on this machine
-    /// now; `h200-llama8b` prints the committed H200 measurement.
+    /// now; `h200-llama8b` weighs a read from a committed measurement (a prefill and a
+    /// decode step on an H100).
     Slots {
         /// Arena whose workload to weigh the targets in (cpu-tiny, h200-llama8b).
         #[arg(long)]

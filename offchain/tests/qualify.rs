@@ -166,7 +166,7 @@ fn a_cache_keyed_on_inputs_never_hits_because_every_read_has_a_fresh_prompt() {
 
 #[test]
 fn a_kernel_wrong_only_after_verification_fails_in_the_timed_reads() {
-    // Exact for its first 2000 calls (verification makes far fewer), then cheap and
+    // Exact for its first 320 calls (verification makes far fewer), then cheap and
     // wrong: every timed read's tokens are compared with the baseline's for its prompt.
     let cpu = arena::arena("cpu-tiny").unwrap();
     let r = attempt(
@@ -186,7 +186,7 @@ fn a_kernel_wrong_only_after_verification_fails_in_the_timed_reads() {
 
 #[test]
 fn a_kernel_exact_only_where_an_audit_run_would_look_fails() {
-    // A clear win, exact for its first 2000 calls, then 0.03 % off wherever a call attends
+    // A clear win, exact for its first 320 calls, then 0.03 % off wherever a call attends
     // to more than a short audit run's 32 positions: too small to move a token, so the
     // audit reads (the timed reads' shapes) and every timed read's distributions, checked
     // against the baseline's, are what see it; whichever comes first.

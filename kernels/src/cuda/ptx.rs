@@ -3,9 +3,12 @@
 //!
 //! And the artifact screen of CUDA bundles ([`screen_ptx`]): what NVRTC produced, whatever
 //! the source spelled (raw strings, macros, templates, inline PTX), may not read a timer or
-//! a performance counter, learn which launch or graph it runs in (`%gridid`,
-//! `%current_graph_exec`, `%envreg`), call out of the module (`vprintf`, `malloc`,
-//! `__assertfail`: every `.extern .func`), or stop the GPU (`trap`, `brkpt`).
+//! a performance counter, learn which launch or graph it runs in or where (`%gridid`,
+//! `%current_graph_exec`, `%envreg`, `%smid`, `%warpid`), call out of the module (`vprintf`,
+//! `malloc`, `__assertfail`: every `.extern .func`), or stop the GPU (`trap`, `brkpt`).
+//! Inline PTX reaches this text verbatim, comments and line breaks included, so the screen
+//! reads it as the assembler does (comments removed left to right, statements across
+//! lines) and refuses the PTX preprocessor.
 //!
 //! PTX cannot tell a pointer from an `int64_t` (both are 64-bit integers there), so the
 //! check is: the same number of parameters, pointers and shape symbols as 64-bit integers
@@ -450,74 +453,142 @@ fn global_bytes(decl: &str) -> Option<u64> {
     })
 }
 
-/// Screens compiled PTX (see the module docs).
+/// Special registers a module may not read: timers and counters (`timer` set), and what
+/// names or places a launch (which grid, which graph, driver environment, which SM or warp
+/// slot): a kernel that could tell a timed graph replay from an eager audited call could
+/// behave differently in each.
+const TIMER_REGISTERS: [&str; 3] = ["%globaltimer", "%clock", "%pm"];
+const LAUNCH_REGISTERS: [&str; 7] = [
+    "%gridid",
+    "%current_graph_exec",
+    "%envreg",
+    "%smid",
+    "%nsmid",
+    "%warpid",
+    "%nwarpid",
+];
+
+/// PTX as the assembler reads it, comments removed: `//` to the end of the line and `/* */`
+/// blocks, whichever opens first, scanning left to right; a string literal (`.pragma
+/// "..."`) is kept as an empty one, so nothing inside it counts as code or as a comment.
+/// Inline PTX reaches this text verbatim, so a comment that one reader closes and another
+/// does not would hide code: the scan follows the assembler's rules, and an unclosed block
+/// comment or string is refused.
+fn strip_ptx_comments(ptx: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(ptx.len());
+    let mut chars = ptx.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('/', Some('/')) => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut prev = ' ';
+                loop {
+                    match chars.next() {
+                        None => return Err("has a block comment that never closes".into()),
+                        Some('/') if prev == '*' => break,
+                        Some(c) => {
+                            if c == '\n' {
+                                out.push('\n');
+                            }
+                            prev = c;
+                        }
+                    }
+                }
+                out.push(' ');
+            }
+            ('"', _) => {
+                loop {
+                    match chars.next() {
+                        None | Some('\n') => return Err("has a string that never ends".into()),
+                        Some('"') => break,
+                        Some(_) => {}
+                    }
+                }
+                out.push_str("\"\"");
+            }
+            (c, _) => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// Screens compiled PTX (see the module docs). The text is read as the assembler reads it
+/// (comments removed, [`strip_ptx_comments`]), in statements (up to each `;`, `{` or `}`,
+/// across lines), so neither a comment nor a line break hides a token from the screen.
 pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
     let refuse = |what: String, timer: bool| Err(PtxViolation { what, timer });
-    let mut in_block_comment = false;
+    let code = match strip_ptx_comments(ptx) {
+        Ok(code) => code,
+        Err(what) => return refuse(what, false),
+    };
+    // NVRTC never writes preprocessor directives; the assembler would expand them (a
+    // register name pasted from pieces, an included file).
+    if let Some(line) = code.lines().find(|l| l.trim_start().starts_with('#')) {
+        return refuse(
+            format!("uses the PTX preprocessor: `{}`", line.trim()),
+            false,
+        );
+    }
     let (mut depth, mut global) = (0i64, 0u64);
-    for raw in ptx.lines() {
-        let mut line = String::new();
-        let mut rest = raw;
-        loop {
-            if in_block_comment {
-                match rest.find("*/") {
-                    Some(i) => {
-                        rest = &rest[i + 2..];
-                        in_block_comment = false;
-                    }
-                    None => break,
-                }
-            } else if let Some(i) = rest.find("/*") {
-                line.push_str(&rest[..i]);
-                rest = &rest[i + 2..];
-                in_block_comment = true;
-            } else {
-                line.push_str(rest);
-                break;
-            }
+    let mut statement = String::new();
+    for c in code.chars().chain(std::iter::once(';')) {
+        if !matches!(c, ';' | '{' | '}') {
+            statement.push(c);
+            continue;
         }
-        let code = line.split("//").next().unwrap_or_default();
-        for token in code.split(|c: char| !(c.is_ascii_alphanumeric() || "%._$".contains(c))) {
-            if ["%globaltimer", "%clock", "%pm"]
-                .iter()
-                .any(|t| token.starts_with(t))
-            {
+        let tokens: Vec<&str> = statement
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "%._$".contains(c)))
+            .filter(|t| !t.is_empty())
+            .collect();
+        for token in &tokens {
+            if TIMER_REGISTERS.iter().any(|t| token.starts_with(t)) {
                 return refuse(format!("reads timer or counter `{token}`"), true);
             }
-            // Which launch or graph a call belongs to: a kernel that could tell a timed
-            // graph replay from an eager audited call could behave differently in each.
-            if ["%gridid", "%current_graph_exec", "%envreg"]
-                .iter()
-                .any(|t| token.starts_with(t))
-            {
+            if LAUNCH_REGISTERS.iter().any(|t| token.starts_with(t)) {
                 return refuse(format!("reads launch identity `{token}`"), true);
             }
             let op = token.split('.').next().unwrap_or_default();
-            if ["trap", "brkpt", "pmevent", "nanosleep"].contains(&op) && !token.is_empty() {
+            if ["trap", "brkpt", "pmevent", "nanosleep"].contains(&op) {
                 return refuse(format!("uses instruction `{token}`"), false);
             }
         }
-        let trimmed = code.trim_start();
-        if trimmed.starts_with(".extern") && trimmed.contains(".func") {
+        // Anything declared outside the module: a function (`vprintf`, `malloc`) or data.
+        if tokens.contains(&".extern") && (tokens.contains(&".func") || tokens.contains(&".global")) {
             return refuse(
-                format!("calls a function outside the module: `{}`", trimmed.trim()),
+                format!(
+                    "calls a function outside the module: `{}`",
+                    statement.split_whitespace().collect::<Vec<_>>().join(" ")
+                ),
                 false,
             );
         }
-        if depth == 0 && code.split_whitespace().any(|t| t == ".global") {
-            let bytes = global_bytes(code).unwrap_or(u64::MAX);
+        if depth == 0 && tokens.contains(&".global") {
+            let bytes = global_bytes(&statement).unwrap_or(u64::MAX);
             global = global.saturating_add(bytes);
             if global > MAX_GLOBAL_BYTES {
                 return refuse(
                     format!(
                         "declares more than {MAX_GLOBAL_BYTES} bytes of global memory (`{}`)",
-                        trimmed.trim()
+                        statement.split_whitespace().collect::<Vec<_>>().join(" ")
                     ),
                     false,
                 );
             }
         }
-        depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
+        statement.clear();
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
     }
     Ok(())
 }
@@ -559,6 +630,7 @@ mod screen_tests {
                 .timer
         );
         assert!(screen_ptx("\tmov.u32 %r5, %envreg3;\n").unwrap_err().timer);
+        assert!(screen_ptx("\tmov.u32 %r6, %smid;\n").unwrap_err().timer);
         let printf = screen_ptx(".extern .func (.param .b32 r) vprintf\n(\n.param .b64 a\n);\n")
             .unwrap_err();
         assert!(!printf.timer && printf.what.contains("vprintf"), "{printf}");
@@ -566,5 +638,33 @@ mod screen_tests {
         assert!(screen_ptx("\tbrkpt;\n").is_err());
         assert!(screen_ptx("\tnanosleep.u32 100;\n").is_err());
         assert_eq!(screen_ptx("/* trap; %globaltimer */\n\tret;\n"), Ok(()));
+    }
+
+    #[test]
+    fn inline_ptx_cannot_hide_code_in_comments_strings_lines_or_macros() {
+        // A `/*` inside a line comment opens nothing: the assembler compiles the next line.
+        let hidden = "\t// /*\n\tmov.u64 %rd1, %globaltimer;\n\t// */\n";
+        assert!(screen_ptx(hidden).unwrap_err().timer);
+        // A `//` inside a string is no comment either.
+        let in_string = ".pragma \"nounroll // \";\n\tmov.u64 %rd1, %globaltimer;\n";
+        assert!(screen_ptx(in_string).unwrap_err().timer);
+        // A declaration split over lines is one statement.
+        let split = ".extern\n.func (.param .b32 r) vprintf\n(\n.param .b64 a\n);\n";
+        assert!(screen_ptx(split).unwrap_err().what.contains("outside the module"));
+        let data = ".extern .global .align 8 .b8 theirs[8];\n";
+        assert!(screen_ptx(data).is_err());
+        // An unclosed comment or string, and the preprocessor, are refused outright.
+        assert!(screen_ptx("\tret;\n/* never closed\n\tmov.u64 %rd1, %globaltimer;\n").is_err());
+        assert!(screen_ptx(".pragma \"open;\n").is_err());
+        let macro_ = "#define T %global ## timer\n\tmov.u64 %rd1, T;\n";
+        assert!(screen_ptx(macro_).unwrap_err().what.contains("preprocessor"));
+        // A module global declared after closing a function from inline PTX still counts.
+        let escape = ".entry k()\n{\n\tret;\n}\n.global .b8 big[99999999];\n.func f()\n{\n";
+        assert!(screen_ptx(escape).unwrap_err().what.contains("global memory"));
+        // What NVRTC writes passes: line comments, an entry with its braces, extern shared.
+        let ok = "//\n// Generated by NVIDIA NVVM Compiler\n.version 8.8\n.target sm_90a\n\
+                  .extern .shared .align 16 .b8 smem[];\n.visible .entry k(\n\t.param .u64 p\n)\n\
+                  {\n\t.reg .b32 %r<4>;\n\tmov.u32 %r1, %tid.x; // comment\n\tret;\n}\n";
+        assert_eq!(screen_ptx(ok), Ok(()));
     }
 }

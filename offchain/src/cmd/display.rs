@@ -1,5 +1,5 @@
 //! Human output of chain values: accounts by their dev name where they have one ("Alice
-//! (5Grw…utQY)"), else shortened SS58; amounts in UNIT with decimals. JSON output keeps
+//! (5GrwvaEF…oHGKutQY)"), else shortened SS58; amounts in UNIT with decimals. JSON output keeps
 //! the raw values (full SS58 addresses, planck as strings).
 
 use std::sync::OnceLock;
@@ -28,11 +28,12 @@ fn dev_accounts() -> &'static [(String, &'static str)] {
     })
 }
 
-/// An SS58 address for people: "Alice (5Grw…utQY)" for a dev account, "5Grw…utQY" else;
-/// anything that is not an address comes back unchanged.
+/// An SS58 address for people: "Alice (5GrwvaEF…oHGKutQY)" for a dev account,
+/// "5GrwvaEF…oHGKutQY" else (eight characters each side: a lookalike address is not cheap
+/// to grind); anything that is not an address comes back unchanged.
 pub fn who(ss58: &str) -> String {
-    let short = if ss58.len() > 12 && ss58.is_ascii() {
-        format!("{}…{}", &ss58[..4], &ss58[ss58.len() - 4..])
+    let short = if ss58.len() > 20 && ss58.is_ascii() {
+        format!("{}…{}", &ss58[..8], &ss58[ss58.len() - 8..])
     } else {
         return ss58.to_string();
     };
@@ -73,14 +74,14 @@ mod tests {
         let alice = AccountId::from(subxt_signer::sr25519::dev::alice().public_key()).to_string();
         assert_eq!(
             who(&alice),
-            format!("Alice ({}…{})", &alice[..4], &alice[alice.len() - 4..])
+            format!("Alice ({}…{})", &alice[..8], &alice[alice.len() - 8..])
         );
         let bob = "5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty";
-        assert_eq!(who(bob), "Bob (5FHn…94ty)");
+        assert_eq!(who(bob), "Bob (5FHneW46…jJM694ty)");
         let other = AccountId::from([7u8; 32]).to_string();
         assert_eq!(
             who(&other),
-            format!("{}…{}", &other[..4], &other[other.len() - 4..])
+            format!("{}…{}", &other[..8], &other[other.len() - 8..])
         );
         assert_eq!(who("none"), "none");
         assert_eq!(units(52_428_800_000_000), "52.4288 UNIT");

@@ -1,5 +1,5 @@
 /* Must FAIL BehaviourChanged at the audit: the one-pass attention of `attention-onepass`
- * (a clear win), exact for its first 2000 calls (past verification and the first reads),
+ * (a clear win), exact for its first 320 calls (past verification and the first reads),
  * then 0.03 % off in every call that attends to more than 32 positions - every call of a
  * timed read past its first 32 prompt tokens, none of a short audit run of 24 + 8
  * positions. An error that small leaves the tokens and the next-token distributions alone,
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#define HONEST_CALLS 2000
+#define HONEST_CALLS 320
 #define AUDIT_RUN_POSITIONS 32
 
 static uint64_t calls;

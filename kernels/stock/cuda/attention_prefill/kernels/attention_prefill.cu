@@ -10,8 +10,9 @@
  *
  * Head dims 64 and 128 with 16-byte aligned tensors (every engine call) take the flash
  * path: each warp owns 16 rows and holds them as tensor-core A fragments; per tile of 64
- * keys the block stages K (row-major) and V (transposed) in shared memory, S = Q K^T and
- * O += P V run as mma.sync m16n8k16 products (bf16 in, f32 accumulate), P reusing S's
+ * keys the block stages K and V (row-major, 16-byte stores) in shared memory, S = Q K^T and
+ * O += P V run as mma.sync m16n8k16 products (bf16 in, f32 accumulate), V's B fragments
+ * gathered two bf16 at a time, P reusing S's
  * accumulator registers as A fragments (rounded to bf16), with an online softmax in base
  * 2. Nothing of size tokens x kv_len is ever written. Any other call takes the plain path:
  * one thread per row, an online softmax over the keys in f32 (head_dim up to 256; a larger
@@ -59,12 +60,13 @@ static __device__ __forceinline__ void mma_m16n8k16_bf16(float d[4], const unsig
 }
 #endif
 
-/* The flash path for head dim D (64 or 128); ks and vt are the block's shared tiles. */
+/* The flash path for head dim D (64 or 128); ks and vs are the block's shared K and V
+ * tiles, both [BC][D + PAD] (row-major, as in the cache). */
 template <int D>
 static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const bits16* kc, const bits16* vc,
                                              const int32_t* positions, float scale, int64_t n,
                                              int64_t kv_len, int64_t q_heads, int64_t kv_heads,
-                                             bits16* ks, bits16* vt, int* top) {
+                                             bits16* ks, bits16* vs, int* top) {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int g = lane >> 2, t = lane & 3;
     const int64_t h = blockIdx.y;
@@ -118,12 +120,7 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
                 vv = *reinterpret_cast<const uint4*>(vc + j * kv_dim + kvh * D + c8);
             }
             *reinterpret_cast<uint4*>(ks + row * (D + PAD) + c8) = kv;
-            const unsigned w4[4] = {vv.x, vv.y, vv.z, vv.w};
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                vt[(c8 + 2 * e) * (BC + PAD) + row] = (bits16)(w4[e] & 0xffffu);
-                vt[(c8 + 2 * e + 1) * (BC + PAD) + row] = (bits16)(w4[e] >> 16);
-            }
+            *reinterpret_cast<uint4*>(vs + row * (D + PAD) + c8) = vv;
         }
         __syncthreads();
 
@@ -194,9 +191,11 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
                                     pack2(s[2 * kt + 1][2], s[2 * kt + 1][3])};
 #pragma unroll
             for (int dt = 0; dt < D / 8; ++dt) {
-                const bits16* vr = vt + (dt * 8 + g) * (BC + PAD) + kt * 16 + 2 * t;
-                const unsigned b[2] = {*reinterpret_cast<const unsigned*>(vr),
-                                       *reinterpret_cast<const unsigned*>(vr + 8)};
+                /* B = V[keys][dims]: keys 2t, 2t+1 (and +8) of dim column g, gathered from
+                 * the row-major tile (lanes of one t read one row: no bank conflicts). */
+                const bits16* vr = vs + (kt * 16 + 2 * t) * (D + PAD) + dt * 8 + g;
+                const unsigned b[2] = {(unsigned)vr[0] | ((unsigned)vr[D + PAD] << 16),
+                                       (unsigned)vr[8 * (D + PAD)] | ((unsigned)vr[9 * (D + PAD)] << 16)};
                 mma_m16n8k16_bf16(o[dt], pa, b);
             }
         }
@@ -259,8 +258,8 @@ attention_prefill(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restri
                   const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
                   const int32_t* __restrict__ positions, float scale, int64_t tokens, int64_t q_heads,
                   int64_t kv_heads, int64_t head_dim, int64_t kv_len) {
-    /* K tile [BC][DMAX + PAD] then V tile transposed [DMAX][BC + PAD], as 16-byte words. */
-    __shared__ uint4 tiles[(BC * (DMAX + PAD) + DMAX * (BC + PAD)) / 8];
+    /* K tile [BC][DMAX + PAD] then V tile [BC][DMAX + PAD], as 16-byte words. */
+    __shared__ uint4 tiles[2 * BC * (DMAX + PAD) / 8];
     __shared__ int top[BR / 16];
     bits16* o = reinterpret_cast<bits16*>(out);
     const bits16* qb = reinterpret_cast<const bits16*>(q);
