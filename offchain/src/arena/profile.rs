@@ -59,29 +59,29 @@ pub struct GpuReadProfile {
 }
 
 pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
-    source: "H100 80GB HBM3 (2026-12-05, cacheon-engine-bench --breakdown): one read of the \
-             workload, a 2048-token prefill (15.63 ms) and batch-1 decode steps at context \
-             2048 (1.734 ms each)",
-    prefill_seconds: 15.632e-3,
+    source: "H100 80GB HBM3 (2026-12-05, cacheon-engine-bench --breakdown, commit 109eeb0): \
+             one read of the workload, a 2048-token prefill (13.63 ms) and batch-1 decode \
+             steps at context 2048 (1.738 ms each)",
+    prefill_seconds: 13.628e-3,
     prefill: [
-        (SlotId::SiluAndMul, 517.0e-6),
-        (SlotId::RmsNorm, 11.2e-6),
-        (SlotId::FusedAddRmsNorm, 437.6e-6),
-        (SlotId::Rope, 162.6e-6),
+        (SlotId::SiluAndMul, 510.0e-6),
+        (SlotId::RmsNorm, 11.3e-6),
+        (SlotId::FusedAddRmsNorm, 429.2e-6),
+        (SlotId::Rope, 156.0e-6),
         (SlotId::AttentionDecode, 0.0),
-        // q|k|v (with its split) 1305.7, o 704.9, gate|up 4940.2, down 2408.9, LM head 339.1
-        (SlotId::LinearMatmul, 9_698.8e-6),
-        (SlotId::AttentionPrefill, 4_921.7e-6),
+        // q|k|v (with its split) 1278.7, o 686.9, gate|up 4919.2, down 2388.6, LM head 337.7
+        (SlotId::LinearMatmul, 9_611.1e-6),
+        (SlotId::AttentionPrefill, 3_060.7e-6),
     ],
-    step_seconds: 1.7344e-3,
+    step_seconds: 1.7384e-3,
     step: [
-        (SlotId::SiluAndMul, 12.8e-6),
-        (SlotId::RmsNorm, 1.7e-6),
-        (SlotId::FusedAddRmsNorm, 30.4e-6),
-        (SlotId::Rope, 18.9e-6),
-        (SlotId::AttentionDecode, 108.3e-6),
-        // o 105.4, gate|up 610.5, down 325.8, LM head 334.9
-        (SlotId::LinearMatmul, 1_376.6e-6),
+        (SlotId::SiluAndMul, 13.0e-6),
+        (SlotId::RmsNorm, 1.8e-6),
+        (SlotId::FusedAddRmsNorm, 31.7e-6),
+        (SlotId::Rope, 19.3e-6),
+        (SlotId::AttentionDecode, 108.1e-6),
+        // o 105.7, gate|up 611.8, down 325.9, LM head 335.2
+        (SlotId::LinearMatmul, 1_378.6e-6),
         (SlotId::AttentionPrefill, 0.0),
     ],
 };
@@ -226,11 +226,11 @@ mod tests {
         let p = profile(arena, 0).unwrap();
         let get = |id: &str| p.targets.iter().find(|t| t.target == id).unwrap().clone();
         // silu_and_mul is 0.9 % of the read: not even a free kernel clears the 1 % margin;
-        // the prompt's attention (2.1 %) can.
+        // the prompt's attention (1.3 %) can.
         assert!(!get("activation.silu_and_mul").can_pass);
         assert!(get("linear.matmul").share > 0.7);
         let prefill = get("attention.prefill");
-        assert!(prefill.share > 0.015 && prefill.can_pass, "{prefill:?}");
+        assert!(prefill.share > 0.01 && prefill.can_pass, "{prefill:?}");
         // The read is one prefill and the workload's decode steps.
         let r = &LLAMA8B_READ_H100;
         let steps = arena.workload.decode_steps as f64;

@@ -431,7 +431,10 @@ fn with_reports(records: &mut [serde_json::Value], fetch: &super::evidence::Fetc
                 .map(|x| format!(" {x}"))
                 .unwrap_or_else(|| format!(" at {} ppm", r["speedup_ppm"])),
         ));
-        if r["reason"].as_str().is_some_and(|x| x.starts_with("CopyOf")) {
+        if r["reason"]
+            .as_str()
+            .is_some_and(|x| x.starts_with("CopyOf"))
+        {
             // The copy was measured and would have been crowned: the FAIL names that PASS.
             text.push_str("\n    (the report of the PASS that would have crowned the copy)");
         }
