@@ -38,6 +38,7 @@ use cacheon_kernels::cuda::{
     build_cuda_bundle, CudaBuildOptions, CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable,
     WeightSource,
 };
+use cacheon_kernels::model::sampler::argmax;
 use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
@@ -304,15 +305,6 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
         .iter()
         .zip(&gemm_logits)
         .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
-    let argmax = |v: &[f32]| {
-        v.iter()
-            .enumerate()
-            .fold(
-                (0, f32::NEG_INFINITY),
-                |b, (i, &x)| if x > b.1 { (i, x) } else { b },
-            )
-            .0
-    };
     let same_token = argmax(&logits) == argmax(&gemm_logits);
     out.text(&format!(
         "{:<8} {:>6} {:>8} {:>10.3} {:>12.0}  attention by cuBLAS + softmax; logits max |diff| {diff:.4} (of max |logit| {scale:.3}), same next token: {same_token}",
