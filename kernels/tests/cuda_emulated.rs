@@ -17,6 +17,7 @@ use std::process::Command;
 
 use cacheon_kernels::bundle::manifest::Manifest;
 use cacheon_kernels::bundle::stock;
+use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::evaluate_geometry;
 use cacheon_kernels::slots::args::{Buffer, SlotArgs};
 use cacheon_kernels::slots::cases;
@@ -85,14 +86,18 @@ fn cluster_of(slot: SlotId) -> [u32; 3] {
 
 fn build(slot: SlotId, dir: &Path) -> PathBuf {
     let b = stock::cuda_bundle(slot);
-    let files = b.files();
-    let m = Manifest::from_bundle(&files).unwrap();
+    build_bundle(slot, b.name, &b.files(), dir)
+}
+
+/// Builds the first op's source of a bundle (`files`) into an emulation binary.
+fn build_bundle(slot: SlotId, name: &str, files: &[BundleFile], dir: &Path) -> PathBuf {
+    let m = Manifest::from_bundle(files).unwrap();
     let src_path = &m.ops[0].source;
     let src = files.iter().find(|f| &f.path == src_path).unwrap();
     let text = rewrite_shared(std::str::from_utf8(&src.data).unwrap());
-    let tu = dir.join(format!("{}.cpp", b.name));
+    let tu = dir.join(format!("{name}.cpp"));
     std::fs::write(&tu, format!("{text}\n#include \"harness.cpp\"\n")).unwrap();
-    let bin = dir.join(b.name);
+    let bin = dir.join(name);
     let out = Command::new("g++")
         .args([
             "-std=c++17",
@@ -105,6 +110,7 @@ fn build(slot: SlotId, dir: &Path) -> PathBuf {
         ])
         .arg(emu_dir())
         .arg(format!("-DEMU_SLOT={}", slot.index()))
+        .arg(format!("-DEMU_ENTRY={}", m.ops[0].entry))
         .arg(&tu)
         .arg("-o")
         .arg(&bin)
@@ -118,9 +124,8 @@ fn build(slot: SlotId, dir: &Path) -> PathBuf {
     bin
 }
 
-fn run(slot: SlotId, bin: &Path, dir: &Path, args: &SlotArgs) -> Vec<Vec<f32>> {
-    let b = stock::cuda_bundle(slot);
-    let m = Manifest::from_bundle(&b.files()).unwrap();
+/// Runs an emulation binary on `args` with the launch geometry of `m`'s first op.
+fn run_op(slot: SlotId, m: &Manifest, bin: &Path, dir: &Path, args: &SlotArgs) -> Vec<Vec<f32>> {
     let geo = evaluate_geometry(
         slot,
         m.ops[0].launch.as_ref().unwrap(),
@@ -209,10 +214,15 @@ fn run(slot: SlotId, bin: &Path, dir: &Path, args: &SlotArgs) -> Vec<Vec<f32>> {
     outs
 }
 
-fn check(slot: SlotId, bin: &Path, dir: &Path, mut args: SlotArgs) {
+fn check(slot: SlotId, bin: &Path, dir: &Path, args: SlotArgs) {
+    let m = Manifest::from_bundle(&stock::cuda_bundle(slot).files()).unwrap();
+    check_op(slot, &m, bin, dir, args)
+}
+
+fn check_op(slot: SlotId, m: &Manifest, bin: &Path, dir: &Path, mut args: SlotArgs) {
     args.round_inputs(Dtype::Bf16);
     let expected = reference::compute(&args);
-    let got = run(slot, bin, dir, &args);
+    let got = run_op(slot, m, bin, dir, &args);
     let reports = reference::judge(&args, &got, &expected, Dtype::Bf16.tolerance());
     for (j, ((g, w), r)) in got.iter().zip(&expected).zip(reports).enumerate() {
         assert!(
@@ -248,10 +258,13 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
             &[2, 16, 2, 16, 40],
             &[2, 8, 2, 128, 300],
         ],
-        // Two rows, nine rows (a second block of 8), the wide path with a short k, and a
-        // product the ragged k sends down the scalar path.
+        // Two rows, nine rows (a second block of 8), the wide path with a short k, a
+        // product the ragged k sends down the scalar path, and batched rows whose steps
+        // run past the unrolled loop (65 and 33 steps of 32 inputs).
         SlotId::LinearMatmul => &[
             &[2, 100, 64],
+            &[5, 100, 2080],
+            &[3, 16, 1056],
             &[9, 40, 24],
             &[1, 16400, 16],
             &[1, 300, 1024],
@@ -290,6 +303,35 @@ fn stock_cuda_kernels_emulated_on_the_cpu_match_the_reference() {
             let t = std::time::Instant::now();
             check(slot, &bin, dir.path(), args);
             println!("{slot} {shape:?}: ok ({:.1} s)", t.elapsed().as_secs_f64());
+        }
+    }
+}
+
+/// The CUDA examples a miner would propose (not the failing ones), at the verification
+/// shapes and edge cases inside their `when` domains.
+#[test]
+fn example_cuda_bundles_emulated_on_the_cpu_match_the_reference() {
+    if !have_gxx() {
+        println!("SKIP: no g++ to build the CUDA emulation");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cuda");
+    for name in ["matmul-rows8-mma"] {
+        let files = cacheon_kernels::bundle::read_dir(&examples.join(name)).unwrap();
+        let m = Manifest::from_bundle(&files).unwrap();
+        let slot = m.ops[0].slot;
+        let bin = build_bundle(slot, name, &files, dir.path());
+        let in_domain: Vec<Vec<i64>> = shapes(slot)
+            .into_iter()
+            .filter(|s| m.ops[0].accepts(s))
+            .collect();
+        assert!(in_domain.len() >= 2, "{name}: {in_domain:?}");
+        for (i, shape) in in_domain.iter().enumerate() {
+            let args = cases::generate(slot, shape, 0x5A + i as u64);
+            let t = std::time::Instant::now();
+            check_op(slot, &m, &bin, dir.path(), args);
+            println!("{name} {shape:?}: ok ({:.1} s)", t.elapsed().as_secs_f64());
         }
     }
 }

@@ -64,6 +64,31 @@ fn every_stock_cuda_bundle_compiles_and_has_its_slot_abi() {
     }
 }
 
+/// The CUDA examples a miner would propose (the passing ones) compile to sm_90a PTX with
+/// their slot's ABI, inline PTX (`mma.sync`) included.
+#[test]
+fn example_cuda_bundles_compile() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let opts = cuda::CudaBuildOptions::default();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cuda");
+    for name in ["silu-and-mul", "slow-rmsnorm", "matmul-rows8-mma"] {
+        let files = cacheon_kernels::bundle::read_dir(&examples.join(name)).unwrap();
+        let compiled = compile_cuda_bundle(&files, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ptx = &compiled.sources[0].ptx;
+        assert!(ptx.contains(".target sm_90a"), "{name}: {ptx:.300}");
+        if let Some(dir) = std::env::var_os("CACHEON_DUMP_PTX") {
+            std::fs::write(std::path::Path::new(&dir).join(format!("{name}.ptx")), ptx).unwrap();
+        }
+        println!(
+            "{name}: {:?}, {} bytes of PTX",
+            compiled.compile_time,
+            ptx.len()
+        );
+    }
+}
+
 const WRONG_PARAMS: &str = r#"
 #include <cuda_bf16.h>
 #include <stdint.h>

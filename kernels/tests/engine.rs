@@ -236,8 +236,12 @@ fn engine_refuses_bad_requests() {
         Err(EngineError::NoSuchSequence { seq: 2, batch: 2 })
     );
     assert_eq!(
-        e.decode(&[1]),
-        Err(EngineError::BatchMismatch { batch: 2, got: 1 })
+        e.decode(&[1, 2, 3]),
+        Err(EngineError::BatchMismatch { batch: 2, got: 3 })
+    );
+    assert_eq!(
+        e.decode(&[]),
+        Err(EngineError::BatchMismatch { batch: 2, got: 0 })
     );
     assert_eq!(e.prefill(0, &[], Logits::Last), Err(EngineError::Empty));
     e.prefill(0, &[1, 2, 3, 4], Logits::Last).unwrap();

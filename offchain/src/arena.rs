@@ -79,12 +79,39 @@ pub struct Workload {
     pub corpus: Option<&'static str>,
     pub prompt_len: usize,
     pub decode_steps: usize,
+    /// The batched part of a read, after the single sequence (`None`: none).
+    pub batch: Option<BatchPhase>,
     pub max_seq: usize,
     /// Audit reads per attempt (extra reads of the workload at secret positions among the
     /// timed reads, with a sample of the candidate's calls recorded).
     pub audit_reads: usize,
     /// Calls of each candidate slot one audit read records (every call if it has fewer).
     pub audit_calls_per_slot: usize,
+}
+
+/// The batched part of a workload read: what serving several requests at once runs.
+/// `rows` fresh prompts of `prompt_len` tokens each (drawn like the single sequence's)
+/// are prefilled one after another, then decoded together for `steps` greedy steps, every
+/// step one pass of `rows` token rows through the model.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct BatchPhase {
+    pub rows: usize,
+    pub prompt_len: usize,
+    pub steps: usize,
+}
+
+impl Workload {
+    /// Sequences the engine holds at once.
+    pub fn max_batch(&self) -> usize {
+        self.batch.map_or(1, |b| b.rows.max(1))
+    }
+
+    /// Passes of the engine over its weights in one read: each prefill and each decode
+    /// step (a batched step is one pass for all its rows). The physical floor of a read is
+    /// this many times the weight bytes over the copy bandwidth.
+    pub fn passes(&self) -> usize {
+        1 + self.decode_steps + self.batch.map_or(0, |b| b.rows + b.steps)
+    }
 }
 
 /// How a speed verdict and the behaviour checks are decided. The margin and noise bound
@@ -143,6 +170,12 @@ pub const ARENAS: [Arena; 3] = [
             corpus: None,
             prompt_len: 160,
             decode_steps: 32,
+            // A small batched part, so that every path of a read runs in CI.
+            batch: Some(BatchPhase {
+                rows: 4,
+                prompt_len: 16,
+                steps: 8,
+            }),
             max_seq: 288,
             audit_reads: 2,
             audit_calls_per_slot: 128,
@@ -174,6 +207,15 @@ pub const ARENAS: [Arena; 3] = [
             corpus: None,
             prompt_len: 2048,
             decode_steps: 128,
+            // Serving several requests at once: 8 chat-length prompts prefilled, then 128
+            // steps that decode all 8 together (batched rows go to linear.matmul's builtin,
+            // cuBLAS, in the stock engine). On an H100 the batched part takes about half
+            // of a read (docs/arenas.md).
+            batch: Some(BatchPhase {
+                rows: 8,
+                prompt_len: 512,
+                steps: 128,
+            }),
             max_seq: 2304,
             audit_reads: 2,
             audit_calls_per_slot: 16,
@@ -208,6 +250,8 @@ pub const ARENAS: [Arena; 3] = [
             // core of the development machine, so an attempt fits in about 40 s.
             prompt_len: 24,
             decode_steps: 6,
+            // None yet: the demo's crown time is this arena's read.
+            batch: None,
             max_seq: 32,
             audit_reads: 2,
             audit_calls_per_slot: 64,
@@ -276,7 +320,11 @@ impl Arena {
         };
         let w = self.workload;
         let i = |v: usize| v as i64;
-        let tokens = [w.prompt_len, 1];
+        let mut tokens = vec![w.prompt_len, 1];
+        if let Some(b) = w.batch {
+            tokens.extend([b.prompt_len, b.rows]);
+        }
+        tokens.dedup();
         let (h, inter) = (i(cfg.hidden_size), i(cfg.intermediate_size));
         let (heads, kv, hd) = (
             i(cfg.num_attention_heads),
@@ -289,20 +337,32 @@ impl Arena {
                 tokens.iter().map(|&t| vec![i(t), h]).collect()
             }
             SlotId::Rope => tokens.iter().map(|&t| vec![i(t), heads, kv, hd]).collect(),
-            SlotId::AttentionDecode => vec![vec![1, heads, kv, hd, i(w.max_seq)]],
-            // The prompt in one pass; the CPU engine's last layer attends its last row only.
+            SlotId::AttentionDecode => {
+                let rows = w.max_batch();
+                let mut shapes = vec![vec![1, heads, kv, hd, i(w.max_seq)]];
+                if rows > 1 {
+                    shapes.push(vec![i(rows), heads, kv, hd, i(w.max_seq)]);
+                }
+                shapes
+            }
+            // Each prompt in one pass; the CPU engine's last layer attends its last row only.
             SlotId::AttentionPrefill => {
-                let p = i(w.prompt_len);
-                let mut shapes = vec![vec![p, heads, kv, hd, p]];
-                if self.backend == LaneBackend::Cpu {
-                    shapes.push(vec![1, heads, kv, hd, p]);
+                let mut prompts = vec![w.prompt_len];
+                prompts.extend(w.batch.map(|b| b.prompt_len));
+                let mut shapes = Vec::new();
+                for p in prompts.into_iter().map(i) {
+                    shapes.push(vec![p, heads, kv, hd, p]);
+                    if self.backend == LaneBackend::Cpu {
+                        shapes.push(vec![1, heads, kv, hd, p]);
+                    }
                 }
                 shapes
             }
             SlotId::LinearMatmul => {
                 // (out, in) of every projection: the CPU engine's q, k and v apart, the
                 // CUDA engine's stacked q|k|v (its decode row goes to the engine's own
-                // fused GEMV, not the slot); the LM head takes one row in both passes.
+                // fused GEMV, not the slot); the LM head takes one row in both passes (a
+                // row a sequence in a batched step).
                 let (q, kvd, vocab) = (i(cfg.q_dim()), i(cfg.kv_dim()), i(cfg.vocab_size));
                 let mut products = match self.backend {
                     LaneBackend::Cpu => vec![(q, h), (kvd, h)],
@@ -314,6 +374,9 @@ impl Arena {
                     .flat_map(|&t| products.iter().map(move |&(o, k)| vec![i(t), o, k]))
                     .collect();
                 shapes.push(vec![1, vocab, h]);
+                if w.max_batch() > 1 {
+                    shapes.push(vec![i(w.max_batch()), vocab, h]);
+                }
                 // Products past the reference's budget (the GPU arena's 2048-token
                 // prefill) are judged on a secret sample of their rows.
                 shapes

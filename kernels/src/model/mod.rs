@@ -45,7 +45,7 @@ pub enum EngineError {
         len: usize,
         max_seq: usize,
     },
-    #[error("decode needs one token per sequence ({batch}), got {got}")]
+    #[error("a decode step takes 1 to {batch} tokens (one a sequence), got {got}")]
     BatchMismatch { batch: usize, got: usize },
     #[error("no tokens to run")]
     Empty,

@@ -400,12 +400,15 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
         ],
         check: Check::AllClose,
         // tokens, out_features, in_features: a decode row of a Llama-3-8B projection, a
-        // ragged product, tiny ones, a SmolLM2-sized prefill block and a wide one.
-        // The largest last: the special-value cases skip it.
+        // ragged product, tiny ones, batched decode rows (8 and 5, inputs a multiple of 32,
+        // features past a tile of 32, steps past a block's 8 warps), a SmolLM2-sized
+        // prefill block and a wide one. The largest last: the special-value cases skip it.
         verification_shapes: &[
             &[7, 1001, 333],
             &[3, 24, 40],
             &[1, 13, 8],
+            &[8, 272, 96],
+            &[5, 1000, 2080],
             &[33, 1536, 576],
             &[128, 512, 256],
             &[1, 4096, 4096],

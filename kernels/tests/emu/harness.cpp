@@ -1,5 +1,6 @@
 /* Driver for one emulated stock kernel (see emu.h and tests/cuda_emulated.rs). Compiled
- * after the kernel source with -DEMU_SLOT=<registry index>. Reads the call from argv[1],
+ * after the kernel source with -DEMU_SLOT=<registry index> and -DEMU_ENTRY=<the kernel's
+ * entry point>. Reads the call from argv[1],
  * runs the grid, checks that inputs and the guard bands around every buffer are intact,
  * and writes the outputs (bf16 bits) to argv[2]. Exit 4: an input changed; 5: a write
  * outside an output. */
@@ -72,19 +73,19 @@ int main(int argc, char** argv) {
     auto F = [&](int i) { return sc[i]; };
     auto body = [&]() {
 #if EMU_SLOT == 0
-        silu_and_mul(O(0), I(0), S(0), S(1));
+        EMU_ENTRY(O(0), I(0), S(0), S(1));
 #elif EMU_SLOT == 1
-        rmsnorm(O(0), I(0), I(1), F(0), S(0), S(1));
+        EMU_ENTRY(O(0), I(0), I(1), F(0), S(0), S(1));
 #elif EMU_SLOT == 2
-        fused_add_rmsnorm(O(0), O(1), I(0), I(1), I(2), F(0), S(0), S(1));
+        EMU_ENTRY(O(0), O(1), I(0), I(1), I(2), F(0), S(0), S(1));
 #elif EMU_SLOT == 3
-        rope(O(0), O(1), I(0), I(1), P(2), F(0), S(0), S(1), S(2), S(3));
+        EMU_ENTRY(O(0), O(1), I(0), I(1), P(2), F(0), S(0), S(1), S(2), S(3));
 #elif EMU_SLOT == 4
-        attention_decode(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
+        EMU_ENTRY(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
 #elif EMU_SLOT == 5
-        linear_matmul(O(0), I(0), I(1), S(0), S(1), S(2));
+        EMU_ENTRY(O(0), I(0), I(1), S(0), S(1), S(2));
 #elif EMU_SLOT == 6
-        attention_prefill(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
+        EMU_ENTRY(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
 #else
 #error "unknown EMU_SLOT"
 #endif

@@ -90,13 +90,17 @@ fn answer(
             arena.workload.model,
             weights,
             prompt.len() + ANSWER_TOKENS + 1,
+            1,
             stack,
         )
         .map_err(|e| e.to_string())?;
         let t = Instant::now();
-        let read = lane
-            .run(&prompt, ANSWER_TOKENS, false)
-            .map_err(|e| e.to_string())?;
+        let spec = cacheon::lane::protocol::ReadSpec {
+            prompt: prompt.clone(),
+            decode_steps: ANSWER_TOKENS,
+            ..Default::default()
+        };
+        let read = lane.run(&spec, false).map_err(|e| e.to_string())?;
         let secs = t.elapsed().as_secs_f64();
         lane.shutdown();
         let end = read

@@ -27,8 +27,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use protocol::{
-    read_frame, send, send_blob, CallCheck, CallSample, EngineWeights, Frame, RecordedCall, Reply,
-    Request, RunResult,
+    read_frame, send, send_blob, CallCheck, CallSample, EngineWeights, Frame, ReadSpec,
+    RecordedCall, Reply, Request, RunResult,
 };
 
 use crate::arena::LaneBackend;
@@ -455,19 +455,21 @@ impl Lane {
         }
     }
 
-    /// Assembles the arena's engine with the incumbent stack (canonical bundle bytes, in
-    /// order). Returns the vocabulary size and the weight bytes one forward pass reads.
+    /// Assembles the arena's engine (`max_batch` sequences of `max_seq` positions) with the
+    /// incumbent stack (canonical bundle bytes, in order). Returns the vocabulary size and the weight bytes one forward pass reads.
     pub fn load_engine(
         &mut self,
         model: &str,
         weights: EngineWeights,
         max_seq: usize,
+        max_batch: usize,
         stack: &[Vec<u8>],
     ) -> Result<(usize, u64), LaneError> {
         let req = Request::LoadEngine {
             model: model.to_string(),
             weights,
             max_seq,
+            max_batch,
             stack: stack.len(),
         };
         self.request(&req, None)?;
@@ -495,15 +497,9 @@ impl Lane {
     }
 
     /// One workload read: generated tokens, dispatch counts, and the logits if asked.
-    pub fn run(
-        &mut self,
-        prompt: &[u32],
-        decode_steps: usize,
-        keep_logits: bool,
-    ) -> Result<RunResult, LaneError> {
+    pub fn run(&mut self, read: &ReadSpec, keep_logits: bool) -> Result<RunResult, LaneError> {
         let req = Request::Run {
-            prompt: prompt.to_vec(),
-            decode_steps,
+            read: read.clone(),
             keep_logits,
         };
         self.request(&req, None)?;
@@ -511,7 +507,11 @@ impl Lane {
         match self.reply(deadline)? {
             Reply::Ran { tokens, dispatch } => {
                 let logits = if keep_logits {
-                    Some(self.f32_blob(deadline)?)
+                    let mut all = Vec::new();
+                    for _ in read.sequences() {
+                        all.extend(self.f32_blob(deadline)?);
+                    }
+                    Some(all)
                 } else {
                     None
                 };
@@ -530,16 +530,14 @@ impl Lane {
     /// outputs.
     pub fn audit(
         &mut self,
-        prompt: &[u32],
-        decode_steps: usize,
+        read: &ReadSpec,
         sample: &CallSample,
         feature_seed: u64,
     ) -> Result<(RunResult, Vec<RecordedCall>), LaneError> {
         use cacheon_kernels::slots::args::Buffer;
         let req = Request::Audit {
             feature_seed,
-            prompt: prompt.to_vec(),
-            decode_steps,
+            read: read.clone(),
             sample: sample
                 .iter()
                 .map(|(slot, calls)| protocol::AuditSample {

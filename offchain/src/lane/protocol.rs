@@ -90,6 +90,9 @@ pub enum Request {
         model: String,
         weights: EngineWeights,
         max_seq: usize,
+        /// Sequences the engine holds at once (the workload's batched decode rows).
+        #[serde(default = "one")]
+        max_batch: usize,
         stack: usize,
     },
     /// Install the kernels of the bundle built by `Build` into the loaded engine.
@@ -98,22 +101,17 @@ pub enum Request {
     /// the built bundle: no compiler runs after this, and no bundle code runs before it.
     /// Requests that run kernels seal the lane first if it is not sealed yet.
     Seal,
-    /// One read of the timed workload: prefill `prompt`, then `decode_steps` greedy steps.
-    /// With `keep_logits`, the next-token logits of every generated position follow as one
-    /// blob (`[decode_steps + 1, vocab]`).
-    Run {
-        prompt: Vec<u32>,
-        decode_steps: usize,
-        keep_logits: bool,
-    },
+    /// One read of the timed workload ([`ReadSpec`]). With `keep_logits`, the next-token
+    /// logits of every generated token follow, a blob a sequence (`[tokens, vocab]` each,
+    /// in the order of [`ReadSpec::sequences`]).
+    Run { read: ReadSpec, keep_logits: bool },
     /// An audit read: one read of the timed workload (same shapes, a fresh prompt, at a
     /// position among the timed reads the referee drew in secret) with the sampled calls
     /// recorded (inputs before the call, outputs after, inputs checked again after) and
     /// sent back for the referee's reference (audit A). A recorded call too large to send
     /// whole travels as the output features [`audit_features`] draws from `feature_seed`.
     Audit {
-        prompt: Vec<u32>,
-        decode_steps: usize,
+        read: ReadSpec,
         sample: Vec<AuditSample>,
         feature_seed: u64,
     },
@@ -122,6 +120,45 @@ pub enum Request {
     TeacherForce { tokens: Vec<u32>, from: usize },
     /// Exit cleanly.
     Shutdown,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// What one read of the workload runs (DESIGN 7 step 7): a single sequence (`prompt`
+/// prefilled, then `decode_steps` greedy decode steps), then, where the arena's workload
+/// has a batched part, the `batch` prompts prefilled as sequences `0..batch.len()` of an
+/// emptied cache and `batch_steps` greedy decode steps of all of them at once (one
+/// `batch.len()`-row pass a step). A read's tokens come back sequence by sequence
+/// ([`ReadSpec::sequences`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadSpec {
+    pub prompt: Vec<u32>,
+    pub decode_steps: usize,
+    #[serde(default)]
+    pub batch: Vec<Vec<u32>>,
+    #[serde(default)]
+    pub batch_steps: usize,
+}
+
+impl ReadSpec {
+    /// The read's sequences in the order their tokens (and logits) come back: each prompt
+    /// with the number of tokens it generates (its prefill's, then one a decode step).
+    pub fn sequences(&self) -> Vec<(&[u32], usize)> {
+        let mut out = vec![(self.prompt.as_slice(), self.decode_steps + 1)];
+        out.extend(
+            self.batch
+                .iter()
+                .map(|p| (p.as_slice(), self.batch_steps + 1)),
+        );
+        out
+    }
+
+    /// Tokens the whole read generates.
+    pub fn generated(&self) -> usize {
+        self.sequences().iter().map(|(_, n)| n).sum()
+    }
 }
 
 /// Where a lane's engine takes its weights from.
@@ -149,12 +186,13 @@ pub type CallSample = Vec<(SlotId, Vec<u64>)>;
 /// One workload read as the referee receives it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
-    /// The generated tokens (the prefill's next token, then one per decode step).
+    /// The generated tokens, sequence by sequence ([`ReadSpec::sequences`]): each one's
+    /// prefill's next token, then one a decode step.
     pub tokens: Vec<u32>,
     /// Each slot's dispatch count during the read (indexed like `SlotId::ALL`).
     pub dispatch_counts: Vec<u64>,
-    /// The next-token logits of every generated position (`[decode_steps + 1, vocab]`),
-    /// if they were asked for.
+    /// The next-token logits of every generated token (`[ReadSpec::generated, vocab]`, in
+    /// the order of `tokens`), if they were asked for.
     pub logits: Option<Vec<f32>>,
 }
 

@@ -26,7 +26,7 @@ use cacheon_primitives::FailReason;
 use super::reads;
 use super::screens::{fail, lane_outcome, Outcome, Stage};
 use crate::arena::{Arena, Judging, Workload};
-use crate::lane::protocol::{self, CallSample, RecordedCall};
+use crate::lane::protocol::{self, CallSample, ReadSpec, RecordedCall};
 use crate::lane::{Lane, LaneError};
 
 /// What the audit reads saw.
@@ -76,7 +76,9 @@ pub fn draw_reads(seed: u64, w: &Workload, j: &Judging) -> BTreeSet<u64> {
 /// Which calls of each candidate slot one audit read records: every call where the slot
 /// has at most `w.audit_calls_per_slot` of them in a read (`dispatch`, a read's counts
 /// indexed like `SlotId::ALL`), else that many drawn without replacement, one of them
-/// among the prefill's calls (a read's first `calls / (decode_steps + 1)`).
+/// among the first prefill's calls (a read's first `calls / passes`) and, where the read
+/// has a batched part, one among its calls (the read's last `calls × batched passes /
+/// passes`).
 pub fn draw_sample(
     seed: u64,
     read: u64,
@@ -93,8 +95,13 @@ pub fn draw_sample(
             if n <= k {
                 return (slot, (0..n).collect());
             }
-            let prefill = (n / (w.decode_steps as u64 + 1)).max(1);
+            let passes = w.passes() as u64;
+            let prefill = (n / passes).max(1);
             let mut calls = BTreeSet::from([rng.below(prefill)]);
+            if let Some(b) = w.batch {
+                let batched = (n * (b.rows + b.steps) as u64 / passes).max(1);
+                calls.insert(n - 1 - rng.below(batched));
+            }
             while (calls.len() as u64) < k {
                 calls.insert(rng.below(n));
             }
@@ -218,27 +225,26 @@ impl Secrets {
     }
 }
 
-/// One audit read: the baseline reads `prompt`, the candidate reads it recording the
+/// One audit read: the baseline runs `read`, the candidate runs it recording the
 /// `sample`d calls; the candidate's tokens must agree with the baseline's as for a timed
 /// read, and its recorded calls pass the audit (`audit::check_calls`, into `summary`).
 pub fn audit_read(
     base: &mut Lane,
     cand: &mut Lane,
-    prompt: &[u32],
+    read: &ReadSpec,
     sample: &CallSample,
     arena: Arena,
     summary: &mut AuditSummary,
     secrets: &mut Secrets,
 ) -> Result<(), Outcome> {
-    let steps = arena.workload.decode_steps;
     let base_tokens = base
-        .run(prompt, steps, false)
+        .run(read, false)
         .map_err(|e| lane_outcome(Stage::Audit, LaneError::Infrastructure(e.to_string())))?
         .tokens;
     base.freeze();
-    let read = cand.audit(prompt, steps, sample, secrets.features);
+    let recorded = cand.audit(read, sample, secrets.features);
     cand.freeze();
-    let (cand_read, calls) = read.map_err(|e| lane_outcome(Stage::Audit, e))?;
+    let (cand_read, calls) = recorded.map_err(|e| lane_outcome(Stage::Audit, e))?;
     let dtype = arena.backend.dtype();
     check_calls(summary, &calls, dtype, &mut secrets.rows, secrets.features);
     // The lane must bring back exactly the sampled calls, each once: one missing (its
@@ -283,7 +289,7 @@ pub fn audit_read(
             format!("the audit read of the candidate's {s} kernel did not record exactly the sampled calls"),
         )));
     }
-    match reads::tokens_agree(base, prompt, &base_tokens, &cand_read.tokens, arena.backend) {
+    match reads::tokens_agree(base, read, &base_tokens, &cand_read.tokens, arena.backend) {
         Ok(()) => Ok(()),
         Err(Ok(detail)) => Err(Outcome::Fail(fail(
             Stage::Audit,

@@ -50,6 +50,7 @@ pub fn start(
             w.model,
             arena.engine_weights(opts.weights_seed()),
             w.max_seq,
+            w.max_batch(),
             &opts.stack,
         )?;
         if !candidate {

@@ -131,7 +131,7 @@ fn measure(
     let mut rec = SpeedRecord {
         min_margin_ppm: j.min_margin_ppm,
         max_noise_ppm: j.max_noise_ppm,
-        floor_ms: (1 + w.decode_steps) as f64 * lanes.weight_bytes as f64 / copy * 1e3,
+        floor_ms: w.passes() as f64 * lanes.weight_bytes as f64 / copy * 1e3,
         copy_gb_per_s: copy / 1e9,
         ..Default::default()
     };
@@ -193,12 +193,12 @@ fn measure(
     // Step 9: both engines' tokens and distributions from one more read, for the pristine
     // reference T, once the candidate lanes are gone.
     let vocab = reads.vocab;
-    let (prompt, b_run, c_run) = match reads.last_read() {
+    let (read, b_run, c_run) = match reads.last_read() {
         Ok(r) => r,
         Err(outcome) => return outcome,
     };
     progress(Progress::Stage(Stage::Pristine));
-    let (outcome, record) = pristine::check(&prompt, &b_run, &c_run, arena, opts, vocab);
+    let (outcome, record) = pristine::check(&read, &b_run, &c_run, arena, opts, vocab);
     report.pristine = record;
     outcome
 }

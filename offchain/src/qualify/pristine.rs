@@ -9,13 +9,14 @@ use cacheon_primitives::FailReason;
 use super::screens::{fail, lane_outcome, Outcome, Stage};
 use super::{AttemptOptions, PristineRecord};
 use crate::arena::Arena;
-use crate::lane::protocol::RunResult;
+use crate::lane::protocol::{ReadSpec, RunResult};
 use crate::lane::{Lane, LaneError};
 
 /// Checks the candidate's read `cand` (and the baseline's `base`, for the envelope), both
-/// generated from `prompt` with their logits kept.
+/// generated from `read`'s prompts with their logits kept: every sequence of the read is
+/// teacher-forced one at a time (the batched ones too).
 pub fn check(
-    prompt: &[u32],
+    read: &ReadSpec,
     base: &RunResult,
     cand: &RunResult,
     arena: Arena,
@@ -23,20 +24,46 @@ pub fn check(
     vocab: usize,
 ) -> (Outcome, Option<PristineRecord>) {
     let (w, j) = (arena.workload, arena.judging);
+    let rows = read.generated();
+    if base.tokens.len() != rows {
+        let e = format!(
+            "the baseline's read generated {} tokens, not {rows}",
+            base.tokens.len()
+        );
+        return (
+            lane_outcome(Stage::Pristine, LaneError::Infrastructure(e)),
+            None,
+        );
+    }
+    if cand.tokens.len() != rows {
+        let detail = format!(
+            "the candidate's read generated {} tokens, not {rows}",
+            cand.tokens.len()
+        );
+        let outcome = Outcome::Fail(fail(Stage::Pristine, FailReason::BehaviourChanged, detail));
+        return (outcome, None);
+    }
     let pristine = (|| -> Result<(Vec<f32>, Vec<f32>), LaneError> {
         let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
         lane.load_engine(
             w.model,
             arena.engine_weights(opts.weights_seed()),
             w.max_seq,
+            1,
             &[],
         )?;
         lane.seal()?;
         let forced = |lane: &mut Lane, generated: &[u32]| -> Result<Vec<f32>, LaneError> {
-            // Positions prompt_len-1 .. end-1 predict the generated tokens.
-            let mut seq = prompt.to_vec();
-            seq.extend_from_slice(&generated[..generated.len() - 1]);
-            lane.teacher_force(&seq, prompt.len() - 1)
+            let mut out = Vec::new();
+            let mut at = 0;
+            for (prompt, n) in read.sequences() {
+                // Positions prompt_len-1 .. end-1 predict the generated tokens.
+                let mut seq = prompt.to_vec();
+                seq.extend_from_slice(&generated[at..at + n - 1]);
+                out.extend(lane.teacher_force(&seq, prompt.len() - 1)?);
+                at += n;
+            }
+            Ok(out)
         };
         let b = forced(&mut lane, &base.tokens)?;
         let c = forced(&mut lane, &cand.tokens)?;

@@ -1,5 +1,5 @@
-//! The speed step's reads: a fresh secret prompt per read, one timed read of each lane on
-//! it (timed by the referee, each lane frozen as soon as it answered), and the check of a
+//! The speed step's reads: fresh secret prompts per read, one timed read of each lane on
+//! them (timed by the referee, each lane frozen as soon as it answered), and the check of a
 //! read's tokens against the baseline's.
 
 use std::time::Instant;
@@ -7,7 +7,8 @@ use std::time::Instant;
 use cacheon_kernels::rng::Rng;
 
 use super::screens::{lane_outcome, Outcome, Stage};
-use crate::arena::{Arena, LaneBackend};
+use crate::arena::{Arena, LaneBackend, Workload};
+use crate::lane::protocol::ReadSpec;
 use crate::lane::{Lane, LaneError};
 use cacheon_kernels::model::gguf::Gguf;
 use cacheon_kernels::model::tokenizer::Tokenizer;
@@ -43,12 +44,33 @@ impl Prompts {
         })
     }
 
-    /// The prompt of the attempt's `read`-th workload read: fresh for every read, secret
-    /// (derived from the attempt's seed), `len` tokens. A corpus prompt is a line drawn
-    /// with the seed in the chat format, its last `len` tokens (earlier lines' prompts
-    /// before it where it is shorter).
-    pub fn prompt(&self, seed: u64, read: u64, len: usize) -> Vec<u32> {
-        let mut rng = Rng::secret(seed, &format!("workload-prompt/{read}"));
+    /// What the attempt's `read`-th workload read runs: every prompt in it fresh for that
+    /// read and secret (derived from the attempt's seed), the single sequence's and, where
+    /// the workload has a batched part, one a batch row.
+    pub fn read(&self, seed: u64, read: u64, w: &Workload) -> ReadSpec {
+        let label = format!("workload-prompt/{read}");
+        let (batch, batch_steps) = match w.batch {
+            Some(b) => (
+                (0..b.rows)
+                    .map(|r| self.prompt(&format!("{label}/batch/{r}"), seed, b.prompt_len))
+                    .collect(),
+                b.steps,
+            ),
+            None => (Vec::new(), 0),
+        };
+        ReadSpec {
+            prompt: self.prompt(&label, seed, w.prompt_len),
+            decode_steps: w.decode_steps,
+            batch,
+            batch_steps,
+        }
+    }
+
+    /// One prompt of `len` tokens drawn with the secret stream `label`. A corpus prompt is
+    /// a line drawn with the seed in the chat format, its last `len` tokens (earlier lines'
+    /// prompts before it where it is shorter).
+    fn prompt(&self, label: &str, seed: u64, len: usize) -> Vec<u32> {
+        let mut rng = Rng::secret(seed, label);
         match self {
             Prompts::Random { vocab } => {
                 (0..len).map(|_| rng.below(*vocab as u64) as u32).collect()
@@ -84,20 +106,19 @@ pub struct TimedPair {
     pub cand_logits: Option<Vec<f32>>,
 }
 
-/// Runs the prompt on both lanes, candidate first when `cand_first`; the referee times
+/// Runs the read on both lanes, candidate first when `cand_first`; the referee times
 /// each request itself, from sending it to the reply, and freezes each lane as soon as it
 /// has answered. With `keep_logits` both lanes send every generated position's logits.
 pub fn timed_pair(
     base: &mut Lane,
     cand: &mut Lane,
-    prompt: &[u32],
-    decode_steps: usize,
+    read: &ReadSpec,
     cand_first: bool,
     keep_logits: bool,
 ) -> Result<TimedPair, Outcome> {
     let time = |lane: &mut Lane| {
         let t = Instant::now();
-        let r = lane.run(prompt, decode_steps, keep_logits);
+        let r = lane.run(read, keep_logits);
         let ms = t.elapsed().as_secs_f64() * 1e3;
         lane.freeze();
         r.map(|read| (ms, read))
@@ -124,42 +145,70 @@ pub fn timed_pair(
     })
 }
 
+/// The read's sequences as ranges of its generated tokens (and logit rows), each with its
+/// prompt.
+fn spans(read: &ReadSpec) -> Vec<(&[u32], std::ops::Range<usize>)> {
+    let mut at = 0;
+    read.sequences()
+        .into_iter()
+        .map(|(prompt, n)| {
+            at += n;
+            (prompt, at - n..at)
+        })
+        .collect()
+}
+
 /// Checks a timed read's next-token distributions against the baseline's for the same
-/// prompt, position by position while the two generated the same context (up to and
-/// including the first position where their tokens differ): no position's KL(baseline ‖
-/// candidate) may exceed `bound`. Every timed read is judged this way, so a kernel that is
-/// exact only where it guesses it is observed gains nothing: what it computes in a read is
-/// what the read is judged on. Returns the largest KL seen.
-pub fn distributions_agree(pair: &TimedPair, vocab: usize, bound: f64) -> Result<f64, String> {
+/// read, sequence by sequence, position by position while the two generated the same
+/// context (up to and including the first position where their tokens differ): no
+/// position's KL(baseline ‖ candidate) may exceed `bound`. Every timed read is judged this
+/// way, so a kernel that is exact only where it guesses it is observed gains nothing: what
+/// it computes in a read is what the read is judged on. Returns the largest KL seen.
+pub fn distributions_agree(
+    pair: &TimedPair,
+    read: &ReadSpec,
+    vocab: usize,
+    bound: f64,
+) -> Result<f64, String> {
     let (Some(b), Some(c)) = (&pair.base_logits, &pair.cand_logits) else {
         return Err("a timed read came back without the logits asked for".into());
     };
-    let same = pair
-        .base_tokens
-        .iter()
-        .zip(&pair.cand_tokens)
-        .position(|(x, y)| x != y)
-        .map_or(pair.base_tokens.len(), |at| at + 1);
-    if vocab == 0 || b.len() != c.len() || b.len() < same * vocab {
+    let rows = read.generated();
+    if vocab == 0
+        || b.len() != rows * vocab
+        || c.len() != b.len()
+        || pair.base_tokens.len() != rows
+        || pair.cand_tokens.len() != rows
+    {
         return Err(format!(
-            "a timed read sent {} logits where the baseline sent {} ({} positions of {vocab})",
+            "a timed read sent {} tokens and {} logits where the baseline sent {} and {} \
+             ({rows} positions of {vocab})",
+            pair.cand_tokens.len(),
             c.len(),
+            pair.base_tokens.len(),
             b.len(),
-            same
         ));
     }
     let mut worst = 0f64;
-    for row in 0..same {
-        let span = row * vocab..(row + 1) * vocab;
-        let kl = super::pristine::row_kl(&b[span.clone()], &c[span]);
-        // NaN is never within the bound.
-        if kl.is_nan() || kl > bound {
-            return Err(format!(
-                "a timed read's next-token distribution at generated position {row} is {kl:.3e} nats \
-                 (KL) from the baseline's, more than {bound:.1e}"
-            ));
+    for (s, (_, span)) in spans(read).into_iter().enumerate() {
+        let same = pair.base_tokens[span.clone()]
+            .iter()
+            .zip(&pair.cand_tokens[span.clone()])
+            .position(|(x, y)| x != y)
+            .map_or(span.len(), |at| at + 1);
+        for row in span.start..span.start + same {
+            let at = row * vocab..(row + 1) * vocab;
+            let kl = super::pristine::row_kl(&b[at.clone()], &c[at]);
+            // NaN is never within the bound.
+            if kl.is_nan() || kl > bound {
+                return Err(format!(
+                    "a timed read's next-token distribution at generated position {} of \
+                     sequence {s} is {kl:.3e} nats (KL) from the baseline's, more than {bound:.1e}",
+                    row - span.start
+                ));
+            }
+            worst = worst.max(kl);
         }
-        worst = worst.max(kl);
     }
     Ok(worst)
 }
@@ -174,49 +223,51 @@ fn tie_tolerance(backend: LaneBackend) -> f32 {
     }
 }
 
-/// Checks a timed read's tokens against the baseline's for the same prompt. Where they
-/// first differ, the baseline lane (no candidate code) teacher-forces its own sequence to
-/// that position: the read stands only if the two tokens were a near tie there, which an
-/// honest kernel's rounding can flip. `Err(Ok(detail))`: behaviour changed;
-/// `Err(Err(e))`: the baseline lane failed.
+/// Checks a timed read's tokens against the baseline's for the same read, sequence by
+/// sequence. Where a sequence's tokens first differ, the baseline lane (no candidate code)
+/// teacher-forces that sequence to that position: the read stands only if the two tokens
+/// were a near tie there, which an honest kernel's rounding can flip. `Err(Ok(detail))`:
+/// behaviour changed; `Err(Err(e))`: the baseline lane failed.
 pub fn tokens_agree(
     base: &mut Lane,
-    prompt: &[u32],
+    read: &ReadSpec,
     base_tokens: &[u32],
     cand_tokens: &[u32],
     backend: LaneBackend,
 ) -> Result<(), Result<String, LaneError>> {
-    if base_tokens.len() != cand_tokens.len() {
+    if base_tokens.len() != cand_tokens.len() || base_tokens.len() != read.generated() {
         return Err(Ok(format!(
-            "a timed read generated {} tokens where the baseline generated {}",
+            "a timed read generated {} tokens where the baseline generated {} (the read makes {})",
             cand_tokens.len(),
-            base_tokens.len()
+            base_tokens.len(),
+            read.generated()
         )));
     }
-    let Some(at) = base_tokens
-        .iter()
-        .zip(cand_tokens)
-        .position(|(b, c)| b != c)
-    else {
-        return Ok(());
-    };
-    let mut seq = prompt.to_vec();
-    seq.extend_from_slice(&base_tokens[..at]);
-    let logits = base.teacher_force(&seq, seq.len() - 1).map_err(Err)?;
-    base.freeze();
-    let (b, c) = (base_tokens[at] as usize, cand_tokens[at] as usize);
-    let (Some(&lb), Some(&lc)) = (logits.get(b), logits.get(c)) else {
-        return Err(Ok(format!(
-            "a timed read generated token {c} at position {at}, outside the vocabulary"
-        )));
-    };
-    let scale = logits.iter().fold(1.0f32, |m, v| m.max(v.abs()));
-    let gap = (lb - lc).abs() / scale;
-    if gap <= tie_tolerance(backend) {
-        return Ok(());
+    for (s, (prompt, span)) in spans(read).into_iter().enumerate() {
+        let (bt, ct) = (&base_tokens[span.clone()], &cand_tokens[span]);
+        let Some(at) = bt.iter().zip(ct).position(|(b, c)| b != c) else {
+            continue;
+        };
+        let mut seq = prompt.to_vec();
+        seq.extend_from_slice(&bt[..at]);
+        let logits = base.teacher_force(&seq, seq.len() - 1).map_err(Err)?;
+        base.freeze();
+        let (b, c) = (bt[at] as usize, ct[at] as usize);
+        let (Some(&lb), Some(&lc)) = (logits.get(b), logits.get(c)) else {
+            return Err(Ok(format!(
+                "a timed read generated token {c} at position {at} of sequence {s}, outside \
+                 the vocabulary"
+            )));
+        };
+        let scale = logits.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+        let gap = (lb - lc).abs() / scale;
+        if gap > tie_tolerance(backend) {
+            return Err(Ok(format!(
+                "a timed read generated token {c} at position {at} of sequence {s} where the \
+                 baseline generated {b} (their logits differ by {gap:.2e} of the largest, more \
+                 than rounding explains)"
+            )));
+        }
     }
-    Err(Ok(format!(
-        "a timed read generated token {c} at position {at} where the baseline generated {b} \
-         (their logits differ by {gap:.2e} of the largest, more than rounding explains)"
-    )))
+    Ok(())
 }

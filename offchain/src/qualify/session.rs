@@ -17,6 +17,7 @@ use super::reads::{self, timed_pair, tokens_agree, Prompts, TimedPair};
 use super::screens::{fail, lane_outcome, Outcome, Progress, Stage};
 use super::{speed, AttemptOptions, SpeedRecord};
 use crate::arena::Arena;
+use crate::lane::protocol::ReadSpec;
 use crate::lane::protocol::RunResult;
 use crate::lane::{Lane, LaneError};
 
@@ -102,20 +103,19 @@ impl<'a> Reads<'a> {
         Ok(())
     }
 
-    fn prompt(&mut self) -> Vec<u32> {
+    /// The next read's fresh prompts.
+    fn read(&mut self) -> ReadSpec {
         self.prompts += 1;
         let w = self.arena.workload;
-        self.prompt_source
-            .prompt(self.opts.seed, self.prompts, w.prompt_len)
+        self.prompt_source.read(self.opts.seed, self.prompts, &w)
     }
 
-    /// One read of each lane on a fresh prompt, timed by the referee.
-    fn pair(&mut self, cand_first: bool) -> Result<(Vec<u32>, TimedPair), Outcome> {
-        let prompt = self.prompt();
-        let steps = self.arena.workload.decode_steps;
+    /// One read of each lane on fresh prompts, timed by the referee.
+    fn pair(&mut self, cand_first: bool) -> Result<(ReadSpec, TimedPair), Outcome> {
+        let read = self.read();
         let (base, cand) = (&mut self.base, &mut self.cand);
-        let pair = timed_pair(base, cand, &prompt, steps, cand_first, self.keep_logits)?;
-        Ok((prompt, pair))
+        let pair = timed_pair(base, cand, &read, cand_first, self.keep_logits)?;
+        Ok((read, pair))
     }
 
     /// An audit read at timed position `at` (`audit.rs`), its calls checked into
@@ -123,12 +123,12 @@ impl<'a> Reads<'a> {
     fn audit_read(&mut self, at: u64) -> Result<(), Outcome> {
         let (seed, w) = (self.opts.seed, self.arena.workload);
         let sample = audit::draw_sample(seed, at, self.slots, &self.warm_dispatch, &w);
-        let prompt = self.prompt();
+        let read = self.read();
         let (base, cand) = (&mut self.base, &mut self.cand);
         audit::audit_read(
             base,
             cand,
-            &prompt,
+            &read,
             &sample,
             self.arena,
             &mut self.audit,
@@ -140,14 +140,14 @@ impl<'a> Reads<'a> {
     /// send logits, its distributions; records the largest KL in `rec`.
     fn judge(
         &mut self,
-        prompt: &[u32],
+        read: &ReadSpec,
         pair: &TimedPair,
         rec: &mut SpeedRecord,
     ) -> Result<(), Outcome> {
         let backend = self.arena.backend;
         match tokens_agree(
             &mut self.base,
-            prompt,
+            read,
             &pair.base_tokens,
             &pair.cand_tokens,
             backend,
@@ -168,9 +168,10 @@ impl<'a> Reads<'a> {
             }
         }
         if let Some(bound) = self.arena.judging.read_kl_bound {
-            let kl = reads::distributions_agree(pair, self.vocab, bound).map_err(|detail| {
-                Outcome::Fail(fail(Stage::Speed, FailReason::BehaviourChanged, detail))
-            })?;
+            let kl =
+                reads::distributions_agree(pair, read, self.vocab, bound).map_err(|detail| {
+                    Outcome::Fail(fail(Stage::Speed, FailReason::BehaviourChanged, detail))
+                })?;
             rec.max_read_kl = Some(rec.max_read_kl.unwrap_or(0.0).max(kl));
         }
         Ok(())
@@ -202,10 +203,10 @@ impl<'a> Reads<'a> {
                     self.audit_read(self.runs)?;
                     self.pair(false)?;
                 }
-                let (prompt, pair) = self.pair(self.runs.is_multiple_of(2))?;
+                let (read, pair) = self.pair(self.runs.is_multiple_of(2))?;
                 b_ms = b_ms.min(pair.base_ms);
                 c_ms = c_ms.min(pair.cand_ms);
-                self.judge(&prompt, &pair, rec)?;
+                self.judge(&read, &pair, rec)?;
                 dispatch = pair.dispatch;
             }
             rec.baseline_ms.push(b_ms);
@@ -260,18 +261,14 @@ impl<'a> Reads<'a> {
     }
 
     /// One more read of both engines with their logits (for the pristine reference),
-    /// then both lanes shut down: the prompt and the two reads.
-    pub fn last_read(mut self) -> Result<(Vec<u32>, RunResult, RunResult), Outcome> {
-        let prompt = self.prompt();
-        let steps = self.arena.workload.decode_steps;
-        let runs = (
-            self.base.run(&prompt, steps, true),
-            self.cand.run(&prompt, steps, true),
-        );
+    /// then both lanes shut down: the read's prompts and the two reads.
+    pub fn last_read(mut self) -> Result<(ReadSpec, RunResult, RunResult), Outcome> {
+        let read = self.read();
+        let runs = (self.base.run(&read, true), self.cand.run(&read, true));
         self.base.shutdown();
         self.cand.shutdown();
         match runs {
-            (Ok(b), Ok(c)) => Ok((prompt, b, c)),
+            (Ok(b), Ok(c)) => Ok((read, b, c)),
             (Err(e), _) => Err(lane_outcome(
                 Stage::Pristine,
                 LaneError::Infrastructure(e.to_string()),

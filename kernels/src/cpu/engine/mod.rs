@@ -149,26 +149,21 @@ impl Engine {
         Ok(self.lm_head(&normed, rows))
     }
 
-    /// One decode step for every sequence of the batch: `tokens[b]` is appended to
-    /// sequence `b`. Returns logits `[batch, vocab]`.
+    /// One decode step of the first `tokens.len()` sequences (at most the batch), in one
+    /// pass: `tokens[b]` is appended to sequence `b`. Returns logits `[tokens.len(), vocab]`.
     pub fn decode(&mut self, tokens: &[u32]) -> Result<Vec<f32>, EngineError> {
-        let batch = self.batch();
-        if tokens.len() != batch {
-            return Err(EngineError::BatchMismatch {
-                batch,
-                got: tokens.len(),
-            });
+        let (batch, n) = (self.batch(), tokens.len());
+        if n == 0 || n > batch {
+            return Err(EngineError::BatchMismatch { batch, got: n });
         }
-        let rows: Vec<(usize, usize)> = self
-            .cache
-            .lens
+        let rows: Vec<(usize, usize)> = self.cache.lens[..n]
             .iter()
             .enumerate()
             .map(|(b, &p)| (b, p))
             .collect();
         let normed = self.forward(tokens, &rows, Attend::Decode, false)?;
-        self.cache.lens.iter_mut().for_each(|l| *l += 1);
-        Ok(self.lm_head(&normed, batch))
+        self.cache.lens[..n].iter_mut().for_each(|l| *l += 1);
+        Ok(self.lm_head(&normed, n))
     }
 
     /// Prefills `prompt` into sequence `seq`, then samples `max_new` tokens one at a time.
@@ -351,7 +346,10 @@ impl Engine {
                     }
                 }
                 Attend::Decode => {
+                    // Rows are sequences 0..n: their caches, the first n of the batch.
                     let lens: Vec<i32> = rows.iter().map(|&(_, p)| p as i32 + 1).collect();
+                    let span = ..n * max_seq * kv_dim;
+                    let (kc, vc) = (&kc[span], &vc[span]);
                     slots.call(
                         SlotId::AttentionDecode,
                         &mut [&mut attn],

@@ -126,14 +126,26 @@ pub(super) fn build_failure(e: CpuBuildError) -> (Reply, Option<CompiledCpuBundl
     (Reply::BuildFailed { stage, log }, None)
 }
 
+/// Most sequences a lane's engine holds at once.
+const MAX_BATCH: usize = 64;
+
 pub(super) fn load_engine(
     state: &mut LaneState,
     model: &str,
     weights: &EngineWeights,
     max_seq: usize,
+    max_batch: usize,
     stack: &[Vec<u8>],
     out: &mut impl Write,
 ) -> io::Result<()> {
+    if !(1..=MAX_BATCH).contains(&max_batch) {
+        return send(
+            out,
+            &Reply::Fault {
+                message: format!("max_batch {max_batch} is outside 1..={MAX_BATCH}"),
+            },
+        );
+    }
     if state.sealed.is_some() {
         return send(
             out,
@@ -143,10 +155,10 @@ pub(super) fn load_engine(
         );
     }
     let loaded = match state.backend {
-        LaneBackend::Cpu => EngineLane::load(model, weights, max_seq, stack, None)
+        LaneBackend::Cpu => EngineLane::load(model, weights, max_seq, max_batch, stack, None)
             .map(|(e, bytes)| (Engine::Cpu(Box::new(e)), bytes)),
         LaneBackend::Cuda => state.gpu().and_then(|dev| {
-            CudaEngineLane::load(&dev, model, weights, max_seq, stack)
+            CudaEngineLane::load(&dev, model, weights, max_seq, max_batch, stack)
                 .map(|(e, bytes)| (Engine::Cuda(Box::new(e)), bytes))
         }),
     };

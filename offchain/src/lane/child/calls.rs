@@ -15,8 +15,7 @@ pub(super) fn no_engine(out: &mut impl Write) -> io::Result<()> {
 
 pub(super) fn engine_run(
     state: &mut LaneState,
-    prompt: &[u32],
-    decode_steps: usize,
+    read: &ReadSpec,
     keep_logits: bool,
     out: &mut impl Write,
 ) -> io::Result<()> {
@@ -24,7 +23,7 @@ pub(super) fn engine_run(
         return no_engine(out);
     };
     entering(out, "the timed workload".into())?;
-    match engine.run(prompt, decode_steps, keep_logits) {
+    match engine.run(read, keep_logits) {
         Ok(RunResult {
             tokens,
             dispatch_counts: dispatch,
@@ -32,7 +31,14 @@ pub(super) fn engine_run(
         }) => {
             send(out, &Reply::Ran { tokens, dispatch })?;
             if let Some(l) = logits {
-                send_f32s(out, &l)?;
+                // A blob a sequence: a whole read's logits can pass the frame limit.
+                let vocab = engine.vocab();
+                let mut at = 0;
+                for (_, n) in read.sequences() {
+                    let end = (at + n * vocab).min(l.len());
+                    send_f32s(out, &l[at..end])?;
+                    at = end;
+                }
             }
             Ok(())
         }
@@ -42,8 +48,7 @@ pub(super) fn engine_run(
 
 pub(super) fn engine_audit(
     state: &mut LaneState,
-    prompt: &[u32],
-    decode_steps: usize,
+    read: &ReadSpec,
     sample: &[AuditSample],
     feature_seed: u64,
     out: &mut impl Write,
@@ -64,7 +69,7 @@ pub(super) fn engine_audit(
         );
     };
     entering(out, "an audit read of the workload".into())?;
-    match engine.audit(prompt, decode_steps, sample) {
+    match engine.audit(read, sample) {
         Ok((
             RunResult {
                 tokens,

@@ -11,7 +11,7 @@ use cacheon_kernels::cuda::{
 use cacheon_kernels::model::ModelConfig;
 
 use super::engine_lane::{recorded_call, LaneEngine};
-use crate::lane::protocol::{CallSample, EngineWeights, RecordedCall, RunResult};
+use crate::lane::protocol::{CallSample, EngineWeights, ReadSpec, RecordedCall, RunResult};
 
 /// Most prompt tokens one prefill pass takes (longer prompts run in chunks): the arena's
 /// whole prompt in one pass.
@@ -19,6 +19,8 @@ const MAX_PREFILL: usize = 2048;
 
 pub struct CudaEngineLane {
     engine: CudaEngine,
+    /// Rows of the last pass's logits (1 after a prefill, the batch after a decode).
+    rows: usize,
 }
 
 impl CudaEngineLane {
@@ -29,6 +31,7 @@ impl CudaEngineLane {
         model: &str,
         weights: &EngineWeights,
         max_seq: usize,
+        max_batch: usize,
         stack: &[Vec<u8>],
     ) -> Result<(CudaEngineLane, u64), String> {
         let cfg =
@@ -47,7 +50,7 @@ impl CudaEngineLane {
                 slots.install(k);
             }
         }
-        let eopts = CudaEngineOptions::new(1, max_seq, MAX_PREFILL.min(max_seq));
+        let eopts = CudaEngineOptions::new(max_batch, max_seq, MAX_PREFILL.min(max_seq));
         let engine = CudaEngine::new(
             dev,
             cfg,
@@ -57,7 +60,7 @@ impl CudaEngineLane {
         )
         .map_err(|e| e.to_string())?;
         let bytes = engine.weight_bytes_per_step();
-        Ok((CudaEngineLane { engine }, bytes))
+        Ok((CudaEngineLane { engine, rows: 1 }, bytes))
     }
 
     /// Puts a candidate's kernels in their slots (their dispatch counts start at zero).
@@ -77,21 +80,31 @@ impl LaneEngine for CudaEngineLane {
         self.engine.max_seq()
     }
 
+    fn max_batch(&self) -> usize {
+        self.engine.max_batch()
+    }
+
     fn reset(&mut self) {
         self.engine.reset();
         self.engine.slots().reset_counts();
     }
 
-    fn prefill(&mut self, prompt: &[u32]) -> Result<u32, String> {
-        self.engine.prefill(0, prompt).map_err(|e| e.to_string())
+    fn clear(&mut self) {
+        self.engine.reset();
     }
 
-    fn decode(&mut self, token: u32) -> Result<u32, String> {
-        Ok(self.engine.decode(&[token]).map_err(|e| e.to_string())?[0])
+    fn prefill(&mut self, seq: usize, prompt: &[u32]) -> Result<u32, String> {
+        self.rows = 1;
+        self.engine.prefill(seq, prompt).map_err(|e| e.to_string())
+    }
+
+    fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>, String> {
+        self.rows = tokens.len();
+        self.engine.decode(tokens).map_err(|e| e.to_string())
     }
 
     fn last_logits(&self) -> Result<Vec<f32>, String> {
-        self.engine.logits(1).map_err(|e| e.to_string())
+        self.engine.logits(self.rows).map_err(|e| e.to_string())
     }
 
     fn dispatch_counts(&self) -> Vec<u64> {
@@ -100,12 +113,11 @@ impl LaneEngine for CudaEngineLane {
 
     fn audit(
         &mut self,
-        prompt: &[u32],
-        decode_steps: usize,
+        read: &ReadSpec,
         sample: CallSample,
     ) -> Result<(RunResult, Vec<RecordedCall>), String> {
         self.engine.slots_mut().record(sample);
-        let result = self.run(prompt, decode_steps, false);
+        let result = self.run(read, false);
         let calls = self.engine.slots_mut().take_recorded();
         let result = result?;
         let calls = calls
@@ -125,6 +137,7 @@ impl LaneEngine for CudaEngineLane {
             return Err("the sequence does not fit the engine's max_seq".into());
         }
         self.engine.reset();
+        self.rows = 1;
         self.engine
             .prefill(0, &tokens[..=from])
             .map_err(|e| e.to_string())?;

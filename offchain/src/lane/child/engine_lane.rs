@@ -15,7 +15,9 @@ use cacheon_kernels::slots::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
-use crate::lane::protocol::{AuditCall, CallSample, EngineWeights, RecordedCall, RunResult};
+use crate::lane::protocol::{
+    AuditCall, CallSample, EngineWeights, ReadSpec, RecordedCall, RunResult,
+};
 
 /// What a lane's engine does for the referee, on either backend: the backends give the
 /// steps, the workload read is written once ([`LaneEngine::run`]).
@@ -24,44 +26,86 @@ pub trait LaneEngine {
 
     fn max_seq(&self) -> usize;
 
-    /// Empties the sequence and restarts the slot dispatch counts.
+    /// Sequences the engine holds at once.
+    fn max_batch(&self) -> usize;
+
+    /// Empties every sequence and restarts the slot dispatch counts.
     fn reset(&mut self);
 
-    /// Prefills `prompt` into the empty sequence; returns the greedy next token.
-    fn prefill(&mut self, prompt: &[u32]) -> Result<u32, String>;
+    /// Empties every sequence (the dispatch counts go on).
+    fn clear(&mut self);
 
-    /// Appends `token`; returns the greedy next token.
-    fn decode(&mut self, token: u32) -> Result<u32, String>;
+    /// Prefills `prompt` into the empty sequence `seq`; returns the greedy next token.
+    fn prefill(&mut self, seq: usize, prompt: &[u32]) -> Result<u32, String>;
 
-    /// The next-token logits of the last prefill or decode (`[vocab]`).
+    /// Appends `tokens[b]` to sequence `b` for every `b < tokens.len()`, all in one pass;
+    /// returns the greedy next token of each.
+    fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>, String>;
+
+    /// The next-token logits of the last prefill or decode (`[rows, vocab]`: 1 after a
+    /// prefill, one a sequence after a decode).
     fn last_logits(&self) -> Result<Vec<f32>, String>;
 
     /// Each slot's dispatch count since the last reset (indexed like `SlotId::ALL`).
     fn dispatch_counts(&self) -> Vec<u64>;
 
-    /// One read of the workload: prefill `prompt`, then `decode_steps` greedy steps.
-    fn run(
-        &mut self,
-        prompt: &[u32],
-        decode_steps: usize,
-        keep_logits: bool,
-    ) -> Result<RunResult, String> {
-        if prompt.is_empty() || prompt.len() + decode_steps > self.max_seq() {
-            return Err("the workload does not fit the engine's max_seq".into());
+    /// One read of the workload ([`ReadSpec`]): the single sequence, then the batched
+    /// part in an emptied cache. Tokens (and logits) sequence by sequence.
+    fn run(&mut self, read: &ReadSpec, keep_logits: bool) -> Result<RunResult, String> {
+        let fits = |p: &[u32], steps: usize| !p.is_empty() && p.len() + steps <= self.max_seq();
+        if !fits(&read.prompt, read.decode_steps)
+            || read.batch.len() > self.max_batch()
+            || !read.batch.iter().all(|p| fits(p, read.batch_steps))
+        {
+            return Err("the workload does not fit the engine's max_seq and max_batch".into());
         }
         self.reset();
+        let vocab = self.vocab();
         let mut kept = keep_logits.then(Vec::new);
-        let mut next = self.prefill(prompt)?;
-        let mut tokens = Vec::with_capacity(decode_steps + 1);
+        let mut next = self.prefill(0, &read.prompt)?;
+        let mut tokens = Vec::with_capacity(read.generated());
         loop {
             if let Some(k) = kept.as_mut() {
                 k.extend(self.last_logits()?);
             }
             tokens.push(next);
-            if tokens.len() > decode_steps {
+            if tokens.len() > read.decode_steps {
                 break;
             }
-            next = self.decode(next)?;
+            next = self.decode(&[next])?[0];
+        }
+        if !read.batch.is_empty() {
+            self.clear();
+            let rows = read.batch.len();
+            // Per sequence: its tokens and (kept) logits, joined sequence by sequence.
+            let mut seq_tokens = vec![Vec::with_capacity(read.batch_steps + 1); rows];
+            let mut seq_logits = vec![Vec::new(); rows];
+            let mut next = Vec::with_capacity(rows);
+            for (b, p) in read.batch.iter().enumerate() {
+                next.push(self.prefill(b, p)?);
+                if keep_logits {
+                    seq_logits[b].extend(self.last_logits()?);
+                }
+            }
+            for step in 0..=read.batch_steps {
+                for (b, &t) in next.iter().enumerate() {
+                    seq_tokens[b].push(t);
+                }
+                if step == read.batch_steps {
+                    break;
+                }
+                next = self.decode(&next)?;
+                if keep_logits {
+                    let all = self.last_logits()?;
+                    for (b, row) in all.chunks(vocab).take(rows).enumerate() {
+                        seq_logits[b].extend_from_slice(row);
+                    }
+                }
+            }
+            tokens.extend(seq_tokens.into_iter().flatten());
+            if let Some(k) = kept.as_mut() {
+                k.extend(seq_logits.into_iter().flatten());
+            }
         }
         Ok(RunResult {
             tokens,
@@ -74,8 +118,7 @@ pub trait LaneEngine {
     /// result as for [`LaneEngine::run`] (no logits), then the recorded calls.
     fn audit(
         &mut self,
-        prompt: &[u32],
-        decode_steps: usize,
+        read: &ReadSpec,
         sample: CallSample,
     ) -> Result<(RunResult, Vec<RecordedCall>), String>;
 
@@ -132,6 +175,7 @@ impl EngineLane {
         model: &str,
         weights: &EngineWeights,
         max_seq: usize,
+        max_batch: usize,
         stack: &[Vec<u8>],
         candidate: Option<&CpuBundle>,
     ) -> Result<(EngineLane, u64), String> {
@@ -161,7 +205,8 @@ impl EngineLane {
             }
         };
         let bytes = weight_bytes(&cfg);
-        let engine = Engine::new(cfg, weights, slots, 1, max_seq).map_err(|e| e.to_string())?;
+        let engine =
+            Engine::new(cfg, weights, slots, max_batch, max_seq).map_err(|e| e.to_string())?;
         Ok((
             EngineLane {
                 engine,
@@ -186,22 +231,30 @@ impl LaneEngine for EngineLane {
         self.engine.max_seq()
     }
 
+    fn max_batch(&self) -> usize {
+        self.engine.batch()
+    }
+
     fn reset(&mut self) {
         self.engine.reset();
         self.engine.slots().reset_counts();
     }
 
-    fn prefill(&mut self, prompt: &[u32]) -> Result<u32, String> {
+    fn clear(&mut self) {
+        self.engine.reset();
+    }
+
+    fn prefill(&mut self, seq: usize, prompt: &[u32]) -> Result<u32, String> {
         self.logits = self
             .engine
-            .prefill(0, prompt, Logits::Last)
+            .prefill(seq, prompt, Logits::Last)
             .map_err(|e| e.to_string())?;
         Ok(argmax(&self.logits))
     }
 
-    fn decode(&mut self, token: u32) -> Result<u32, String> {
-        self.logits = self.engine.decode(&[token]).map_err(|e| e.to_string())?;
-        Ok(argmax(&self.logits))
+    fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>, String> {
+        self.logits = self.engine.decode(tokens).map_err(|e| e.to_string())?;
+        Ok(self.logits.chunks(self.vocab()).map(argmax).collect())
     }
 
     fn last_logits(&self) -> Result<Vec<f32>, String> {
@@ -214,8 +267,7 @@ impl LaneEngine for EngineLane {
 
     fn audit(
         &mut self,
-        prompt: &[u32],
-        decode_steps: usize,
+        read: &ReadSpec,
         sample: CallSample,
     ) -> Result<(RunResult, Vec<RecordedCall>), String> {
         let recorder = Arc::new(Recorder {
@@ -225,7 +277,7 @@ impl LaneEngine for EngineLane {
             calls: Mutex::new(Vec::new()),
         });
         self.engine.slots_mut().set_observer(Some(recorder.clone()));
-        let result = self.run(prompt, decode_steps, false);
+        let result = self.run(read, false);
         self.engine.slots_mut().set_observer(None);
         let result = result?;
         let calls = std::mem::take(&mut *recorder.calls.lock().expect("recorder lock"));

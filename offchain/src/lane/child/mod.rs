@@ -24,7 +24,7 @@ use cacheon_kernels::slots::args::Buffer;
 use super::harness::{case_args, guard_hits, GUARD_BITS, POISON_BITS};
 use super::protocol::{
     read_frame, send, send_f32s, send_i32s, AuditSample, BuildStage, CallCheck, EngineWeights,
-    Frame, RecordedCall, Reply, Request, RunResult, Special,
+    Frame, ReadSpec, RecordedCall, Reply, Request, RunResult, Special,
 };
 use super::sandbox::{self, landlock};
 use super::Sealed;
@@ -273,35 +273,26 @@ pub fn run(backend: LaneBackend) -> i32 {
                 model,
                 weights,
                 max_seq,
+                max_batch,
                 stack,
             } => match blobs(stack) {
-                Ok(stack) => load_engine(&mut state, &model, &weights, max_seq, &stack, &mut out),
+                Ok(stack) => load_engine(
+                    &mut state, &model, &weights, max_seq, max_batch, &stack, &mut out,
+                ),
                 Err(_) => return fault(&mut out, "missing incumbent bundle blobs"),
             },
             Request::InstallCandidate => install_candidate(&mut state, &mut out),
-            Request::Run {
-                prompt,
-                decode_steps,
-                keep_logits,
-            } => match state.seal(&mut out) {
-                Ok(Ok(_)) => engine_run(&mut state, &prompt, decode_steps, keep_logits, &mut out),
+            Request::Run { read, keep_logits } => match state.seal(&mut out) {
+                Ok(Ok(_)) => engine_run(&mut state, &read, keep_logits, &mut out),
                 Ok(Err(reply)) => send(&mut out, &reply),
                 Err(e) => Err(e),
             },
             Request::Audit {
-                prompt,
-                decode_steps,
+                read,
                 sample,
                 feature_seed,
             } => match state.seal(&mut out) {
-                Ok(Ok(_)) => engine_audit(
-                    &mut state,
-                    &prompt,
-                    decode_steps,
-                    &sample,
-                    feature_seed,
-                    &mut out,
-                ),
+                Ok(Ok(_)) => engine_audit(&mut state, &read, &sample, feature_seed, &mut out),
                 Ok(Err(reply)) => send(&mut out, &reply),
                 Err(e) => Err(e),
             },
