@@ -14,7 +14,7 @@
 //!   better of `cuMemcpyDtoD` and a vectorized copy kernel, read + write, 2 GiB), and the
 //!   ratio floor / measured (DESIGN 8's goal: ≥ 0.85).
 //!
-//! - with `--breakdown`: every distinct operation of one batch-1 decode step (each GEMV/GEMM
+//! - with `--breakdown`: every distinct operation of one decode step at each batch (each GEMV/GEMM
 //!   shape, each slot kernel, the engine's own kernels) timed in isolation on the engine's
 //!   buffers at the same context: `--breakdown-reps` launches after a warm-up, eagerly
 //!   between events and as a captured graph of back-to-back launches; a table of launches
@@ -53,7 +53,7 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --json         JSON lines only
   --json-out F   also write the JSON lines to F
   --copy-mib N   copy-bandwidth buffer size (default 2048)
-  --breakdown    time each operation of a batch-1 decode step, then of the prefill, in isolation
+  --breakdown    time each operation of a decode step at each batch, then of the prefill, in isolation
   --breakdown-reps N  launches per operation and timing (default 50)
   --bundle DIR   install the CUDA bundle in DIR in its slots (repeatable)";
 
@@ -394,7 +394,9 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
         }));
     }
     if opts.breakdown {
-        breakdown(opts, &mut e, bw, &mut out)?;
+        for &b in &opts.batches {
+            breakdown(opts, b, &mut e, bw, &mut out)?;
+        }
         prefill_breakdown(opts, &mut e, best, &mut out)?;
     }
     let counts = e.slots().dispatch_counts();
@@ -456,21 +458,32 @@ fn prefill_breakdown(
     Ok(())
 }
 
-/// `--breakdown`: each operation of a batch-1 decode step timed alone, against the step.
-fn breakdown(opts: &Opts, e: &mut CudaEngine, bw: f64, out: &mut Out) -> Result<(), String> {
+/// `--breakdown`: each operation of a decode step of `batch` sequences timed alone,
+/// against the step.
+fn breakdown(
+    opts: &Opts,
+    batch: usize,
+    e: &mut CudaEngine,
+    bw: f64,
+    out: &mut Out,
+) -> Result<(), String> {
     let err = |e: cacheon_kernels::cuda::CudaEngineError| e.to_string();
-    e.set_seq_len(0, opts.context).map_err(err)?;
+    for seq in 0..batch {
+        e.set_seq_len(seq, opts.context).map_err(err)?;
+    }
     // The whole step, eager then graph (`set_small_gemv` drops any captured graph, so the
     // eager timing really launches eagerly).
     e.set_small_gemv(true);
     e.set_use_graphs(false);
-    let eager_ms = e.time_decode(1, 3, 10).map_err(err)?;
+    let eager_ms = e.time_decode(batch, 3, 10).map_err(err)?;
     e.set_use_graphs(true);
-    let graph_ms = e.time_decode(1, 5, opts.replays).map_err(err)?;
-    let graph = e.graph_buckets().contains(&e.bucket_for(1));
-    let ops = e.decode_breakdown(1, 5, opts.breakdown_reps).map_err(err)?;
+    let graph_ms = e.time_decode(batch, 5, opts.replays).map_err(err)?;
+    let graph = e.graph_buckets().contains(&e.bucket_for(batch));
+    let ops = e
+        .decode_breakdown(batch, 5, opts.breakdown_reps)
+        .map_err(err)?;
     out.text(&format!(
-        "\ndecode step breakdown: batch 1, context {}, each op {} launches after 5 warm-up, on layer weights/caches cycled; us/launch from a graph of back-to-back launches (eager in its own column)",
+        "\ndecode step breakdown: batch {batch}, context {}, each op {} launches after 5 warm-up, on layer weights/caches cycled; us/launch from a graph of back-to-back launches (eager in its own column)",
         opts.context, opts.breakdown_reps
     ));
     out.text(&format!(
@@ -502,7 +515,7 @@ fn breakdown(opts: &Opts, e: &mut CudaEngine, bw: f64, out: &mut Out) -> Result<
             }
         ));
         out.json(json!({
-            "engine": "cacheon", "kind": "breakdown", "shape": opts.shape, "batch": 1,
+            "engine": "cacheon", "kind": "breakdown", "shape": opts.shape, "batch": batch,
             "context": opts.context, "op": o.name, "detail": o.detail,
             "launches_per_step": o.launches_per_step, "us_per_launch": us,
             "graph_us_per_launch": o.graph_us, "eager_us_per_launch": o.eager_us,
@@ -525,7 +538,7 @@ fn breakdown(opts: &Opts, e: &mut CudaEngine, bw: f64, out: &mut Out) -> Result<
         floor_us
     ));
     out.json(json!({
-        "engine": "cacheon", "kind": "breakdown_total", "shape": opts.shape, "batch": 1,
+        "engine": "cacheon", "kind": "breakdown_total", "shape": opts.shape, "batch": batch,
         "context": opts.context, "sum_us_per_step": sum_us, "step_us": step_us,
         "graph": graph, "gap_us": step_us - sum_us, "sum_eager_us_per_step": sum_eager_us,
         "eager_step_us": eager_ms * 1e3, "bytes_per_step": sum_bytes,

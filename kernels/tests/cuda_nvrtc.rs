@@ -73,8 +73,17 @@ fn example_cuda_bundles_compile() {
     }
     let opts = cuda::CudaBuildOptions::default();
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cuda");
-    for name in ["silu-and-mul", "slow-rmsnorm", "matmul-rows8-mma"] {
-        let files = cacheon_kernels::bundle::read_dir(&examples.join(name)).unwrap();
+    // CACHEON_NVRTC_EXTRA=DIR:DIR... compiles more bundle folders (kernel variants).
+    let mut dirs: Vec<std::path::PathBuf> = ["silu-and-mul", "slow-rmsnorm", "matmul-rows8-mma"]
+        .iter()
+        .map(|n| examples.join(n))
+        .collect();
+    if let Some(extra) = std::env::var_os("CACHEON_NVRTC_EXTRA") {
+        dirs.extend(std::env::split_paths(&extra));
+    }
+    for dir in &dirs {
+        let name = dir.file_name().unwrap().to_string_lossy();
+        let files = cacheon_kernels::bundle::read_dir(dir).unwrap();
         let compiled = compile_cuda_bundle(&files, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
         let ptx = &compiled.sources[0].ptx;
         assert!(ptx.contains(".target sm_90a"), "{name}: {ptx:.300}");

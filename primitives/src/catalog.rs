@@ -79,7 +79,9 @@ pub struct ArenaSpec {
     pub hardware: &'static str,
     /// The model shape (`cacheon_kernels::model::ModelConfig::named`).
     pub model: &'static str,
-    /// The timed workload (the off-chain arena table of the same id).
+    /// The timed workload (the off-chain arena table of the same id), named with its
+    /// version: a new name whenever what a read runs changes, so that validators on
+    /// builds that read differently never count as measuring the same engine.
     pub workload: &'static str,
     /// The stock kernel set the engine starts from.
     pub stock: &'static str,
@@ -97,7 +99,7 @@ pub const CPU_TINY: ArenaSpec = ArenaSpec {
     backend: Backend::Cpu,
     hardware: "x86-64-v3",
     model: "tiny",
-    workload: "cpu-tiny",
+    workload: "cpu-tiny/batched-v2",
     stock: "cpu-c11-scalar",
     min_margin_ppm: 20_000,
     max_noise_ppm: 150_000,
@@ -113,7 +115,7 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     backend: Backend::Cuda,
     hardware: "sm90a",
     model: "llama8b-8l",
-    workload: "h200-llama8b",
+    workload: "h200-llama8b/batched-v2",
     stock: "cuda-bf16-hopper",
     min_margin_ppm: 10_000,
     max_noise_ppm: 20_000,

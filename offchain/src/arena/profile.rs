@@ -111,32 +111,57 @@ pub fn profile(arena: Arena, seed: u64) -> Result<Profile, String> {
     }
 }
 
-/// Times every slot call of one workload read (prefill, then the greedy decode steps) of
-/// the stock CPU engine, on this machine, one thread.
+/// Times every slot call of one workload read (prefill, the greedy decode steps, then the
+/// batched part) of the stock CPU engine, on this machine, one thread.
 fn measure_cpu(arena: Arena, seed: u64) -> Result<Profile, String> {
     let w = arena.workload;
     let cfg = ModelConfig::named(w.model).ok_or_else(|| format!("unknown model `{}`", w.model))?;
     let slots = SlotTable::genesis_cpu(&CpuBuildOptions::default()).map_err(|e| e.to_string())?;
     let weights = Weights::synthesize(&cfg, seed);
     let vocab = cfg.vocab_size as u64;
-    let mut engine = Engine::new(cfg, weights, slots, 1, w.max_seq).map_err(|e| e.to_string())?;
+    let mut engine =
+        Engine::new(cfg, weights, slots, w.max_batch(), w.max_seq).map_err(|e| e.to_string())?;
     let timer = Arc::new(SlotTimer::default());
     engine.slots_mut().set_observer(Some(timer.clone()));
     let mut rng = cacheon_kernels::rng::Rng::derive(seed, "profile-prompt");
-    let prompt: Vec<u32> = (0..w.prompt_len).map(|_| rng.below(vocab) as u32).collect();
+    let mut prompt =
+        |len: usize| -> Vec<u32> { (0..len).map(|_| rng.below(vocab) as u32).collect() };
+    let (single, batch) = (
+        prompt(w.prompt_len),
+        w.batch.map(|b| {
+            (0..b.rows)
+                .map(|_| prompt(b.prompt_len))
+                .collect::<Vec<_>>()
+        }),
+    );
+    let err = |e: cacheon_kernels::model::EngineError| e.to_string();
     let start = Instant::now();
-    let logits = engine
-        .prefill(0, &prompt, Logits::Last)
-        .map_err(|e| e.to_string())?;
-    let mut next = argmax(&logits);
+    let mut next = argmax(&engine.prefill(0, &single, Logits::Last).map_err(err)?);
     for _ in 0..w.decode_steps {
-        next = argmax(&engine.decode(&[next]).map_err(|e| e.to_string())?);
+        next = argmax(&engine.decode(&[next]).map_err(err)?);
+    }
+    if let (Some(b), Some(prompts)) = (w.batch, batch) {
+        engine.reset();
+        let mut next = Vec::with_capacity(b.rows);
+        for (seq, p) in prompts.iter().enumerate() {
+            next.push(argmax(&engine.prefill(seq, p, Logits::Last).map_err(err)?));
+        }
+        for _ in 0..b.steps {
+            let logits = engine.decode(&next).map_err(err)?;
+            next = logits.chunks(vocab as usize).map(argmax).collect();
+        }
     }
     let total = start.elapsed().as_secs_f64();
     let seconds = *timer.seconds.lock().expect("timer lock");
+    let batched = w.batch.map_or(String::new(), |b| {
+        format!(
+            ", then {} prompts of {} decoded together for {} steps",
+            b.rows, b.prompt_len, b.steps
+        )
+    });
     Ok(Profile {
         source: format!(
-            "this machine, now: one read of the {} workload ({} prompt tokens, {} decode steps), stock kernels",
+            "this machine, now: one read of the {} workload ({} prompt tokens, {} decode steps{batched}), stock kernels",
             arena.name(),
             w.prompt_len,
             w.decode_steps

@@ -13,9 +13,9 @@
  * 32-input step s; the first four of them serve as the mma's inputs {2t, 2t+1, 2t+8, 2t+9}
  * of one mma, the last four of the next, in both the A (w) and the B (x) fragment.
  *
- * A block of 8 warps takes MT tiles of 16 features at a time; its warps split the steps
- * (warp j takes steps j, j + 8, ...: together 512 contiguous bytes of each weight row),
- * then add their partial sums through shared memory. Rows past `tokens` and features past
+ * A block of WARPS warps takes MT tiles of 16 features at a time; its warps split the
+ * steps (warp j takes steps j, j + WARPS, ...: together contiguous bytes of each weight
+ * row), then add their partial sums through shared memory. Rows past `tokens` and features past
  * `out_features` are read from the last valid row (no branch in the loop) and never
  * stored. Anything else (more than 8 rows, in_features not a multiple of 32, unaligned
  * pointers) takes a plain path, correct and slow. */
@@ -23,12 +23,25 @@
 #include <stdint.h>
 
 #define DEVI static __device__ __forceinline__
+/* Warps a block (its K split), 16-feature tiles a block iteration, 32-input steps in flight
+ * per warp, blocks an SM (the register budget). */
+#ifndef WARPS
 #define WARPS 8
+#endif
 #ifndef MT
-#define MT 2
+#define MT 1
 #endif
 #ifndef UNR
 #define UNR 4
+#endif
+#ifndef MINB
+#define MINB 2
+#endif
+/* How w is loaded: each weight is read once, so it may bypass L1 (which keeps x). */
+#if defined(CACHEON_EMU) || !defined(W_STREAM)
+#define LDW(p) (*(p))
+#else
+#define LDW(p) __ldcs(p)
 #endif
 
 #ifndef CACHEON_EMU
@@ -62,14 +75,16 @@ DEVI void plain(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_bfloat16* w
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 2)
+extern "C" __global__ void __launch_bounds__(32 * WARPS, MINB)
 linear_matmul_rows8(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x,
                     const __nv_bfloat16* __restrict__ w, int64_t tokens, int64_t out_features,
                     int64_t in_features) {
     const int64_t n = out_features, k = in_features;
     if (tokens < 1 || n < 1) return;
+    /* Offsets in 16-byte units fit 32 bits (fewer registers than 64-bit pointers). */
     const bool vec = tokens <= 8 && (k & 31) == 0 && ((uintptr_t)x & 15) == 0 &&
-                     ((uintptr_t)w & 15) == 0 && blockDim.x == 32 * WARPS;
+                     ((uintptr_t)w & 15) == 0 && blockDim.x == 32 * WARPS &&
+                     (uint64_t)n * (uint64_t)(k >> 3) <= 0xffffffffull;
     if (!vec) {
         plain(y, x, w, tokens, n, k);
         return;
@@ -77,33 +92,35 @@ linear_matmul_rows8(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restri
     __shared__ float part[WARPS * MT * 4 * 32]; /* [warp][fragment register][lane] */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
-    const int64_t steps = k >> 5, kv = k >> 3;
-    const uint4* xr = reinterpret_cast<const uint4*>(x) + (g < tokens ? g : tokens - 1) * kv + t;
+    const uint4* __restrict__ w4 = reinterpret_cast<const uint4*>(w);
+    const uint4* __restrict__ x4 = reinterpret_cast<const uint4*>(x);
+    const uint32_t steps = (uint32_t)(k >> 5), kv = (uint32_t)(k >> 3);
+    const uint32_t xo = (uint32_t)(g < tokens ? g : tokens - 1) * kv + t;
     const int64_t tiles = (n + 16 * MT - 1) / (16 * MT);
     for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const int64_t f0 = tile * 16 * MT;
-        const uint4* wr[MT][2];
+        uint32_t wo[MT][2];
 #pragma unroll
         for (int m = 0; m < MT; ++m)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int64_t row = f0 + m * 16 + g + 8 * h;
-                wr[m][h] = reinterpret_cast<const uint4*>(w) + (row < n ? row : n - 1) * kv + t;
+                wo[m][h] = (uint32_t)(row < n ? row : n - 1) * kv + t;
             }
         float acc[MT][4];
 #pragma unroll
         for (int m = 0; m < MT; ++m) acc[m][0] = acc[m][1] = acc[m][2] = acc[m][3] = 0.0f;
-        int64_t s = warp;
+        uint32_t s = warp;
         for (; s + WARPS * (UNR - 1) < steps; s += WARPS * UNR) {
             uint4 xa[UNR], wa[UNR][MT][2];
 #pragma unroll
             for (int u = 0; u < UNR; ++u) {
-                const int64_t q = (s + WARPS * u) * 4;
-                xa[u] = xr[q];
+                const uint32_t q = (s + WARPS * u) * 4;
+                xa[u] = x4[xo + q];
 #pragma unroll
                 for (int m = 0; m < MT; ++m) {
-                    wa[u][m][0] = wr[m][0][q];
-                    wa[u][m][1] = wr[m][1][q];
+                    wa[u][m][0] = LDW(w4 + (wo[m][0] + q));
+                    wa[u][m][1] = LDW(w4 + (wo[m][1] + q));
                 }
             }
 #pragma unroll
@@ -112,10 +129,11 @@ linear_matmul_rows8(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restri
                 for (int m = 0; m < MT; ++m) mma_step(acc[m], wa[u][m][0], wa[u][m][1], xa[u]);
         }
         for (; s < steps; s += WARPS) {
-            const int64_t q = s * 4;
-            const uint4 xv = xr[q];
+            const uint32_t q = s * 4;
+            const uint4 xv = x4[xo + q];
 #pragma unroll
-            for (int m = 0; m < MT; ++m) mma_step(acc[m], wr[m][0][q], wr[m][1][q], xv);
+            for (int m = 0; m < MT; ++m)
+                mma_step(acc[m], LDW(w4 + (wo[m][0] + q)), LDW(w4 + (wo[m][1] + q)), xv);
         }
 #pragma unroll
         for (int m = 0; m < MT; ++m)
