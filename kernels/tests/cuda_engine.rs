@@ -2,7 +2,9 @@
 //! CUDA engine's logits follow the f32 CPU engine's (prefill of three prompts, one longer
 //! than the prefill chunk, with the flash prefill attention and with the cuBLAS one, then 16 teacher-forced decode steps at batch 3, which runs in
 //! the padded bucket 8 from a CUDA graph); graph decode equals eager decode (with
-//! device-synthesized weights); the device-synthesized weights have the intended scales.
+//! device-synthesized weights); the device-synthesized weights have the intended scales;
+//! the same comparison on the real CPU arena model's shape (`smollm2-135m`: head dim 64,
+//! GQA 3, tied embeddings) with synthesized weights.
 //! Without a GPU every test prints "SKIP: no CUDA device (...)" and passes.
 //!
 //! The CPU reference needs the system C compiler (the stock CPU kernels). On a machine
@@ -67,8 +69,8 @@ fn argmax(v: &[f32]) -> u32 {
     cacheon_kernels::model::sampler::argmax(v)
 }
 
-fn compute_cpu_ref() -> Result<CpuRef, String> {
-    let cfg = ModelConfig::named("tiny").unwrap();
+fn compute_cpu_ref(shape: &str) -> Result<CpuRef, String> {
+    let cfg = ModelConfig::named(shape).unwrap();
     let w = Weights::synthesize(&cfg, SEED);
     let opts = CpuBuildOptions::default();
     let mut kernels = Vec::new();
@@ -106,7 +108,7 @@ fn compute_cpu_ref() -> Result<CpuRef, String> {
 /// The CPU reference: computed live, else read from a file written by
 /// `write_cpu_reference` on a machine with a C compiler.
 fn cpu_ref() -> CpuRef {
-    let live_err = match compute_cpu_ref() {
+    let live_err = match compute_cpu_ref("tiny") {
         Ok(r) => return r,
         Err(e) => e,
     };
@@ -137,7 +139,7 @@ fn cpu_ref() -> CpuRef {
 #[ignore = "writes the CPU reference file for GPU machines without a C compiler"]
 fn write_cpu_reference() {
     let out = std::env::var("CACHEON_CPU_REF_OUT").expect("set CACHEON_CPU_REF_OUT=FILE");
-    let r = compute_cpu_ref().expect("CPU engine runs");
+    let r = compute_cpu_ref("tiny").expect("CPU engine runs");
     std::fs::write(&out, serde_json::to_string(&r).unwrap()).unwrap();
     println!("wrote {out}");
 }
@@ -179,12 +181,38 @@ fn cuda_engine_matches_cpu_engine_on_tiny() {
     // prefill attention by the flash kernel (head dim 64 here), then by cuBLAS + softmax.
     for (small_gemv, flash_prefill) in [(true, true), (false, true), (true, false)] {
         println!("small_gemv = {small_gemv}, flash_prefill = {flash_prefill}");
-        check_against_cpu(&dev, &r, small_gemv, flash_prefill);
+        check_against_cpu(&dev, "tiny", &r, small_gemv, flash_prefill);
     }
 }
 
-fn check_against_cpu(dev: &CudaDevice, r: &CpuRef, small_gemv: bool, flash_prefill: bool) {
-    let cfg = ModelConfig::named("tiny").unwrap();
+/// The real CPU arena model's shape (SmolLM2-135M: head dim 64, 9 query heads over 3 KV
+/// heads, tied embeddings, 30 layers, a 49,152-token vocabulary) with synthesized weights:
+/// its GGUF file is not on GPU machines. The CPU reference is computed here (it needs the
+/// system C compiler; without one the test says SKIP).
+#[test]
+fn cuda_engine_matches_cpu_engine_on_the_smollm2_shape() {
+    let Some(dev) = device_or_skip() else { return };
+    let r = match compute_cpu_ref("smollm2-135m") {
+        Ok(r) => r,
+        Err(e) => {
+            println!("SKIP: no CPU reference for the smollm2 shape ({e})");
+            return;
+        }
+    };
+    for (small_gemv, flash_prefill) in [(true, true), (false, false)] {
+        println!("small_gemv = {small_gemv}, flash_prefill = {flash_prefill}");
+        check_against_cpu(&dev, "smollm2-135m", &r, small_gemv, flash_prefill);
+    }
+}
+
+fn check_against_cpu(
+    dev: &CudaDevice,
+    shape: &str,
+    r: &CpuRef,
+    small_gemv: bool,
+    flash_prefill: bool,
+) {
+    let cfg = ModelConfig::named(shape).unwrap();
     let w = Weights::synthesize(&cfg, SEED);
     let slots = CudaSlotTable::stock(dev).expect("stock CUDA kernels build");
     let mut opts = CudaEngineOptions::new(8, 64, MAX_PREFILL);
@@ -224,7 +252,7 @@ fn check_against_cpu(dev: &CudaDevice, r: &CpuRef, small_gemv: bool, flash_prefi
         }
     }
     println!(
-        "tiny: worst max-abs logit error {:.4} of the logit scale; greedy agreement {agree}/{}",
+        "{shape}: worst max-abs logit error {:.4} of the logit scale; greedy agreement {agree}/{}",
         worst,
         STEPS * batch
     );

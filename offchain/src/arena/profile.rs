@@ -42,48 +42,60 @@ pub struct Profile {
     pub targets: Vec<TargetShare>,
 }
 
-/// The GPU arena's read, measured on an H100 80GB HBM3 (2026-12-05, one call of
-/// `cacheon-engine-bench --batch 1 --batch 8 --replays 100 --breakdown`, this tree's stock
-/// kernels): seconds per slot of one 2048-token prefill and of one batch-1 decode step at
-/// context 2048 (each operation timed alone; the prefill's q|k|v product counts with its
-/// split kernel, the decode step's q|k|v is the engine's own fused GEMV and counts for no
-/// slot), and the measured prefill (eager) and step (graph-replayed). A read is one
-/// prefill and the workload's decode steps. No H200 was lent that day; the arena's name is
-/// its target hardware.
+/// Seconds per slot of one pass of the engine (a prefill or a decode step), each operation
+/// timed alone, and the measured pass.
+pub struct PassProfile {
+    pub seconds: f64,
+    pub slots: [(SlotId, f64); SLOT_COUNT],
+}
+
+/// The GPU arena's read, measured on an H100 80GB HBM3 (2026-12-05, `cacheon-engine-bench
+/// --breakdown`, this tree's stock kernels): a 2048-token prefill and a batch-1 decode step
+/// at context 2048 (`--batch 1 --replays 100`), and, for the batched part, a 512-token
+/// prefill and a batch-8 step at context 576 (`--prompt 512 --context 576 --batch 8`).
+/// Each operation is timed alone; the prefills' q|k|v products count with their split
+/// kernel, the batch-1 step's q|k|v is the engine's own fused GEMV and counts for no slot;
+/// the prefills are measured eagerly, the steps graph-replayed. No H200 was lent that day;
+/// the arena's name is its target hardware.
 pub struct GpuReadProfile {
     pub source: &'static str,
-    pub prefill_seconds: f64,
-    pub prefill: [(SlotId, f64); SLOT_COUNT],
-    pub step_seconds: f64,
-    pub step: [(SlotId, f64); SLOT_COUNT],
+    pub prefill: PassProfile,
+    pub step: PassProfile,
+    /// One prompt of the batched part and one batched step (`None`: not measured).
+    pub batch: Option<(PassProfile, PassProfile)>,
 }
 
 pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
     source: "H100 80GB HBM3 (2026-12-05, cacheon-engine-bench --breakdown, commit 109eeb0): \
-             one read of the workload, a 2048-token prefill (13.63 ms) and batch-1 decode \
-             steps at context 2048 (1.738 ms each)",
-    prefill_seconds: 13.628e-3,
-    prefill: [
-        (SlotId::SiluAndMul, 510.0e-6),
-        (SlotId::RmsNorm, 11.3e-6),
-        (SlotId::FusedAddRmsNorm, 429.2e-6),
-        (SlotId::Rope, 156.0e-6),
-        (SlotId::AttentionDecode, 0.0),
-        // q|k|v (with its split) 1278.7, o 686.9, gate|up 4919.2, down 2388.6, LM head 337.7
-        (SlotId::LinearMatmul, 9_611.1e-6),
-        (SlotId::AttentionPrefill, 3_060.7e-6),
-    ],
-    step_seconds: 1.7384e-3,
-    step: [
-        (SlotId::SiluAndMul, 13.0e-6),
-        (SlotId::RmsNorm, 1.8e-6),
-        (SlotId::FusedAddRmsNorm, 31.7e-6),
-        (SlotId::Rope, 19.3e-6),
-        (SlotId::AttentionDecode, 108.1e-6),
-        // o 105.7, gate|up 611.8, down 325.9, LM head 335.2
-        (SlotId::LinearMatmul, 1_378.6e-6),
-        (SlotId::AttentionPrefill, 0.0),
-    ],
+             a 2048-token prefill (13.63 ms) and batch-1 decode steps at context 2048 \
+             (1.738 ms each)",
+    prefill: PassProfile {
+        seconds: 13.628e-3,
+        slots: [
+            (SlotId::SiluAndMul, 510.0e-6),
+            (SlotId::RmsNorm, 11.3e-6),
+            (SlotId::FusedAddRmsNorm, 429.2e-6),
+            (SlotId::Rope, 156.0e-6),
+            (SlotId::AttentionDecode, 0.0),
+            // q|k|v (with its split) 1278.7, o 686.9, gate|up 4919.2, down 2388.6, LM head 337.7
+            (SlotId::LinearMatmul, 9_611.1e-6),
+            (SlotId::AttentionPrefill, 3_060.7e-6),
+        ],
+    },
+    step: PassProfile {
+        seconds: 1.7384e-3,
+        slots: [
+            (SlotId::SiluAndMul, 13.0e-6),
+            (SlotId::RmsNorm, 1.8e-6),
+            (SlotId::FusedAddRmsNorm, 31.7e-6),
+            (SlotId::Rope, 19.3e-6),
+            (SlotId::AttentionDecode, 108.1e-6),
+            // o 105.7, gate|up 611.8, down 325.9, LM head 335.2
+            (SlotId::LinearMatmul, 1_378.6e-6),
+            (SlotId::AttentionPrefill, 0.0),
+        ],
+    },
+    batch: None,
 };
 
 /// The arena's profile: measured now on the CPU arena (`seed` names the weights and the
@@ -93,17 +105,32 @@ pub fn profile(arena: Arena, seed: u64) -> Result<Profile, String> {
         LaneBackend::Cpu => measure_cpu(arena, seed),
         LaneBackend::Cuda => {
             let r = &LLAMA8B_READ_H100;
-            let steps = arena.workload.decode_steps as f64;
+            let w = arena.workload;
             let mut seconds = [0f64; SLOT_COUNT];
-            for (slot, s) in r.prefill {
-                seconds[slot.index()] += s;
+            let mut total = 0.0;
+            let mut add = |pass: &PassProfile, times: f64| {
+                for (slot, s) in pass.slots {
+                    seconds[slot.index()] += times * s;
+                }
+                total += times * pass.seconds;
+            };
+            add(&r.prefill, 1.0);
+            add(&r.step, w.decode_steps as f64);
+            let mut source = r.source.to_string();
+            match (w.batch, &r.batch) {
+                (Some(b), Some((prefill, step))) => {
+                    add(prefill, b.rows as f64);
+                    add(step, b.steps as f64);
+                }
+                (Some(b), None) => source.push_str(&format!(
+                    "; the batched part ({} prompts of {} decoded together for {} steps) is \
+                     not in this measurement: shares are of the single-sequence part",
+                    b.rows, b.prompt_len, b.steps
+                )),
+                (None, _) => {}
             }
-            for (slot, s) in r.step {
-                seconds[slot.index()] += steps * s;
-            }
-            let total = r.prefill_seconds + steps * r.step_seconds;
             Ok(Profile {
-                source: r.source.into(),
+                source,
                 total_seconds: total,
                 targets: shares(arena, &seconds, total),
             })
@@ -256,10 +283,14 @@ mod tests {
         assert!(get("linear.matmul").share > 0.7);
         let prefill = get("attention.prefill");
         assert!(prefill.share > 0.01 && prefill.can_pass, "{prefill:?}");
-        // The read is one prefill and the workload's decode steps.
-        let r = &LLAMA8B_READ_H100;
-        let steps = arena.workload.decode_steps as f64;
-        assert!((p.total_seconds - (r.prefill_seconds + steps * r.step_seconds)).abs() < 1e-12);
+        // The read is one prefill and the workload's decode steps, then the batched part's
+        // prefills and steps.
+        let (r, w) = (&LLAMA8B_READ_H100, arena.workload);
+        let mut want = r.prefill.seconds + w.decode_steps as f64 * r.step.seconds;
+        if let (Some(b), Some((prefill, step))) = (w.batch, &r.batch) {
+            want += b.rows as f64 * prefill.seconds + b.steps as f64 * step.seconds;
+        }
+        assert!((p.total_seconds - want).abs() < 1e-12);
         let atomic = get("attention.rope_decode.v1");
         assert!(
             (atomic.share - get("position.rope").share - get("attention.decode").share).abs()
