@@ -22,6 +22,7 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+#define W_STREAM 1
 #define DEVI static __device__ __forceinline__
 /* Warps a block (its K split), 16-feature tiles a block iteration, 32-input steps in flight
  * per warp, blocks an SM (the register budget). */
@@ -35,7 +36,7 @@
 #define UNR 4
 #endif
 #ifndef MINB
-#define MINB 2
+#define MINB 3
 #endif
 /* How w is loaded: each weight is read once, so it may bypass L1 (which keeps x). */
 #if defined(CACHEON_EMU) || !defined(W_STREAM)
