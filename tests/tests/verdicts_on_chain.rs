@@ -77,6 +77,20 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
         let final_fail = status_final_fail(&node.url, id, &ports, &dir.path().join("fetched"));
         assert_eq!(final_fail["reason"], reason, "{final_fail:#}");
         let report = &final_fail["report"];
+        // The report records the arena's contract at the lease's block (what the validator
+        // measured under).
+        let saved = report["saved"].as_str().expect("the report was kept");
+        let full: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(saved).unwrap()).unwrap();
+        let contract = &full["contract"];
+        assert!(
+            contract["workload_digest"]
+                .as_str()
+                .is_some_and(|d| d.len() == 64)
+                && contract["block"].as_u64().is_some_and(|b| b > 0)
+                && contract["min_margin_ppm"].is_u64(),
+            "{contract:#}"
+        );
         if reason.starts_with("CopyOf") {
             assert!(report["saved"].is_string(), "{final_fail:#}");
         } else {

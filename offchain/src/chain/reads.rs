@@ -171,6 +171,38 @@ pub struct ArenaContract {
     pub view: crate::arena::ChainArena,
 }
 
+/// An arena's contract from its on-chain record.
+pub fn contract_of(
+    info: &api::runtime_types::pallet_cacheon::types::ArenaInfo<u32>,
+) -> ArenaContract {
+    let c = &info.config;
+    let hex = |d: &[u8; 32]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    ArenaContract {
+        hardware: String::from_utf8_lossy(&c.hardware.0).into_owned(),
+        model_digest: hex(&c.model_digest),
+        workload_digest: hex(&c.workload_digest),
+        stock_digest: hex(&c.stock_digest),
+        targets: c
+            .targets
+            .0
+            .iter()
+            .map(|t| String::from_utf8_lossy(&t.0).into_owned())
+            .collect(),
+        min_margin_ppm: c.policy.min_margin_ppm,
+        max_noise_ppm: c.policy.max_noise_ppm,
+        noise_multiplier: c.policy.noise_multiplier,
+        lease_blocks: c.policy.lease_blocks,
+        max_attempts: c.policy.max_attempts,
+        required_distinct_validators: c.policy.required_distinct_validators,
+        status: match c.status {
+            api::runtime_types::pallet_cacheon::types::Status::Active => "active",
+            api::runtime_types::pallet_cacheon::types::Status::Paused => "paused",
+        },
+        validators: info.validators,
+        view: chain_view(c),
+    }
+}
+
 /// One arena as `cacheon status` and `cacheon arena` show it.
 #[derive(Clone, Debug)]
 pub struct ArenaSummary {
@@ -225,32 +257,7 @@ pub async fn arena_summaries(at: &At) -> Result<Vec<ArenaSummary>, ChainError> {
                 .unwrap_or_default();
             incumbents.push((target, entry.proposal));
         }
-        let c = &info.config;
-        let hex = |d: &[u8; 32]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
-        let contract = ArenaContract {
-            hardware: String::from_utf8_lossy(&c.hardware.0).into_owned(),
-            model_digest: hex(&c.model_digest),
-            workload_digest: hex(&c.workload_digest),
-            stock_digest: hex(&c.stock_digest),
-            targets: c
-                .targets
-                .0
-                .iter()
-                .map(|t| String::from_utf8_lossy(&t.0).into_owned())
-                .collect(),
-            min_margin_ppm: c.policy.min_margin_ppm,
-            max_noise_ppm: c.policy.max_noise_ppm,
-            noise_multiplier: c.policy.noise_multiplier,
-            lease_blocks: c.policy.lease_blocks,
-            max_attempts: c.policy.max_attempts,
-            required_distinct_validators: c.policy.required_distinct_validators,
-            status: match c.status {
-                api::runtime_types::pallet_cacheon::types::Status::Active => "active",
-                api::runtime_types::pallet_cacheon::types::Status::Paused => "paused",
-            },
-            validators: info.validators,
-            view: chain_view(c),
-        };
+        let contract = contract_of(&info);
         out.push(ArenaSummary {
             id: String::from_utf8_lossy(&info.config.id.0).into_owned(),
             contract,

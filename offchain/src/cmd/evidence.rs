@@ -212,6 +212,21 @@ pub fn describe(r: &Value, digest: &str, saved: &std::path::Path) -> String {
     if let (Some(b), Some(c)) = (range("baseline_ms"), range("candidate_ms")) {
         lines.push(format!("  baseline {b}, candidate {c}"));
     }
+    let c = &r["contract"];
+    if let Some(block) = c["block"].as_u64() {
+        let short = |k: &str| {
+            c[k].as_str()
+                .map_or("?".to_string(), |d| d.chars().take(12).collect())
+        };
+        lines.push(format!(
+            "  measured under the arena's contract at block #{block}: generation {}, margin {} ppm, noise {} ppm, workload {}…, stock {}…",
+            s(&c["generation"]),
+            s(&c["min_margin_ppm"]),
+            s(&c["max_noise_ppm"]),
+            short("workload_digest"),
+            short("stock_digest"),
+        ));
+    }
     lines.push(format!("  saved in {}", saved.display()));
     lines.join("\n")
 }

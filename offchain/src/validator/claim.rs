@@ -9,25 +9,42 @@ use super::*;
 pub(super) async fn check_served_arenas(
     client: &Client,
     cfg: &Config,
+    metrics: &Metrics,
 ) -> Result<(), ValidatorError> {
     let at = client.at_current_block().await.map_err(unavailable)?;
     for arena in &cfg.arenas {
         let key = (chain::bounded(arena.name().as_bytes()),);
-        match fetch(&at, api::storage().cacheon().arenas(), key).await? {
-            None => warn!(
-                arena = arena.name(),
-                "the chain has no such arena: not served"
-            ),
-            Some(info) => {
-                if let Some(why) =
-                    arena.disagreement(&crate::chain::reads::chain_view(&info.config))
-                {
-                    error!("{why}: not served (run a build that matches the chain)");
-                }
+        let agrees = match fetch(&at, api::storage().cacheon().arenas(), key).await? {
+            None => {
+                warn!(
+                    arena = arena.name(),
+                    "the chain has no such arena: not served"
+                );
+                false
             }
-        }
+            Some(info) => match contract_disagreement(arena, &info) {
+                Some(why) => {
+                    error!("{why}: not served (run a build that matches the chain)");
+                    false
+                }
+                None => true,
+            },
+        };
+        metrics
+            .contract_agrees
+            .with_label_values(&[arena.name()])
+            .set(i64::from(agrees));
     }
     Ok(())
+}
+
+/// Why this build may not measure for `arena` under the chain's record of it (engine
+/// digests, margin or noise bound differ), if it may not.
+pub(super) fn contract_disagreement(
+    arena: &Arena,
+    info: &api::runtime_types::pallet_cacheon::types::ArenaInfo<u32>,
+) -> Option<String> {
+    arena.disagreement(&crate::chain::reads::chain_view(&info.config))
 }
 
 /// The earliest proposal of a served arena this validator may lease, by the pallet's rules
@@ -64,10 +81,12 @@ pub(super) async fn next_claimable(
             continue;
         };
         // Never measure for an arena whose engine or policy is not the one this build runs.
-        if arena
-            .disagreement(&crate::chain::reads::chain_view(&info.config))
-            .is_some()
-        {
+        let agrees = contract_disagreement(arena, &info).is_none();
+        metrics
+            .contract_agrees
+            .with_label_values(&[arena.name()])
+            .set(i64::from(agrees));
+        if !agrees {
             continue;
         }
         let required = info.config.policy.required_distinct_validators;

@@ -5,7 +5,8 @@
 //! checks it).
 
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+    Encoder, Histogram, HistogramOpts, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
+    TextEncoder,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -21,6 +22,9 @@ pub struct Metrics {
     /// Proposals waiting in the served arenas' queues.
     pub queue_depth: IntGauge,
     pub last_finalized_block: IntGauge,
+    /// Per served arena: 1 while the chain's contract (engine digests, margin, noise) is
+    /// the one this build measures, 0 while it differs (nothing is leased there).
+    pub contract_agrees: IntGaugeVec,
 }
 
 impl Metrics {
@@ -49,12 +53,21 @@ impl Metrics {
             IntGauge::new("queue_depth", "Proposals waiting in the served arenas").expect("metric");
         let last_finalized_block =
             IntGauge::new("last_finalized_block", "Last finalized block seen").expect("metric");
+        let contract_agrees = IntGaugeVec::new(
+            Opts::new(
+                "arena_contract_agrees",
+                "1 while the chain's contract for a served arena is the one this build measures, else 0",
+            ),
+            &["arena"],
+        )
+        .expect("metric");
         for m in [
             Box::new(attempts.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(attestations.clone()),
             Box::new(attempt_seconds.clone()),
             Box::new(queue_depth.clone()),
             Box::new(last_finalized_block.clone()),
+            Box::new(contract_agrees.clone()),
         ] {
             registry.register(m).expect("unique metric");
         }
@@ -65,6 +78,7 @@ impl Metrics {
             attempt_seconds,
             queue_depth,
             last_finalized_block,
+            contract_agrees,
         }
     }
 

@@ -37,7 +37,7 @@ use crate::fingerprint::{fingerprint_of, Earlier};
 use crate::qualify::screens::Outcome;
 use crate::qualify::{attempt, AttemptOptions};
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
-use claim::{check_served_arenas, next_claimable};
+use claim::{check_served_arenas, contract_disagreement, next_claimable};
 use earlier::*;
 pub use error::ValidatorError;
 use metrics::Metrics;
@@ -129,7 +129,7 @@ async fn session(
     me: &AccountId,
 ) -> Result<(), ValidatorError> {
     let client = chain::connect(&cfg.url, cfg.timeout).await?;
-    check_served_arenas(&client, cfg).await?;
+    check_served_arenas(&client, cfg, metrics).await?;
     let s = Session {
         cfg,
         store,
@@ -305,6 +305,46 @@ impl Session<'_> {
             self.store
                 .record_fingerprint(&p.content_hash, fingerprint_of(files))?;
         }
+        // The arena's contract at the block of the lease: recorded in the evidence, and
+        // nothing is measured under one this build does not run (a governance change
+        // between the claim and now).
+        let info = fetch(
+            at,
+            api::storage().cacheon().arenas(),
+            (chain::bounded(arena.name().as_bytes()),),
+        )
+        .await?;
+        let contract = info.as_ref().map(|i| {
+            let mut c = serde_json::to_value(crate::chain::reads::contract_of(i)).expect("JSON");
+            c["block"] = serde_json::json!(at.block_number());
+            c["generation"] = serde_json::json!(i.generation);
+            c
+        });
+        let refused = match &info {
+            None => Some("the chain no longer has this arena".to_string()),
+            Some(i) => contract_disagreement(&arena, i),
+        };
+        if let Some(why) = refused {
+            error!(
+                proposal = id,
+                arena = arena.name(),
+                "{why}: no decision (run a build that matches the chain)"
+            );
+            self.metrics
+                .contract_agrees
+                .with_label_values(&[arena.name()])
+                .set(0);
+            let finished = Finished {
+                verdict: Verdict::NoDecision {
+                    reason: NoDecisionReason::Infrastructure,
+                },
+                outcome: "no_decision",
+                report: serde_json::json!({"error": why, "contract": contract}),
+                seed: 0,
+                started: Instant::now(),
+            };
+            return self.finish(lease, finished).await;
+        }
         let stack = incumbent_stack(at, arena.name()).await?;
         let earlier =
             earlier_proposals(at, self.store, id, p.commit_block as u64, &p.miner).await?;
@@ -333,7 +373,7 @@ impl Session<'_> {
                         reason: NoDecisionReason::Infrastructure,
                     },
                     outcome: "no_decision",
-                    report: serde_json::json!({"error": detail}),
+                    report: serde_json::json!({"error": detail, "contract": contract}),
                     seed,
                     started,
                 };
@@ -347,10 +387,13 @@ impl Session<'_> {
             Outcome::Fail(f) => Verdict::Fail { reason: f.reason },
             Outcome::NoDecision { reason, .. } => Verdict::NoDecision { reason: *reason },
         };
+        let mut report_json =
+            serde_json::to_value(&report).map_err(|e| unavailable(e.to_string()))?;
+        report_json["contract"] = contract.unwrap_or_default();
         let finished = Finished {
             verdict,
             outcome: report.verdict(),
-            report: serde_json::to_value(&report).map_err(|e| unavailable(e.to_string()))?,
+            report: report_json,
             seed,
             started,
         };
