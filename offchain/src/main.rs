@@ -254,6 +254,12 @@ enum Command {
         /// attempts on /evidence/<digest>.json (`cacheon evidence` fetches and checks them).
         #[arg(long)]
         prometheus_port: Option<u16>,
+        /// Publish on chain where miners reach this validator's evidence (the URL at which
+        /// the --prometheus-port endpoint is served, e.g. behind a reverse proxy):
+        /// `cacheon status N` then fetches the reports of its verdicts from there. Set at
+        /// start when the chain holds another; an empty value withdraws it.
+        #[arg(long, value_name = "URL")]
+        public_url: Option<String>,
     },
     /// The main job on embedded defaults: starts a dev chain (cacheon-node --dev --tmp) and
     /// two validators (Alice, Bob) on an arena (the CPU arena of SmolLM2-135M, the real
@@ -375,6 +381,7 @@ fn main() {
             chain,
             data_dir,
             prometheus_port,
+            public_url,
         } => cmd::block_on(cmd::validator::validator(
             &out,
             &arenas,
@@ -382,6 +389,7 @@ fn main() {
             &chain,
             data_dir,
             prometheus_port,
+            public_url,
         )),
         Command::Qualify {
             arena,

@@ -47,7 +47,9 @@ impl Validator {
         .stdout(Stdio::null())
         .stderr(out);
         if let Some(p) = metrics_port {
-            cmd.args(["--prometheus-port", &p.to_string()]);
+            // The evidence endpoint is published on chain, where `status` finds it.
+            cmd.args(["--prometheus-port", &p.to_string()])
+                .args(["--public-url", &format!("http://127.0.0.1:{p}")]);
         }
         let child = cmd.spawn().expect("start validator");
         eprintln!("started validator {name} (log {})", log.display());

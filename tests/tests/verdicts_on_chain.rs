@@ -71,8 +71,9 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
         );
         assert_eq!(events.last().unwrap()["status"], "failed");
 
-        // `status` names the FAIL that ended it and, from the validators' endpoints, shows
-        // its report (checked against the digest the chain keeps): stage, reason, detail.
+        // `status` names the FAIL that ended it and, from the endpoint its validator
+        // published on chain, shows its report (checked against the digest the chain
+        // keeps): stage, reason, detail.
         // A CopyOf ends on the PASS that would have crowned it: its report is that PASS's.
         let final_fail = status_final_fail(&node.url, id, &ports, &dir.path().join("fetched"));
         assert_eq!(final_fail["reason"], reason, "{final_fail:#}");
@@ -104,8 +105,9 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     }
 }
 
-/// `cacheon status ID --from <both validators> --json`'s final FAIL, once its report is
-/// published (a validator marks its attempt attested a moment after the verdict is final).
+/// `cacheon status ID --json`'s final FAIL, once its report is published (a validator marks
+/// its attempt attested a moment after the verdict is final). No `--from`: each verdict's
+/// report comes from the endpoint its validator published on chain (one of `ports`).
 fn status_final_fail(url: &str, id: u64, ports: &[u16], fetched: &Path) -> serde_json::Value {
     let start = std::time::Instant::now();
     loop {
@@ -117,9 +119,6 @@ fn status_final_fail(url: &str, id: u64, ports: &[u16], fetched: &Path) -> serde
         ];
         args.push("--evidence-dir".into());
         args.push(fetched.display().to_string());
-        for p in ports {
-            args.extend(["--from".into(), format!("http://127.0.0.1:{p}")]);
-        }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, lines, err) = cacheon_e2e::run_lines(&args);
         assert_eq!(code, 0, "{lines:?}\n{err}");
@@ -129,6 +128,11 @@ fn status_final_fail(url: &str, id: u64, ports: &[u16], fetched: &Path) -> serde
             .find(|v| v["role"] == "final fail")
             .cloned()
             .unwrap_or_else(|| panic!("no final FAIL in {:#}", lines[0]));
+        let published: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
+        assert!(
+            last["endpoint"].as_str().is_some_and(|e| published.iter().any(|p| p == e)),
+            "the FAIL's validator publishes none of {published:?}: {last:#}"
+        );
         if last["report"].is_object() || start.elapsed() > std::time::Duration::from_secs(30) {
             return last;
         }

@@ -171,6 +171,13 @@ pub struct ArenaContract {
     pub view: crate::arena::ChainArena,
 }
 
+/// Where validator key `who` serves its evidence reports, as it published on chain.
+pub async fn evidence_endpoint(at: &At, who: &AccountId) -> Result<Option<String>, ChainError> {
+    Ok(fetch(at, api::storage().cacheon().evidence_endpoints(), (*who,))
+        .await?
+        .map(|b| String::from_utf8_lossy(&b.0).into_owned()))
+}
+
 /// An arena's contract from its on-chain record.
 pub fn contract_of(
     info: &api::runtime_types::pallet_cacheon::types::ArenaInfo<u32>,

@@ -103,6 +103,7 @@ pub fn fetch_checked(
 }
 
 /// Where `cacheon status` looks for the reports its verdicts name.
+#[derive(Clone)]
 pub struct Fetch {
     /// Validators' endpoints, tried in order.
     pub from: Vec<String>,

@@ -438,7 +438,13 @@ fn with_reports(records: &mut [serde_json::Value], fetch: &super::evidence::Fetc
             // The copy was measured and would have been crowned: the FAIL names that PASS.
             text.push_str("\n    (the report of the PASS that would have crowned the copy)");
         }
-        match fetch.report(&digest) {
+        // The validator's published endpoint first, then the ones given with --from.
+        let mut from = fetch.clone();
+        if let Some(url) = r["endpoint"].as_str() {
+            from.from.insert(0, url.to_string());
+            text.push_str(&format!("\n    published at {url}/evidence/{digest}.json"));
+        }
+        match from.report(&digest) {
             Ok(Some((report, saved))) => {
                 let summary = super::evidence::describe(&report, &digest, &saved);
                 for line in summary.lines() {
@@ -451,7 +457,7 @@ fn with_reports(records: &mut [serde_json::Value], fetch: &super::evidence::Fetc
                 });
             }
             Ok(None) => text.push_str(&format!(
-                "\n    report: cacheon evidence {digest} --from <the validator's endpoint>"
+                "\n    report: cacheon evidence {digest} --from <the validator's endpoint> (it publishes none on chain)"
             )),
             Err(why) => {
                 text.push_str(&format!("\n    report not fetched: {why}"));
@@ -507,6 +513,17 @@ pub async fn status(
         let block = at.block_number();
         let mut v = proposal_json(id, &p);
         let mut records = verdict_records(&p, final_fail.as_ref());
+        // Where each verdict's validator publishes its evidence (tried before `--from`).
+        for r in records.iter_mut() {
+            let who = r["validator"].as_str().and_then(|v| v.parse::<chain::AccountId>().ok());
+            if let Some(who) = who {
+                match reads::evidence_endpoint(&at, &who).await {
+                    Ok(Some(url)) => r["endpoint"] = json!(url),
+                    Ok(None) => {}
+                    Err(e) => return fail(out, e),
+                }
+            }
+        }
         // Reports are fetched (blocking sockets) off the async runtime's threads.
         let lines = tokio::task::block_in_place(|| with_reports(&mut records, fetch));
         v["verdicts"] = json!(records);

@@ -172,7 +172,16 @@ pub async fn validator(
     c: &ChainArgs,
     data_dir: PathBuf,
     prometheus_port: Option<u16>,
+    public_url: Option<String>,
 ) -> i32 {
+    if let Some(url) = public_url.as_deref().filter(|u| !u.is_empty()) {
+        if !cacheon::chain::endpoint_is_valid(url) {
+            return out.error(
+                &format!("--public-url {url}: an http:// or https:// URL of at most 200 printable ASCII characters, no spaces"),
+                exit::USAGE,
+            );
+        }
+    }
     let mut served = Vec::new();
     for name in arenas {
         match arena::arena(name) {
@@ -195,6 +204,7 @@ pub async fn validator(
         data_dir,
         lane_exe,
         prometheus_port,
+        public_url,
         timeout: Duration::from_secs(c.timeout),
     };
     tokio::select! {

@@ -54,6 +54,9 @@ pub struct Config {
     /// The `cacheon` binary (lanes are started from it).
     pub lane_exe: PathBuf,
     pub prometheus_port: Option<u16>,
+    /// Where miners reach the evidence endpoint, published on chain at start (`Some("")`
+    /// withdraws it; `None` leaves the chain's record alone).
+    pub public_url: Option<String>,
     /// Per chain call (connection, finality).
     pub timeout: Duration,
 }
@@ -121,6 +124,31 @@ struct Finished {
     started: Instant,
 }
 
+/// Publishes `url` as this key's evidence endpoint unless the chain already holds it (an
+/// empty `url` withdraws the published one).
+async fn publish_endpoint(
+    client: &Client,
+    cfg: &Config,
+    me: &AccountId,
+    url: &str,
+) -> Result<(), ValidatorError> {
+    let at = client.at_current_block().await.map_err(unavailable)?;
+    let current = crate::chain::reads::evidence_endpoint(&at, me).await?;
+    if current.as_deref().unwrap_or("") == url {
+        return Ok(());
+    }
+    let call = api::tx()
+        .cacheon()
+        .set_evidence_endpoint(chain::bounded(url.as_bytes()));
+    chain::submit(client, &call, &cfg.key, cfg.timeout).await?;
+    if url.is_empty() {
+        info!("evidence endpoint withdrawn on chain");
+    } else {
+        info!(endpoint = url, "evidence endpoint published on chain");
+    }
+    Ok(())
+}
+
 /// One connection's life: follow finalized blocks until the subscription ends.
 async fn session(
     cfg: &Config,
@@ -130,6 +158,9 @@ async fn session(
 ) -> Result<(), ValidatorError> {
     let client = chain::connect(&cfg.url, cfg.timeout).await?;
     check_served_arenas(&client, cfg, metrics).await?;
+    if let Some(url) = &cfg.public_url {
+        publish_endpoint(&client, cfg, me, url).await?;
+    }
     let s = Session {
         cfg,
         store,

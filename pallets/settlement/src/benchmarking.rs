@@ -306,9 +306,21 @@ mod benchmarks {
         let admin =
             T::AdminOrigin::try_successful_origin().map_err(|_| BenchmarkError::Weightless)?;
         let (v1, _) = arena::<T>(2);
+        // The key's last arena: its evidence endpoint goes too.
+        EvidenceEndpoints::<T>::insert(&v1, longest_endpoint());
         #[extrinsic_call]
         _(admin as T::RuntimeOrigin, bid(ARENA), v1.clone());
         assert!(!Validators::<T>::contains_key(bid(ARENA), &v1));
+        assert!(!EvidenceEndpoints::<T>::contains_key(&v1));
+        Ok(())
+    }
+
+    #[benchmark]
+    fn set_evidence_endpoint() -> Result<(), BenchmarkError> {
+        let (v1, _) = arena::<T>(2);
+        #[extrinsic_call]
+        _(RawOrigin::Signed(v1.clone()), longest_endpoint());
+        assert_eq!(EvidenceEndpoints::<T>::get(&v1), Some(longest_endpoint()));
         Ok(())
     }
 

@@ -39,6 +39,9 @@ mod errors {
         NotValidator,
         /// The key is registered (in another arena) under another operator.
         OperatorMismatch,
+        /// An evidence endpoint must be an `http://` or `https://` URL of printable ASCII
+        /// without spaces.
+        BadEndpoint,
         /// The arena has `MaxValidators` validators.
         TooManyValidators,
         /// The emissions policy needs non-zero `half_life_blocks` and an epoch longer than

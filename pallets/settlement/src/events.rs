@@ -27,6 +27,13 @@ mod events {
             arena: ArenaId,
             validator: T::AccountId,
         },
+        /// A validator key published where it serves its evidence reports.
+        EvidenceEndpointSet {
+            validator: T::AccountId,
+            endpoint: Endpoint,
+        },
+        /// A validator key withdrew its evidence endpoint.
+        EvidenceEndpointCleared { validator: T::AccountId },
         /// The emissions policy was changed.
         EmissionsSet {
             epoch_blocks: BlockNumberFor<T>,

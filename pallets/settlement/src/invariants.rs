@@ -17,6 +17,12 @@ impl<T: Config> Pallet<T> {
                     .all(|i| (PruneHead::<T>::get()..PruneTail::<T>::get()).contains(&i)),
             "the prune queue has an entry outside its head and tail"
         );
+        for (key, endpoint) in EvidenceEndpoints::<T>::iter() {
+            ensure!(
+                KeyOperators::<T>::contains_key(&key) && endpoint_is_valid(&endpoint),
+                "an evidence endpoint belongs to no registered key, or is not a valid URL"
+            );
+        }
         for (id, fail) in FailVerdicts::<T>::iter() {
             ensure!(
                 Proposals::<T>::get(id).is_some_and(

@@ -207,6 +207,13 @@ pub mod pallet {
     pub type KeyOperators<T: Config> =
         StorageMap<_, Blake2_128Concat, T::AccountId, (T::AccountId, u32)>;
 
+    /// Where each validator key serves its evidence reports (`/evidence/<digest>.json`
+    /// under it), as published by the key itself; gone when the key leaves its last arena.
+    /// `Blake2_128Concat`: user-chosen key.
+    #[pallet::storage]
+    pub type EvidenceEndpoints<T: Config> =
+        StorageMap<_, Blake2_128Concat, T::AccountId, Endpoint>;
+
     /// Open leases per operator (capped by `MaxLeasesPerOperator`). `Blake2_128Concat`:
     /// user-chosen key.
     #[pallet::storage]
@@ -496,6 +503,31 @@ pub mod pallet {
             Ok((Some(used), Pays::No).into())
         }
 
+        /// Publish (or, with an empty `endpoint`, withdraw) where this validator key serves
+        /// its evidence reports: miners fetch `<endpoint>/evidence/<digest>.json` for the
+        /// digests the verdict events name. Only a registered validator key may publish.
+        #[pallet::call_index(12)]
+        #[pallet::weight(T::WeightInfo::set_evidence_endpoint())]
+        pub fn set_evidence_endpoint(origin: OriginFor<T>, endpoint: Endpoint) -> DispatchResult {
+            let validator = ensure_signed(origin)?;
+            ensure!(
+                KeyOperators::<T>::contains_key(&validator),
+                Error::<T>::NotValidator
+            );
+            if endpoint.is_empty() {
+                EvidenceEndpoints::<T>::remove(&validator);
+                Self::deposit_event(Event::EvidenceEndpointCleared { validator });
+                return Ok(());
+            }
+            ensure!(endpoint_is_valid(&endpoint), Error::<T>::BadEndpoint);
+            EvidenceEndpoints::<T>::insert(&validator, &endpoint);
+            Self::deposit_event(Event::EvidenceEndpointSet {
+                validator,
+                endpoint,
+            });
+            Ok(())
+        }
+
         /// Add or change a catalog target (the admin origin).
         #[pallet::call_index(20)]
         #[pallet::weight(T::WeightInfo::set_target(T::MaxTargets::get()))]
@@ -527,7 +559,8 @@ pub mod pallet {
         }
 
         /// Remove a validator from an arena (the admin origin). Its open leases can no longer be attested
-        /// and expire into the queue; its recorded PASSes and disputed FAILs stop counting.
+        /// and expire into the queue; its recorded PASSes and disputed FAILs stop counting. A key
+        /// removed from its last arena loses its evidence endpoint.
         #[pallet::call_index(23)]
         #[pallet::weight(T::WeightInfo::remove_validator())]
         pub fn remove_validator(
@@ -543,14 +576,19 @@ pub mod pallet {
             );
             info.validators = info.validators.saturating_sub(1);
             Validators::<T>::remove(&arena, &validator);
-            KeyOperators::<T>::mutate_exists(&validator, |k| {
+            let last = KeyOperators::<T>::mutate_exists(&validator, |k| {
                 if let Some((_, arenas)) = k {
                     *arenas = arenas.saturating_sub(1);
                     if *arenas == 0 {
                         *k = None;
                     }
                 }
+                k.is_none()
             });
+            if last {
+                // A key in no arena publishes no evidence.
+                EvidenceEndpoints::<T>::remove(&validator);
+            }
             Arenas::<T>::insert(&arena, info);
             Self::deposit_event(Event::ValidatorRemoved { arena, validator });
             Ok(())

@@ -7,6 +7,19 @@ use serde::{Deserialize, Serialize};
 pub type Id = BoundedVec<u8, ConstU32<{ cacheon_primitives::MAX_ID_LEN }>>;
 pub type ArenaId = Id;
 pub type TargetId = Id;
+
+/// Longest evidence endpoint a validator may publish, in bytes.
+pub const MAX_ENDPOINT_BYTES: u32 = 200;
+/// Where a validator serves its evidence reports: an `http://` or `https://` URL, printable
+/// ASCII without spaces.
+pub type Endpoint = BoundedVec<u8, ConstU32<MAX_ENDPOINT_BYTES>>;
+
+/// Whether `url` may be published as an evidence endpoint.
+pub fn endpoint_is_valid(url: &[u8]) -> bool {
+    (url.starts_with(b"http://") || url.starts_with(b"https://"))
+        && url.len() > b"https://".len()
+        && url.iter().all(|b| (0x21..=0x7e).contains(b))
+}
 pub type SlotId = Id;
 
 /// Most members, displaced targets or features of one target.

@@ -37,6 +37,7 @@ pub trait WeightInfo {
     fn set_arena() -> Weight;
     fn add_validator() -> Weight;
     fn remove_validator() -> Weight;
+    fn set_evidence_endpoint() -> Weight;
     fn set_emissions() -> Weight;
     /// `n`: leases expiring in the block.
     fn expire_leases(n: u32) -> Weight;
@@ -244,6 +245,11 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         Weight::from_parts(186_594_000, 998)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
+    }
+    fn set_evidence_endpoint() -> Weight {
+        Weight::from_parts(60_000_000, 600)
+            .saturating_add(T::DbWeight::get().reads(1))
+            .saturating_add(T::DbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
@@ -527,6 +533,11 @@ impl WeightInfo for () {
         Weight::from_parts(186_594_000, 998)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
+    }
+    fn set_evidence_endpoint() -> Weight {
+        Weight::from_parts(60_000_000, 600)
+            .saturating_add(RocksDbWeight::get().reads(1))
+            .saturating_add(RocksDbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {

@@ -287,3 +287,10 @@ pub(super) fn pass_attestation(generation: u32, seed: u8) -> Attestation {
         seed,
     )
 }
+
+/// A valid evidence endpoint of the longest length allowed.
+pub(super) fn longest_endpoint() -> Endpoint {
+    let mut url = b"https://".to_vec();
+    url.resize(MAX_ENDPOINT_BYTES as usize, b'v');
+    url.try_into().expect("MAX_ENDPOINT_BYTES long")
+}

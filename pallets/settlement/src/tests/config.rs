@@ -425,6 +425,76 @@ fn add_and_remove_validator() {
     });
 }
 
+fn endpoint(url: &str) -> Endpoint {
+    url.as_bytes().to_vec().try_into().unwrap()
+}
+
+#[test]
+fn validators_publish_and_withdraw_their_evidence_endpoints() {
+    ExtBuilder::default().build_and_execute(|| {
+        let url = endpoint("https://validator-1.example:9616/cacheon");
+        assert_ok!(Cacheon::set_evidence_endpoint(signed(V1), url.clone()));
+        System::assert_last_event(ev(CEvent::EvidenceEndpointSet {
+            validator: V1,
+            endpoint: url.clone(),
+        }));
+        assert_eq!(EvidenceEndpoints::<Test>::get(V1), Some(url));
+        // Published again: replaced.
+        let plain = endpoint("http://127.0.0.1:9616");
+        assert_ok!(Cacheon::set_evidence_endpoint(signed(V1), plain.clone()));
+        assert_eq!(EvidenceEndpoints::<Test>::get(V1), Some(plain));
+        // An empty endpoint withdraws it.
+        assert_ok!(Cacheon::set_evidence_endpoint(signed(V1), endpoint("")));
+        System::assert_last_event(ev(CEvent::EvidenceEndpointCleared { validator: V1 }));
+        assert_eq!(EvidenceEndpoints::<Test>::get(V1), None);
+    });
+}
+
+#[test]
+fn only_registered_keys_publish_well_formed_endpoints() {
+    ExtBuilder::default().build_and_execute(|| {
+        assert_noop!(
+            Cacheon::set_evidence_endpoint(signed(OUTSIDER), endpoint("http://example.org")),
+            Error::<Test>::NotValidator
+        );
+        for bad in [
+            "ftp://example.org",
+            "example.org:9616",
+            "http://",
+            "https://",
+            "http://exa mple.org",
+            "http://example.org/\n",
+            "http://\u{e9}xample.org",
+        ] {
+            assert_noop!(
+                Cacheon::set_evidence_endpoint(signed(V1), endpoint(bad)),
+                Error::<Test>::BadEndpoint
+            );
+        }
+        assert_noop!(
+            Cacheon::set_evidence_endpoint(signed(V1), endpoint("http://\u{0}x")),
+            Error::<Test>::BadEndpoint
+        );
+        // Longer than MAX_ENDPOINT_BYTES does not even decode into the call's argument.
+        let long = vec![b'a'; MAX_ENDPOINT_BYTES as usize + 1];
+        assert!(Endpoint::try_from(long).is_err());
+    });
+}
+
+#[test]
+fn a_key_leaving_its_last_arena_loses_its_endpoint() {
+    ExtBuilder::default().build_and_execute(|| {
+        let url = endpoint("http://127.0.0.1:9616");
+        assert_ok!(Cacheon::set_evidence_endpoint(signed(V1), url));
+        assert_ok!(Cacheon::remove_validator(root(), id(ARENA), V1));
+        assert_eq!(EvidenceEndpoints::<Test>::get(V1), None);
+        assert_noop!(
+            Cacheon::set_evidence_endpoint(signed(V1), endpoint("http://127.0.0.1:9617")),
+            Error::<Test>::NotValidator
+        );
+    });
+}
+
 #[test]
 fn validator_errors() {
     ExtBuilder::default().build_and_execute(|| {
