@@ -128,9 +128,14 @@ fn status_final_fail(url: &str, id: u64, ports: &[u16], fetched: &Path) -> serde
             .find(|v| v["role"] == "final fail")
             .cloned()
             .unwrap_or_else(|| panic!("no final FAIL in {:#}", lines[0]));
-        let published: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
+        let published: Vec<String> = ports
+            .iter()
+            .map(|p| format!("http://127.0.0.1:{p}"))
+            .collect();
         assert!(
-            last["endpoint"].as_str().is_some_and(|e| published.iter().any(|p| p == e)),
+            last["endpoint"]
+                .as_str()
+                .is_some_and(|e| published.iter().any(|p| p == e)),
             "the FAIL's validator publishes none of {published:?}: {last:#}"
         );
         if last["report"].is_object() || start.elapsed() > std::time::Duration::from_secs(30) {

@@ -173,9 +173,11 @@ pub struct ArenaContract {
 
 /// Where validator key `who` serves its evidence reports, as it published on chain.
 pub async fn evidence_endpoint(at: &At, who: &AccountId) -> Result<Option<String>, ChainError> {
-    Ok(fetch(at, api::storage().cacheon().evidence_endpoints(), (*who,))
-        .await?
-        .map(|b| String::from_utf8_lossy(&b.0).into_owned()))
+    Ok(
+        fetch(at, api::storage().cacheon().evidence_endpoints(), (*who,))
+            .await?
+            .map(|b| String::from_utf8_lossy(&b.0).into_owned()),
+    )
 }
 
 /// An arena's contract from its on-chain record.

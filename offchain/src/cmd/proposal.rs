@@ -515,7 +515,9 @@ pub async fn status(
         let mut records = verdict_records(&p, final_fail.as_ref());
         // Where each verdict's validator publishes its evidence (tried before `--from`).
         for r in records.iter_mut() {
-            let who = r["validator"].as_str().and_then(|v| v.parse::<chain::AccountId>().ok());
+            let who = r["validator"]
+                .as_str()
+                .and_then(|v| v.parse::<chain::AccountId>().ok());
             if let Some(who) = who {
                 match reads::evidence_endpoint(&at, &who).await {
                     Ok(Some(url)) => r["endpoint"] = json!(url),

@@ -211,8 +211,7 @@ pub mod pallet {
     /// under it), as published by the key itself; gone when the key leaves its last arena.
     /// `Blake2_128Concat`: user-chosen key.
     #[pallet::storage]
-    pub type EvidenceEndpoints<T: Config> =
-        StorageMap<_, Blake2_128Concat, T::AccountId, Endpoint>;
+    pub type EvidenceEndpoints<T: Config> = StorageMap<_, Blake2_128Concat, T::AccountId, Endpoint>;
 
     /// Open leases per operator (capped by `MaxLeasesPerOperator`). `Blake2_128Concat`:
     /// user-chosen key.

@@ -2,7 +2,7 @@
 //! docs/weights.md). Do not edit by hand: regenerate.
 //!
 //! Machine: Intel(R) Xeon(R) Processor, 2 cores. Wasm runtime (compiled by wasmtime), genesis preset
-//! `development`, 20 steps, 10 repeats; 152s in all. 1-minute load average 0.97 before, 1.00 after
+//! `development`, 20 steps, 10 repeats; 148s in all. 1-minute load average 0.48 before, 0.96 after
 //! (other builds on the machine inflate the timings).
 //! Ref time: min-squares fit (inter-quartile range) of the timed runs. Reads and writes:
 //! counted by the benchmarking state, System's per-block keys excluded. Proof size: recorded.
@@ -59,8 +59,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 309_019 ns.
-        Weight::from_parts(320_257_000, 301)
+        // Fastest run: 309_161 ns.
+        Weight::from_parts(323_804_000, 301)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -80,9 +80,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 901_382 ns.
-        Weight::from_parts(1_038_177_046, 2_410)
-            .saturating_add(Weight::from_parts(7_496, 0).saturating_mul(b.into()))
+        // Fastest run: 899_349 ns.
+        Weight::from_parts(1_048_589_027, 2_410)
+            .saturating_add(Weight::from_parts(8_074, 0).saturating_mul(b.into()))
             .saturating_add(T::DbWeight::get().reads(13))
             .saturating_add(T::DbWeight::get().writes(12))
     }
@@ -95,8 +95,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 348_160 ns.
-        Weight::from_parts(354_796_000, 790)
+        // Fastest run: 354_904 ns.
+        Weight::from_parts(362_311_000, 790)
             .saturating_add(T::DbWeight::get().reads(6))
             .saturating_add(T::DbWeight::get().writes(8))
     }
@@ -105,8 +105,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 271_046 ns.
-        Weight::from_parts(281_895_000, 568)
+        // Fastest run: 270_906 ns.
+        Weight::from_parts(279_415_000, 568)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -120,9 +120,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_260_752 ns.
-        Weight::from_parts(1_430_015_612, 4_949)
-            .saturating_add(Weight::from_parts(41_097_008, 293).saturating_mul(q.into()))
+        // Fastest run: 1_253_709 ns.
+        Weight::from_parts(1_421_338_645, 4_949)
+            .saturating_add(Weight::from_parts(40_600_398, 293).saturating_mul(q.into()))
             .saturating_add(T::DbWeight::get().reads(70))
             .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -133,8 +133,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 1_221_359 ns.
-        Weight::from_parts(1_238_888_000, 4_491)
+        // Fastest run: 1_207_315 ns.
+        Weight::from_parts(1_233_527_000, 4_491)
             .saturating_add(T::DbWeight::get().reads(69))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -152,8 +152,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 609_165 ns.
-        Weight::from_parts(623_181_000, 2_665)
+        // Fastest run: 609_887 ns.
+        Weight::from_parts(619_876_000, 2_665)
             .saturating_add(T::DbWeight::get().reads(11))
             .saturating_add(T::DbWeight::get().writes(12))
     }
@@ -171,8 +171,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:1 w:1)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_918_503 ns.
-        Weight::from_parts(3_001_663_000, 9_297)
+        // Fastest run: 2_931_350 ns.
+        Weight::from_parts(2_981_480_000, 9_297)
             .saturating_add(T::DbWeight::get().reads(107))
             .saturating_add(T::DbWeight::get().writes(11))
     }
@@ -196,10 +196,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_218_702 ns.
-        Weight::from_parts(3_296_022_000, 2_652)
-            .saturating_add(Weight::from_parts(279_615_341, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(84_861_012, 431).saturating_mul(m.into()))
+        // Fastest run: 3_208_753 ns.
+        Weight::from_parts(3_279_686_000, 2_652)
+            .saturating_add(Weight::from_parts(270_436_268, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(111_121_027, 431).saturating_mul(m.into()))
             .saturating_add(T::DbWeight::get().reads(16))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -212,9 +212,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Incumbents` (r:3 w:0)
     /// Storage: `Cacheon::Targets` (r:56 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 250_417 ns.
-        Weight::from_parts(279_218_210, 645)
-            .saturating_add(Weight::from_parts(23_813_524, 80).saturating_mul(t.into()))
+        // Fastest run: 246_310 ns.
+        Weight::from_parts(259_242_499, 645)
+            .saturating_add(Weight::from_parts(22_544_171, 80).saturating_mul(t.into()))
             .saturating_add(T::DbWeight::get().reads(8))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -223,8 +223,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 663_670 ns.
-        Weight::from_parts(731_538_000, 2_375)
+        // Fastest run: 645_611 ns.
+        Weight::from_parts(654_600_000, 2_375)
             .saturating_add(T::DbWeight::get().reads(34))
             .saturating_add(T::DbWeight::get().writes(2))
     }
@@ -232,29 +232,33 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 178_673 ns.
-        Weight::from_parts(197_188_000, 887)
+        // Fastest run: 172_763 ns.
+        Weight::from_parts(176_210_000, 887)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:1)
+    /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 175_528 ns.
-        Weight::from_parts(186_594_000, 998)
+        // Fastest run: 184_223 ns.
+        Weight::from_parts(198_982_000, 1_031)
             .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().writes(3))
+            .saturating_add(T::DbWeight::get().writes(4))
     }
+    /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
+    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        Weight::from_parts(60_000_000, 600)
+        // Fastest run: 97_887 ns.
+        Weight::from_parts(155_519_000, 404)
             .saturating_add(T::DbWeight::get().reads(1))
             .saturating_add(T::DbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 38_061 ns.
-        Weight::from_parts(42_029_000, 0).saturating_add(T::DbWeight::get().writes(1))
+        // Fastest run: 46_699 ns.
+        Weight::from_parts(55_893_000, 0).saturating_add(T::DbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
@@ -271,9 +275,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 46_442 ns.
-        Weight::from_parts(400_657_768, 6_196)
-            .saturating_add(Weight::from_parts(1_705_820_992, 677).saturating_mul(n.into()))
+        // Fastest run: 45_248 ns.
+        Weight::from_parts(222_536_670, 6_196)
+            .saturating_add(Weight::from_parts(1_681_140_773, 677).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(58))
             .saturating_add(T::DbWeight::get().reads((6_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(4))
@@ -286,9 +290,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 92_366 ns.
-        Weight::from_parts(94_542_000, 324)
-            .saturating_add(Weight::from_parts(38_008_119, 153).saturating_mul(c.into()))
+        // Fastest run: 92_848 ns.
+        Weight::from_parts(96_689_000, 324)
+            .saturating_add(Weight::from_parts(37_664_386, 153).saturating_mul(c.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -298,9 +302,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 62_860 ns.
-        Weight::from_parts(123_398_722, 18_972)
-            .saturating_add(Weight::from_parts(184_116_053, 6).saturating_mul(n.into()))
+        // Fastest run: 64_693 ns.
+        Weight::from_parts(254_296_749, 18_972)
+            .saturating_add(Weight::from_parts(182_385_718, 6).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(2))
@@ -316,9 +320,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PruneTail` (r:1 w:0)
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 37_530 ns.
-        Weight::from_parts(61_156_605, 562)
-            .saturating_add(Weight::from_parts(96_275_921, 261).saturating_mul(n.into()))
+        // Fastest run: 37_875 ns.
+        Weight::from_parts(55_120_942, 562)
+            .saturating_add(Weight::from_parts(95_585_989, 261).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((4_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -330,9 +334,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 58_729 ns.
-        Weight::from_parts(64_612_032, 343)
-            .saturating_add(Weight::from_parts(4_423_257, 58).saturating_mul(n.into()))
+        // Fastest run: 59_336 ns.
+        Weight::from_parts(65_954_341, 343)
+            .saturating_add(Weight::from_parts(4_539_328, 58).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -347,8 +351,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 309_019 ns.
-        Weight::from_parts(320_257_000, 301)
+        // Fastest run: 309_161 ns.
+        Weight::from_parts(323_804_000, 301)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -368,9 +372,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 901_382 ns.
-        Weight::from_parts(1_038_177_046, 2_410)
-            .saturating_add(Weight::from_parts(7_496, 0).saturating_mul(b.into()))
+        // Fastest run: 899_349 ns.
+        Weight::from_parts(1_048_589_027, 2_410)
+            .saturating_add(Weight::from_parts(8_074, 0).saturating_mul(b.into()))
             .saturating_add(RocksDbWeight::get().reads(13))
             .saturating_add(RocksDbWeight::get().writes(12))
     }
@@ -383,8 +387,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 348_160 ns.
-        Weight::from_parts(354_796_000, 790)
+        // Fastest run: 354_904 ns.
+        Weight::from_parts(362_311_000, 790)
             .saturating_add(RocksDbWeight::get().reads(6))
             .saturating_add(RocksDbWeight::get().writes(8))
     }
@@ -393,8 +397,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 271_046 ns.
-        Weight::from_parts(281_895_000, 568)
+        // Fastest run: 270_906 ns.
+        Weight::from_parts(279_415_000, 568)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -408,9 +412,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_260_752 ns.
-        Weight::from_parts(1_430_015_612, 4_949)
-            .saturating_add(Weight::from_parts(41_097_008, 293).saturating_mul(q.into()))
+        // Fastest run: 1_253_709 ns.
+        Weight::from_parts(1_421_338_645, 4_949)
+            .saturating_add(Weight::from_parts(40_600_398, 293).saturating_mul(q.into()))
             .saturating_add(RocksDbWeight::get().reads(70))
             .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -421,8 +425,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 1_221_359 ns.
-        Weight::from_parts(1_238_888_000, 4_491)
+        // Fastest run: 1_207_315 ns.
+        Weight::from_parts(1_233_527_000, 4_491)
             .saturating_add(RocksDbWeight::get().reads(69))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -440,8 +444,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 609_165 ns.
-        Weight::from_parts(623_181_000, 2_665)
+        // Fastest run: 609_887 ns.
+        Weight::from_parts(619_876_000, 2_665)
             .saturating_add(RocksDbWeight::get().reads(11))
             .saturating_add(RocksDbWeight::get().writes(12))
     }
@@ -459,8 +463,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:1 w:1)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_918_503 ns.
-        Weight::from_parts(3_001_663_000, 9_297)
+        // Fastest run: 2_931_350 ns.
+        Weight::from_parts(2_981_480_000, 9_297)
             .saturating_add(RocksDbWeight::get().reads(107))
             .saturating_add(RocksDbWeight::get().writes(11))
     }
@@ -484,10 +488,10 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_218_702 ns.
-        Weight::from_parts(3_296_022_000, 2_652)
-            .saturating_add(Weight::from_parts(279_615_341, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(84_861_012, 431).saturating_mul(m.into()))
+        // Fastest run: 3_208_753 ns.
+        Weight::from_parts(3_279_686_000, 2_652)
+            .saturating_add(Weight::from_parts(270_436_268, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(111_121_027, 431).saturating_mul(m.into()))
             .saturating_add(RocksDbWeight::get().reads(16))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -500,9 +504,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Incumbents` (r:3 w:0)
     /// Storage: `Cacheon::Targets` (r:56 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 250_417 ns.
-        Weight::from_parts(279_218_210, 645)
-            .saturating_add(Weight::from_parts(23_813_524, 80).saturating_mul(t.into()))
+        // Fastest run: 246_310 ns.
+        Weight::from_parts(259_242_499, 645)
+            .saturating_add(Weight::from_parts(22_544_171, 80).saturating_mul(t.into()))
             .saturating_add(RocksDbWeight::get().reads(8))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
@@ -511,8 +515,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 663_670 ns.
-        Weight::from_parts(731_538_000, 2_375)
+        // Fastest run: 645_611 ns.
+        Weight::from_parts(654_600_000, 2_375)
             .saturating_add(RocksDbWeight::get().reads(34))
             .saturating_add(RocksDbWeight::get().writes(2))
     }
@@ -520,29 +524,33 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 178_673 ns.
-        Weight::from_parts(197_188_000, 887)
+        // Fastest run: 172_763 ns.
+        Weight::from_parts(176_210_000, 887)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:1)
+    /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 175_528 ns.
-        Weight::from_parts(186_594_000, 998)
+        // Fastest run: 184_223 ns.
+        Weight::from_parts(198_982_000, 1_031)
             .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().writes(3))
+            .saturating_add(RocksDbWeight::get().writes(4))
     }
+    /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
+    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        Weight::from_parts(60_000_000, 600)
+        // Fastest run: 97_887 ns.
+        Weight::from_parts(155_519_000, 404)
             .saturating_add(RocksDbWeight::get().reads(1))
             .saturating_add(RocksDbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 38_061 ns.
-        Weight::from_parts(42_029_000, 0).saturating_add(RocksDbWeight::get().writes(1))
+        // Fastest run: 46_699 ns.
+        Weight::from_parts(55_893_000, 0).saturating_add(RocksDbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
@@ -559,9 +567,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 46_442 ns.
-        Weight::from_parts(400_657_768, 6_196)
-            .saturating_add(Weight::from_parts(1_705_820_992, 677).saturating_mul(n.into()))
+        // Fastest run: 45_248 ns.
+        Weight::from_parts(222_536_670, 6_196)
+            .saturating_add(Weight::from_parts(1_681_140_773, 677).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(58))
             .saturating_add(RocksDbWeight::get().reads((6_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(4))
@@ -574,9 +582,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 92_366 ns.
-        Weight::from_parts(94_542_000, 324)
-            .saturating_add(Weight::from_parts(38_008_119, 153).saturating_mul(c.into()))
+        // Fastest run: 92_848 ns.
+        Weight::from_parts(96_689_000, 324)
+            .saturating_add(Weight::from_parts(37_664_386, 153).saturating_mul(c.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -586,9 +594,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 62_860 ns.
-        Weight::from_parts(123_398_722, 18_972)
-            .saturating_add(Weight::from_parts(184_116_053, 6).saturating_mul(n.into()))
+        // Fastest run: 64_693 ns.
+        Weight::from_parts(254_296_749, 18_972)
+            .saturating_add(Weight::from_parts(182_385_718, 6).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(2))
@@ -604,9 +612,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PruneTail` (r:1 w:0)
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 37_530 ns.
-        Weight::from_parts(61_156_605, 562)
-            .saturating_add(Weight::from_parts(96_275_921, 261).saturating_mul(n.into()))
+        // Fastest run: 37_875 ns.
+        Weight::from_parts(55_120_942, 562)
+            .saturating_add(Weight::from_parts(95_585_989, 261).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((4_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
@@ -618,9 +626,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 58_729 ns.
-        Weight::from_parts(64_612_032, 343)
-            .saturating_add(Weight::from_parts(4_423_257, 58).saturating_mul(n.into()))
+        // Fastest run: 59_336 ns.
+        Weight::from_parts(65_954_341, 343)
+            .saturating_add(Weight::from_parts(4_539_328, 58).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
