@@ -143,13 +143,16 @@ pub async fn submit<Call: subxt::transactions::Payload>(
         .map_err(|_| ChainError::Timeout(format!("not finalized within {} s", timeout.as_secs())))?
 }
 
-/// Whether `url` may be published as an evidence endpoint (the pallet's rule: `http://` or
-/// `https://`, printable ASCII without spaces, at most 200 bytes).
+/// Whether `url` may be published as an evidence endpoint (the pallet's rule: `http://`,
+/// printable ASCII without spaces or `?#%@`, at most 200 bytes).
 pub fn endpoint_is_valid(url: &str) -> bool {
     url.len() <= 200
-        && (url.starts_with("http://") || url.starts_with("https://"))
-        && url.len() > "https://".len()
-        && url.bytes().all(|b| (0x21..=0x7e).contains(&b))
+        && url.strip_prefix("http://").is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .bytes()
+                    .all(|b| (0x21..=0x7e).contains(&b) && !b"?#%@".contains(&b))
+        })
 }
 
 /// Bytes as the runtime's bounded vector type.

@@ -45,16 +45,38 @@ fn fetch(url: &str, digest: &str, timeout: Duration) -> Result<(u16, Vec<u8>), S
         .map_err(|e| format!("{addr}: {e}"))?
         .find_map(|a| TcpStream::connect_timeout(&a, timeout).ok())
         .ok_or_else(|| format!("cannot connect to {addr}"))?;
-    sock.set_read_timeout(Some(timeout))
-        .map_err(|e| e.to_string())?;
     let path = format!("/{}/evidence/{digest}.json", prefix.trim_matches('/')).replace("//", "/");
     let request = format!("GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n");
+    sock.set_write_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
     sock.write_all(request.as_bytes())
         .map_err(|e| format!("writing to {addr}: {e}"))?;
+    // One deadline for the whole answer: an endpoint that trickles bytes gets no longer.
+    let deadline = std::time::Instant::now() + timeout;
+    let limit = MAX_REPORT_BYTES as usize + 64 * 1024;
     let mut raw = Vec::new();
-    sock.take(MAX_REPORT_BYTES + 64 * 1024)
-        .read_to_end(&mut raw)
-        .map_err(|e| format!("reading from {addr}: {e}"))?;
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(format!(
+                "{addr}: no whole answer within {} s",
+                timeout.as_secs()
+            ));
+        }
+        sock.set_read_timeout(Some(left))
+            .map_err(|e| e.to_string())?;
+        let n = sock
+            .read(&mut buf)
+            .map_err(|e| format!("reading from {addr}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+        if raw.len() > limit {
+            return Err(format!("{addr}: the answer is larger than {limit} bytes"));
+        }
+    }
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -163,11 +185,27 @@ pub fn evidence(out: &Out, digest: &str, from: Option<&str>, store: PathBuf, tim
 
 /// The report in a few lines: verdict and where it was decided, the failing detail (the
 /// case, or the build log's last lines), the speed interval and the reads' range.
+/// `text` without control characters (a report comes from a validator: no terminal escape
+/// sequences reach the miner's terminal).
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 pub fn describe(r: &Value, digest: &str, saved: &std::path::Path) -> String {
     let s = |v: &Value| {
-        v.as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| v.to_string())
+        printable(
+            &v.as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| v.to_string()),
+        )
     };
     let mut lines = vec![format!(
         "report {digest} (SHA-256 checked), arena {}, seed {}",
@@ -183,7 +221,7 @@ pub fn describe(r: &Value, digest: &str, saved: &std::path::Path) -> String {
         }
     ));
     if let Some(d) = r["detail"].as_str().filter(|d| !d.is_empty()) {
-        lines.push(format!("  {d}"));
+        lines.push(format!("  {}", printable(d)));
     }
     if let Some(log) = r["screens"]["build_log"]
         .as_str()
@@ -191,7 +229,11 @@ pub fn describe(r: &Value, digest: &str, saved: &std::path::Path) -> String {
     {
         let tail: Vec<&str> = log.lines().rev().take(8).collect();
         lines.push("  build log (last lines):".into());
-        lines.extend(tail.into_iter().rev().map(|l| format!("    {l}")));
+        lines.extend(
+            tail.into_iter()
+                .rev()
+                .map(|l| format!("    {}", printable(l))),
+        );
     }
     let sp = &r["speed"];
     if let Some(iv) = sp["interval"].as_object() {

@@ -438,10 +438,10 @@ fn with_reports(records: &mut [serde_json::Value], fetch: &super::evidence::Fetc
             // The copy was measured and would have been crowned: the FAIL names that PASS.
             text.push_str("\n    (the report of the PASS that would have crowned the copy)");
         }
-        // The validator's published endpoint first, then the ones given with --from.
+        // The endpoints given with --from first, then the one the validator published.
         let mut from = fetch.clone();
         if let Some(url) = r["endpoint"].as_str() {
-            from.from.insert(0, url.to_string());
+            from.from.push(url.to_string());
             text.push_str(&format!("\n    published at {url}/evidence/{digest}.json"));
         }
         match from.report(&digest) {
@@ -513,7 +513,7 @@ pub async fn status(
         let block = at.block_number();
         let mut v = proposal_json(id, &p);
         let mut records = verdict_records(&p, final_fail.as_ref());
-        // Where each verdict's validator publishes its evidence (tried before `--from`).
+        // Where each verdict's validator publishes its evidence (tried after `--from`).
         for r in records.iter_mut() {
             let who = r["validator"]
                 .as_str()

@@ -177,7 +177,7 @@ pub async fn validator(
     if let Some(url) = public_url.as_deref().filter(|u| !u.is_empty()) {
         if !cacheon::chain::endpoint_is_valid(url) {
             return out.error(
-                &format!("--public-url {url}: an http:// or https:// URL of at most 200 printable ASCII characters, no spaces"),
+                &format!("--public-url {url}: an http:// URL of at most 200 printable ASCII characters, without spaces or ?#%@"),
                 exit::USAGE,
             );
         }

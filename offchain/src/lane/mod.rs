@@ -87,6 +87,8 @@ pub struct Lane {
     pub network_namespace: bool,
     /// The lane has loaded candidate code: everything it does is the candidate's.
     candidate: bool,
+    /// The loaded engine's vocabulary (0 before `load_engine`).
+    vocab: usize,
     /// The lane is stopped (`SIGSTOP`) until the next request.
     frozen: bool,
 }
@@ -216,6 +218,7 @@ impl Lane {
             deadlines,
             network_namespace: false,
             candidate: false,
+            vocab: 0,
             frozen: false,
         };
         match lane.reply(deadlines.start)? {
@@ -482,7 +485,10 @@ impl Lane {
             Reply::EngineReady {
                 vocab,
                 weight_bytes,
-            } => Ok((vocab, weight_bytes)),
+            } => {
+                self.vocab = vocab;
+                Ok((vocab, weight_bytes))
+            }
             other => Err(self.unexpected(other)),
         }
     }
@@ -507,9 +513,17 @@ impl Lane {
         match self.reply(deadline)? {
             Reply::Ran { tokens, dispatch } => {
                 let logits = if keep_logits {
+                    // A sequence's blob holds one row of the vocabulary per token it
+                    // generated, no more.
                     let mut all = Vec::new();
-                    for _ in read.sequences() {
-                        all.extend(self.f32_blob(deadline)?);
+                    for (_, n) in read.sequences() {
+                        let blob = self.f32_blob(deadline)?;
+                        if blob.len() != n * self.vocab {
+                            let detail =
+                                format!("a sequence of {n} tokens came with {} logits", blob.len());
+                            return Err(self.misbehaved(detail));
+                        }
+                        all.extend(blob);
                     }
                     Some(all)
                 } else {

@@ -99,7 +99,15 @@ pub fn draw_sample(
             let prefill = (n / passes).max(1);
             let mut calls = BTreeSet::from([rng.below(prefill)]);
             if let Some(b) = w.batch {
-                let batched = (n * (b.rows + b.steps) as u64 / passes).max(1);
+                // The batched part's share of this slot's calls: decode attention runs in
+                // decode steps only, prefill attention in prefills only, the rest in every
+                // pass.
+                let (part, of) = match slot {
+                    SlotId::AttentionDecode => (b.steps, w.decode_steps + b.steps),
+                    SlotId::AttentionPrefill => (b.rows, 1 + b.rows),
+                    _ => (b.rows + b.steps, passes as usize),
+                };
+                let batched = (n * part as u64 / of.max(1) as u64).max(1);
                 calls.insert(n - 1 - rng.below(batched));
             }
             while (calls.len() as u64) < k {

@@ -35,11 +35,17 @@ pub fn check(
             None,
         );
     }
-    if cand.tokens.len() != rows {
-        let detail = format!(
-            "the candidate's read generated {} tokens, not {rows}",
-            cand.tokens.len()
-        );
+    let outside = cand.tokens.iter().find(|&&t| t as usize >= vocab);
+    if cand.tokens.len() != rows || outside.is_some() {
+        let detail = match outside {
+            Some(t) => format!(
+                "the candidate's read generated token {t}, outside the vocabulary of {vocab}"
+            ),
+            None => format!(
+                "the candidate's read generated {} tokens, not {rows}",
+                cand.tokens.len()
+            ),
+        };
         let outcome = Outcome::Fail(fail(Stage::Pristine, FailReason::BehaviourChanged, detail));
         return (outcome, None);
     }

@@ -159,7 +159,11 @@ async fn session(
     let client = chain::connect(&cfg.url, cfg.timeout).await?;
     check_served_arenas(&client, cfg, metrics).await?;
     if let Some(url) = &cfg.public_url {
-        publish_endpoint(&client, cfg, me, url).await?;
+        // Not worth stopping for: the endpoint is for miners' convenience, the attestations
+        // are what the chain needs.
+        if let Err(e) = publish_endpoint(&client, cfg, me, url).await {
+            warn!("evidence endpoint not published: {e}");
+        }
     }
     let s = Session {
         cfg,
@@ -411,7 +415,7 @@ impl Session<'_> {
                 return self.finish(lease, finished).await;
             }
         };
-        let verdict = match &report.outcome {
+        let mut verdict = match &report.outcome {
             Outcome::Pass => Verdict::Pass {
                 speedup_ppm: report.speedup_ppm.unwrap_or(0),
             },
@@ -421,9 +425,43 @@ impl Session<'_> {
         let mut report_json =
             serde_json::to_value(&report).map_err(|e| unavailable(e.to_string()))?;
         report_json["contract"] = contract.unwrap_or_default();
+        let mut outcome = report.verdict();
+        // The contract must still be the one measured under: governance may have changed
+        // the arena while the attempt ran.
+        let now = self.client.at_current_block().await.map_err(unavailable)?;
+        let info_now = fetch(
+            &now,
+            api::storage().cacheon().arenas(),
+            (chain::bounded(arena.name().as_bytes()),),
+        )
+        .await?;
+        let view = |i: &Option<api::runtime_types::pallet_cacheon::types::ArenaInfo<u32>>| {
+            i.as_ref()
+                .map(|i| crate::chain::reads::chain_view(&i.config))
+        };
+        if view(&info_now) != view(&info) {
+            error!(
+                proposal = id,
+                arena = arena.name(),
+                "the arena's contract changed while the attempt ran: no decision"
+            );
+            self.metrics
+                .contract_agrees
+                .with_label_values(&[arena.name()])
+                .set(i64::from(
+                    info_now
+                        .as_ref()
+                        .is_some_and(|i| contract_disagreement(&arena, i).is_none()),
+                ));
+            verdict = Verdict::NoDecision {
+                reason: NoDecisionReason::Infrastructure,
+            };
+            outcome = "no_decision";
+            report_json["contract_changed_at"] = serde_json::json!(now.block_number());
+        }
         let finished = Finished {
             verdict,
-            outcome: report.verdict(),
+            outcome,
             report: report_json,
             seed,
             started,

@@ -39,8 +39,8 @@ mod errors {
         NotValidator,
         /// The key is registered (in another arena) under another operator.
         OperatorMismatch,
-        /// An evidence endpoint must be an `http://` or `https://` URL of printable ASCII
-        /// without spaces.
+        /// An evidence endpoint must be an `http://` URL of printable ASCII without spaces
+        /// or `?`, `#`, `%`, `@`.
         BadEndpoint,
         /// The arena has `MaxValidators` validators.
         TooManyValidators,

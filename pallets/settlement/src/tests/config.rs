@@ -432,7 +432,7 @@ fn endpoint(url: &str) -> Endpoint {
 #[test]
 fn validators_publish_and_withdraw_their_evidence_endpoints() {
     ExtBuilder::default().build_and_execute(|| {
-        let url = endpoint("https://validator-1.example:9616/cacheon");
+        let url = endpoint("http://validator-1.example:9616/cacheon");
         assert_ok!(Cacheon::set_evidence_endpoint(signed(V1), url.clone()));
         System::assert_last_event(ev(CEvent::EvidenceEndpointSet {
             validator: V1,
@@ -457,11 +457,20 @@ fn only_registered_keys_publish_well_formed_endpoints() {
             Cacheon::set_evidence_endpoint(signed(OUTSIDER), endpoint("http://example.org")),
             Error::<Test>::NotValidator
         );
+        // Short and minimal is fine.
+        assert_ok!(Cacheon::set_evidence_endpoint(
+            signed(V1),
+            endpoint("http://a")
+        ));
         for bad in [
             "ftp://example.org",
             "example.org:9616",
             "http://",
-            "https://",
+            "https://example.org",
+            "http://example.org/?x=1",
+            "http://example.org/#x",
+            "http://example.org/%2e%2e",
+            "http://user@example.org",
             "http://exa mple.org",
             "http://example.org/\n",
             "http://\u{e9}xample.org",
