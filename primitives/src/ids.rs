@@ -29,3 +29,20 @@ mod tests {
         assert!(is_valid_id(&[b'a'; MAX_ID_LEN as usize]));
     }
 }
+
+/// Longest evidence endpoint a validator may publish, in bytes.
+pub const MAX_ENDPOINT_BYTES: u32 = 200;
+
+/// Whether `url` may be published as a validator's evidence endpoint: at most
+/// `MAX_ENDPOINT_BYTES` of an `http://` URL (what `cacheon` fetches), printable ASCII
+/// without spaces, and without `?`, `#`, `%` or `@` (the fetched path is always
+/// `<endpoint>/evidence/<digest>.json`: no query, fragment, escape or credentials).
+pub fn is_valid_endpoint(url: &[u8]) -> bool {
+    url.len() <= MAX_ENDPOINT_BYTES as usize
+        && url.strip_prefix(b"http://").is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .iter()
+                    .all(|b| (0x21..=0x7e).contains(b) && !b"?#%@".contains(b))
+        })
+}

@@ -18,7 +18,7 @@ pub use bundle::{
     canonical_bytes, content_hash, decode_bundle, BundleError, BundleFile, BundleLimits,
 };
 pub use commitment::{commitment, COMMIT_DOMAIN};
-pub use ids::{is_valid_id, MAX_ID_LEN};
+pub use ids::{is_valid_endpoint, is_valid_id, MAX_ENDPOINT_BYTES, MAX_ID_LEN};
 pub use verdict::{Backend, FailReason, NoDecisionReason, TargetKind, Verdict, PPM_ONE};
 
 /// SHA-256 of a bundle's canonical bytes.

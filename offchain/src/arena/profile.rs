@@ -301,10 +301,6 @@ mod tests {
         }
     }
 
-    fn r_has_batch() -> bool {
-        LLAMA8B_READ_H100.batch.is_some()
-    }
-
     #[test]
     fn the_gpu_arena_profile_is_the_committed_measurement() {
         let arena = crate::arena::arena("h200-llama8b").unwrap();
@@ -318,7 +314,7 @@ mod tests {
         assert!(get("attention.decode").share > 0.08);
         let prefill = get("attention.prefill");
         assert!(prefill.share > 0.01 && prefill.can_pass, "{prefill:?}");
-        assert!(r_has_batch());
+        assert!(LLAMA8B_READ_H100.batch.is_some());
         // The read is one prefill and the workload's decode steps, then the batched part's
         // prefills and steps.
         let (r, w) = (&LLAMA8B_READ_H100, arena.workload);

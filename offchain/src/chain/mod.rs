@@ -143,18 +143,6 @@ pub async fn submit<Call: subxt::transactions::Payload>(
         .map_err(|_| ChainError::Timeout(format!("not finalized within {} s", timeout.as_secs())))?
 }
 
-/// Whether `url` may be published as an evidence endpoint (the pallet's rule: `http://`,
-/// printable ASCII without spaces or `?#%@`, at most 200 bytes).
-pub fn endpoint_is_valid(url: &str) -> bool {
-    url.len() <= 200
-        && url.strip_prefix("http://").is_some_and(|rest| {
-            !rest.is_empty()
-                && rest
-                    .bytes()
-                    .all(|b| (0x21..=0x7e).contains(&b) && !b"?#%@".contains(&b))
-        })
-}
-
 /// Bytes as the runtime's bounded vector type.
 pub fn bounded(
     bytes: &[u8],

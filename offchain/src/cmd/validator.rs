@@ -175,7 +175,7 @@ pub async fn validator(
     public_url: Option<String>,
 ) -> i32 {
     if let Some(url) = public_url.as_deref().filter(|u| !u.is_empty()) {
-        if !cacheon::chain::endpoint_is_valid(url) {
+        if !cacheon_primitives::is_valid_endpoint(url.as_bytes()) {
             return out.error(
                 &format!("--public-url {url}: an http:// URL of at most 200 printable ASCII characters, without spaces or ?#%@"),
                 exit::USAGE,

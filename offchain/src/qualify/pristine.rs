@@ -61,13 +61,11 @@ pub fn check(
         lane.seal()?;
         let forced = |lane: &mut Lane, generated: &[u32]| -> Result<Vec<f32>, LaneError> {
             let mut out = Vec::new();
-            let mut at = 0;
-            for (prompt, n) in read.sequences() {
+            for (prompt, span) in super::reads::spans(read) {
                 // Positions prompt_len-1 .. end-1 predict the generated tokens.
                 let mut seq = prompt.to_vec();
-                seq.extend_from_slice(&generated[at..at + n - 1]);
+                seq.extend_from_slice(&generated[span.start..span.end - 1]);
                 out.extend(lane.teacher_force(&seq, prompt.len() - 1)?);
-                at += n;
             }
             Ok(out)
         };

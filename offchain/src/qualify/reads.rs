@@ -147,7 +147,7 @@ pub fn timed_pair(
 
 /// The read's sequences as ranges of its generated tokens (and logit rows), each with its
 /// prompt.
-fn spans(read: &ReadSpec) -> Vec<(&[u32], std::ops::Range<usize>)> {
+pub(super) fn spans(read: &ReadSpec) -> Vec<(&[u32], std::ops::Range<usize>)> {
     let mut at = 0;
     read.sequences()
         .into_iter()

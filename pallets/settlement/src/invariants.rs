@@ -19,7 +19,7 @@ impl<T: Config> Pallet<T> {
         );
         for (key, endpoint) in EvidenceEndpoints::<T>::iter() {
             ensure!(
-                KeyOperators::<T>::contains_key(&key) && endpoint_is_valid(&endpoint),
+                KeyOperators::<T>::contains_key(&key) && is_valid_endpoint(&endpoint),
                 "an evidence endpoint belongs to no registered key, or is not a valid URL"
             );
         }

@@ -518,7 +518,7 @@ pub mod pallet {
                 Self::deposit_event(Event::EvidenceEndpointCleared { validator });
                 return Ok(());
             }
-            ensure!(endpoint_is_valid(&endpoint), Error::<T>::BadEndpoint);
+            ensure!(is_valid_endpoint(&endpoint), Error::<T>::BadEndpoint);
             EvidenceEndpoints::<T>::insert(&validator, &endpoint);
             Self::deposit_event(Event::EvidenceEndpointSet {
                 validator,

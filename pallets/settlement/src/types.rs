@@ -8,22 +8,9 @@ pub type Id = BoundedVec<u8, ConstU32<{ cacheon_primitives::MAX_ID_LEN }>>;
 pub type ArenaId = Id;
 pub type TargetId = Id;
 
-/// Longest evidence endpoint a validator may publish, in bytes.
-pub const MAX_ENDPOINT_BYTES: u32 = 200;
-/// Where a validator serves its evidence reports: an `http://` URL (what `cacheon` fetches),
-/// printable ASCII without spaces, and without `?`, `#`, `%` or `@` (the fetched path is
-/// always `<endpoint>/evidence/<digest>.json`: no query, fragment, escape or credentials).
+pub use cacheon_primitives::{is_valid_endpoint, MAX_ENDPOINT_BYTES};
+/// Where a validator serves its evidence reports (`is_valid_endpoint` says which URLs).
 pub type Endpoint = BoundedVec<u8, ConstU32<MAX_ENDPOINT_BYTES>>;
-
-/// Whether `url` may be published as an evidence endpoint.
-pub fn endpoint_is_valid(url: &[u8]) -> bool {
-    url.strip_prefix(b"http://").is_some_and(|rest| {
-        !rest.is_empty()
-            && rest
-                .iter()
-                .all(|b| (0x21..=0x7e).contains(b) && !b"?#%@".contains(b))
-    })
-}
 pub type SlotId = Id;
 
 /// Most members, displaced targets or features of one target.
