@@ -219,7 +219,9 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     }
     // The attention kernel's residency at each decode batch: with 8-block clusters, a
     // grid can need a second wave long before its blocks outnumber the SMs.
-    let attn = slots.kernel(SlotId::AttentionDecode);
+    let attn = slots
+        .kernel(SlotId::AttentionDecode)
+        .expect("a plain slot has its stock kernel");
     let (q_heads, kv_heads) = (cfg.num_attention_heads as i64, cfg.kv_heads() as i64);
     for &b in &opts.batches {
         let shape = [

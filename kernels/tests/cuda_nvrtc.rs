@@ -74,7 +74,13 @@ fn example_cuda_bundles_compile() {
     let opts = cuda::CudaBuildOptions::default();
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cuda");
     // CACHEON_NVRTC_EXTRA=DIR:DIR... compiles more bundle folders (kernel variants).
-    let mut dirs: Vec<std::path::PathBuf> = ["silu-and-mul", "slow-rmsnorm", "matmul-rows8-mma"]
+    let names = [
+        "silu-and-mul",
+        "slow-rmsnorm",
+        "matmul-rows8-mma",
+        "gate-up-silu-mma",
+    ];
+    let mut dirs: Vec<std::path::PathBuf> = names
         .iter()
         .map(|n| examples.join(n))
         .collect();

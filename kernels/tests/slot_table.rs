@@ -149,12 +149,14 @@ fn swapping_one_slot_changes_only_that_slot() {
     let genesis_logits = prefill_and_step(&mut e);
     let before = e.slots().dispatch_counts();
     assert!(
-        before.iter().all(|&c| c > 0),
-        "every slot runs in a prefill and a decode step: {before:?}"
+        SlotId::ALL
+            .iter()
+            .all(|&s| (before[s.index()] > 0) != s.is_seam()),
+        "every slot but the seam runs in a prefill and a decode step: {before:?}"
     );
-    let origins: Vec<String> = SlotId::ALL
+    let origins: Vec<Option<String>> = SlotId::ALL
         .iter()
-        .map(|&s| e.slots().kernel(s).origin().to_string())
+        .map(|&s| e.slots().kernel(s).map(|k| k.origin().to_string()))
         .collect();
 
     let built = build_cpu_bundle(
@@ -165,17 +167,19 @@ fn swapping_one_slot_changes_only_that_slot() {
     .unwrap();
     let old = e
         .slots_mut()
-        .install(built.kernel(SlotId::SiluAndMul).unwrap().clone());
+        .install(built.kernel(SlotId::SiluAndMul).unwrap().clone())
+        .unwrap();
     assert_eq!(old.origin(), "silu_and_mul");
     let after_install = e.slots().dispatch_counts();
     for slot in SlotId::ALL {
         let (b, a) = (before[slot.index()], after_install[slot.index()]);
         if slot == SlotId::SiluAndMul {
             assert_eq!(a, 0, "the new kernel has not run yet");
-            assert_eq!(e.slots().kernel(slot).origin(), "candidate");
+            assert_eq!(e.slots().kernel(slot).unwrap().origin(), "candidate");
         } else {
             assert_eq!(a, b, "{slot} count changed");
-            assert_eq!(e.slots().kernel(slot).origin(), origins[slot.index()]);
+            let origin = e.slots().kernel(slot).map(|k| k.origin().to_string());
+            assert_eq!(origin, origins[slot.index()]);
         }
     }
 
@@ -203,10 +207,10 @@ fn swapping_one_slot_changes_only_that_slot() {
 #[test]
 fn an_atomic_bundle_swaps_its_member_slots_together() {
     // rope + attention in one source, built from the stock code with new entry names.
-    let rope = stock::cpu_bundle(SlotId::Rope).files[1]
+    let rope = stock::cpu_bundle(SlotId::Rope).unwrap().files[1]
         .1
         .replace("void rope(", "void my_rope(");
-    let attn = stock::cpu_bundle(SlotId::AttentionDecode).files[1]
+    let attn = stock::cpu_bundle(SlotId::AttentionDecode).unwrap().files[1]
         .1
         .replace("void attention_decode(", "void my_attention(");
     let manifest = r#"
@@ -252,7 +256,7 @@ dtype = "f32"
     e.reset();
     // Same C code, same flags: bitwise the same model output.
     assert_eq!(e.prefill(0, &PROMPT, Logits::All).unwrap(), genesis_logits);
-    assert_eq!(e.slots().kernel(SlotId::Rope).entry(), "my_rope");
+    assert_eq!(e.slots().kernel(SlotId::Rope).unwrap().entry(), "my_rope");
     e.decode(&[7]).unwrap();
     assert!(e.slots().dispatch_count(SlotId::AttentionDecode) > 0);
 }
@@ -314,5 +318,87 @@ fn a_table_needs_exactly_one_kernel_per_slot() {
     let t = genesis_table();
     assert_eq!(t.dispatch_counts(), [0; cacheon_kernels::slots::SLOT_COUNT]);
     let built = SlotTable::genesis_cpu(&CpuBuildOptions::default()).unwrap();
-    assert_eq!(built.kernel(SlotId::RmsNorm).origin(), "rmsnorm");
+    assert_eq!(built.kernel(SlotId::RmsNorm).unwrap().origin(), "rmsnorm");
+}
+
+/// A `mlp.gate_up_silu` kernel written with the stock kernels' own arithmetic (their dot
+/// product, then `g / (1 + expf(-g)) * u`), taking calls of `tokens` in `[1, max]`.
+fn stock_math_seam(max: i64) -> Vec<BundleFile> {
+    let manifest = format!(
+        r#"
+abi = "cacheon-slot-abi-v1"
+[competition]
+target = "mlp.gate_up_silu"
+mode = "slot"
+[[ops]]
+slot = "mlp.gate_up_silu"
+backend = "cpu"
+source = "kernels/seam.c"
+entry = "seam"
+dtype = "f32"
+when = {{ tokens = {{ max = {max} }} }}
+"#
+    );
+    let src = r#"
+#include <math.h>
+#include <stdint.h>
+static float dot(const float* a, const float* b, int64_t n) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        for (int l = 0; l < 8; l++) acc[l] += a[i + l] * b[i + l];
+    }
+    float tail = 0.0f;
+    for (; i < n; i++) tail += a[i] * b[i];
+    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) +
+           tail;
+}
+void seam(float* out, const float* x, const float* w, int64_t tokens, int64_t inter,
+          int64_t hidden) {
+    for (int64_t t = 0; t < tokens; t++)
+        for (int64_t o = 0; o < inter; o++) {
+            float g = dot(x + t * hidden, w + o * hidden, hidden);
+            float u = dot(x + t * hidden, w + (inter + o) * hidden, hidden);
+            out[t * inter + o] = g / (1.0f + expf(-g)) * u;
+        }
+}
+"#;
+    vec![
+        BundleFile::new("manifest.toml", manifest),
+        BundleFile::new("kernels/seam.c", src),
+    ]
+}
+
+#[test]
+fn a_seam_kernel_takes_its_members_calls_inside_its_domain_only() {
+    let mut e = tiny_engine(1, 32);
+    let layers = e.config().num_hidden_layers as u64;
+    let genesis_prefill = e.prefill(0, &PROMPT, Logits::All).unwrap();
+    let genesis_decode = e.decode(&[7]).unwrap();
+    let genesis = e.slots().dispatch_counts();
+    assert_eq!(genesis[SlotId::GateUpSilu.index()], 0, "no seam kernel: its members");
+
+    let built = build_cpu_bundle(&stock_math_seam(1), "seam", &CpuBuildOptions::default())
+        .unwrap();
+    let covered = e.slots_mut().install_bundle(&built);
+    assert!(covered.is_empty(), "an empty seam covers no kernel");
+    e.slots().reset_counts();
+    e.reset();
+    // The prompt's rows are outside the domain: gate|up and SwiGLU as before.
+    assert_eq!(e.prefill(0, &PROMPT, Logits::All).unwrap(), genesis_prefill);
+    let after_prefill = e.slots().dispatch_counts();
+    assert_eq!(after_prefill[SlotId::GateUpSilu.index()], 0);
+    assert_eq!(after_prefill[SlotId::SiluAndMul.index()], layers);
+    // The decode row is the seam's: one call a layer, no SwiGLU and one product fewer,
+    // and the same arithmetic gives the same logits.
+    assert_eq!(e.decode(&[7]).unwrap(), genesis_decode);
+    let after_decode = e.slots().dispatch_counts();
+    assert_eq!(after_decode[SlotId::GateUpSilu.index()], layers);
+    assert_eq!(after_decode[SlotId::SiluAndMul.index()], layers);
+    let products = |c: &[u64]| c[SlotId::LinearMatmul.index()];
+    let decode_products = products(&genesis) - products(&after_prefill);
+    assert_eq!(
+        products(&after_decode) - products(&after_prefill),
+        decode_products - layers
+    );
 }

@@ -333,6 +333,7 @@ impl Arena {
         );
         match slot {
             SlotId::SiluAndMul => tokens.iter().map(|&t| vec![i(t), inter]).collect(),
+            SlotId::GateUpSilu => tokens.iter().map(|&t| vec![i(t), inter, h]).collect(),
             SlotId::RmsNorm | SlotId::FusedAddRmsNorm => {
                 tokens.iter().map(|&t| vec![i(t), h]).collect()
             }

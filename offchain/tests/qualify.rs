@@ -47,6 +47,7 @@ fn the_incumbents_own_bytes_never_pass() {
     let cpu = arena::arena("cpu-tiny").unwrap();
     let stock =
         cacheon_kernels::bundle::stock::cpu_bundle(cacheon_kernels::SlotId::AttentionDecode)
+            .unwrap()
             .files();
     let mut verdicts = Vec::new();
     for seed in 0..20 {

@@ -16,10 +16,12 @@ pub mod slot {
     pub const ATTENTION_DECODE: &str = "attention.decode";
     pub const LINEAR_MATMUL: &str = "linear.matmul";
     pub const ATTENTION_PREFILL: &str = "attention.prefill";
+    /// A fused seam: the MLP's gate|up product and SwiGLU in one call.
+    pub const GATE_UP_SILU: &str = "mlp.gate_up_silu";
 }
 
 /// Every slot, in registry order (the order of `cacheon_kernels::slots::SlotId::ALL`).
-pub const SLOTS: [&str; 7] = [
+pub const SLOTS: [&str; 8] = [
     slot::SILU_AND_MUL,
     slot::RMSNORM,
     slot::FUSED_ADD_RMSNORM,
@@ -27,6 +29,7 @@ pub const SLOTS: [&str; 7] = [
     slot::ATTENTION_DECODE,
     slot::LINEAR_MATMUL,
     slot::ATTENTION_PREFILL,
+    slot::GATE_UP_SILU,
 ];
 
 /// The atomic target: RoPE and decode attention replaced together.
@@ -52,8 +55,11 @@ const fn singleton(id: &'static str, members: &'static [&'static str]) -> Target
     }
 }
 
-/// One singleton target per slot, then the atomic target.
-pub const TARGETS: [Target; 8] = [
+/// One singleton target per slot, then the atomic target. The fused seam's singleton
+/// displaces `activation.silu_and_mul`: every SwiGLU of the engine sits at that seam, so a
+/// crowned seam kernel leaves a SwiGLU kernel nothing to serve inside its domain. It cannot
+/// displace `linear.matmul`, whose other products (q|k|v, o, down, the LM head) stay.
+pub const TARGETS: [Target; 9] = [
     singleton(slot::SILU_AND_MUL, &[slot::SILU_AND_MUL]),
     singleton(slot::RMSNORM, &[slot::RMSNORM]),
     singleton(slot::FUSED_ADD_RMSNORM, &[slot::FUSED_ADD_RMSNORM]),
@@ -61,6 +67,12 @@ pub const TARGETS: [Target; 8] = [
     singleton(slot::ATTENTION_DECODE, &[slot::ATTENTION_DECODE]),
     singleton(slot::LINEAR_MATMUL, &[slot::LINEAR_MATMUL]),
     singleton(slot::ATTENTION_PREFILL, &[slot::ATTENTION_PREFILL]),
+    Target {
+        id: slot::GATE_UP_SILU,
+        kind: TargetKind::Slot,
+        members: &[slot::GATE_UP_SILU],
+        displaces: &[slot::SILU_AND_MUL],
+    },
     Target {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
@@ -83,7 +95,9 @@ pub struct ArenaSpec {
     /// version: a new name whenever what a read runs changes, so that validators on
     /// builds that read differently never count as measuring the same engine.
     pub workload: &'static str,
-    /// The stock kernel set the engine starts from.
+    /// The stock kernel set the engine starts from, with the slot boundaries it calls
+    /// through (`/v2`: the `mlp.gate_up_silu` seam, served by its member slots until a
+    /// kernel for it is crowned).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
@@ -100,7 +114,7 @@ pub const CPU_TINY: ArenaSpec = ArenaSpec {
     hardware: "x86-64-v3",
     model: "tiny",
     workload: "cpu-tiny/batched-v2",
-    stock: "cpu-c11-scalar",
+    stock: "cpu-c11-scalar/v2",
     min_margin_ppm: 20_000,
     max_noise_ppm: 150_000,
     noise_multiplier: 3,
@@ -116,7 +130,7 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     hardware: "sm90a",
     model: "llama8b-8l",
     workload: "h200-llama8b/batched-v2",
-    stock: "cuda-bf16-hopper",
+    stock: "cuda-bf16-hopper/v2",
     min_margin_ppm: 10_000,
     max_noise_ppm: 20_000,
     noise_multiplier: 3,
@@ -135,7 +149,7 @@ pub const CPU_SMOLLM2: ArenaSpec = ArenaSpec {
     hardware: "x86-64-v3",
     model: "smollm2-135m",
     workload: "cpu-smollm2",
-    stock: "cpu-c11-scalar",
+    stock: "cpu-c11-scalar/v2",
     min_margin_ppm: 50_000,
     max_noise_ppm: 150_000,
     noise_multiplier: 3,

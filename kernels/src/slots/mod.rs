@@ -28,10 +28,11 @@ pub enum SlotId {
     AttentionDecode,
     LinearMatmul,
     AttentionPrefill,
+    GateUpSilu,
 }
 
 /// How many slots the registry has.
-pub const SLOT_COUNT: usize = 7;
+pub const SLOT_COUNT: usize = 8;
 
 impl SlotId {
     /// All slots, in registry order (`index()` is the position here).
@@ -43,6 +44,7 @@ impl SlotId {
         SlotId::AttentionDecode,
         SlotId::LinearMatmul,
         SlotId::AttentionPrefill,
+        SlotId::GateUpSilu,
     ];
 
     /// The catalog id, e.g. `activation.silu_and_mul`.
@@ -63,6 +65,17 @@ impl SlotId {
     /// The slot's full specification.
     pub fn spec(self) -> &'static SlotSpec {
         &SLOTS[self.index()]
+    }
+
+    /// Whether it is a fused seam ([`SlotSpec::seam_of`]): no stock kernel, its members
+    /// serve it until a kernel for it is installed.
+    pub fn is_seam(self) -> bool {
+        !self.spec().seam_of.is_empty()
+    }
+
+    /// The slots with a stock kernel (all but the seams), in registry order.
+    pub fn with_stock() -> impl Iterator<Item = SlotId> {
+        SlotId::ALL.into_iter().filter(|s| !s.is_seam())
     }
 }
 
@@ -223,6 +236,11 @@ pub struct SlotSpec {
     pub check: Check,
     /// Fixed verification shapes; each row gives a value per shape symbol, in ABI order.
     pub verification_shapes: &'static [&'static [i64]],
+    /// For a fused seam, the slots whose calls it stands for, in the order the engine makes
+    /// them. A seam has no stock kernel: where no kernel's domain takes a call, the engine
+    /// makes the member calls instead (the seam's validator-owned builtin). Empty for a
+    /// plain slot, which always has a stock kernel.
+    pub seam_of: &'static [SlotId],
 }
 
 impl SlotSpec {
@@ -290,6 +308,7 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
         check: Check::AllClose,
         // tokens, d
         verification_shapes: &[&[1, 8], &[1, 4096], &[7, 1001], &[33, 2048], &[128, 14336]],
+        seam_of: &[],
     },
     SlotSpec {
         slot: SlotId::RmsNorm,
@@ -306,6 +325,7 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
         check: Check::AllClose,
         // tokens, hidden
         verification_shapes: &[&[1, 4096], &[5, 1000], &[3, 7], &[17, 256], &[256, 4096]],
+        seam_of: &[],
     },
     SlotSpec {
         slot: SlotId::FusedAddRmsNorm,
@@ -324,6 +344,7 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
         check: Check::AllClose,
         // tokens, hidden
         verification_shapes: &[&[1, 4096], &[5, 1000], &[3, 7], &[17, 256], &[256, 4096]],
+        seam_of: &[],
     },
     SlotSpec {
         slot: SlotId::Rope,
@@ -350,6 +371,7 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
             &[9, 6, 3, 38],
             &[256, 32, 8, 128],
         ],
+        seam_of: &[],
     },
     SlotSpec {
         slot: SlotId::AttentionDecode,
@@ -383,6 +405,7 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
             &[5, 4, 1, 13, 19],
             &[4, 32, 8, 128, 1024],
         ],
+        seam_of: &[],
     },
     SlotSpec {
         slot: SlotId::LinearMatmul,
@@ -413,6 +436,7 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
             &[128, 512, 256],
             &[1, 4096, 4096],
         ],
+        seam_of: &[],
     },
     SlotSpec {
         slot: SlotId::AttentionPrefill,
@@ -446,6 +470,45 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
             &[9, 6, 3, 38, 20],
             &[16, 32, 8, 128, 1024],
         ],
+        seam_of: &[],
+    },
+    SlotSpec {
+        slot: SlotId::GateUpSilu,
+        id: slot::GATE_UP_SILU,
+        c_name: "gate_up_silu",
+        // The MLP's seam: `g = x · w[..inter]ᵀ`, `u = x · w[inter..]ᵀ`, `out = silu(g) · u`
+        // (w is gate_proj over up_proj, each `[inter, hidden]`); f32 accumulation.
+        params: &[
+            out("out", &[d("tokens"), d("inter")]),
+            inp("x", &[d("tokens"), d("hidden")]),
+            inp(
+                "w",
+                &[
+                    Dim {
+                        factor: 2,
+                        symbol: "inter",
+                    },
+                    d("hidden"),
+                ],
+            ),
+            shape("tokens"),
+            shape("inter"),
+            shape("hidden"),
+        ],
+        check: Check::AllClose,
+        // tokens, inter, hidden: a ragged product, tiny ones, batched decode rows (8 and 5,
+        // hidden a multiple of 32, features past a tile), a SmolLM2-sized prefill block and
+        // a decode row of Llama-3-8B's (a 235 M-element weight).
+        verification_shapes: &[
+            &[7, 501, 333],
+            &[3, 12, 40],
+            &[1, 7, 8],
+            &[8, 136, 96],
+            &[5, 500, 2080],
+            &[33, 768, 576],
+            &[1, 14336, 4096],
+        ],
+        seam_of: &[SlotId::LinearMatmul, SlotId::SiluAndMul],
     },
 ];
 
@@ -466,7 +529,7 @@ pub struct TargetSpec {
     pub displaces: &'static [&'static str],
 }
 
-static TARGETS: [TargetSpec; 8] = [
+static TARGETS: [TargetSpec; 9] = [
     singleton(SlotId::SiluAndMul, slot::SILU_AND_MUL),
     singleton(SlotId::RmsNorm, slot::RMSNORM),
     singleton(SlotId::FusedAddRmsNorm, slot::FUSED_ADD_RMSNORM),
@@ -474,6 +537,13 @@ static TARGETS: [TargetSpec; 8] = [
     singleton(SlotId::AttentionDecode, slot::ATTENTION_DECODE),
     singleton(SlotId::LinearMatmul, slot::LINEAR_MATMUL),
     singleton(SlotId::AttentionPrefill, slot::ATTENTION_PREFILL),
+    // A fused seam's singleton displaces the slots whose every call it absorbs.
+    TargetSpec {
+        id: slot::GATE_UP_SILU,
+        kind: TargetKind::Slot,
+        members: &[SlotId::GateUpSilu],
+        displaces: &[slot::SILU_AND_MUL],
+    },
     TargetSpec {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
@@ -491,6 +561,7 @@ const fn singleton(slot: SlotId, id: &'static str) -> TargetSpec {
         SlotId::AttentionDecode => &[SlotId::AttentionDecode],
         SlotId::LinearMatmul => &[SlotId::LinearMatmul],
         SlotId::AttentionPrefill => &[SlotId::AttentionPrefill],
+        SlotId::GateUpSilu => &[SlotId::GateUpSilu],
     };
     TargetSpec {
         id,

@@ -233,6 +233,31 @@ pub fn linear_matmul(
     }
 }
 
+/// `mlp.gate_up_silu`: `out[t, o] = silu(g) * u` with `g = sum_i x[t, i] * w[o, i]` and
+/// `u = sum_i x[t, i] * w[inter + o, i]` (`w` is gate_proj over up_proj), all in f64.
+pub fn gate_up_silu(
+    out: &mut [f32],
+    x: &[f32],
+    w: &[f32],
+    tokens: usize,
+    inter: usize,
+    hidden: usize,
+) {
+    assert_eq!(out.len(), tokens * inter);
+    assert_eq!(x.len(), tokens * hidden);
+    assert_eq!(w.len(), 2 * inter * hidden);
+    let dot = |xr: &[f32], o: usize| -> f64 {
+        let wr = &w[o * hidden..(o + 1) * hidden];
+        xr.iter().zip(wr).map(|(&a, &b)| a as f64 * b as f64).sum()
+    };
+    for t in 0..tokens {
+        let xr = &x[t * hidden..(t + 1) * hidden];
+        for o in 0..inter {
+            out[t * inter + o] = (silu(dot(xr, o)) * dot(xr, inter + o)) as f32;
+        }
+    }
+}
+
 /// Runs the reference for a whole argument set and returns the expected outputs, one
 /// vector per output parameter in ABI order. `args`' own output buffers are not touched,
 /// so a kernel's outputs never see the reference's.
@@ -301,6 +326,11 @@ pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
             let (t, o, i) = (s("tokens"), s("out_features"), s("in_features"));
             linear_matmul(&mut outs[0], x, w, t, o, i);
         }
+        SlotId::GateUpSilu => {
+            let (x, w) = (args.input_f32(0), args.input_f32(1));
+            let (t, f, h) = (s("tokens"), s("inter"), s("hidden"));
+            gate_up_silu(&mut outs[0], x, w, t, f, h);
+        }
         SlotId::AttentionPrefill => {
             let (q, kc, vc) = (args.input_f32(0), args.input_f32(1), args.input_f32(2));
             attention_prefill(
@@ -325,8 +355,9 @@ pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
 
 /// Per output, the magnitude each element's rounding error grows with, where that can be
 /// far above the element itself: for `linear.matmul`, `sum_i |x[t, i] * w[o, i]|` (a sum
-/// of large terms that cancel is exact only to a fraction of the terms); `None` for the
-/// other slots' outputs.
+/// of large terms that cancel is exact only to a fraction of the terms); for
+/// `mlp.gate_up_silu` those sums of its two products carried through `silu(g) · u`
+/// (`|silu'(g) · u| · S_g + |silu(g)| · S_u`); `None` for the other slots' outputs.
 pub fn error_scales(args: &SlotArgs) -> Vec<Option<Vec<f32>>> {
     let s = |name: &str| args.shape_value(name) as usize;
     match args.slot {
@@ -344,6 +375,28 @@ pub fn error_scales(args: &SlotArgs) -> Vec<Option<Vec<f32>>> {
                         .map(|(&a, &b)| (a as f64 * b as f64).abs())
                         .sum();
                     scale[t * n + o] = sum as f32;
+                }
+            }
+            vec![Some(scale)]
+        }
+        SlotId::GateUpSilu => {
+            let (x, w) = (args.input_f32(0), args.input_f32(1));
+            let (tokens, inter, k) = (s("tokens"), s("inter"), s("hidden"));
+            let sums = |xr: &[f32], o: usize| -> (f64, f64) {
+                let wr = &w[o * k..(o + 1) * k];
+                xr.iter().zip(wr).fold((0.0, 0.0), |(v, a), (&x, &w)| {
+                    let p = x as f64 * w as f64;
+                    (v + p, a + p.abs())
+                })
+            };
+            let mut scale = vec![0f32; tokens * inter];
+            for t in 0..tokens {
+                let xr = &x[t * k..(t + 1) * k];
+                for o in 0..inter {
+                    let ((g, sg), (u, su)) = (sums(xr, o), sums(xr, inter + o));
+                    let sig = 1.0 / (1.0 + (-g).exp());
+                    let d_silu = sig * (1.0 + g * (1.0 - sig));
+                    scale[t * inter + o] = ((d_silu * u).abs() * sg + silu(g).abs() * su) as f32;
                 }
             }
             vec![Some(scale)]

@@ -2,7 +2,8 @@
 //! genesis or stock kernel at the bottom, each installed kernel over the ones before it) and
 //! the number of calls the top kernel served. A call goes to the topmost kernel whose `when`
 //! domain takes its shape (DESIGN 6: "calls outside it use the incumbent"); genesis and stock
-//! kernels take every shape. The validator reads the counts to see that a candidate's
+//! kernels take every shape. A fused seam ([`super::SlotSpec::seam_of`]) starts empty: until a
+//! kernel is installed for it, the engine makes its member calls instead. The validator reads the counts to see that a candidate's
 //! kernel ran at all, so they count only the top kernel's calls and restart at an install.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +27,8 @@ pub enum StackError {
     Missing(SlotId),
     #[error("two kernels for slot {0}")]
     Duplicate(SlotId),
+    #[error("a stock kernel for the fused seam {0} (its member slots serve it)")]
+    SeamHasNoStock(SlotId),
 }
 
 /// The kernels serving each slot and the calls each slot's top kernel served.
@@ -43,7 +46,7 @@ pub struct Pick<'a, K> {
 }
 
 impl<K: StackedKernel> KernelStacks<K> {
-    /// Stacks of exactly one kernel per slot.
+    /// Stacks of exactly one kernel per slot, none for a fused seam.
     pub fn new(kernels: Vec<K>) -> Result<KernelStacks<K>, StackError> {
         let mut slots: [Option<K>; SLOT_COUNT] = Default::default();
         for k in kernels {
@@ -55,7 +58,12 @@ impl<K: StackedKernel> KernelStacks<K> {
         }
         let mut stacks: [Vec<K>; SLOT_COUNT] = Default::default();
         for ((slot, k), stack) in SlotId::ALL.into_iter().zip(slots).zip(&mut stacks) {
-            stack.push(k.ok_or(StackError::Missing(slot))?);
+            match (k, slot.spec().seam_of.is_empty()) {
+                (Some(k), true) => stack.push(k),
+                (None, true) => return Err(StackError::Missing(slot)),
+                (Some(_), false) => return Err(StackError::SeamHasNoStock(slot)),
+                (None, false) => {}
+            }
         }
         Ok(KernelStacks {
             stacks,
@@ -64,26 +72,25 @@ impl<K: StackedKernel> KernelStacks<K> {
     }
 
     /// Puts `kernel` over its slot's current one (which keeps serving the calls outside the
-    /// new one's domain) and restarts that slot's count; returns the covered kernel.
-    pub fn install(&mut self, kernel: K) -> &K {
+    /// new one's domain) and restarts that slot's count; returns the covered kernel (none
+    /// over an empty seam).
+    pub fn install(&mut self, kernel: K) -> Option<&K> {
         let at = kernel.slot().index();
         self.counts[at].store(0, Ordering::Relaxed);
         self.stacks[at].push(kernel);
         let stack = &self.stacks[at];
-        &stack[stack.len() - 2]
+        stack.len().checked_sub(2).map(|i| &stack[i])
     }
 
-    /// The kernel installed last in a slot.
-    pub fn top(&self, slot: SlotId) -> &K {
-        self.stacks[slot.index()]
-            .last()
-            .expect("every stack starts with one kernel")
+    /// The kernel installed last in a slot (none in a seam nothing was installed for).
+    pub fn top(&self, slot: SlotId) -> Option<&K> {
+        self.stacks[slot.index()].last()
     }
 
     /// The topmost kernel of `slot` whose domain takes `shape`, if any.
     pub fn pick(&self, slot: SlotId, shape: &[i64]) -> Option<Pick<'_, K>> {
         let stack = &self.stacks[slot.index()];
-        let top = stack.len() - 1;
+        let top = stack.len().checked_sub(1)?;
         (0..=top)
             .rev()
             .find(|&i| stack[i].accepts(shape))
@@ -93,13 +100,13 @@ impl<K: StackedKernel> KernelStacks<K> {
             })
     }
 
-    /// The slot's bottom kernel (genesis or stock: it takes every shape).
-    pub fn bottom(&self, slot: SlotId) -> Pick<'_, K> {
+    /// The slot's bottom kernel (genesis or stock: it takes every shape); none for a seam.
+    pub fn bottom(&self, slot: SlotId) -> Option<Pick<'_, K>> {
         let stack = &self.stacks[slot.index()];
-        Pick {
-            kernel: &stack[0],
+        stack.first().map(|kernel| Pick {
+            kernel,
             top: stack.len() == 1,
-        }
+        })
     }
 
     /// Counts one call served by the slot's top kernel.
@@ -158,28 +165,28 @@ mod tests {
         }
     }
 
+    /// One kernel per plain slot, taking `max` (none for the seams).
+    fn stock(max: i64) -> Vec<K> {
+        SlotId::ALL
+            .iter()
+            .filter(|s| s.spec().seam_of.is_empty())
+            .map(|&slot| K { slot, max })
+            .collect()
+    }
+
     fn genesis() -> KernelStacks<K> {
-        KernelStacks::new(
-            SlotId::ALL
-                .iter()
-                .map(|&slot| K {
-                    slot,
-                    max: i64::MAX,
-                })
-                .collect(),
-        )
-        .unwrap()
+        KernelStacks::new(stock(i64::MAX)).unwrap()
     }
 
     #[test]
-    fn one_kernel_per_slot_or_a_named_error() {
-        let mut ks: Vec<K> = SlotId::ALL.iter().map(|&slot| K { slot, max: 1 }).collect();
-        ks.pop();
+    fn one_kernel_per_slot_none_per_seam_or_a_named_error() {
+        let mut ks = stock(1);
+        ks.retain(|k| k.slot != SlotId::AttentionPrefill);
         assert_eq!(
             KernelStacks::new(ks).err(),
             Some(StackError::Missing(SlotId::AttentionPrefill))
         );
-        let mut ks: Vec<K> = SlotId::ALL.iter().map(|&slot| K { slot, max: 1 }).collect();
+        let mut ks = stock(1);
         ks.push(K {
             slot: SlotId::Rope,
             max: 1,
@@ -188,6 +195,26 @@ mod tests {
             KernelStacks::new(ks).err(),
             Some(StackError::Duplicate(SlotId::Rope))
         );
+        let mut ks = stock(1);
+        ks.push(K {
+            slot: SlotId::GateUpSilu,
+            max: 1,
+        });
+        assert_eq!(
+            KernelStacks::new(ks).err(),
+            Some(StackError::SeamHasNoStock(SlotId::GateUpSilu))
+        );
+    }
+
+    #[test]
+    fn a_seam_serves_nothing_until_a_kernel_is_installed_for_it() {
+        let mut s = genesis();
+        let seam = SlotId::GateUpSilu;
+        assert!(s.top(seam).is_none() && s.bottom(seam).is_none());
+        assert!(s.pick(seam, &[1]).is_none());
+        assert!(s.install(K { slot: seam, max: 8 }).is_none(), "nothing is covered");
+        assert!(s.pick(seam, &[8]).is_some_and(|p| p.top));
+        assert!(s.pick(seam, &[9]).is_none(), "outside its domain: the members again");
     }
 
     #[test]
@@ -198,28 +225,29 @@ mod tests {
             slot: SlotId::Rope,
             max: 8,
         });
-        assert_eq!(covered.max, i64::MAX);
+        assert_eq!(covered.map(|k| k.max), Some(i64::MAX));
         assert_eq!(
             s.dispatch_count(SlotId::Rope),
             0,
             "an install restarts the count"
         );
-        assert_eq!(s.top(SlotId::Rope).max, 8);
+        assert_eq!(s.top(SlotId::Rope).unwrap().max, 8);
 
         let small = s.pick(SlotId::Rope, &[4]).unwrap();
         assert!(small.top && small.kernel.max == 8);
         let large = s.pick(SlotId::Rope, &[9]).unwrap();
         assert!(!large.top && large.kernel.max == i64::MAX);
-        assert!(s.bottom(SlotId::Rope).kernel.max == i64::MAX && !s.bottom(SlotId::Rope).top);
+        let bottom = s.bottom(SlotId::Rope).unwrap();
+        assert!(bottom.kernel.max == i64::MAX && !bottom.top);
         assert!(
-            s.bottom(SlotId::RmsNorm).top,
+            s.bottom(SlotId::RmsNorm).unwrap().top,
             "a lone genesis kernel is its slot's top"
         );
 
         s.count_call(SlotId::Rope);
-        s.add_counts(&[1, 0, 0, 2, 0, 0, 0]);
-        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0, 0, 0]);
-        s.set_counts(&[0, 0, 0, 1, 0, 0, 0]);
+        s.add_counts(&[1, 0, 0, 2, 0, 0, 0, 0]);
+        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0, 0, 0, 0]);
+        s.set_counts(&[0, 0, 0, 1, 0, 0, 0, 0]);
         assert_eq!(s.dispatch_count(SlotId::Rope), 1);
         s.reset_counts();
         assert_eq!(s.dispatch_counts(), [0; SLOT_COUNT]);

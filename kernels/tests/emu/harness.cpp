@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
         EMU_ENTRY(O(0), O(1), I(0), I(1), P(2), F(0), S(0), S(1), S(2), S(3));
 #elif EMU_SLOT == 4
         EMU_ENTRY(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
-#elif EMU_SLOT == 5
+#elif EMU_SLOT == 5 || EMU_SLOT == 7
         EMU_ENTRY(O(0), I(0), I(1), S(0), S(1), S(2));
 #elif EMU_SLOT == 6
         EMU_ENTRY(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));

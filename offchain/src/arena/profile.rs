@@ -43,7 +43,8 @@ pub struct Profile {
 }
 
 /// Seconds per slot of one pass of the engine (a prefill or a decode step), each operation
-/// timed alone, and the measured pass.
+/// timed alone, and the measured pass. A fused seam's entry is the time of its members'
+/// calls at the seam (what a kernel for it replaces), also counted in their own entries.
 pub struct PassProfile {
     pub seconds: f64,
     pub slots: [(SlotId, f64); SLOT_COUNT],
@@ -81,6 +82,8 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             // q|k|v (with its split) 1278.7, o 686.9, gate|up 4919.2, down 2388.6, LM head 337.7
             (SlotId::LinearMatmul, 9_611.1e-6),
             (SlotId::AttentionPrefill, 3_060.7e-6),
+            // the seam's members there: gate|up and SwiGLU
+            (SlotId::GateUpSilu, 5_429.2e-6),
         ],
     },
     step: PassProfile {
@@ -94,6 +97,8 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             // o 105.7, gate|up 611.8, down 325.9, LM head 335.2
             (SlotId::LinearMatmul, 1_378.6e-6),
             (SlotId::AttentionPrefill, 0.0),
+            // the seam's members there: gate|up and SwiGLU
+            (SlotId::GateUpSilu, 624.8e-6),
         ],
     },
     batch: Some((
@@ -108,6 +113,8 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
                 // q|k|v (with its split) 417.9, o 218.4, gate|up 1271.6, down 642.2, LM head 333.3
                 (SlotId::LinearMatmul, 2_883.4e-6),
                 (SlotId::AttentionPrefill, 385.8e-6),
+                // the seam's members there: gate|up and SwiGLU
+                (SlotId::GateUpSilu, 1_405.7e-6),
             ],
         },
         PassProfile {
@@ -122,6 +129,8 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
                 // LM head 358.3
                 (SlotId::LinearMatmul, 1_648.1e-6),
                 (SlotId::AttentionPrefill, 0.0),
+                // the seam's members there: gate|up and SwiGLU
+                (SlotId::GateUpSilu, 637.2e-6),
             ],
         },
     )),
@@ -177,7 +186,14 @@ fn measure_cpu(arena: Arena, seed: u64) -> Result<Profile, String> {
     let vocab = cfg.vocab_size as u64;
     let mut engine =
         Engine::new(cfg, weights, slots, w.max_batch(), w.max_seq).map_err(|e| e.to_string())?;
-    let timer = Arc::new(SlotTimer::default());
+    let timer = Arc::new(SlotTimer {
+        gate_up: {
+            let c = engine.config();
+            [2 * c.intermediate_size as i64, c.hidden_size as i64]
+        },
+        started: Mutex::new(None),
+        seconds: Mutex::new([0.0; SLOT_COUNT]),
+    });
     engine.slots_mut().set_observer(Some(timer.clone()));
     let mut rng = cacheon_kernels::rng::Rng::derive(seed, "profile-prompt");
     let mut prompt =
@@ -250,9 +266,11 @@ fn shares(arena: Arena, seconds: &[f64; SLOT_COUNT], total: f64) -> Vec<TargetSh
         .collect()
 }
 
-/// Adds up the wall time of every slot call (the engine runs them one at a time).
-#[derive(Default)]
+/// Adds up the wall time of every slot call (the engine runs them one at a time); the
+/// member calls at the MLP seam (the gate|up product, `[out, in]` = `gate_up`, and SwiGLU)
+/// count for `mlp.gate_up_silu` as well.
 struct SlotTimer {
+    gate_up: [i64; 2],
     started: Mutex<Option<Instant>>,
     seconds: Mutex<[f64; SLOT_COUNT]>,
 }
@@ -264,8 +282,17 @@ impl SlotObserver for SlotTimer {
             CallPhase::Before => *started = Some(Instant::now()),
             CallPhase::After => {
                 if let Some(t) = started.take() {
-                    self.seconds.lock().expect("timer lock")[call.slot.index()] +=
-                        t.elapsed().as_secs_f64();
+                    let spent = t.elapsed().as_secs_f64();
+                    let mut seconds = self.seconds.lock().expect("timer lock");
+                    seconds[call.slot.index()] += spent;
+                    let at_seam = match call.slot {
+                        SlotId::SiluAndMul => true,
+                        SlotId::LinearMatmul => call.shape.get(1..3) == Some(&self.gate_up[..]),
+                        _ => false,
+                    };
+                    if at_seam {
+                        seconds[SlotId::GateUpSilu.index()] += spent;
+                    }
                 }
             }
         }
@@ -284,7 +311,7 @@ mod tests {
         let singles: f64 = p
             .targets
             .iter()
-            .filter(|t| SlotId::parse(t.target).is_some())
+            .filter(|t| SlotId::parse(t.target).is_some_and(|s| !s.is_seam()))
             .map(|t| t.share)
             .sum();
         // The slots are nearly all of a read (the rest: embedding rows, the KV writes).
@@ -323,6 +350,9 @@ mod tests {
             want += b.rows as f64 * prefill.seconds + b.steps as f64 * step.seconds;
         }
         assert!((p.total_seconds - want).abs() < 1e-12);
+        // The MLP seam: its members' time there, more than a SwiGLU kernel's alone.
+        let seam = get("mlp.gate_up_silu");
+        assert!(seam.can_pass && seam.share > 10.0 * get("activation.silu_and_mul").share);
         let atomic = get("attention.rope_decode.v1");
         assert!(
             (atomic.share - get("position.rope").share - get("attention.decode").share).abs()

@@ -221,7 +221,9 @@ pub struct AuditCall {
     pub int_inputs: Vec<bool>,
     pub outputs: usize,
     /// The output features that travel (`linear.matmul`: those rows of `w`, those columns
-    /// of `y`; the call is then judged at `out_features` = their count), where the whole
+    /// of `y`; `mlp.gate_up_silu`: those gate rows and the up rows they pair with, those
+    /// columns of `out`; the call is then judged at `out_features` or `inter` = their
+    /// count), where the whole
     /// call would be too large ([`audit_features`]); `None`: the whole call.
     #[serde(default)]
     pub kept_features: Option<Vec<usize>>,
@@ -236,14 +238,23 @@ pub const AUDIT_FEATURES: usize = 256;
 
 /// Which output features of recorded call `index` (of `slot`, at `shape`) travel back, drawn
 /// from the referee's secret `seed` once the read is over; `None` where the whole call fits
-/// (every slot but `linear.matmul`, and its products up to [`AUDIT_WHOLE_BYTES`]).
+/// (every slot but the products, `linear.matmul` and `mlp.gate_up_silu`, and theirs up to
+/// [`AUDIT_WHOLE_BYTES`] of weights).
 pub fn audit_features(seed: u64, slot: SlotId, index: u64, shape: &[i64]) -> Option<Vec<usize>> {
-    if slot != SlotId::LinearMatmul || shape.len() != 3 {
+    // Weight rows per output feature: the seam's feature reads a gate row and an up row.
+    let rows_per_feature = match slot {
+        SlotId::LinearMatmul => 1,
+        SlotId::GateUpSilu => 2,
+        _ => return None,
+    };
+    if shape.len() != 3 {
         return None;
     }
     let (out_f, in_f) = (shape[1].max(0) as usize, shape[2].max(0) as usize);
-    if out_f.saturating_mul(in_f).saturating_mul(4) <= AUDIT_WHOLE_BYTES || out_f <= AUDIT_FEATURES
-    {
+    let weight_bytes = (rows_per_feature * out_f)
+        .saturating_mul(in_f)
+        .saturating_mul(4);
+    if weight_bytes <= AUDIT_WHOLE_BYTES || out_f <= AUDIT_FEATURES {
         return None;
     }
     let mut rng = cacheon_kernels::rng::Rng::secret(seed, &format!("audit-features/{index}"));
@@ -254,19 +265,26 @@ pub fn audit_features(seed: u64, slot: SlotId, index: u64, shape: &[i64]) -> Opt
     Some(picked.into_iter().collect())
 }
 
-/// Restricts a recorded `linear.matmul` call to `features`: those rows of `w` (input 1) and
-/// those columns of every row of `y` (output 0).
+/// Restricts a recorded product call to `features`: those rows of `w` (input 1; for
+/// `mlp.gate_up_silu` those gate rows, then the same up rows, so that the restricted call
+/// is the seam's own ABI again) and those columns of every row of the output (output 0).
 pub fn keep_features(
+    slot: SlotId,
     shape: &[i64],
     inputs: &mut [Buffer],
     outputs: &mut [Vec<f32>],
     features: &[usize],
 ) {
     let (tokens, out_f, in_f) = (shape[0] as usize, shape[1] as usize, shape[2] as usize);
+    let halves: &[usize] = match slot {
+        SlotId::GateUpSilu => &[0, out_f],
+        _ => &[0],
+    };
     if let Some(Buffer::F32(w)) = inputs.get_mut(1) {
-        let rows: Vec<f32> = features
+        let rows: Vec<f32> = halves
             .iter()
-            .flat_map(|&o| w[o * in_f..(o + 1) * in_f].iter().copied())
+            .flat_map(|&base| features.iter().map(move |&o| base + o))
+            .flat_map(|o| w[o * in_f..(o + 1) * in_f].iter().copied())
             .collect();
         *w = rows;
     }

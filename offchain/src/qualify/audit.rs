@@ -429,17 +429,27 @@ mod tests {
     /// A `linear.matmul` call as the lane sends it once the read is over: its output
     /// features drawn from `seed` when the whole call is too large to travel.
     fn matmul_call(shape: [i64; 3], seed: u64, y: impl Fn(&mut Vec<f32>)) -> RecordedCall {
-        let args = cacheon_kernels::slots::cases::generate(SlotId::LinearMatmul, &shape, 5);
+        product_call(SlotId::LinearMatmul, shape, seed, y)
+    }
+
+    /// A product call (`linear.matmul` or the MLP seam) as the lane sends it.
+    fn product_call(
+        slot: SlotId,
+        shape: [i64; 3],
+        seed: u64,
+        y: impl Fn(&mut Vec<f32>),
+    ) -> RecordedCall {
+        let args = cacheon_kernels::slots::cases::generate(slot, &shape, 5);
         let mut outputs = reference::compute(&args);
         y(&mut outputs[0]);
         let mut inputs = args.inputs.clone();
-        let kept = protocol::audit_features(seed, SlotId::LinearMatmul, 7, &shape);
+        let kept = protocol::audit_features(seed, slot, 7, &shape);
         if let Some(f) = &kept {
-            protocol::keep_features(&shape, &mut inputs, &mut outputs, f);
+            protocol::keep_features(slot, &shape, &mut inputs, &mut outputs, f);
         }
         RecordedCall {
             call: AuditCall {
-                slot: "linear.matmul".into(),
+                slot: slot.as_str().into(),
                 index: 7,
                 inputs_changed: vec![],
                 shape: shape.to_vec(),
@@ -482,6 +492,30 @@ mod tests {
         // A small product travels whole.
         assert_eq!(
             protocol::audit_features(9, SlotId::LinearMatmul, 7, &[1, 576, 576]),
+            None
+        );
+    }
+
+    #[test]
+    fn a_seam_call_too_large_to_send_keeps_each_features_gate_and_up_rows() {
+        // 2 x 4200 x 1024 weights (34 MB of f32): 256 features, 512 weight rows travel.
+        let (seam, shape) = (SlotId::GateUpSilu, [2, 4200, 1024]);
+        let call = product_call(seam, shape, 4, |_| {});
+        let kept = call.call.kept_features.clone().expect("sliced");
+        assert_eq!(call.inputs[1].len(), 2 * kept.len() * 1024);
+        assert_eq!(call.outputs[0].len(), 2 * kept.len());
+        let mut s = AuditSummary::default();
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 4);
+        assert_eq!((s.calls, s.failed_calls), (1, 0), "{:?}", s.first_failure);
+
+        // A wrong output on a kept feature (second row) is found.
+        let call = product_call(seam, shape, 4, |out| out[4200 + kept[7]] *= 1.5);
+        let mut s = AuditSummary::default();
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 4);
+        assert_eq!(s.failed_calls, 1, "{:?}", s.first_failure);
+        // Half the weight: one row per feature would have fit whole.
+        assert_eq!(
+            protocol::audit_features(4, SlotId::LinearMatmul, 7, &[2, 4200, 1024]),
             None
         );
     }

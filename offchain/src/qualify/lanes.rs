@@ -65,7 +65,11 @@ pub fn start(
                 }
             }
             lane.seal()?;
-            lane.install_candidate()?;
+            // A seam no kernel was crowned for has no incumbent bundle: the baseline
+            // engine's member calls serve it.
+            if !incumbent.is_empty() {
+                lane.install_candidate()?;
+            }
         } else {
             match lane.build(canonical, "candidate")? {
                 BuildOutcome::Built { .. } => {}
@@ -113,7 +117,8 @@ pub fn start(
 }
 
 /// The canonical bytes of the bundles that serve `slots` in the incumbent stack: for each
-/// slot the last stack bundle with an op for it, else the arena's stock bundle; each once.
+/// slot the last stack bundle with an op for it, else the arena's stock bundle (none for a
+/// fused seam); each once.
 fn incumbent_of(
     slots: &[SlotId],
     stack: &[Vec<u8>],
@@ -139,6 +144,8 @@ fn incumbent_of(
                     LaneBackend::Cpu => cacheon_kernels::bundle::stock::cpu_bundle(slot),
                     LaneBackend::Cuda => cacheon_kernels::bundle::stock::cuda_bundle(slot),
                 };
+                // A seam nobody was crowned for is served by its members: no bundle.
+                let Some(stock) = stock else { continue };
                 canonical_bytes(&stock.files(), MAX_BUNDLE_BYTES).map_err(|e| e.to_string())?
             }
         };

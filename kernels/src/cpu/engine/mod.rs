@@ -1,6 +1,7 @@
 //! The engine on CPU: the Llama-family decoder of [`crate::model`] in f32. Reads top to bottom: embed, then per layer
 //! norm → q/k/v → RoPE → KV cache → attention → o → norm (+ residual) → gate/up → SwiGLU
-//! → down, then the final norm and the LM head. Every step but the embedding lookup and
+//! → down, then the final norm and the LM head. gate/up → SwiGLU is a fused seam
+//! (`mlp.gate_up_silu`): one call where an installed kernel takes it, else its two members. Every step but the embedding lookup and
 //! the KV cache write is a slot call through the [`SlotTable`], the projections included
 //! (`linear.matmul`; gate and up as one product over their stacked weights).
 //!
@@ -383,15 +384,28 @@ impl Engine {
                 &[m, h],
             );
             std::mem::swap(&mut residual, &mut residual_next);
-            let (normed, gate_up) = (&normed[..mh], &mut gate_up[..m * 2 * inter]);
-            linear(slots, gate_up, normed, &gate_up_w[l], m, 2 * inter, h);
-            slots.call(
-                SlotId::SiluAndMul,
-                &mut [&mut act[..m * inter]],
-                &[F32(gate_up)],
-                &[],
-                &[m, inter],
-            );
+            // The MLP seam: one `mlp.gate_up_silu` call where a kernel's domain takes it,
+            // else its members (the gate|up product, then SwiGLU).
+            let (normed, act_m) = (&normed[..mh], &mut act[..m * inter]);
+            if slots.serves(SlotId::GateUpSilu, &[m, inter, h]) {
+                slots.call(
+                    SlotId::GateUpSilu,
+                    &mut [act_m],
+                    &[F32(normed), F32(&gate_up_w[l])],
+                    &[],
+                    &[m, inter, h],
+                );
+            } else {
+                let gate_up = &mut gate_up[..m * 2 * inter];
+                linear(slots, gate_up, normed, &gate_up_w[l], m, 2 * inter, h);
+                slots.call(
+                    SlotId::SiluAndMul,
+                    &mut [act_m],
+                    &[F32(gate_up)],
+                    &[],
+                    &[m, inter],
+                );
+            }
             let act = &act[..m * inter];
             linear(slots, &mut block_out[..mh], act, &lw.down_proj, m, h, inter);
         }

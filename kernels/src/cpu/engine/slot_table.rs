@@ -89,8 +89,9 @@ impl SlotTable {
     /// it covers, which still serves the calls outside the new kernel's `when` domain.
     /// The slot's dispatch count restarts at zero, so counts always belong to the
     /// installed kernel; the other slots' kernels and counts are untouched.
-    pub fn install(&mut self, kernel: CpuKernel) -> CpuKernel {
-        self.stacks.install(kernel).clone()
+    /// A kernel installed over an empty seam covers none.
+    pub fn install(&mut self, kernel: CpuKernel) -> Option<CpuKernel> {
+        self.stacks.install(kernel).cloned()
     }
 
     /// Installs every kernel of a bundle together (an atomic target covers all of its
@@ -99,13 +100,22 @@ impl SlotTable {
         bundle
             .kernels()
             .iter()
-            .map(|k| self.install(k.clone()))
+            .filter_map(|k| self.install(k.clone()))
             .collect()
     }
 
-    /// The kernel installed last in a slot (it serves every call inside its domain).
-    pub fn kernel(&self, slot: SlotId) -> &CpuKernel {
+    /// The kernel installed last in a slot (it serves every call inside its domain); none
+    /// in a seam nothing was installed for.
+    pub fn kernel(&self, slot: SlotId) -> Option<&CpuKernel> {
         self.stacks.top(slot)
+    }
+
+    /// Whether some kernel of the slot's stack takes `shape`: always for a plain slot
+    /// (its genesis kernel takes every shape), for a seam only inside an installed
+    /// kernel's domain.
+    pub fn serves(&self, slot: SlotId, shape: &[usize]) -> bool {
+        let values: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+        self.stacks.pick(slot, &values).is_some()
     }
 
     /// How many times each slot's installed kernel has been called (since it was
@@ -154,11 +164,13 @@ impl SlotTable {
             scalars,
             shape: values,
         };
-        // Nothing taking the shape (genesis kernels take all): the bottom kernel.
+        // Nothing taking the shape (genesis kernels take all): the bottom kernel. A seam's
+        // caller asks `serves` first.
         let pick = self
             .stacks
             .pick(slot, values)
-            .unwrap_or_else(|| self.stacks.bottom(slot));
+            .or_else(|| self.stacks.bottom(slot))
+            .unwrap_or_else(|| panic!("{slot}: no kernel takes {shape:?}"));
         let observer = self.observer.as_ref().filter(|_| pick.top);
         let show = |o: &Arc<dyn SlotObserver>, phase, outputs: &[&mut [f32]]| {
             let views: Vec<&[f32]> = outputs.iter().map(|v| &**v).collect();

@@ -9,6 +9,12 @@ use super::forward::Step;
 /// An operation to time: name, detail, step, launches per pass, bytes per launch.
 type Op = (&'static str, String, Step, usize, u64);
 
+/// `activation.silu_and_mul` of `n` rows, once a layer.
+fn silu_op(n: usize, inter: usize, layers: usize) -> Op {
+    let bytes = 2 * 3 * (n * inter) as u64;
+    ("silu_and_mul", format!("{n}x{inter}"), Step::SiluAndMul, layers, bytes)
+}
+
 /// One distinct operation of a decode step, timed in isolation on the engine's buffers.
 #[derive(Clone, Debug)]
 pub struct OpTime {
@@ -107,14 +113,14 @@ impl CudaEngine {
                 2 * 2 * (n * q_dim) as u64 + kv_read + 4 * nb,
             ),
             gemm("o_proj", Step::OProj, h, q_dim, layers),
-            gemm("gate_up_proj", Step::GateUpProj, 2 * inter, h, layers),
-            (
-                "silu_and_mul",
-                format!("{n}x{inter}"),
-                Step::SiluAndMul,
-                layers,
-                2 * 3 * (n * inter) as u64,
-            ),
+        ]);
+        ops.extend(self.mlp_seam_ops(n).unwrap_or_else(|| {
+            vec![
+                gemm("gate_up_proj", Step::GateUpProj, 2 * inter, h, layers),
+                silu_op(n, inter, layers),
+            ]
+        }));
+        ops.extend([
             gemm("down_proj", Step::DownProj, h, inter, layers),
             gemm("lm_head", Step::LmHead, vocab, h, 1),
             (
@@ -175,10 +181,8 @@ impl CudaEngine {
             )
         };
         let attention = if slot_attention {
-            self.slots
-                .kernel(SlotId::AttentionPrefill)
-                .entry()
-                .to_string()
+            let top = self.slots.kernel(SlotId::AttentionPrefill);
+            top.map_or("", |k| k.entry()).to_string()
         } else {
             "builtin (cuBLAS + softmax)".to_string()
         };
@@ -206,14 +210,14 @@ impl CudaEngine {
                 2 * 2 * (n * q_dim) as u64 + 2 * 2 * (n * kv_dim) as u64 + 4 * nb,
             ),
             gemm("o_proj", Step::OProj, n, h, q_dim, layers),
-            gemm("gate_up_proj", Step::GateUpProj, n, 2 * inter, h, layers),
-            (
-                "silu_and_mul",
-                format!("{n}x{inter}"),
-                Step::SiluAndMul,
-                layers,
-                2 * 3 * (n * inter) as u64,
-            ),
+        ]);
+        ops.extend(self.mlp_seam_ops(n).unwrap_or_else(|| {
+            vec![
+                gemm("gate_up_proj", Step::GateUpProj, n, 2 * inter, h, layers),
+                silu_op(n, inter, layers),
+            ]
+        }));
+        ops.extend([
             gemm("down_proj", Step::DownProj, n, h, inter, layers),
             gemm("lm_head", Step::LmHead, 1, vocab, h, 1),
             (
@@ -232,6 +236,24 @@ impl CudaEngine {
         let out = self.time_ops(ops, pass, warmup, reps.max(1), false)?;
         self.slots.set_counts(&counts);
         Ok(out)
+    }
+
+    /// The MLP seam of `n` rows as one operation, where a `mlp.gate_up_silu` kernel takes
+    /// it (`None`: its members, timed as two).
+    fn mlp_seam_ops(&self, n: usize) -> Option<Vec<Op>> {
+        if !self.seam_serves(n) {
+            return None;
+        }
+        let c = &self.config;
+        let (h, inter) = (c.hidden_size, c.intermediate_size);
+        let entry = self.slots.kernel(SlotId::GateUpSilu).map_or("", |k| k.entry());
+        Some(vec![(
+            "gate_up_silu",
+            format!("{entry} {n}x{h} · {}x{h}", 2 * inter),
+            Step::GateUpProj,
+            c.num_hidden_layers,
+            2 * (2 * inter * h + n * h + n * inter) as u64,
+        )])
     }
 
     /// The embedding and the norms of a pass of `n` rows: the same in decode and prefill.

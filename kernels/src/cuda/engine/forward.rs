@@ -179,7 +179,18 @@ impl CudaEngine {
             }
             Step::OProj => self.linear(block_out, attn, p(&lw.o), n, h, q_dim),
             Step::MlpNorm => add_norm(residual, p(&lw.mlp_norm)),
+            // The MLP seam: one `mlp.gate_up_silu` call where a kernel's domain takes it
+            // (then SiluAndMul has nothing left to do), else its members.
+            Step::GateUpProj if self.seam_serves(n) => Ok(slots.launch(
+                st,
+                SlotId::GateUpSilu,
+                &[act],
+                &[normed, p(&lw.gate_up)],
+                &[],
+                &self.gate_up_silu_shape(n),
+            )?),
             Step::GateUpProj => self.linear(gate_up, normed, p(&lw.gate_up), n, 2 * inter, h),
+            Step::SiluAndMul if self.seam_serves(n) => Ok(()),
             Step::SiluAndMul => Ok(slots.launch(
                 st,
                 SlotId::SiluAndMul,
@@ -236,6 +247,18 @@ impl CudaEngine {
         self.prefill_attention_gemm(kc, vc, klen, n, positions, q_rot, attn, scale)
     }
 
+    /// The `mlp.gate_up_silu` shape of `n` rows.
+    pub(super) fn gate_up_silu_shape(&self, n: usize) -> [i64; 3] {
+        let c = &self.config;
+        [n as i64, c.intermediate_size as i64, c.hidden_size as i64]
+    }
+
+    /// Whether a kernel takes the MLP seam of `n` rows (else its member slots serve it).
+    pub(super) fn seam_serves(&self, n: usize) -> bool {
+        self.slots
+            .serves(SlotId::GateUpSilu, &self.gate_up_silu_shape(n))
+    }
+
     /// The `attention.prefill` shape of `n` prompt rows over `klen` cache rows.
     pub(super) fn prefill_attention_shape(&self, n: usize, klen: usize) -> [i64; 5] {
         let c = &self.config;
@@ -253,7 +276,8 @@ impl CudaEngine {
     pub(super) fn matmul_impl(&self, m: usize, out: usize, k: usize) -> String {
         let shape = [m as i64, out as i64, k as i64];
         if self.opts.small_gemv && self.slots.serves(SlotId::LinearMatmul, &shape) {
-            self.slots.kernel(SlotId::LinearMatmul).entry().to_string()
+            let top = self.slots.kernel(SlotId::LinearMatmul);
+            top.map_or("cuBLAS", |k| k.entry()).to_string()
         } else {
             "cuBLAS".to_string()
         }

@@ -92,8 +92,8 @@ impl CudaSlotTable {
         self.stacks.pick(slot, shape).is_some()
     }
 
-    /// The kernel installed last in a slot.
-    pub fn kernel(&self, slot: SlotId) -> &CudaKernel {
+    /// The kernel installed last in a slot (none in a seam nothing was installed for).
+    pub fn kernel(&self, slot: SlotId) -> Option<&CudaKernel> {
         self.stacks.top(slot)
     }
 

@@ -81,11 +81,12 @@ pub(super) fn engine_audit(
             // Calls too large to send whole keep the output features drawn now, once the
             // read is over, from the referee's secret seed.
             for c in &mut calls {
-                let features = SlotId::parse(&c.call.slot).and_then(|slot| {
-                    audit_features(feature_seed, slot, c.call.index, &c.call.shape)
-                });
-                if let Some(f) = features {
-                    keep_features(&c.call.shape, &mut c.inputs, &mut c.outputs, &f);
+                let Some(slot) = SlotId::parse(&c.call.slot) else {
+                    continue;
+                };
+                if let Some(f) = audit_features(feature_seed, slot, c.call.index, &c.call.shape)
+                {
+                    keep_features(slot, &c.call.shape, &mut c.inputs, &mut c.outputs, &f);
                     c.call.kept_features = Some(f);
                 }
             }
