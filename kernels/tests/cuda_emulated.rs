@@ -270,8 +270,15 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
             &[1, 300, 1024],
             &[3, 50, 13],
         ],
-        // Two rows, a ragged product, batched rows past the unrolled loop (33 steps).
-        SlotId::GateUpSilu => &[&[2, 50, 64], &[3, 25, 13], &[5, 40, 1056]],
+        // Two rows, a ragged product, batched rows past the unrolled loop (33 steps), one
+        // row (the GEMV) with a tail past its unrolled loop.
+        SlotId::GateUpSilu => &[
+            &[2, 50, 64],
+            &[3, 25, 13],
+            &[5, 40, 1056],
+            &[1, 40, 1056],
+            &[1, 9, 32],
+        ],
         // Three row tiles over a longer cache (GQA 4), one row, the plain path at head dims
         // 256 and 16.
         SlotId::AttentionPrefill => &[

@@ -506,6 +506,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn gate_up_silu_is_its_members_references_in_a_row() {
+        let (tokens, inter, hidden) = (3, 5, 7);
+        let args = crate::slots::cases::generate(SlotId::GateUpSilu, &[3, 5, 7], 2);
+        let (x, w) = (args.input_f32(0), args.input_f32(1));
+        let mut gate_up = vec![0f32; tokens * 2 * inter];
+        linear_matmul(&mut gate_up, x, w, tokens, 2 * inter, hidden);
+        let mut members = vec![0f32; tokens * inter];
+        silu_and_mul(&mut members, &gate_up, tokens, inter);
+        let fused = compute(&args).remove(0);
+        for (f, m) in fused.iter().zip(&members) {
+            // The members round the products to f32 before SwiGLU; the seam does not.
+            assert!((f - m).abs() <= 1e-6 * (1.0 + m.abs()), "{f} vs {m}");
+        }
+        // One known value: x = [1, 2], gate row [1, 1] (g = 3), up row [0, 2] (u = 4).
+        let mut out = [0f32; 1];
+        gate_up_silu(&mut out, &[1.0, 2.0], &[1.0, 1.0, 0.0, 2.0], 1, 1, 2);
+        let want = 3.0 / (1.0 + (-3.0f64).exp()) * 4.0;
+        assert!((out[0] as f64 - want).abs() < 1e-6);
+    }
+
+    #[test]
     fn silu_and_mul_known_values() {
         let x = [0.0, 1.0, 2.0, 3.0];
         let mut out = [0f32; 2];

@@ -1,4 +1,4 @@
-/* mlp.gate_up_silu (cacheon-slot-abi-v1), bf16, for 2 to 8 token rows (batched decode).
+/* mlp.gate_up_silu (cacheon-slot-abi-v1), bf16, for 1 to 8 token rows (decode steps).
  *
  *   g = x[t] · w[o],  u = x[t] · w[inter + o],  out[t, o] = silu(g) · u
  *   (w is gate_proj over up_proj, [2 * inter, hidden]; silu(g) = g / (1 + exp(-g)))
@@ -11,6 +11,9 @@
  * feature f0 + g's gate sums for token rows 2t and 2t + 1, registers 2 and 3 its up sums
  * for the same rows: the SwiGLU needs no exchange between lanes, and the [tokens, 2 * inter]
  * intermediate of the members never exists.
+ *
+ * One row (a batch-1 step) takes a GEMV instead: a warp a feature, its gate and up rows
+ * streamed side by side, the SwiGLU after the two reductions.
  *
  * A block of WARPS warps takes tiles of 8 features; its warps split the steps, then add
  * their partial sums through shared memory. Rows past `tokens` and features past `inter`
@@ -58,6 +61,65 @@ DEVI void mma_step(float acc[4], uint4 gate, uint4 up, uint4 xv) {
 
 DEVI float silu_mul(float g, float u) { return g / (1.0f + __expf(-g)) * u; }
 
+/* Dot product of 8 bf16 pairs packed in two 16-byte vectors, added to s. */
+DEVI float dot8(uint4 a, uint4 b, float s) {
+    s = fmaf(__uint_as_float(a.x << 16), __uint_as_float(b.x << 16), s);
+    s = fmaf(__uint_as_float(a.x & 0xffff0000u), __uint_as_float(b.x & 0xffff0000u), s);
+    s = fmaf(__uint_as_float(a.y << 16), __uint_as_float(b.y << 16), s);
+    s = fmaf(__uint_as_float(a.y & 0xffff0000u), __uint_as_float(b.y & 0xffff0000u), s);
+    s = fmaf(__uint_as_float(a.z << 16), __uint_as_float(b.z << 16), s);
+    s = fmaf(__uint_as_float(a.z & 0xffff0000u), __uint_as_float(b.z & 0xffff0000u), s);
+    s = fmaf(__uint_as_float(a.w << 16), __uint_as_float(b.w << 16), s);
+    s = fmaf(__uint_as_float(a.w & 0xffff0000u), __uint_as_float(b.w & 0xffff0000u), s);
+    return s;
+}
+
+DEVI float warp_sum(float v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* One token row (the decode row of batch-1 steps): the stock GEMV's shape, one warp a
+ * feature (grid-stride), each lane streaming 16-byte vectors of the feature's gate row and
+ * up row, GUNR of each in flight, then two shuffle reductions and the SwiGLU in lane 0. */
+#ifndef GUNR
+#define GUNR 4
+#endif
+DEVI void gemv_row(__nv_bfloat16* out, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                   int64_t n, int64_t k) {
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    const int64_t kv = k >> 3;
+    const uint4* xv = reinterpret_cast<const uint4*>(x);
+    const uint4* w4 = reinterpret_cast<const uint4*>(w);
+    for (int64_t j = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; j < n; j += warps) {
+        const uint4 *gr = w4 + j * kv, *ur = w4 + (n + j) * kv;
+        float gs = 0.0f, us = 0.0f;
+        int64_t i = lane;
+        for (; i + 32 * (GUNR - 1) < kv; i += 32 * GUNR) {
+            uint4 ga[GUNR], ua[GUNR];
+#pragma unroll
+            for (int u = 0; u < GUNR; ++u) {
+                ga[u] = LDW(gr + i + 32 * u);
+                ua[u] = LDW(ur + i + 32 * u);
+            }
+#pragma unroll
+            for (int u = 0; u < GUNR; ++u) {
+                const uint4 xx = xv[i + 32 * u];
+                gs = dot8(ga[u], xx, gs);
+                us = dot8(ua[u], xx, us);
+            }
+        }
+        for (; i < kv; i += 32) {
+            gs = dot8(LDW(gr + i), xv[i], gs);
+            us = dot8(LDW(ur + i), xv[i], us);
+        }
+        gs = warp_sum(gs);
+        us = warp_sum(us);
+        if (lane == 0) out[j] = __float2bfloat16_rn(silu_mul(gs, us));
+    }
+}
+
 /* Any shape, any alignment: one output element per thread, grid-stride. */
 DEVI void plain(__nv_bfloat16* out, const __nv_bfloat16* x, const __nv_bfloat16* w,
                 int64_t tokens, int64_t inter, int64_t k) {
@@ -87,6 +149,10 @@ gate_up_silu_rows8(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restr
                      (uint64_t)(2 * n) * (uint64_t)(k >> 3) <= 0xffffffffull;
     if (!vec) {
         plain(out, x, w, tokens, n, k);
+        return;
+    }
+    if (tokens == 1) {
+        gemv_row(out, x, w, n, k);
         return;
     }
     __shared__ float part[WARPS * 4 * 32]; /* [warp][fragment register][lane] */
