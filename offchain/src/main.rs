@@ -207,6 +207,24 @@ enum Command {
         #[command(flatten)]
         chain: ChainArgs,
     },
+    /// A web explorer of the chain: the arenas and their contracts, each arena's incumbent
+    /// stack (speedups, miners) and queue (lease holders), recent verdicts with their
+    /// evidence reports and speed reads plotted, the weights of every epoch with each
+    /// miner's share plotted. Server-side HTML and CSS, no JavaScript; every page has a
+    /// JSON twin at its path with `.json` (`/index.json` for the overview). Runs until
+    /// Ctrl-C; prints the address it serves (`--json`: one line with `url`).
+    Explorer {
+        /// Address to serve on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:8780")]
+        listen: String,
+        #[command(flatten)]
+        evidence: cmd::EvidenceArgs,
+        /// Seconds to wait for a validator's endpoint when fetching a report.
+        #[arg(long, default_value_t = 5)]
+        fetch_timeout: u64,
+        #[command(flatten)]
+        chain: ChainArgs,
+    },
     /// One attempt's report by its digest: from the evidence folder, or with --from fetched
     /// from a validator's HTTP endpoint, refused unless its SHA-256 is DIGEST (the digest the
     /// chain's verdict events name), and kept in the evidence folder. Prints verdict, stage,
@@ -434,6 +452,19 @@ fn main() {
                 timeout: std::time::Duration::from_secs(fetch_timeout),
             };
             cmd::block_on(cmd::proposal::status(&out, proposal, &fetch, &chain))
+        }
+        Command::Explorer {
+            listen,
+            evidence,
+            fetch_timeout,
+            chain,
+        } => {
+            let fetch = cmd::evidence::Fetch {
+                from: Vec::new(),
+                store: evidence.dir(),
+                timeout: std::time::Duration::from_secs(fetch_timeout),
+            };
+            cmd::block_on(cmd::explorer::explorer(&out, &listen, fetch, &chain))
         }
         Command::Evidence {
             digest,

@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod demo;
 pub mod display;
 pub mod evidence;
+pub mod explorer;
 pub mod generate;
 pub mod proposal;
 pub mod submit;

@@ -389,7 +389,10 @@ async fn fetch_proposal(client: &Client, id: u64) -> Result<Option<(u64, Proposa
 /// the PASSes of a crown or the primary PASS awaiting reproduction, a disputed FAIL
 /// waiting for a second opinion, and the FAIL that ended it (`fail`, kept by the chain
 /// beside the proposal).
-fn verdict_records(p: &Proposal, fail: Option<&RecordedFail>) -> Vec<serde_json::Value> {
+pub(super) fn verdict_records(
+    p: &Proposal,
+    fail: Option<&RecordedFail>,
+) -> Vec<serde_json::Value> {
     let pass = |r: &RecordedPass, role: &str| {
         json!({"role": role, "verdict": "pass", "validator": r.validator.to_string(),
                "speedup_ppm": r.speedup_ppm, "evidence": hex::encode(r.evidence_digest)})
@@ -468,7 +471,7 @@ fn with_reports(records: &mut [serde_json::Value], fetch: &super::evidence::Fetc
     text
 }
 
-fn proposal_json(id: u64, p: &Proposal) -> serde_json::Value {
+pub(super) fn proposal_json(id: u64, p: &Proposal) -> serde_json::Value {
     let (name, _) = status_name(&p.status);
     json!({
         "proposal": id,
@@ -579,20 +582,21 @@ pub async fn status(
     exit::OK
 }
 
-/// The events of one block that concern `proposal`, as JSON lines with an `event` field.
-fn proposal_events(
+/// The events of one block that concern a proposal (`only` that one, or any), as JSON lines
+/// with `event` and `proposal` fields: leases, verdicts, crowns and every other end.
+pub(super) fn proposal_events(
     events: &subxt::events::Events<subxt::PolkadotConfig>,
-    proposal: u64,
+    only: Option<u64>,
 ) -> Vec<serde_json::Value> {
     use api::cacheon::events as ev;
     let mut seen = Vec::new();
     macro_rules! collect {
         ($ty:ident, $name:literal, |$e:ident| $body:expr) => {
             for $e in events.find::<ev::$ty>().flatten() {
-                if $e.proposal == proposal {
+                if only.is_none_or(|p| $e.proposal == p) {
                     let mut v = $body;
                     v["event"] = json!($name);
-                    v["proposal"] = json!(proposal);
+                    v["proposal"] = json!($e.proposal);
                     seen.push(v);
                 }
             }
@@ -738,7 +742,7 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
             for number in from..=head {
                 let at = client.at_block(number).await.map_err(unavailable)?;
                 let events = at.events().fetch().await.map_err(unavailable)?;
-                for mut v in proposal_events(&events, proposal) {
+                for mut v in proposal_events(&events, Some(proposal)) {
                     v["block"] = json!(number);
                     out.emit(v.clone(), || describe(&v));
                 }

@@ -1,0 +1,128 @@
+//! The explorer's history: every finalized block's Cacheon events, read once in order from
+//! block 1 and then as finality advances. The chain keeps a proposal's present state and
+//! the latest weight vector; what happened before (each lease and verdict, each epoch's
+//! weights and payout) exists only in events, so the explorer indexes them itself.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cacheon::chain::{api, Client};
+use serde_json::{json, Value};
+use tokio::sync::RwLock;
+
+use super::super::proposal::proposal_events;
+
+/// What the explorer has read of the chain so far.
+#[derive(Default)]
+pub struct Index {
+    /// The last finalized block whose events are in here (0: none yet).
+    pub head: u64,
+    /// Proposal events in chain order, each with `block`, `event` and `proposal`: reveals,
+    /// leases, verdicts, crowns and every other end.
+    pub events: Vec<Value>,
+    /// One entry an epoch: `epoch`, `block`, `weights` (`[account, ppm]` pairs) and, once
+    /// paid, `paid` (planck, as a string).
+    pub epochs: Vec<Value>,
+    /// Why the last catch-up stopped, while it keeps failing (the node went away).
+    pub error: Option<String>,
+}
+
+impl Index {
+    /// The events of one proposal, oldest first.
+    pub fn of_proposal(&self, id: u64) -> Vec<Value> {
+        self.events
+            .iter()
+            .filter(|e| e["proposal"] == id)
+            .cloned()
+            .collect()
+    }
+}
+
+/// Blocks read before the index is published for the pages (so a long catch-up shows
+/// progress rather than nothing).
+const BATCH: u64 = 64;
+
+/// Keeps `index` up with the chain's finalized head until the process ends; a failure is
+/// recorded in the index and retried.
+pub async fn follow(client: Client, index: Arc<RwLock<Index>>) {
+    loop {
+        match catch_up(&client, &index).await {
+            Ok(()) => index.write().await.error = None,
+            Err(e) => {
+                tracing::warn!(error = %e, "explorer: reading the chain's events");
+                index.write().await.error = Some(e);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+async fn catch_up(client: &Client, index: &RwLock<Index>) -> Result<(), String> {
+    let head = client
+        .at_current_block()
+        .await
+        .map_err(|e| e.to_string())?
+        .block_number();
+    loop {
+        let from = index.read().await.head + 1;
+        if from > head {
+            return Ok(());
+        }
+        let to = head.min(from + BATCH - 1);
+        let (mut events, mut epochs) = (Vec::new(), Vec::new());
+        let mut paid = Vec::new();
+        for n in from..=to {
+            let at = client.at_block(n).await.map_err(|e| e.to_string())?;
+            let block = at.events().fetch().await.map_err(|e| e.to_string())?;
+            let (e, w, p) = read_block(&block, n);
+            events.extend(e);
+            epochs.extend(w);
+            paid.extend(p);
+        }
+        let mut idx = index.write().await;
+        idx.events.extend(events);
+        idx.epochs.extend(epochs);
+        for (epoch, total) in paid {
+            if let Some(e) = idx.epochs.iter_mut().rev().find(|e| e["epoch"] == epoch) {
+                e["paid"] = json!(total);
+            }
+        }
+        idx.head = to;
+    }
+}
+
+/// One block's proposal events, weight vectors and payouts (epoch, planck).
+fn read_block(
+    events: &subxt::events::Events<subxt::PolkadotConfig>,
+    block: u64,
+) -> (Vec<Value>, Vec<Value>, Vec<(u32, String)>) {
+    use api::cacheon::events as ev;
+    let mut found: Vec<Value> = events
+        .find::<ev::Revealed>()
+        .flatten()
+        .map(|e| {
+            json!({"event": "revealed", "proposal": e.proposal, "miner": e.miner.to_string(),
+                   "arena": String::from_utf8_lossy(&e.arena.0),
+                   "target": String::from_utf8_lossy(&e.target.0)})
+        })
+        .collect();
+    found.extend(proposal_events(events, None));
+    for v in &mut found {
+        v["block"] = json!(block);
+    }
+    let epochs = events
+        .find::<ev::WeightsSet>()
+        .flatten()
+        .map(|w| {
+            let weights: Vec<(String, u32)> =
+                w.weights.0.iter().map(|(a, p)| (a.to_string(), *p)).collect();
+            json!({"epoch": w.epoch, "block": block, "weights": weights})
+        })
+        .collect();
+    let paid = events
+        .find::<ev::EmissionsPaid>()
+        .flatten()
+        .map(|p| (p.epoch, p.total.to_string()))
+        .collect();
+    (found, epochs, paid)
+}
