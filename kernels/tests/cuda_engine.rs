@@ -4,7 +4,8 @@
 //! the padded bucket 8 from a CUDA graph); graph decode equals eager decode (with
 //! device-synthesized weights); the device-synthesized weights have the intended scales;
 //! the same comparison on the real CPU arena model's shape (`smollm2-135m`: head dim 64,
-//! GQA 3, tied embeddings) with synthesized weights.
+//! GQA 3, tied embeddings) with synthesized weights, and the real model itself (its GGUF
+//! file) answering a chat prompt on both engines.
 //! Without a GPU every test prints "SKIP: no CUDA device (...)" and passes.
 //!
 //! The CPU reference needs the system C compiler (the stock CPU kernels). On a machine
@@ -203,6 +204,64 @@ fn cuda_engine_matches_cpu_engine_on_the_smollm2_shape() {
         println!("small_gemv = {small_gemv}, flash_prefill = {flash_prefill}");
         check_against_cpu(&dev, "smollm2-135m", &r, small_gemv, flash_prefill);
     }
+}
+
+/// The real CPU arena model, SmolLM2-135M-Instruct from its GGUF file (where setup keeps
+/// it, or `$CACHEON_SMOLLM2_GGUF`; SHA-256 checked), on both engines: a chat prompt's
+/// prefill logits compared row for row, then greedy generation, each engine from its own
+/// choices. The bf16 CUDA engine must give the f32 CPU engine's answer token for token for
+/// at least 24 tokens (a greedy path may part where two candidates are within bf16's
+/// rounding of each other; then both texts are printed). SKIP without a GPU, without the
+/// model file, or without a C compiler for the CPU engine.
+#[test]
+fn cuda_engine_answers_like_the_cpu_engine_on_the_real_smollm2() {
+    use cacheon_kernels::model::llama_gguf;
+    const NEW: usize = 32;
+    let Some(dev) = device_or_skip() else { return };
+    let path = llama_gguf::smollm2_path();
+    if !path.exists() {
+        println!("SKIP: no model file at {} (scripts/fetch-model.sh)", path.display());
+        return;
+    }
+    let m = llama_gguf::load_verified(&path, llama_gguf::SMOLLM2_SHA256).expect("the model loads");
+    let prompt = m
+        .tokenizer
+        .encode(&m.tokenizer.chat_prompt("What is the capital of France? Answer in one sentence."));
+    let max_seq = prompt.len() + NEW + 1;
+    let slots = match SlotTable::genesis_cpu(&CpuBuildOptions::default()) {
+        Ok(s) => s,
+        Err(e) => {
+            println!("SKIP: no CPU engine here ({e})");
+            return;
+        }
+    };
+    let (cfg, v) = (m.config.clone(), m.config.vocab_size);
+    let mut cpu = Engine::new(cfg.clone(), m.weights.clone(), slots, 1, max_seq).unwrap();
+    let mut cpu_logits = cpu.prefill(0, &prompt, Logits::Last).unwrap();
+    let cuda_slots = CudaSlotTable::stock(&dev).expect("stock CUDA kernels build");
+    let opts = CudaEngineOptions::new(1, max_seq, prompt.len());
+    let mut gpu = CudaEngine::new(&dev, cfg, WeightSource::Host(&m.weights), cuda_slots, opts)
+        .expect("engine starts");
+    let mut next = gpu.prefill(0, &prompt).expect("prefill");
+    let (err, scale) = compare_row("prefill", &gpu.logits(1).unwrap(), &cpu_logits);
+    println!("prefill of {} tokens: max logit error {err:.4} of scale {scale:.2}", prompt.len());
+    assert!(err / scale < 0.05, "prefill logits too far apart");
+    let (mut cpu_out, mut gpu_out) = (Vec::new(), Vec::new());
+    for _ in 0..NEW {
+        let c = argmax(&cpu_logits[..v]);
+        cpu_out.push(c);
+        gpu_out.push(next);
+        if cpu_out.len() == NEW {
+            break;
+        }
+        cpu_logits = cpu.decode(&[c]).unwrap();
+        next = gpu.decode(&[next]).expect("decode")[0];
+    }
+    let same = cpu_out.iter().zip(&gpu_out).take_while(|(a, b)| a == b).count();
+    println!("CPU:  {:?}", m.tokenizer.decode(&cpu_out));
+    println!("CUDA: {:?}", m.tokenizer.decode(&gpu_out));
+    println!("greedy tokens identical for {same} of {NEW}");
+    assert!(same >= 24, "the engines part after {same} tokens");
 }
 
 fn check_against_cpu(

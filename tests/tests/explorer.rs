@@ -1,5 +1,5 @@
 //! `cacheon explorer` against a real dev chain, looked at in a real headless browser
-//! (Debian's Chromium, which scripts/setup.sh installs): two validators crown one proposal
+//! (Debian's Chromium, which scripts/test.sh installs): two validators crown one proposal
 //! and fail another; every page renders with the chain's data, every link on the pages
 //! answers, the JSON twins parse, the proposal page's speed plot has its points, and a
 //! screenshot of that page is written as a test artifact (`target/test-artifacts/
@@ -20,7 +20,7 @@ fn chromium() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
     assert!(
         path.exists(),
-        "no Chromium at {} (scripts/setup.sh installs Debian's chromium; or set CHROMIUM)",
+        "no Chromium at {} (scripts/test.sh installs Debian's chromium; or set CHROMIUM)",
         path.display()
     );
     path

@@ -537,13 +537,8 @@ static TARGETS: [TargetSpec; 9] = [
     singleton(SlotId::AttentionDecode, slot::ATTENTION_DECODE),
     singleton(SlotId::LinearMatmul, slot::LINEAR_MATMUL),
     singleton(SlotId::AttentionPrefill, slot::ATTENTION_PREFILL),
-    // A fused seam's singleton displaces the slots whose every call it absorbs.
-    TargetSpec {
-        id: slot::GATE_UP_SILU,
-        kind: TargetKind::Slot,
-        members: &[SlotId::GateUpSilu],
-        displaces: &[slot::SILU_AND_MUL],
-    },
+    // A fused seam displaces nothing: its members serve what its domain leaves them.
+    singleton(SlotId::GateUpSilu, slot::GATE_UP_SILU),
     TargetSpec {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,

@@ -139,6 +139,24 @@ pub fn static_screen(files: &[BundleFile], arena: Arena) -> Result<Packed, Findi
     };
     policy::screen_bundle(files, lang)
         .map_err(|v| fail(Stage::Policy, v.rule.fail_reason(), v.to_string()))?;
+    // A target that displaces others (the atomic target) retires their crowns when it is
+    // crowned: its kernels must then take every call the engine makes of their slots, or the
+    // calls outside their domains would fall to the stock kernels, an engine no one measured.
+    if !manifest.target.displaces.is_empty() {
+        for op in &manifest.ops {
+            let shapes = arena.engine_shapes(op.slot);
+            if let Some(shape) = shapes.iter().find(|s| !op.accepts(s)) {
+                return Err(fail(
+                    Stage::Policy,
+                    FailReason::Policy,
+                    format!(
+                        "{} displaces {:?} when crowned, so its {} kernel must take every call the engine makes; its `when` domain leaves {shape:?}",
+                        manifest.target.id, manifest.target.displaces, op.slot
+                    ),
+                ));
+            }
+        }
+    }
     for op in &manifest.ops {
         let shapes = shapes_for(op);
         if shapes.is_empty() {
@@ -419,6 +437,32 @@ mod tests {
             }
             Ok(_) => panic!("passed the static screen"),
         }
+    }
+
+    #[test]
+    fn an_atomic_bundle_must_take_every_call_of_the_slots_it_displaces() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cpu/rope-decode-c");
+        let mut files = cacheon_kernels::bundle::read_dir(&dir).unwrap();
+        assert!(static_screen(&files, arena("cpu-tiny").unwrap()).is_ok());
+        // Decode attention for one sequence only: the batched part's calls would fall to
+        // the stock kernel once the crown retired attention.decode's incumbent.
+        let m = files.iter_mut().find(|f| f.path == "manifest.toml").unwrap();
+        let text = std::str::from_utf8(&m.data).unwrap().to_string();
+        m.data = text
+            .replace(
+                "entry = \"attention_decode_onepass_c\"",
+                "entry = \"attention_decode_onepass_c\"\nwhen = { batch = { max = 1 } }",
+            )
+            .into_bytes();
+        let d = policy_detail(&files, "cpu-tiny");
+        assert!(d.contains("must take every call the engine makes"), "{d}");
+        // A seam displaces nothing: a narrow domain is its own business.
+        let seam = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cpu/gate-up-silu-avx2");
+        let mut files = cacheon_kernels::bundle::read_dir(&seam).unwrap();
+        let m = files.iter_mut().find(|f| f.path == "manifest.toml").unwrap();
+        let text = std::str::from_utf8(&m.data).unwrap().to_string();
+        m.data = (text + "when = { tokens = { max = 1 } }\n").into_bytes();
+        assert!(static_screen(&files, arena("cpu-tiny").unwrap()).is_ok());
     }
 
     #[test]

@@ -114,8 +114,12 @@ impl SlotTable {
     /// (its genesis kernel takes every shape), for a seam only inside an installed
     /// kernel's domain.
     pub fn serves(&self, slot: SlotId, shape: &[usize]) -> bool {
-        let values: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
-        self.stacks.pick(slot, &values).is_some()
+        let mut values = [0i64; MAX_SHAPE];
+        let n = shape.len().min(MAX_SHAPE);
+        for (v, &s) in values.iter_mut().zip(&shape[..n]) {
+            *v = s as i64;
+        }
+        self.stacks.pick(slot, &values[..n]).is_some()
     }
 
     /// How many times each slot's installed kernel has been called (since it was

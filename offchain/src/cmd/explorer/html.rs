@@ -42,14 +42,24 @@ fn speedup(v: &Value) -> String {
         .map_or("–".into(), |p| format!("{:.4}x", p as f64 / 1e6))
 }
 
+/// `s` as one URL path segment: unreserved characters kept, every other byte percent-encoded.
+fn segment(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            b => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 fn proposal_link(v: &Value) -> String {
     let id = text(v);
-    format!(r#"<a href="/proposal/{0}">#{0}</a>"#, esc(&id))
+    format!(r#"<a href="/proposal/{}">#{}</a>"#, segment(&id), esc(&id))
 }
 
 fn arena_link(v: &Value) -> String {
-    let id = esc(&text(v));
-    format!(r#"<a href="/arena/{id}">{id}</a>"#)
+    let id = text(v);
+    format!(r#"<a href="/arena/{}">{}</a>"#, segment(&id), esc(&id))
 }
 
 const CSS: &str = "body{font-family:system-ui,sans-serif;margin:0;color:#222}\
@@ -141,6 +151,11 @@ fn index_note(m: &Value) -> String {
         esc(&text(&m["block"])),
         esc(&text(&m["indexed_to"]))
     );
+    if let Some(from) = m["indexed_from"].as_u64() {
+        s.push_str(&format!(
+            " from #{from} (the node keeps no state before it: run it with --state-pruning archive for the whole history)"
+        ));
+    }
     if let Some(e) = m["index_error"].as_str() {
         s.push_str(&format!(" (reading stalled: {})", esc(e)));
     }
@@ -269,7 +284,7 @@ pub fn arena(m: &Value) -> String {
         esc(&text(&m["generation"])),
         targets.join(" ")
     );
-    layout(&format!("Arena {id}"), &format!("/arena/{id}.json"), &body)
+    layout(&format!("Arena {id}"), &format!("/arena/{}.json", segment(&id)), &body)
 }
 
 /// One verdict: who, what, its report (or why it could not be had), the reads plotted.
@@ -377,7 +392,7 @@ pub fn proposal(m: &Value) -> String {
         status_detail(m),
         events_table(&events)
     );
-    layout(&format!("Proposal #{id}"), &format!("/proposal/{id}.json"), &body)
+    layout(&format!("Proposal #{id}"), &format!("/proposal/{}.json", segment(&id)), &body)
 }
 
 pub fn weights(m: &Value) -> String {

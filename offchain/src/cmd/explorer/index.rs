@@ -17,14 +17,17 @@ use super::super::proposal::proposal_events;
 pub struct Index {
     /// The last finalized block whose events are in here (0: none yet).
     pub head: u64,
-    /// Proposal events in chain order, each with `block`, `event` and `proposal`: reveals,
-    /// leases, verdicts, crowns and every other end.
+    /// Proposal events block by block (within a block grouped by kind), each with
+    /// `block`, `event` and `proposal`: reveals, leases, verdicts, crowns and every other end.
     pub events: Vec<Value>,
     /// One entry an epoch: `epoch`, `block`, `weights` (`[account, ppm]` pairs) and, once
     /// paid, `paid` (planck, as a string).
     pub epochs: Vec<Value>,
     /// Why the last catch-up stopped, while it keeps failing (the node went away).
     pub error: Option<String>,
+    /// The first block read, when the node keeps no state before it (a pruned node: events
+    /// are state, and a node keeps the last 256 blocks' by default). `None`: from block 1.
+    pub from: Option<u64>,
 }
 
 impl Index {
@@ -41,6 +44,9 @@ impl Index {
 /// Blocks read before the index is published for the pages (so a long catch-up shows
 /// progress rather than nothing).
 const BATCH: u64 = 64;
+/// How far behind the finalized head a pruned node surely still has state (its default
+/// keeps 256 blocks).
+const PRUNED_WINDOW: u64 = 200;
 
 /// Keeps `index` up with the chain's finalized head until the process ends; a failure is
 /// recorded in the index and retried.
@@ -72,8 +78,23 @@ async fn catch_up(client: &Client, index: &RwLock<Index>) -> Result<(), String> 
         let (mut events, mut epochs) = (Vec::new(), Vec::new());
         let mut paid = Vec::new();
         for n in from..=to {
-            let at = client.at_block(n).await.map_err(|e| e.to_string())?;
-            let block = at.events().fetch().await.map_err(|e| e.to_string())?;
+            let read = async {
+                let at = client.at_block(n).await.map_err(|e| e.to_string())?;
+                at.events().fetch().await.map_err(|e| e.to_string())
+            };
+            let block = match read.await {
+                Ok(b) => b,
+                // An old block whose state the node no longer keeps: start from the oldest
+                // it surely has, and say so on the pages.
+                Err(e) if n + PRUNED_WINDOW < head => {
+                    tracing::warn!(block = n, error = %e, "explorer: no state this far back (a pruned node); indexing from the last {PRUNED_WINDOW} blocks");
+                    let mut idx = index.write().await;
+                    idx.head = head - PRUNED_WINDOW;
+                    idx.from = Some(head - PRUNED_WINDOW + 1);
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            };
             let (e, w, p) = read_block(&block, n);
             events.extend(e);
             epochs.extend(w);

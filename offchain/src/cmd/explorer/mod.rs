@@ -34,6 +34,9 @@ use super::evidence::Fetch;
 use super::Out;
 use crate::ChainArgs;
 
+/// Reports whose fetch failed lately: digest → when, and why.
+type Failures = Arc<std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, String)>>>;
+
 /// What every page handler reads.
 #[derive(Clone)]
 pub struct AppState {
@@ -41,6 +44,7 @@ pub struct AppState {
     index: Arc<RwLock<index::Index>>,
     /// Where reports are kept and how long an endpoint may take.
     fetch: Fetch,
+    failed: Failures,
 }
 
 /// Serves the explorer on `listen` until interrupted (Ctrl-C).
@@ -63,6 +67,7 @@ pub async fn explorer(out: &Out, listen: &str, fetch: Fetch, c: &ChainArgs) -> i
         client,
         index,
         fetch,
+        failed: Failures::default(),
     };
     out.emit(
         json!({"event": "listening", "url": format!("http://{addr}/"), "node": c.url}),
@@ -118,8 +123,18 @@ fn respond(model: Result<Value, model::PageError>, json: bool, render: fn(&Value
     }
 }
 
+/// An HTML page, with headers that keep a browser from running or fetching anything the
+/// page did not bring (it shows compiler output a miner wrote).
 fn html(status: StatusCode, page: String) -> Response {
-    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
+    let headers = [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'",
+        ),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    ];
+    (status, headers, page).into_response()
 }
 
 async fn overview(State(s): State<AppState>) -> Response {

@@ -67,6 +67,7 @@ pub async fn overview(s: &AppState) -> Result<Value, PageError> {
     Ok(json!({
         "block": at.block_number(),
         "indexed_to": idx.head,
+        "indexed_from": idx.from,
         "index_error": idx.error,
         "arenas": arenas,
         "recent_verdicts": recent,
@@ -169,8 +170,8 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
             }
         }
     }
-    let fetch = s.fetch.clone();
-    let records = tokio::task::spawn_blocking(move || with_reports(records, &fetch))
+    let (fetch, failed) = (s.fetch.clone(), s.failed.clone());
+    let records = tokio::task::spawn_blocking(move || with_reports(records, &fetch, &failed))
         .await
         .map_err(chain_err)?;
     let margin_ppm = reads::fetch(
@@ -188,26 +189,82 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
     Ok(v)
 }
 
+/// Timed pairs a page shows of one report (an attempt's budget is far below this).
+const MAX_PAIRS: usize = 1000;
+/// Characters of a report's detail a page shows.
+const MAX_DETAIL: usize = 16 * 1024;
+/// How long a failed fetch of a report is not tried again.
+const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A report's timed reads as a page plots them: finite, positive, at most [`MAX_PAIRS`]
+/// (a report is its validator's word: the digest proves who wrote it, not that it is sane).
+fn reads(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .take(MAX_PAIRS)
+        .map(|x| x.as_f64().filter(|x| x.is_finite() && *x > 0.0 && *x < 1e9))
+        .map(|x| x.unwrap_or(f64::NAN))
+        .take_while(|x| !x.is_nan())
+        .collect()
+}
+
+/// A short text field of a report, cut to `max` characters.
+fn cut(v: &Value, max: usize) -> Value {
+    match v.as_str() {
+        Some(s) if s.chars().count() > max => {
+            json!(format!("{}… (cut)", s.chars().take(max).collect::<String>()))
+        }
+        Some(s) => json!(s),
+        None => Value::Null,
+    }
+}
+
 /// Each verdict with what its report says (stage, reason, detail, the speed reads and
-/// interval, the machine), or why the report could not be had.
-fn with_reports(mut records: Vec<Value>, fetch: &super::super::evidence::Fetch) -> Vec<Value> {
+/// interval, the machine), or why the report could not be had. A fetch that failed is not
+/// tried again for [`RETRY_AFTER`] (`failed`: digest → when and why).
+fn with_reports(
+    mut records: Vec<Value>,
+    fetch: &super::super::evidence::Fetch,
+    failed: &super::Failures,
+) -> Vec<Value> {
     for r in records.iter_mut() {
         let digest = r["evidence"].as_str().unwrap_or_default().to_string();
+        let recent = failed
+            .lock()
+            .ok()
+            .and_then(|f| f.get(&digest).cloned())
+            .filter(|(when, _)| when.elapsed() < RETRY_AFTER);
+        if let Some((_, why)) = recent {
+            r["report_error"] = json!(format!("{why} (tried less than a minute ago)"));
+            continue;
+        }
         let mut from = fetch.clone();
         from.from.extend(r["endpoint"].as_str().map(str::to_string));
         match from.report(&digest) {
             Ok(Some((report, _))) => {
                 let speed = &report["speed"];
+                let interval = &speed["interval"];
+                let finite = ["speedup", "low", "high"]
+                    .iter()
+                    .all(|k| interval[*k].as_f64().is_some_and(f64::is_finite));
                 r["report"] = json!({
-                    "verdict": report["verdict"], "stage": report["stage"],
-                    "reason": report["reason"], "detail": report["detail"],
-                    "machine": report["machine"], "wall_ms": report["wall_ms"],
-                    "baseline_ms": speed["baseline_ms"], "candidate_ms": speed["candidate_ms"],
-                    "interval": speed["interval"], "min_margin_ppm": speed["min_margin_ppm"],
+                    "verdict": cut(&report["verdict"], 64), "stage": cut(&report["stage"], 64),
+                    "reason": cut(&report["reason"], 256), "detail": cut(&report["detail"], MAX_DETAIL),
+                    "machine": cut(&report["machine"], 256), "wall_ms": report["wall_ms"].as_u64(),
+                    "baseline_ms": reads(&speed["baseline_ms"]),
+                    "candidate_ms": reads(&speed["candidate_ms"]),
+                    "interval": if finite { interval.clone() } else { Value::Null },
+                    "min_margin_ppm": speed["min_margin_ppm"].as_u64(),
                 });
             }
             Ok(None) => r["report_error"] = json!("its validator publishes no evidence endpoint"),
-            Err(why) => r["report_error"] = json!(why),
+            Err(why) => {
+                if let Ok(mut f) = failed.lock() {
+                    f.insert(digest, (std::time::Instant::now(), why.clone()));
+                }
+                r["report_error"] = json!(why);
+            }
         }
     }
     records
@@ -230,7 +287,30 @@ pub async fn weights(s: &AppState) -> Result<Value, PageError> {
     Ok(json!({
         "block": at.block_number(),
         "indexed_to": idx.head,
+        "indexed_from": idx.from,
+        "index_error": idx.error,
         "current": {"epoch": epoch, "weights": current},
         "epochs": idx.epochs,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hostile_reports_reads_and_text_are_cut_to_what_a_page_can_show() {
+        let many: Vec<f64> = (0..5000).map(|i| 10.0 + i as f64).collect();
+        assert_eq!(reads(&json!(many)).len(), MAX_PAIRS);
+        // Plotting stops at the first value that is no read (a string, NaN's null, a
+        // negative or absurd time).
+        assert_eq!(reads(&json!([1.0, 2.0, "x", 3.0])), vec![1.0, 2.0]);
+        assert_eq!(reads(&json!([1.0, -2.0])), vec![1.0]);
+        assert_eq!(reads(&json!([1e308, 1.0])), Vec::<f64>::new());
+        assert!(reads(&json!({"not": "an array"})).is_empty());
+        let long = "y".repeat(MAX_DETAIL + 10);
+        let shown = cut(&json!(long), MAX_DETAIL);
+        assert!(shown.as_str().unwrap().ends_with("(cut)"));
+        assert_eq!(cut(&json!(3), 10), Value::Null);
+    }
 }
