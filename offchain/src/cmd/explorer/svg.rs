@@ -32,6 +32,15 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// A plot panel's background between `top` and `bottom`.
+fn frame(top: f64, bottom: f64) -> String {
+    format!(
+        r#"<rect class="frame" x="{LEFT}" y="{top}" width="{}" height="{}"/>"#,
+        W - LEFT - RIGHT,
+        bottom - top
+    )
+}
+
 fn axis_label(x: f64, y: f64, text: &str) -> String {
     format!(r#"<text x="{x:.1}" y="{y:.1}" class="axis">{}</text>"#, esc(text))
 }
@@ -59,11 +68,7 @@ pub fn speed_reads(
     let (lo, hi) = all.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     let (lo, hi) = padded(lo, hi);
     let (top, bottom) = (20.0, 170.0);
-    s.push_str(&format!(
-        r#"<rect class="frame" x="{LEFT}" y="{top}" width="{}" height="{}"/>"#,
-        W - LEFT - RIGHT,
-        bottom - top
-    ));
+    s.push_str(&frame(top, bottom));
     s.push_str(&axis_label(4.0, top + 10.0, &format!("{hi:.2} ms")));
     s.push_str(&axis_label(4.0, bottom, &format!("{lo:.2} ms")));
     for (series, class) in [(baseline, "b"), (candidate, "c")] {
@@ -88,11 +93,7 @@ pub fn speed_reads(
         .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
     let (rlo, rhi) = padded(rlo, rhi);
     let (top, bottom) = (200.0, 350.0);
-    s.push_str(&format!(
-        r#"<rect class="frame" x="{LEFT}" y="{top}" width="{}" height="{}"/>"#,
-        W - LEFT - RIGHT,
-        bottom - top
-    ));
+    s.push_str(&frame(top, bottom));
     if let Some((l, h)) = interval {
         let (y1, y2) = (
             scale(h, rlo, rhi, bottom, top),
@@ -141,11 +142,7 @@ pub fn shares(epochs: &[(u64, Vec<(String, u32)>)]) -> String {
         r#"<svg class="shares" xmlns="http://www.w3.org/2000/svg" width="{W}" height="300" viewBox="0 0 {W} 300" role="img" aria-label="shares over epochs">"#
     );
     let (top, bottom) = (20.0, 240.0);
-    s.push_str(&format!(
-        r#"<rect class="frame" x="{LEFT}" y="{top}" width="{}" height="{}"/>"#,
-        W - LEFT - RIGHT,
-        bottom - top
-    ));
+    s.push_str(&frame(top, bottom));
     s.push_str(&axis_label(4.0, top + 10.0, "100 %"));
     s.push_str(&axis_label(4.0, bottom, "0 %"));
     let n = epochs.len();
