@@ -220,13 +220,17 @@ fn cuda_engine_answers_like_the_cpu_engine_on_the_real_smollm2() {
     let Some(dev) = device_or_skip() else { return };
     let path = llama_gguf::smollm2_path();
     if !path.exists() {
-        println!("SKIP: no model file at {} (scripts/fetch-model.sh)", path.display());
+        println!(
+            "SKIP: no model file at {} (scripts/fetch-model.sh)",
+            path.display()
+        );
         return;
     }
     let m = llama_gguf::load_verified(&path, llama_gguf::SMOLLM2_SHA256).expect("the model loads");
-    let prompt = m
-        .tokenizer
-        .encode(&m.tokenizer.chat_prompt("What is the capital of France? Answer in one sentence."));
+    let prompt = m.tokenizer.encode(
+        &m.tokenizer
+            .chat_prompt("What is the capital of France? Answer in one sentence."),
+    );
     let max_seq = prompt.len() + NEW + 1;
     let slots = match SlotTable::genesis_cpu(&CpuBuildOptions::default()) {
         Ok(s) => s,
@@ -244,7 +248,10 @@ fn cuda_engine_answers_like_the_cpu_engine_on_the_real_smollm2() {
         .expect("engine starts");
     let mut next = gpu.prefill(0, &prompt).expect("prefill");
     let (err, scale) = compare_row("prefill", &gpu.logits(1).unwrap(), &cpu_logits);
-    println!("prefill of {} tokens: max logit error {err:.4} of scale {scale:.2}", prompt.len());
+    println!(
+        "prefill of {} tokens: max logit error {err:.4} of scale {scale:.2}",
+        prompt.len()
+    );
     assert!(err / scale < 0.05, "prefill logits too far apart");
     let (mut cpu_out, mut gpu_out) = (Vec::new(), Vec::new());
     for _ in 0..NEW {
@@ -257,7 +264,11 @@ fn cuda_engine_answers_like_the_cpu_engine_on_the_real_smollm2() {
         cpu_logits = cpu.decode(&[c]).unwrap();
         next = gpu.decode(&[next]).expect("decode")[0];
     }
-    let same = cpu_out.iter().zip(&gpu_out).take_while(|(a, b)| a == b).count();
+    let same = cpu_out
+        .iter()
+        .zip(&gpu_out)
+        .take_while(|(a, b)| a == b)
+        .count();
     println!("CPU:  {:?}", m.tokenizer.decode(&cpu_out));
     println!("CUDA: {:?}", m.tokenizer.decode(&gpu_out));
     println!("greedy tokens identical for {same} of {NEW}");

@@ -80,10 +80,7 @@ fn example_cuda_bundles_compile() {
         "matmul-rows8-mma",
         "gate-up-silu-mma",
     ];
-    let mut dirs: Vec<std::path::PathBuf> = names
-        .iter()
-        .map(|n| examples.join(n))
-        .collect();
+    let mut dirs: Vec<std::path::PathBuf> = names.iter().map(|n| examples.join(n)).collect();
     if let Some(extra) = std::env::var_os("CACHEON_NVRTC_EXTRA") {
         dirs.extend(std::env::split_paths(&extra));
     }

@@ -376,10 +376,13 @@ fn a_seam_kernel_takes_its_members_calls_inside_its_domain_only() {
     let genesis_prefill = e.prefill(0, &PROMPT, Logits::All).unwrap();
     let genesis_decode = e.decode(&[7]).unwrap();
     let genesis = e.slots().dispatch_counts();
-    assert_eq!(genesis[SlotId::GateUpSilu.index()], 0, "no seam kernel: its members");
+    assert_eq!(
+        genesis[SlotId::GateUpSilu.index()],
+        0,
+        "no seam kernel: its members"
+    );
 
-    let built = build_cpu_bundle(&stock_math_seam(1), "seam", &CpuBuildOptions::default())
-        .unwrap();
+    let built = build_cpu_bundle(&stock_math_seam(1), "seam", &CpuBuildOptions::default()).unwrap();
     let covered = e.slots_mut().install_bundle(&built);
     assert!(covered.is_empty(), "an empty seam covers no kernel");
     e.slots().reset_counts();

@@ -13,6 +13,10 @@
 #            positions in flight: 3 shuffle levels per score instead of 4; matches the
 #            reference under the CPU emulation (cuda_emulated); measured 2026-12-03: step 1.360 ms
 #            against the stock kernel's 1.355 ms in the same call)
+# Batch 8 (2.13 waves of clusters at 2 blocks an SM, 59 µs a layer on an H100, 2026-12-05):
+#   mb3, mb4 at least 3 or 4 blocks an SM (__launch_bounds__: fewer registers)
+#   z2       2 z at every batch (two query heads per block pass: twice the blocks)
+#   z2mb3    both
 # Timing only: the wrong-result variants must never be installed anywhere else.
 # Measured 2026-12-03 (docs/kernels-bench-h200.md, "Tried and dropped"): empty 1.5 us, noloop 5.4 us, stock
 # 12.9-13.4 us; none of the others is faster than the stock kernel.
@@ -37,6 +41,11 @@ mk empty 's/if (D > 256) {/if (D > 0) {/' ''
 mk z4 '' "$z4"
 mk z4u16 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 16/' "$z4"
 mk z1 '' "$z1"
+z2='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_heads, 1), 2), min(q_heads / max(kv_heads, 1), ceil_div(16, max(batch * kv_heads, 1))))"]|'
+mk mb3 's|__launch_bounds__(NTHREADS, 512 / NTHREADS)|__launch_bounds__(NTHREADS, 3)|' ''
+mk mb4 's|__launch_bounds__(NTHREADS, 512 / NTHREADS)|__launch_bounds__(NTHREADS, 4)|' ''
+mk z2 '' "$z2"
+mk z2mb3 's|__launch_bounds__(NTHREADS, 512 / NTHREADS)|__launch_bounds__(NTHREADS, 3)|' "$z2"
 mk tg8 's/while (tg < slots \&\& tg < 32)/while (tg * NV < slots \&\& tg < 32)/; s/attend_block<8, 1, UNROLL_SMALL, 1>/attend_block<8, 2, 2, 1>/; s/attend_block<8, 1, UNROLL_SMALL, 2>/attend_block<8, 2, 2, 2>/' ''
 # Every variant must differ from the stock bundle.
 for v in "$out"/*; do

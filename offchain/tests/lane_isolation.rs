@@ -192,10 +192,9 @@ fn a_hang_in_candidate_code_is_killed_at_the_deadline() {
 #[test]
 fn a_lane_that_cannot_start_is_no_decision() {
     let opts = ScreenOptions::new(PathBuf::from("/nonexistent/cacheon"), 7);
-    let files =
-        cacheon_kernels::bundle::stock::cpu_bundle(cacheon_kernels::SlotId::SiluAndMul)
-            .unwrap()
-            .files();
+    let files = cacheon_kernels::bundle::stock::cpu_bundle(cacheon_kernels::SlotId::SiluAndMul)
+        .unwrap()
+        .files();
     let report = screens::run_screens(
         &files,
         arena::arena("cpu-tiny").unwrap(),
@@ -217,10 +216,9 @@ fn a_lane_killed_from_outside_mid_case_is_no_decision_only_outside_candidate_cod
     // SAFETY: killing the lane process this test started.
     unsafe { libc::kill(pid, libc::SIGKILL) };
     std::thread::sleep(Duration::from_millis(200));
-    let files =
-        cacheon_kernels::bundle::stock::cpu_bundle(cacheon_kernels::SlotId::SiluAndMul)
-            .unwrap()
-            .files();
+    let files = cacheon_kernels::bundle::stock::cpu_bundle(cacheon_kernels::SlotId::SiluAndMul)
+        .unwrap()
+        .files();
     let canonical = bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES).unwrap();
     let err = lane.build(&canonical, "stock").unwrap_err();
     assert!(matches!(err, LaneError::Infrastructure(_)), "{err:?}");

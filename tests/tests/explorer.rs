@@ -66,7 +66,10 @@ fn get(url: &str) -> (u16, String) {
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_string();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
     (code, body)
 }
 
@@ -107,7 +110,10 @@ impl Explorer {
         let base = format!("http://127.0.0.1:{port}");
         let start = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(60), "the explorer never listened");
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the explorer never listened"
+            );
             std::thread::sleep(Duration::from_millis(200));
         }
         Explorer { child, base }
@@ -130,8 +136,18 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), Some(ports[0]));
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), Some(ports[1]));
     let examples = repo_root().join("examples/cpu");
-    let win = propose(&node.url, &dir.path().join("charlie"), &examples.join("attention-onepass"), "//Charlie");
-    let bad = propose(&node.url, &dir.path().join("dave"), &examples.join("fail-wrong-math"), "//Dave");
+    let win = propose(
+        &node.url,
+        &dir.path().join("charlie"),
+        &examples.join("attention-onepass"),
+        "//Charlie",
+    );
+    let bad = propose(
+        &node.url,
+        &dir.path().join("dave"),
+        &examples.join("fail-wrong-math"),
+        "//Dave",
+    );
     let context = || diagnostics(&node, &[&alice, &bob]);
     eprintln!("waiting for: proposal {win} crowned, proposal {bad} failed (900 s budget)");
     let w = watch(&node.url, win, 600);
@@ -143,27 +159,54 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
     let base = explorer.base.clone();
     // The index reaches the crown's epoch: Charlie holds weight in some epoch.
     eprintln!("waiting for: the explorer's weights to show Charlie (120 s budget)");
-    let charlie = cacheon::chain::AccountId::from(subxt_signer::sr25519::dev::charlie().public_key())
-        .to_string();
+    let charlie =
+        cacheon::chain::AccountId::from(subxt_signer::sr25519::dev::charlie().public_key())
+            .to_string();
     let start = Instant::now();
     loop {
         let w = get_json(&format!("{base}/weights.json"));
         let held = w["epochs"].as_array().into_iter().flatten().any(|e| {
-            e["weights"].as_array().into_iter().flatten().any(|p| p[0] == charlie.as_str())
+            e["weights"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|p| p[0] == charlie.as_str())
         });
         if held {
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(120), "no epoch with Charlie: {w:#}\n{}", context());
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no epoch with Charlie: {w:#}\n{}",
+            context()
+        );
         std::thread::sleep(Duration::from_secs(1));
     }
 
     let profile = dir.path().join("chromium");
     let pages: Vec<(String, Vec<&str>)> = vec![
-        ("/".into(), vec!["cpu-tiny", "h200-llama8b", "crowned", "Charlie"]),
-        ("/arena/cpu-tiny".into(), vec!["Incumbent stack", "attention.decode", "Charlie", "workload_digest", "mlp.gate_up_silu"]),
-        (format!("/proposal/{win}"), vec!["crowned", "crowning pass", "SHA-256 checked", "speedup"]),
-        (format!("/proposal/{bad}"), vec!["failed", "Incorrect", "final fail"]),
+        (
+            "/".into(),
+            vec!["cpu-tiny", "h200-llama8b", "crowned", "Charlie"],
+        ),
+        (
+            "/arena/cpu-tiny".into(),
+            vec![
+                "Incumbent stack",
+                "attention.decode",
+                "Charlie",
+                "workload_digest",
+                "mlp.gate_up_silu",
+            ],
+        ),
+        (
+            format!("/proposal/{win}"),
+            vec!["crowned", "crowning pass", "SHA-256 checked", "speedup"],
+        ),
+        (
+            format!("/proposal/{bad}"),
+            vec!["failed", "Incorrect", "final fail"],
+        ),
         ("/weights".into(), vec!["Shares over epochs", "Charlie"]),
     ];
     let mut seen_links = std::collections::BTreeSet::new();
@@ -176,7 +219,10 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
         seen_links.extend(links(&dom));
         if path.starts_with("/proposal/") && *path == format!("/proposal/{win}") {
             // The speed plot: both lanes' reads and their ratios, the interval, the margin.
-            let plot = dom.split("<svg class=\"reads\"").nth(1).expect("a reads plot");
+            let plot = dom
+                .split("<svg class=\"reads\"")
+                .nth(1)
+                .expect("a reads plot");
             let plot = plot.split("</svg>").next().unwrap();
             let pairs = plot.matches("class=\"b\"").count();
             assert!(pairs >= 2, "{pairs} pairs plotted");
@@ -185,14 +231,24 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
             assert!(plot.contains("class=\"interval\"") && plot.contains("class=\"margin\""));
         }
         if path == "/weights" {
-            assert!(dom.contains("<svg class=\"shares\"") && dom.contains("<polyline"), "{dom}");
+            assert!(
+                dom.contains("<svg class=\"shares\"") && dom.contains("<polyline"),
+                "{dom}"
+            );
         }
     }
     // Every link answers: the explorer's own pages and twins, and the validators' evidence.
     assert!(seen_links.len() > 8, "{seen_links:?}");
     for link in &seen_links {
-        let url = if link.starts_with('/') { format!("{base}{link}") } else { link.clone() };
-        assert!(url.starts_with("http://127.0.0.1:"), "a link off this machine: {url}");
+        let url = if link.starts_with('/') {
+            format!("{base}{link}")
+        } else {
+            link.clone()
+        };
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "a link off this machine: {url}"
+        );
         let (code, body) = get(&url);
         assert_eq!(code, 200, "{url}: {body}");
     }
@@ -204,13 +260,18 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
     // The JSON twins carry what the pages show.
     let p = get_json(&format!("{base}/proposal/{win}.json"));
     assert_eq!(p["status"], "crowned");
-    let reads = p["verdicts"][0]["report"]["baseline_ms"].as_array().map_or(0, Vec::len);
+    let reads = p["verdicts"][0]["report"]["baseline_ms"]
+        .as_array()
+        .map_or(0, Vec::len);
     assert!(reads >= 2, "{p:#}");
     let a = get_json(&format!("{base}/arena/cpu-tiny.json"));
     assert_eq!(a["incumbents"][0]["proposal"], win, "{a:#}");
     assert_eq!(a["incumbents"][0]["miner"], charlie.as_str());
     let o = get_json(&format!("{base}/index.json"));
-    assert!(o["arenas"].as_array().is_some_and(|a| a.len() == 3), "{o:#}");
+    assert!(
+        o["arenas"].as_array().is_some_and(|a| a.len() == 3),
+        "{o:#}"
+    );
     assert_eq!(get(&format!("{base}/proposal/999999")).0, 404);
     assert_eq!(get(&format!("{base}/arena/nowhere.json")).0, 404);
 
@@ -224,9 +285,16 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
     browse(
         &profile,
         &format!("{base}/proposal/{win}"),
-        &[&format!("--screenshot={}", shot.display()), "--window-size=1280,1800"],
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1800",
+        ],
     );
     let png = std::fs::read(&shot).expect("a screenshot");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
     eprintln!("screenshot: {}", shot.display());
 }

@@ -136,7 +136,11 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
         // over `2 * inter` output features.
         SlotId::LinearMatmul | SlotId::GateUpSilu => {
             let (tokens, in_features) = (s[0], s[2]);
-            let out_features = if slot == SlotId::GateUpSilu { 2 * s[1] } else { s[1] };
+            let out_features = if slot == SlotId::GateUpSilu {
+                2 * s[1]
+            } else {
+                s[1]
+            };
             // Rows of varied scale (1/4 to 2); weights scaled by 1/sqrt(in) so outputs
             // stay O(1) at every width, with every 97th output feature 4x larger. (Wider
             // ranges make honest f32 accumulation miss the f32 tolerance by cancellation.)

@@ -433,7 +433,11 @@ pub const MAX_REFERENCE_WORK: u64 = 1 << 30;
 /// The work of a call's reference, as [`MAX_REFERENCE_WORK`] counts it: the product of its
 /// shape values, twice that for the MLP seam (two products a feature).
 pub fn reference_work(args: &SlotArgs) -> u64 {
-    let products = if args.slot == SlotId::GateUpSilu { 2 } else { 1 };
+    let products = if args.slot == SlotId::GateUpSilu {
+        2
+    } else {
+        1
+    };
     args.shape
         .iter()
         .map(|&v| v.max(1) as u64)

@@ -212,9 +212,15 @@ mod tests {
         let seam = SlotId::GateUpSilu;
         assert!(s.top(seam).is_none() && s.bottom(seam).is_none());
         assert!(s.pick(seam, &[1]).is_none());
-        assert!(s.install(K { slot: seam, max: 8 }).is_none(), "nothing is covered");
+        assert!(
+            s.install(K { slot: seam, max: 8 }).is_none(),
+            "nothing is covered"
+        );
         assert!(s.pick(seam, &[8]).is_some_and(|p| p.top));
-        assert!(s.pick(seam, &[9]).is_none(), "outside its domain: the members again");
+        assert!(
+            s.pick(seam, &[9]).is_none(),
+            "outside its domain: the members again"
+        );
     }
 
     #[test]

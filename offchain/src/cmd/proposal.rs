@@ -389,10 +389,7 @@ async fn fetch_proposal(client: &Client, id: u64) -> Result<Option<(u64, Proposa
 /// the PASSes of a crown or the primary PASS awaiting reproduction, a disputed FAIL
 /// waiting for a second opinion, and the FAIL that ended it (`fail`, kept by the chain
 /// beside the proposal).
-pub(super) fn verdict_records(
-    p: &Proposal,
-    fail: Option<&RecordedFail>,
-) -> Vec<serde_json::Value> {
+pub(super) fn verdict_records(p: &Proposal, fail: Option<&RecordedFail>) -> Vec<serde_json::Value> {
     let pass = |r: &RecordedPass, role: &str| {
         json!({"role": role, "verdict": "pass", "validator": r.validator.to_string(),
                "speedup_ppm": r.speedup_ppm, "evidence": hex::encode(r.evidence_digest)})

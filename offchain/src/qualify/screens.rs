@@ -441,12 +441,16 @@ mod tests {
 
     #[test]
     fn an_atomic_bundle_must_take_every_call_of_the_slots_it_displaces() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cpu/rope-decode-c");
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cpu/rope-decode-c");
         let mut files = cacheon_kernels::bundle::read_dir(&dir).unwrap();
         assert!(static_screen(&files, arena("cpu-tiny").unwrap()).is_ok());
         // Decode attention for one sequence only: the batched part's calls would fall to
         // the stock kernel once the crown retired attention.decode's incumbent.
-        let m = files.iter_mut().find(|f| f.path == "manifest.toml").unwrap();
+        let m = files
+            .iter_mut()
+            .find(|f| f.path == "manifest.toml")
+            .unwrap();
         let text = std::str::from_utf8(&m.data).unwrap().to_string();
         m.data = text
             .replace(
@@ -457,9 +461,13 @@ mod tests {
         let d = policy_detail(&files, "cpu-tiny");
         assert!(d.contains("must take every call the engine makes"), "{d}");
         // A seam displaces nothing: a narrow domain is its own business.
-        let seam = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cpu/gate-up-silu-avx2");
+        let seam = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/cpu/gate-up-silu-avx2");
         let mut files = cacheon_kernels::bundle::read_dir(&seam).unwrap();
-        let m = files.iter_mut().find(|f| f.path == "manifest.toml").unwrap();
+        let m = files
+            .iter_mut()
+            .find(|f| f.path == "manifest.toml")
+            .unwrap();
         let text = std::str::from_utf8(&m.data).unwrap().to_string();
         m.data = (text + "when = { tokens = { max = 1 } }\n").into_bytes();
         assert!(static_screen(&files, arena("cpu-tiny").unwrap()).is_ok());

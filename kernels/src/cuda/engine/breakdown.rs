@@ -12,7 +12,13 @@ type Op = (&'static str, String, Step, usize, u64);
 /// `activation.silu_and_mul` of `n` rows, once a layer.
 fn silu_op(n: usize, inter: usize, layers: usize) -> Op {
     let bytes = 2 * 3 * (n * inter) as u64;
-    ("silu_and_mul", format!("{n}x{inter}"), Step::SiluAndMul, layers, bytes)
+    (
+        "silu_and_mul",
+        format!("{n}x{inter}"),
+        Step::SiluAndMul,
+        layers,
+        bytes,
+    )
 }
 
 /// One distinct operation of a decode step, timed in isolation on the engine's buffers.
@@ -246,7 +252,10 @@ impl CudaEngine {
         }
         let c = &self.config;
         let (h, inter) = (c.hidden_size, c.intermediate_size);
-        let entry = self.slots.kernel(SlotId::GateUpSilu).map_or("", |k| k.entry());
+        let entry = self
+            .slots
+            .kernel(SlotId::GateUpSilu)
+            .map_or("", |k| k.entry());
         Some(vec![(
             "gate_up_silu",
             format!("{entry} {n}x{h} · {}x{h}", 2 * inter),

@@ -46,7 +46,9 @@ fn speedup(v: &Value) -> String {
 fn segment(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
             b => format!("%{b:02X}"),
         })
         .collect()
@@ -102,9 +104,15 @@ fn event_row(e: &Value) -> String {
             "event" | "block" | "proposal" => continue,
             "validator" | "miner" | "pass" | "fail" | "primary_validator" => account(v),
             "speedup_ppm" => speedup(v),
-            "amount" => esc(&v.as_str().and_then(|a| a.parse().ok()).map_or(text(v), units)),
+            "amount" => esc(&v
+                .as_str()
+                .and_then(|a| a.parse().ok())
+                .map_or(text(v), units)),
             "evidence" | "pass_evidence" | "fail_evidence" => {
-                format!("<code>{}…</code>", esc(&text(v).chars().take(16).collect::<String>()))
+                format!(
+                    "<code>{}…</code>",
+                    esc(&text(v).chars().take(16).collect::<String>())
+                )
             }
             "arena" => arena_link(v),
             _ => esc(&text(v)),
@@ -220,7 +228,12 @@ pub fn arena(m: &Value) -> String {
     ];
     let contract: String = fields
         .iter()
-        .map(|f| format!("<tr><th>{f}</th><td><code>{}</code></td></tr>", esc(&text(&c[*f]))))
+        .map(|f| {
+            format!(
+                "<tr><th>{f}</th><td><code>{}</code></td></tr>",
+                esc(&text(&c[*f]))
+            )
+        })
         .collect();
     let targets: Vec<String> = c["targets"]
         .as_array()
@@ -244,7 +257,8 @@ pub fn arena(m: &Value) -> String {
         })
         .collect();
     let stack = if stack.is_empty() {
-        r#"<p class="muted">nothing crowned: every target runs the arena's stock kernels</p>"#.into()
+        r#"<p class="muted">nothing crowned: every target runs the arena's stock kernels</p>"#
+            .into()
     } else {
         format!("<table><tr><th>target</th><th>proposal</th><th>miner</th><th>speedup</th><th>crowned at</th></tr>{stack}</table>")
     };
@@ -284,19 +298,30 @@ pub fn arena(m: &Value) -> String {
         esc(&text(&m["generation"])),
         targets.join(" ")
     );
-    layout(&format!("Arena {id}"), &format!("/arena/{}.json", segment(&id)), &body)
+    layout(
+        &format!("Arena {id}"),
+        &format!("/arena/{}.json", segment(&id)),
+        &body,
+    )
 }
 
 /// One verdict: who, what, its report (or why it could not be had), the reads plotted.
 fn verdict(r: &Value, margin_ppm: Option<u64>) -> String {
-    let class = if r["verdict"] == "pass" { "pass" } else { "fail" };
+    let class = if r["verdict"] == "pass" {
+        "pass"
+    } else {
+        "fail"
+    };
     let mut s = format!(
         r#"<h3>{} by {}: <span class="{class}">{}</span> {}</h3>"#,
         esc(&text(&r["role"])),
         account(&r["validator"]),
         esc(&text(&r["verdict"])),
         r["reason"].as_str().map_or_else(
-            || format!("attested at {} (the interval's low end)", speedup(&r["speedup_ppm"])),
+            || format!(
+                "attested at {} (the interval's low end)",
+                speedup(&r["speedup_ppm"])
+            ),
             esc
         ),
     );
@@ -311,7 +336,10 @@ fn verdict(r: &Value, margin_ppm: Option<u64>) -> String {
     }
     s.push_str("</p>");
     if let Some(e) = r["report_error"].as_str() {
-        s.push_str(&format!(r#"<p class="muted">report not shown: {}</p>"#, esc(e)));
+        s.push_str(&format!(
+            r#"<p class="muted">report not shown: {}</p>"#,
+            esc(e)
+        ));
         return s;
     }
     let rep = &r["report"];
@@ -346,11 +374,7 @@ fn verdict(r: &Value, margin_ppm: Option<u64>) -> String {
                 esc(&text(&iv["pairs"]))
             ));
         }
-        let margin = rep["min_margin_ppm"]
-            .as_u64()
-            .or(margin_ppm)
-            .unwrap_or(0) as f64
-            / 1e6;
+        let margin = rep["min_margin_ppm"].as_u64().or(margin_ppm).unwrap_or(0) as f64 / 1e6;
         s.push_str(&svg::speed_reads(&b, &c, interval, margin));
     }
     s
@@ -363,7 +387,10 @@ fn status_detail(m: &Value) -> String {
     if detail.len() > 120 || m["status"] == "crowned" {
         return String::new();
     }
-    format!("<tr><th>detail</th><td><code>{}</code></td></tr>", esc(&detail))
+    format!(
+        "<tr><th>detail</th><td><code>{}</code></td></tr>",
+        esc(&detail)
+    )
 }
 
 pub fn proposal(m: &Value) -> String {
@@ -392,7 +419,11 @@ pub fn proposal(m: &Value) -> String {
         status_detail(m),
         events_table(&events)
     );
-    layout(&format!("Proposal #{id}"), &format!("/proposal/{}.json", segment(&id)), &body)
+    layout(
+        &format!("Proposal #{id}"),
+        &format!("/proposal/{}.json", segment(&id)),
+        &body,
+    )
 }
 
 pub fn weights(m: &Value) -> String {
@@ -455,14 +486,20 @@ mod tests {
 
     #[test]
     fn chain_and_report_strings_are_escaped() {
-        assert_eq!(esc(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            esc(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
         let m = json!({"proposal": 3, "status": "failed", "miner": "x", "arena": "<script>",
             "target": "t", "content_hash": "00", "reveal_block": 1, "attempts": 0,
             "status_detail": "Failed", "events": [], "verdicts": [{
                 "role": "final fail", "verdict": "fail", "validator": "v", "reason": "Incorrect",
                 "evidence": "ab", "report": {"verdict": "fail", "detail": "<img src=x onerror=alert(1)>"}}]});
         let page = proposal(&m);
-        assert!(!page.contains("<script>") && !page.contains("<img"), "{page}");
+        assert!(
+            !page.contains("<script>") && !page.contains("<img"),
+            "{page}"
+        );
         assert!(page.contains("&lt;img src=x"));
     }
 }

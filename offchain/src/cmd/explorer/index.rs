@@ -135,8 +135,12 @@ fn read_block(
         .find::<ev::WeightsSet>()
         .flatten()
         .map(|w| {
-            let weights: Vec<(String, u32)> =
-                w.weights.0.iter().map(|(a, p)| (a.to_string(), *p)).collect();
+            let weights: Vec<(String, u32)> = w
+                .weights
+                .0
+                .iter()
+                .map(|(a, p)| (a.to_string(), *p))
+                .collect();
             json!({"epoch": w.epoch, "block": block, "weights": weights})
         })
         .collect();

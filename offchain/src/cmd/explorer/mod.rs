@@ -35,7 +35,8 @@ use super::Out;
 use crate::ChainArgs;
 
 /// Reports whose fetch failed lately: digest → when, and why.
-type Failures = Arc<std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, String)>>>;
+type Failures =
+    Arc<std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, String)>>>;
 
 /// What every page handler reads.
 #[derive(Clone)]
@@ -71,7 +72,12 @@ pub async fn explorer(out: &Out, listen: &str, fetch: Fetch, c: &ChainArgs) -> i
     };
     out.emit(
         json!({"event": "listening", "url": format!("http://{addr}/"), "node": c.url}),
-        || format!("explorer at http://{addr}/ (reading {}); Ctrl-C stops it", c.url),
+        || {
+            format!(
+                "explorer at http://{addr}/ (reading {}); Ctrl-C stops it",
+                c.url
+            )
+        },
     );
     let served = axum::serve(listener, router(state))
         .with_graceful_shutdown(async {
@@ -80,7 +86,10 @@ pub async fn explorer(out: &Out, listen: &str, fetch: Fetch, c: &ChainArgs) -> i
         .await;
     match served {
         Ok(()) => exit::OK,
-        Err(e) => out.error(&format!("the explorer stopped: {e}"), exit::CHAIN_UNAVAILABLE),
+        Err(e) => out.error(
+            &format!("the explorer stopped: {e}"),
+            exit::CHAIN_UNAVAILABLE,
+        ),
     }
 }
 
@@ -106,7 +115,11 @@ fn twin(name: &str) -> (&str, bool) {
 
 /// A page from its model: the JSON twin, or the HTML `render` makes of it; a model error is
 /// a 404 or 503 page (or JSON `{"error": ..}`).
-fn respond(model: Result<Value, model::PageError>, json: bool, render: fn(&Value) -> String) -> Response {
+fn respond(
+    model: Result<Value, model::PageError>,
+    json: bool,
+    render: fn(&Value) -> String,
+) -> Response {
     let (status, body) = match model {
         Ok(m) if json => return axum::Json(m).into_response(),
         Ok(m) => return html(StatusCode::OK, render(&m)),
@@ -119,7 +132,10 @@ fn respond(model: Result<Value, model::PageError>, json: bool, render: fn(&Value
     if json {
         (status, axum::Json(json!({"error": body}))).into_response()
     } else {
-        html(status, html::error(status.canonical_reason().unwrap_or("error"), &body))
+        html(
+            status,
+            html::error(status.canonical_reason().unwrap_or("error"), &body),
+        )
     }
 }
 

@@ -92,10 +92,14 @@ fn lease_of(status: &ProposalStatus) -> Option<Value> {
 /// miner and speedup) and its queue with the lease holders.
 pub async fn arena(s: &AppState, id: &str) -> Result<Value, PageError> {
     let at = latest(s).await?;
-    let info = reads::fetch(&at, api::storage().cacheon().arenas(), (bounded(id.as_bytes()),))
-        .await
-        .map_err(chain_err)?
-        .ok_or_else(|| PageError::NotFound(format!("no arena `{id}`")))?;
+    let info = reads::fetch(
+        &at,
+        api::storage().cacheon().arenas(),
+        (bounded(id.as_bytes()),),
+    )
+    .await
+    .map_err(chain_err)?
+    .ok_or_else(|| PageError::NotFound(format!("no arena `{id}`")))?;
     let contract = reads::contract_of(&info);
     let summary = reads::arena_summaries(&at)
         .await
@@ -114,13 +118,19 @@ pub async fn arena(s: &AppState, id: &str) -> Result<Value, PageError> {
             },
             None => (String::new(), None, None),
         };
-        stack.push(json!({"target": target, "proposal": proposal, "miner": miner,
-                          "speedup_ppm": speedup_ppm, "crowned_at": crowned_at}));
+        stack.push(
+            json!({"target": target, "proposal": proposal, "miner": miner,
+                          "speedup_ppm": speedup_ppm, "crowned_at": crowned_at}),
+        );
     }
-    let queue_ids = reads::fetch(&at, api::storage().cacheon().queue(), (bounded(id.as_bytes()),))
-        .await
-        .map_err(chain_err)?
-        .map_or(Vec::new(), |q| q.0);
+    let queue_ids = reads::fetch(
+        &at,
+        api::storage().cacheon().queue(),
+        (bounded(id.as_bytes()),),
+    )
+    .await
+    .map_err(chain_err)?
+    .map_or(Vec::new(), |q| q.0);
     let mut queue = Vec::new();
     for (position, id) in queue_ids.into_iter().enumerate() {
         if let Some(p) = reads::proposal_at(&at, id).await.map_err(chain_err)? {
@@ -150,9 +160,9 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
         .map_err(chain_err)?
         .ok_or_else(|| PageError::NotFound(format!("no proposal {id}")))?;
     let final_fail = match &p.status {
-        ProposalStatus::Failed { .. } => reads::fail_verdict_at(&at, id)
-            .await
-            .map_err(chain_err)?,
+        ProposalStatus::Failed { .. } => {
+            reads::fail_verdict_at(&at, id).await.map_err(chain_err)?
+        }
         _ => None,
     };
     let mut v = proposal_json(id, &p);
@@ -213,7 +223,10 @@ fn reads(v: &Value) -> Vec<f64> {
 fn cut(v: &Value, max: usize) -> Value {
     match v.as_str() {
         Some(s) if s.chars().count() > max => {
-            json!(format!("{}… (cut)", s.chars().take(max).collect::<String>()))
+            json!(format!(
+                "{}… (cut)",
+                s.chars().take(max).collect::<String>()
+            ))
         }
         Some(s) => json!(s),
         None => Value::Null,

@@ -42,7 +42,10 @@ fn frame(top: f64, bottom: f64) -> String {
 }
 
 fn axis_label(x: f64, y: f64, text: &str) -> String {
-    format!(r#"<text x="{x:.1}" y="{y:.1}" class="axis">{}</text>"#, esc(text))
+    format!(
+        r#"<text x="{x:.1}" y="{y:.1}" class="axis">{}</text>"#,
+        esc(text)
+    )
 }
 
 /// An attempt's timed reads: above, each pair's baseline (B) and candidate (C) read in ms;
@@ -81,7 +84,9 @@ pub fn speed_reads(
         }
     }
     // Speedups.
-    let ratios: Vec<f64> = (0..n).map(|i| baseline[i] / candidate[i].max(1e-12)).collect();
+    let ratios: Vec<f64> = (0..n)
+        .map(|i| baseline[i] / candidate[i].max(1e-12))
+        .collect();
     let need = 1.0 + margin;
     let mut marks: Vec<f64> = ratios.clone();
     marks.extend([1.0, need]);
@@ -122,7 +127,11 @@ pub fn speed_reads(
             scale(r, rlo, rhi, bottom, top)
         ));
     }
-    s.push_str(&axis_label(LEFT, 372.0, &format!("{n} pairs: reads above, speedup B/C below;")));
+    s.push_str(&axis_label(
+        LEFT,
+        372.0,
+        &format!("{n} pairs: reads above, speedup B/C below;"),
+    ));
     s.push_str(&format!(
         r##"<text x="{:.1}" y="372" class="axis"><tspan fill="#1f77b4">● B baseline</tspan> <tspan fill="#ff7f0e">● C candidate</tspan> <tspan fill="#2ca02c">■ 95 % interval</tspan> <tspan fill="#c62828">– – margin</tspan></text>"##,
         LEFT + 210.0
@@ -169,7 +178,10 @@ pub fn shares(epochs: &[(u64, Vec<(String, u32)>)]) -> String {
                 (x_at(i, n), scale(ppm as f64, 0.0, 1e6, bottom, top))
             })
             .collect();
-        let path: Vec<String> = points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+        let path: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
         s.push_str(&format!(
             r#"<polyline class="share" fill="none" stroke="{color}" stroke-width="2" points="{}"><title>{}</title></polyline>"#,
             path.join(" "),
@@ -188,7 +200,11 @@ pub fn shares(epochs: &[(u64, Vec<(String, u32)>)]) -> String {
         ));
     }
     let (first, last) = (epochs[0].0, epochs[n - 1].0);
-    s.push_str(&axis_label(LEFT, 296.0, &format!("epochs {first} to {last}")));
+    s.push_str(&axis_label(
+        LEFT,
+        296.0,
+        &format!("epochs {first} to {last}"),
+    ));
     s.push_str("</svg>");
     s
 }
@@ -199,7 +215,12 @@ mod tests {
 
     #[test]
     fn the_reads_plot_draws_every_pair_the_interval_and_the_margin() {
-        let svg = speed_reads(&[10.0, 10.2, 9.9], &[9.0, 9.1, 9.0], Some((1.08, 1.14)), 0.02);
+        let svg = speed_reads(
+            &[10.0, 10.2, 9.9],
+            &[9.0, 9.1, 9.0],
+            Some((1.08, 1.14)),
+            0.02,
+        );
         assert_eq!(svg.matches(r#"class="b""#).count(), 3);
         assert_eq!(svg.matches(r#"class="c""#).count(), 3);
         assert_eq!(svg.matches(r#"class="r""#).count(), 3);
@@ -213,7 +234,10 @@ mod tests {
     fn the_shares_plot_has_a_line_an_account_and_escapes_labels() {
         let epochs = vec![
             (1, vec![("Alice".to_string(), 1_000_000)]),
-            (2, vec![("Alice".into(), 400_000), ("<Bob>".into(), 600_000)]),
+            (
+                2,
+                vec![("Alice".into(), 400_000), ("<Bob>".into(), 600_000)],
+            ),
         ];
         let svg = shares(&epochs);
         assert_eq!(svg.matches("<polyline").count(), 2);

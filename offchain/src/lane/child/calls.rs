@@ -84,8 +84,7 @@ pub(super) fn engine_audit(
                 let Some(slot) = SlotId::parse(&c.call.slot) else {
                     continue;
                 };
-                if let Some(f) = audit_features(feature_seed, slot, c.call.index, &c.call.shape)
-                {
+                if let Some(f) = audit_features(feature_seed, slot, c.call.index, &c.call.shape) {
                     keep_features(slot, &c.call.shape, &mut c.inputs, &mut c.outputs, &f);
                     c.call.kept_features = Some(f);
                 }
