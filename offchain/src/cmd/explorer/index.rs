@@ -86,7 +86,7 @@ async fn catch_up(client: &Client, index: &RwLock<Index>) -> Result<(), String> 
                 Ok(b) => b,
                 // An old block whose state the node no longer keeps: start from the oldest
                 // it surely has, and say so on the pages.
-                Err(e) if n + PRUNED_WINDOW < head => {
+                Err(e) if n + PRUNED_WINDOW < head && state_is_gone(&e) => {
                     tracing::warn!(block = n, error = %e, "explorer: no state this far back (a pruned node); indexing from the last {PRUNED_WINDOW} blocks");
                     let mut idx = index.write().await;
                     idx.head = head - PRUNED_WINDOW;
@@ -110,6 +110,15 @@ async fn catch_up(client: &Client, index: &RwLock<Index>) -> Result<(), String> 
         }
         idx.head = to;
     }
+}
+
+/// Whether a node's error says it keeps no state for the block (pruned), rather than that
+/// it is unreachable (which is retried).
+fn state_is_gone(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    ["discarded", "pruned", "unknown block", "unknownblock"]
+        .iter()
+        .any(|m| e.contains(m))
 }
 
 /// One block's proposal events, weight vectors and payouts (epoch, planck).
@@ -150,4 +159,17 @@ fn read_block(
         .map(|p| (p.epoch, p.total.to_string()))
         .collect();
     (found, epochs, paid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_pruned_nodes_answer_skips_history() {
+        assert!(state_is_gone(
+            "Rpc error: State already discarded for 0x12ab…"
+        ));
+        assert!(!state_is_gone("Rpc error: connection closed"));
+    }
 }
