@@ -217,7 +217,7 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
         }
         assert!(!dom.contains("<script"), "{path}: no JavaScript");
         seen_links.extend(links(&dom));
-        if path.starts_with("/proposal/") && *path == format!("/proposal/{win}") {
+        if *path == format!("/proposal/{win}") {
             // The speed plot: both lanes' reads and their ratios, the interval, the margin.
             let plot = dom
                 .split("<svg class=\"reads\"")

@@ -111,10 +111,7 @@ mod tests {
     fn every_slot_but_a_seam_has_a_valid_cpu_stock_bundle() {
         for slot in SlotId::ALL {
             let Some(b) = cpu_bundle(slot) else {
-                assert!(
-                    !slot.spec().seam_of.is_empty(),
-                    "{slot} has no stock bundle"
-                );
+                assert!(slot.is_seam(), "{slot} has no stock bundle");
                 continue;
             };
             assert_eq!(b.slot, slot);
@@ -130,10 +127,7 @@ mod tests {
     fn every_slot_but_a_seam_has_a_valid_cuda_stock_bundle_that_passes_the_screen() {
         for slot in SlotId::ALL {
             let Some(b) = cuda_bundle(slot) else {
-                assert!(
-                    !slot.spec().seam_of.is_empty(),
-                    "{slot} has no stock bundle"
-                );
+                assert!(slot.is_seam(), "{slot} has no stock bundle");
                 continue;
             };
             assert_eq!(b.slot, slot);

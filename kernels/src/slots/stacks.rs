@@ -58,7 +58,7 @@ impl<K: StackedKernel> KernelStacks<K> {
         }
         let mut stacks: [Vec<K>; SLOT_COUNT] = Default::default();
         for ((slot, k), stack) in SlotId::ALL.into_iter().zip(slots).zip(&mut stacks) {
-            match (k, slot.spec().seam_of.is_empty()) {
+            match (k, !slot.is_seam()) {
                 (Some(k), true) => stack.push(k),
                 (None, true) => return Err(StackError::Missing(slot)),
                 (Some(_), false) => return Err(StackError::SeamHasNoStock(slot)),
@@ -169,7 +169,7 @@ mod tests {
     fn stock(max: i64) -> Vec<K> {
         SlotId::ALL
             .iter()
-            .filter(|s| s.spec().seam_of.is_empty())
+            .filter(|s| !s.is_seam())
             .map(|&slot| K { slot, max })
             .collect()
     }

@@ -224,6 +224,34 @@ pub struct ArenaSummary {
     pub incumbents: Vec<(String, u64)>,
 }
 
+/// An arena's crowned targets: `(target id, proposal)`.
+pub async fn incumbents_of(at: &At, arena: &[u8]) -> Result<Vec<(String, u64)>, ChainError> {
+    let mut incumbents = Vec::new();
+    let mut inc = at
+        .storage()
+        .iter(api::storage().cacheon().incumbents(), (bounded(arena),))
+        .await
+        .map_err(unavailable)?;
+    while let Some(kv) = inc.next().await {
+        let kv = kv.map_err(unavailable)?;
+        let entry = kv.value().decode().map_err(unavailable)?;
+        let target = kv
+            .key()
+            .ok()
+            .and_then(|k| k.part(1))
+            .and_then(|p| {
+                p.decode_as::<api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8>>(
+                )
+                .ok()
+                .flatten()
+            })
+            .map(|b| String::from_utf8_lossy(&b.0).into_owned())
+            .unwrap_or_default();
+        incumbents.push((target, entry.proposal));
+    }
+    Ok(incumbents)
+}
+
 /// Every registered arena with its queue length and crowned targets.
 pub async fn arena_summaries(at: &At) -> Result<Vec<ArenaSummary>, ChainError> {
     let mut out = Vec::new();
@@ -245,27 +273,7 @@ pub async fn arena_summaries(at: &At) -> Result<Vec<ArenaSummary>, ChainError> {
         )
         .await?
         .map_or(0, |q| q.0.len());
-        let mut incumbents = Vec::new();
-        let mut inc = at
-            .storage()
-            .iter(
-                api::storage().cacheon().incumbents(),
-                (bounded(&info.config.id.0),),
-            )
-            .await
-            .map_err(unavailable)?;
-        while let Some(kv) = inc.next().await {
-            let kv = kv.map_err(unavailable)?;
-            let entry = kv.value().decode().map_err(unavailable)?;
-            let target = kv
-                .key()
-                .ok()
-                .and_then(|k| k.part(1))
-                .and_then(|p| p.decode_as::<api::runtime_types::bounded_collections::bounded_vec::BoundedVec<u8>>().ok().flatten())
-                .map(|b| String::from_utf8_lossy(&b.0).into_owned())
-                .unwrap_or_default();
-            incumbents.push((target, entry.proposal));
-        }
+        let incumbents = incumbents_of(at, &info.config.id.0).await?;
         let contract = contract_of(&info);
         out.push(ArenaSummary {
             id: String::from_utf8_lossy(&info.config.id.0).into_owned(),

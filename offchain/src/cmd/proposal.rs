@@ -416,6 +416,24 @@ pub(super) fn verdict_records(p: &Proposal, fail: Option<&RecordedFail>) -> Vec<
     v
 }
 
+/// Adds to each verdict record the `endpoint` its validator published on chain, if any.
+pub(super) async fn with_endpoints(
+    at: &chain::At,
+    records: &mut [serde_json::Value],
+) -> Result<(), ChainError> {
+    for r in records.iter_mut() {
+        let who = r["validator"]
+            .as_str()
+            .and_then(|v| v.parse::<chain::AccountId>().ok());
+        if let Some(who) = who {
+            if let Some(url) = reads::evidence_endpoint(at, &who).await? {
+                r["endpoint"] = json!(url);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `records` with each report fetched (`fetch`), or why not, added; the lines that say so.
 fn with_reports(records: &mut [serde_json::Value], fetch: &super::evidence::Fetch) -> String {
     let mut text = String::new();
@@ -514,17 +532,8 @@ pub async fn status(
         let mut v = proposal_json(id, &p);
         let mut records = verdict_records(&p, final_fail.as_ref());
         // Where each verdict's validator publishes its evidence (tried after `--from`).
-        for r in records.iter_mut() {
-            let who = r["validator"]
-                .as_str()
-                .and_then(|v| v.parse::<chain::AccountId>().ok());
-            if let Some(who) = who {
-                match reads::evidence_endpoint(&at, &who).await {
-                    Ok(Some(url)) => r["endpoint"] = json!(url),
-                    Ok(None) => {}
-                    Err(e) => return fail(out, e),
-                }
-            }
+        if let Err(e) = with_endpoints(&at, &mut records).await {
+            return fail(out, e);
         }
         // Reports are fetched (blocking sockets) off the async runtime's threads.
         let lines = tokio::task::block_in_place(|| with_reports(&mut records, fetch));

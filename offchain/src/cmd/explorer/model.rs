@@ -5,7 +5,7 @@
 use cacheon::chain::{api, bounded, reads, At, ProposalStatus};
 use serde_json::{json, Value};
 
-use super::super::proposal::{proposal_json, verdict_records};
+use super::super::proposal::{proposal_json, verdict_records, with_endpoints};
 use super::AppState;
 
 /// Why a page cannot be shown.
@@ -101,13 +101,11 @@ pub async fn arena(s: &AppState, id: &str) -> Result<Value, PageError> {
     .map_err(chain_err)?
     .ok_or_else(|| PageError::NotFound(format!("no arena `{id}`")))?;
     let contract = reads::contract_of(&info);
-    let summary = reads::arena_summaries(&at)
+    let incumbents = reads::incumbents_of(&at, id.as_bytes())
         .await
-        .map_err(chain_err)?
-        .into_iter()
-        .find(|a| a.id == id);
+        .map_err(chain_err)?;
     let mut stack = Vec::new();
-    for (target, proposal) in summary.map(|a| a.incumbents).unwrap_or_default() {
+    for (target, proposal) in incumbents {
         let p = reads::proposal_at(&at, proposal).await.map_err(chain_err)?;
         let (miner, speedup_ppm, crowned_at) = match &p {
             Some(p) => match &p.status {
@@ -167,19 +165,7 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
     };
     let mut v = proposal_json(id, &p);
     let mut records = verdict_records(&p, final_fail.as_ref());
-    for r in records.iter_mut() {
-        let who = r["validator"]
-            .as_str()
-            .and_then(|v| v.parse::<cacheon::chain::AccountId>().ok());
-        if let Some(who) = who {
-            if let Some(url) = reads::evidence_endpoint(&at, &who)
-                .await
-                .map_err(chain_err)?
-            {
-                r["endpoint"] = json!(url);
-            }
-        }
-    }
+    with_endpoints(&at, &mut records).await.map_err(chain_err)?;
     let (fetch, failed) = (s.fetch.clone(), s.failed.clone());
     let records = tokio::task::spawn_blocking(move || with_reports(records, &fetch, &failed))
         .await
@@ -213,9 +199,7 @@ fn reads(v: &Value) -> Vec<f64> {
         .into_iter()
         .flatten()
         .take(MAX_PAIRS)
-        .map(|x| x.as_f64().filter(|x| x.is_finite() && *x > 0.0 && *x < 1e9))
-        .map(|x| x.unwrap_or(f64::NAN))
-        .take_while(|x| !x.is_nan())
+        .map_while(|x| x.as_f64().filter(|x| x.is_finite() && *x > 0.0 && *x < 1e9))
         .collect()
 }
 
