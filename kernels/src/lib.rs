@@ -10,12 +10,15 @@
 //!   stock bundles ([`bundle::stock`]).
 //! - [`sandbox`]: Landlock and the sandboxed compiler process.
 //! - [`source`]: C and CUDA source text as the screens read it (comments, logical lines).
-//! - [`model`]: the model both engines run (config, weights, checkpoints, sampling).
+//! - [`model`]: the model both engines run (config, weights, checkpoints, sampling, the
+//!   tensor-parallel split).
+//! - [`collective`]: what tensor-parallel ranks share (the CPU ranks' shared memory).
 //! - [`cpu`]: building, screening and loading C bundles, and the CPU engine.
 //! - [`cuda`]: device, NVRTC build path, PTX ABI check, kernels, timing and the CUDA engine,
 //!   loaded at run time so that the crate builds and its tests run on machines without a GPU.
 
 pub mod bundle;
+pub mod collective;
 pub mod cpu;
 pub mod cuda;
 pub mod model;

@@ -10,6 +10,7 @@ pub mod config;
 pub mod gguf;
 pub mod llama_gguf;
 pub mod sampler;
+pub mod shard;
 pub mod tokenizer;
 pub mod weights;
 
@@ -49,4 +50,8 @@ pub enum EngineError {
     BatchMismatch { batch: usize, got: usize },
     #[error("no tokens to run")]
     Empty,
+    /// A tensor-parallel rank's exchange with the other ranks failed (one of them died,
+    /// hung or failed first); the group is unusable after this.
+    #[error("rank group: {0}")]
+    Collective(String),
 }

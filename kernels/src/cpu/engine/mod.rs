@@ -14,12 +14,19 @@
 //! row's logits runs the last layer past its cache write for that row alone. (The one
 //! exception: that layer's RoPE call rotates every row's query, of which only the last is
 //! read — a few per cent of one call a prefill, far below any margin.)
+//!
+//! Tensor parallelism ([`Engine::new_rank`]): a rank runs its shard of the model
+//! ([`crate::model::shard`]: a block of the heads and of the MLP features) with the same
+//! code, and the outputs of the o and down projections, partial sums over its block, are
+//! added up over the ranks' processes through their shared memory
+//! ([`crate::collective::ShmGroup`]) before the residual add.
 
 pub mod slot_table;
 
 pub use slot_table::{CallPhase, SlotObserver, SlotTable, SlotTableError};
 
-use crate::model::{EngineError, Logits, ModelConfig, Sampler, Weights};
+use crate::collective::ShmGroup;
+use crate::model::{shard, EngineError, Logits, ModelConfig, Sampler, Weights};
 use crate::slots::call::Tensor::{F32, I32};
 use crate::slots::SlotId;
 
@@ -55,6 +62,8 @@ pub struct Engine {
     gate_up: Vec<Vec<f32>>,
     slots: SlotTable,
     cache: KvCache,
+    /// The other ranks of a tensor-parallel engine (`None`: the whole model here).
+    group: Option<ShmGroup>,
 }
 
 impl Engine {
@@ -92,7 +101,34 @@ impl Engine {
             gate_up,
             slots,
             cache,
+            group: None,
         })
+    }
+
+    /// Rank `group.rank()` of a tensor-parallel engine over `group.world()` processes:
+    /// its shard of `weights` (the whole model's, of `config`), all-reducing the o and
+    /// down projections' outputs with the other ranks. Every rank must make the same
+    /// calls (prefill, decode) with the same tokens, in the same order.
+    pub fn new_rank(
+        config: ModelConfig,
+        weights: Weights,
+        slots: SlotTable,
+        batch: usize,
+        max_seq: usize,
+        group: ShmGroup,
+    ) -> Result<Engine, EngineError> {
+        let (local, part) = shard::shard(&config, &weights, group.rank(), group.world())?;
+        drop(weights);
+        let mut e = Engine::new(local, part, slots, batch, max_seq)?;
+        e.group = Some(group);
+        Ok(e)
+    }
+
+    /// `(rank, world)` of a tensor-parallel engine, `(0, 1)` for a whole one.
+    pub fn rank(&self) -> (usize, usize) {
+        self.group
+            .as_ref()
+            .map_or((0, 1), |g| (g.rank(), g.world()))
     }
 
     pub fn config(&self) -> &ModelConfig {
@@ -221,6 +257,7 @@ impl Engine {
             gate_up: gate_up_w,
             slots,
             cache,
+            group,
         } = self;
         let n = tokens.len();
         if n == 0 {
@@ -370,6 +407,7 @@ impl Engine {
                 h,
                 q_dim,
             );
+            all_reduce(group, &mut block_out[..mh])?;
 
             // MLP norm with the attention residual add, then SwiGLU.
             slots.call(
@@ -408,6 +446,7 @@ impl Engine {
             }
             let act = &act[..m * inter];
             linear(slots, &mut block_out[..mh], act, &lw.down_proj, m, h, inter);
+            all_reduce(group, &mut block_out[..mh])?;
         }
 
         // Final norm. Its residual add is the engine's own: the sum goes nowhere else, so
@@ -426,6 +465,26 @@ impl Engine {
         );
         Ok(normed)
     }
+}
+
+/// A tensor-parallel rank's partial sums `x` become the sum over every rank's, added in
+/// rank order (the same bits on every rank); nothing to do for a whole engine.
+fn all_reduce(group: &Option<ShmGroup>, x: &mut [f32]) -> Result<(), EngineError> {
+    let Some(g) = group else { return Ok(()) };
+    let mine = x.to_vec();
+    let n = mine.len();
+    g.exchange(&mine, x, |rows, out| {
+        out.copy_from_slice(&rows[..n]);
+        for row in rows.chunks_exact(n).skip(1) {
+            for (o, v) in out.iter_mut().zip(row) {
+                *o += *v;
+            }
+        }
+    })
+    .map_err(|e| {
+        g.poison();
+        EngineError::Collective(e.to_string())
+    })
 }
 
 /// `y[rows, out] = x[rows, in] · wᵀ` (`w` is `[out, in]`) as a `linear.matmul` call.

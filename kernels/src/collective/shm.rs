@@ -1,0 +1,412 @@
+//! The rank processes' shared memory on the CPU: one file (under `/dev/shm` by default),
+//! mapped by every rank of a group, holding a barrier and an exchange area of
+//! `[world, capacity]` f32 rows, row `r` written only by rank `r`.
+//!
+//! An exchange is: every rank writes its row, all meet at the barrier, each reads every
+//! row (a collective kernel's input is the `[world, n]` view), all meet again before any
+//! row is written for the next exchange. The barrier is sense-reversing (an arrival
+//! counter and a generation number, both atomics in the mapping); a rank that stops
+//! coming (killed, hung, or failed and said so with [`ShmGroup::poison`]) makes the others'
+//! waits end with an error after the group's deadline instead of hanging forever.
+
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// "CACHEON1" as a little-endian u64: the file is a group's.
+const MAGIC: u64 = 0x314e_4f45_4843_4143;
+/// Bytes before the exchange area (the header below, padded to a cache line pair).
+const HEADER: usize = 128;
+/// How long a rank waits at a barrier for the others before giving up.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Why a group could not be made, joined or used.
+#[derive(Debug, thiserror::Error)]
+pub enum GroupError {
+    #[error("group file {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("group file {path} is not a rank group (bad magic or size)")]
+    NotAGroup { path: PathBuf },
+    #[error("rank {rank} is outside the group's world size {world}")]
+    NoSuchRank { rank: usize, world: usize },
+    #[error("a world of {world} ranks needs at least 1 and at most 64")]
+    BadWorld { world: usize },
+    #[error("an exchange of {n} values is larger than the group's rows of {capacity}")]
+    TooLarge { n: usize, capacity: usize },
+    #[error(
+        "rank {rank} waited {waited:?} at barrier {generation}: {arrived} of {world} ranks came"
+    )]
+    Timeout {
+        rank: usize,
+        generation: u32,
+        arrived: u32,
+        world: usize,
+        waited: Duration,
+    },
+    #[error("rank {by} gave up on the group (it failed); rank {rank} stops too")]
+    Poisoned { rank: usize, by: u32 },
+}
+
+/// The header at the start of the mapping (all fields atomics: every rank writes them).
+#[repr(C)]
+struct Header {
+    magic: AtomicU64,
+    world: AtomicU64,
+    capacity: AtomicU64,
+    arrived: AtomicU32,
+    generation: AtomicU32,
+    /// 0, or 1 + the rank that poisoned the group.
+    poisoned: AtomicU32,
+}
+
+/// One rank's handle on a group's shared memory.
+pub struct ShmGroup {
+    path: PathBuf,
+    base: *mut u8,
+    len: usize,
+    rank: usize,
+    world: usize,
+    capacity: usize,
+    deadline: Duration,
+}
+
+// The mapping is shared memory addressed through atomics (header) and through the
+// barrier protocol (rows): moving the handle to another thread is fine.
+unsafe impl Send for ShmGroup {}
+
+impl std::fmt::Debug for ShmGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShmGroup")
+            .field("path", &self.path)
+            .field("rank", &self.rank)
+            .field("world", &self.world)
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GroupError + '_ {
+    move |source| GroupError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn bytes_for(world: usize, capacity: usize) -> usize {
+    HEADER + world * capacity * std::mem::size_of::<f32>()
+}
+
+impl ShmGroup {
+    /// Creates the group file for `world` ranks exchanging up to `capacity` values each
+    /// (the launcher does this before it starts the ranks). Fails if the file exists.
+    pub fn create(path: &Path, world: usize, capacity: usize) -> Result<(), GroupError> {
+        if world == 0 || world > 64 {
+            return Err(GroupError::BadWorld { world });
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(io(path))?;
+        file.set_len(bytes_for(world, capacity) as u64)
+            .map_err(io(path))?;
+        let g = Self::map(path, &file, 0, world, capacity)?;
+        let h = g.header();
+        h.world.store(world as u64, Ordering::Relaxed);
+        h.capacity.store(capacity as u64, Ordering::Relaxed);
+        h.magic.store(MAGIC, Ordering::Release);
+        Ok(())
+    }
+
+    /// Joins the group at `path` as `rank`.
+    pub fn join(path: &Path, rank: usize) -> Result<ShmGroup, GroupError> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io(path))?;
+        let len = file.metadata().map_err(io(path))?.len() as usize;
+        if len < HEADER {
+            return Err(GroupError::NotAGroup { path: path.into() });
+        }
+        // Read the header through a header-sized mapping first.
+        let probe = Self::map(path, &file, 0, 1, 0)?;
+        let h = probe.header();
+        let (magic, world, capacity) = (
+            h.magic.load(Ordering::Acquire),
+            h.world.load(Ordering::Relaxed) as usize,
+            h.capacity.load(Ordering::Relaxed) as usize,
+        );
+        drop(probe);
+        if magic != MAGIC || world == 0 || world > 64 || bytes_for(world, capacity) != len {
+            return Err(GroupError::NotAGroup { path: path.into() });
+        }
+        if rank >= world {
+            return Err(GroupError::NoSuchRank { rank, world });
+        }
+        Self::map(path, &file, rank, world, capacity)
+    }
+
+    fn map(
+        path: &Path,
+        file: &File,
+        rank: usize,
+        world: usize,
+        capacity: usize,
+    ) -> Result<ShmGroup, GroupError> {
+        use std::os::fd::AsRawFd;
+        let len = bytes_for(world, capacity);
+        // SAFETY: a shared read-write mapping of a file we hold open, of its length (or
+        // less, for the probe); unmapped in Drop.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(GroupError::Io {
+                path: path.into(),
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        Ok(ShmGroup {
+            path: path.into(),
+            base: base as *mut u8,
+            len,
+            rank,
+            world,
+            capacity,
+            deadline: DEFAULT_DEADLINE,
+        })
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the mapping starts page-aligned and is at least HEADER bytes; Header is
+        // atomics only, valid for any bit pattern.
+        unsafe { &*(self.base as *const Header) }
+    }
+
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    pub fn world(&self) -> usize {
+        self.world
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How long [`ShmGroup::barrier`] waits for the other ranks.
+    pub fn set_deadline(&mut self, deadline: Duration) {
+        self.deadline = deadline;
+    }
+
+    /// Tells the other ranks this one failed: their next (or current) wait ends with
+    /// [`GroupError::Poisoned`].
+    pub fn poison(&self) {
+        let _ = self.header().poisoned.compare_exchange(
+            0,
+            1 + self.rank as u32,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+
+    /// Waits until every rank of the group has arrived here. Everything a rank wrote
+    /// before arriving is visible to every rank after it returns.
+    pub fn barrier(&self) -> Result<(), GroupError> {
+        let h = self.header();
+        let check_poison = || match h.poisoned.load(Ordering::Acquire) {
+            0 => Ok(()),
+            by => Err(GroupError::Poisoned {
+                rank: self.rank,
+                by: by - 1,
+            }),
+        };
+        check_poison()?;
+        let generation = h.generation.load(Ordering::Acquire);
+        if h.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.world as u32 {
+            h.arrived.store(0, Ordering::Relaxed);
+            h.generation
+                .store(generation.wrapping_add(1), Ordering::Release);
+            return Ok(());
+        }
+        let start = Instant::now();
+        let mut spins = 0u32;
+        while h.generation.load(Ordering::Acquire) == generation {
+            check_poison()?;
+            if start.elapsed() > self.deadline {
+                return Err(GroupError::Timeout {
+                    rank: self.rank,
+                    generation,
+                    arrived: h.arrived.load(Ordering::Acquire),
+                    world: self.world,
+                    waited: start.elapsed(),
+                });
+            }
+            spins += 1;
+            if spins < 1000 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        Ok(())
+    }
+
+    /// Row `r` of the exchange area, `n` values.
+    fn row(&self, r: usize, n: usize) -> *mut f32 {
+        debug_assert!(r < self.world && n <= self.capacity);
+        // SAFETY: inside the mapping (HEADER + world * capacity f32s).
+        unsafe { (self.base.add(HEADER) as *mut f32).add(r * self.capacity) }
+    }
+
+    /// One exchange: writes `mine` as this rank's row, waits for every rank's, hands
+    /// `reduce` the rows (`[world, n]`, rank order, contiguous) and `out`, then waits
+    /// until every rank is done reading before returning.
+    pub fn exchange(
+        &self,
+        mine: &[f32],
+        out: &mut [f32],
+        reduce: impl FnOnce(&[f32], &mut [f32]),
+    ) -> Result<(), GroupError> {
+        let n = mine.len();
+        if n > self.capacity {
+            return Err(GroupError::TooLarge {
+                n,
+                capacity: self.capacity,
+            });
+        }
+        // SAFETY: this rank's row, which no other rank writes, and nobody reads until
+        // the barrier below.
+        unsafe { std::ptr::copy_nonoverlapping(mine.as_ptr(), self.row(self.rank, n), n) };
+        self.barrier()?;
+        // Rows are `capacity` apart: gather them into one `[world, n]` view.
+        let mut rows = Vec::with_capacity(self.world * n);
+        for r in 0..self.world {
+            // SAFETY: row r was written before its rank's arrival at the barrier; nobody
+            // writes it again before the next barrier.
+            rows.extend_from_slice(unsafe { std::slice::from_raw_parts(self.row(r, n), n) });
+        }
+        reduce(&rows, out);
+        self.barrier()
+    }
+}
+
+impl Drop for ShmGroup {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `map`, of `len` bytes.
+        unsafe { libc::munmap(self.base as *mut libc::c_void, self.len) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_in_threads_exchange_rows_and_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g");
+        ShmGroup::create(&path, 3, 16).unwrap();
+        let outs: Vec<Vec<f32>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..3)
+                .map(|r| {
+                    let path = path.clone();
+                    s.spawn(move || {
+                        let g = ShmGroup::join(&path, r).unwrap();
+                        let mut last = vec![];
+                        for round in 0..50 {
+                            let mine: Vec<f32> =
+                                (0..5).map(|i| (r * 100 + i + round) as f32).collect();
+                            let mut out = vec![0f32; 5];
+                            g.exchange(&mine, &mut out, |rows, out| {
+                                for (i, o) in out.iter_mut().enumerate() {
+                                    *o = (0..3).map(|q| rows[q * 5 + i]).sum();
+                                }
+                            })
+                            .unwrap();
+                            last = out;
+                        }
+                        last
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let want: Vec<f32> = (0..5).map(|i| (300 + 3 * (i + 49)) as f32).collect();
+        for o in outs {
+            assert_eq!(o, want);
+        }
+    }
+
+    #[test]
+    fn a_missing_rank_ends_the_wait_with_a_timeout_and_poison_ends_it_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g");
+        ShmGroup::create(&path, 2, 4).unwrap();
+        let mut g0 = ShmGroup::join(&path, 0).unwrap();
+        g0.set_deadline(Duration::from_millis(200));
+        match g0.barrier() {
+            Err(GroupError::Timeout {
+                rank: 0,
+                arrived: 1,
+                world: 2,
+                ..
+            }) => {}
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        let g1 = ShmGroup::join(&path, 1).unwrap();
+        g1.poison();
+        assert!(matches!(
+            g0.barrier(),
+            Err(GroupError::Poisoned { rank: 0, by: 1 })
+        ));
+    }
+
+    #[test]
+    fn bad_files_ranks_and_sizes_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g");
+        std::fs::write(&path, vec![0u8; 4096]).unwrap();
+        assert!(matches!(
+            ShmGroup::join(&path, 0),
+            Err(GroupError::NotAGroup { .. })
+        ));
+        assert!(matches!(
+            ShmGroup::create(&path, 2, 4),
+            Err(GroupError::Io { .. })
+        ));
+        let path = dir.path().join("h");
+        assert!(matches!(
+            ShmGroup::create(&path, 0, 4),
+            Err(GroupError::BadWorld { world: 0 })
+        ));
+        ShmGroup::create(&path, 2, 4).unwrap();
+        assert!(matches!(
+            ShmGroup::join(&path, 2),
+            Err(GroupError::NoSuchRank { rank: 2, world: 2 })
+        ));
+        let g = ShmGroup::join(&path, 0).unwrap();
+        assert!(matches!(
+            g.exchange(&[0.0; 5], &mut [0.0; 5], |_, _| {}),
+            Err(GroupError::TooLarge { n: 5, capacity: 4 })
+        ));
+    }
+}
