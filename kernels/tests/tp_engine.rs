@@ -1,6 +1,7 @@
 //! The tensor-parallel CPU engine as it runs in production: one process per rank (this
 //! test binary started again as `rank_process`), the ranks meeting in a shared-memory
-//! file. Two ranks must give the whole engine's logits within rounding (the o and down
+//! file, their partial sums added by `collective.all_reduce` slot calls. Two ranks must
+//! give the whole engine's logits within rounding (the o and down
 //! projections' sums are split in two and added in another order) and the same greedy
 //! tokens, with every rank holding the same bits; a rank whose partner never comes fails
 //! with the group's error instead of hanging.
@@ -14,6 +15,7 @@ use std::time::Duration;
 use cacheon_kernels::collective::ShmGroup;
 use cacheon_kernels::cpu::engine::Engine;
 use cacheon_kernels::model::Logits;
+use cacheon_kernels::SlotId;
 use common::{genesis_table, tiny, PROMPT};
 
 const DECODE_STEPS: usize = 4;
@@ -97,6 +99,12 @@ fn rank_process() {
     let mut engine = Engine::new_rank(cfg, w, genesis_table(), 2, MAX_SEQ, group).unwrap();
     assert_eq!(engine.rank(), (rank, 2));
     let (logits, tokens) = run(&mut engine);
+    // Two collective.all_reduce calls a layer in each of the 2 prefills and the decode steps.
+    let layers = engine.config().num_hidden_layers as u64;
+    assert_eq!(
+        engine.slots().dispatch_count(SlotId::AllReduce),
+        2 * layers * (2 + DECODE_STEPS as u64)
+    );
     std::fs::write(var("CACHEON_TP_OUT"), to_bytes(&logits, &tokens)).unwrap();
 }
 

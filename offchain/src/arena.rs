@@ -332,6 +332,8 @@ impl Arena {
             i(cfg.head_dim()),
         );
         match slot {
+            // No arena's engine is split over ranks yet: it makes no collective calls.
+            SlotId::AllReduce => vec![],
             SlotId::SiluAndMul => tokens.iter().map(|&t| vec![i(t), inter]).collect(),
             SlotId::GateUpSilu => tokens.iter().map(|&t| vec![i(t), inter, h]).collect(),
             SlotId::RmsNorm | SlotId::FusedAddRmsNorm => {

@@ -18,10 +18,13 @@ pub mod slot {
     pub const ATTENTION_PREFILL: &str = "attention.prefill";
     /// A fused seam: the MLP's gate|up product and SwiGLU in one call.
     pub const GATE_UP_SILU: &str = "mlp.gate_up_silu";
+    /// Tensor parallelism's sum over the ranks' partial results (called only by engines
+    /// split over several ranks).
+    pub const ALL_REDUCE: &str = "collective.all_reduce";
 }
 
 /// Every slot, in registry order (the order of `cacheon_kernels::slots::SlotId::ALL`).
-pub const SLOTS: [&str; 8] = [
+pub const SLOTS: [&str; 9] = [
     slot::SILU_AND_MUL,
     slot::RMSNORM,
     slot::FUSED_ADD_RMSNORM,
@@ -30,6 +33,7 @@ pub const SLOTS: [&str; 8] = [
     slot::LINEAR_MATMUL,
     slot::ATTENTION_PREFILL,
     slot::GATE_UP_SILU,
+    slot::ALL_REDUCE,
 ];
 
 /// The atomic target: RoPE and decode attention replaced together.
@@ -59,7 +63,7 @@ const fn singleton(id: &'static str, members: &'static [&'static str]) -> Target
 /// seam displaces nothing: its kernel serves only the calls inside its `when` domain, and its
 /// members (`linear.matmul`, `activation.silu_and_mul`) keep serving the rest, so their
 /// crowns stay in the engine that was measured and keep earning.
-pub const TARGETS: [Target; 9] = [
+pub const TARGETS: [Target; 10] = [
     singleton(slot::SILU_AND_MUL, &[slot::SILU_AND_MUL]),
     singleton(slot::RMSNORM, &[slot::RMSNORM]),
     singleton(slot::FUSED_ADD_RMSNORM, &[slot::FUSED_ADD_RMSNORM]),
@@ -68,6 +72,7 @@ pub const TARGETS: [Target; 9] = [
     singleton(slot::LINEAR_MATMUL, &[slot::LINEAR_MATMUL]),
     singleton(slot::ATTENTION_PREFILL, &[slot::ATTENTION_PREFILL]),
     singleton(slot::GATE_UP_SILU, &[slot::GATE_UP_SILU]),
+    singleton(slot::ALL_REDUCE, &[slot::ALL_REDUCE]),
     Target {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
@@ -92,7 +97,8 @@ pub struct ArenaSpec {
     pub workload: &'static str,
     /// The stock kernel set the engine starts from, with the slot boundaries it calls
     /// through (`/v2`: the `mlp.gate_up_silu` seam, served by its member slots until a
-    /// kernel for it is crowned).
+    /// kernel for it is crowned; `/v3`: a stock `collective.all_reduce`, which only
+    /// engines split over ranks call, and on CUDA the double-buffered flash prefill).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
@@ -109,7 +115,7 @@ pub const CPU_TINY: ArenaSpec = ArenaSpec {
     hardware: "x86-64-v3",
     model: "tiny",
     workload: "cpu-tiny/batched-v2",
-    stock: "cpu-c11-scalar/v2",
+    stock: "cpu-c11-scalar/v3",
     min_margin_ppm: 20_000,
     max_noise_ppm: 150_000,
     noise_multiplier: 3,
@@ -125,7 +131,7 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     hardware: "sm90a",
     model: "llama8b-8l",
     workload: "h200-llama8b/batched-v2",
-    stock: "cuda-bf16-hopper/v2",
+    stock: "cuda-bf16-hopper/v3",
     min_margin_ppm: 10_000,
     max_noise_ppm: 20_000,
     noise_multiplier: 3,
@@ -144,7 +150,7 @@ pub const CPU_SMOLLM2: ArenaSpec = ArenaSpec {
     hardware: "x86-64-v3",
     model: "smollm2-135m",
     workload: "cpu-smollm2",
-    stock: "cpu-c11-scalar/v2",
+    stock: "cpu-c11-scalar/v3",
     min_margin_ppm: 50_000,
     max_noise_ppm: 150_000,
     noise_multiplier: 3,

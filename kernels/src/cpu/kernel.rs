@@ -158,6 +158,7 @@ mod c_entry {
                 (&[a, b], &[], &[s0, s1]) => entry!(addr, [a, b], [], [s0, s1]),
                 (&[a, b, c], &[f0], &[s0, s1]) => entry!(addr, [a, b, c], [f0], [s0, s1]),
                 (&[a, b, c], &[], &[s0, s1, s2]) => entry!(addr, [a, b, c], [], [s0, s1, s2]),
+                (&[a, b], &[], &[s0, s1, s2, s3]) => entry!(addr, [a, b], [], [s0, s1, s2, s3]),
                 (&[a, b, c, d, e], &[f0], &[s0, s1]) => {
                     entry!(addr, [a, b, c, d, e], [f0], [s0, s1])
                 }

@@ -163,6 +163,21 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
                 .collect();
             (vec![Buffer::F32(x), Buffer::F32(w)], vec![])
         }
+        // Every rank's partials, of varied scale by rank and row, drawn from the seed and
+        // the shape's (tokens, hidden, world) only: every rank of one shape sees the same
+        // rows, so their results can be compared with each other.
+        SlotId::AllReduce => {
+            let (tokens, hidden, world) = (s[0], s[1], s[2]);
+            let partials: Vec<f32> = (0..world * tokens)
+                .flat_map(|rt| {
+                    let scale = 2f32.powi((rt % 5) as i32 - 2);
+                    rng.fill_uniform(hidden, 2.0)
+                        .into_iter()
+                        .map(move |v| v * scale)
+                })
+                .collect();
+            (vec![Buffer::F32(partials)], vec![])
+        }
     };
     SlotArgs::new(slot, shape.to_vec(), inputs, scalars).expect("generated inputs fit the ABI")
 }

@@ -29,10 +29,11 @@ pub enum SlotId {
     LinearMatmul,
     AttentionPrefill,
     GateUpSilu,
+    AllReduce,
 }
 
 /// How many slots the registry has.
-pub const SLOT_COUNT: usize = 8;
+pub const SLOT_COUNT: usize = 9;
 
 impl SlotId {
     /// All slots, in registry order (`index()` is the position here).
@@ -45,6 +46,7 @@ impl SlotId {
         SlotId::LinearMatmul,
         SlotId::AttentionPrefill,
         SlotId::GateUpSilu,
+        SlotId::AllReduce,
     ];
 
     /// The catalog id, e.g. `activation.silu_and_mul`.
@@ -71,6 +73,11 @@ impl SlotId {
     /// serve it until a kernel for it is installed.
     pub fn is_seam(self) -> bool {
         !self.spec().seam_of.is_empty()
+    }
+
+    /// Whether only an engine split over several ranks calls it (`collective.*`).
+    pub fn is_collective(self) -> bool {
+        matches!(self, SlotId::AllReduce)
     }
 
     /// The slots with a stock kernel (all but the seams), in registry order.
@@ -510,6 +517,37 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
         ],
         seam_of: &[SlotId::LinearMatmul, SlotId::SiluAndMul],
     },
+    SlotSpec {
+        slot: SlotId::AllReduce,
+        id: slot::ALL_REDUCE,
+        c_name: "all_reduce",
+        // Rank `rank` of a tensor-parallel engine of `world` ranks: `out[t, i] = sum over
+        // r of partials[r, t, i]`, every rank's partial sums as rows in rank order (the
+        // validator's exchange puts them there; the kernel only reads them). Every rank
+        // must get the same bits (the engine's state after the sum is replicated).
+        params: &[
+            out("out", &[d("tokens"), d("hidden")]),
+            inp("partials", &[d("world"), d("tokens"), d("hidden")]),
+            shape("tokens"),
+            shape("hidden"),
+            shape("world"),
+            shape("rank"),
+        ],
+        check: Check::AllClose,
+        // tokens, hidden, world, rank: every rank of 2, of 3 and of 4 at small shapes, a
+        // ragged width, a prefill block and a decode row of Llama-3-8B's width.
+        verification_shapes: &[
+            &[1, 8, 2, 0],
+            &[1, 8, 2, 1],
+            &[7, 1001, 3, 0],
+            &[7, 1001, 3, 1],
+            &[7, 1001, 3, 2],
+            &[5, 256, 4, 3],
+            &[128, 4096, 2, 1],
+            &[1, 4096, 4, 0],
+        ],
+        seam_of: &[],
+    },
 ];
 
 /// Whether a catalog target is one slot or an atomic group.
@@ -529,7 +567,7 @@ pub struct TargetSpec {
     pub displaces: &'static [&'static str],
 }
 
-static TARGETS: [TargetSpec; 9] = [
+static TARGETS: [TargetSpec; 10] = [
     singleton(SlotId::SiluAndMul, slot::SILU_AND_MUL),
     singleton(SlotId::RmsNorm, slot::RMSNORM),
     singleton(SlotId::FusedAddRmsNorm, slot::FUSED_ADD_RMSNORM),
@@ -539,6 +577,7 @@ static TARGETS: [TargetSpec; 9] = [
     singleton(SlotId::AttentionPrefill, slot::ATTENTION_PREFILL),
     // A fused seam displaces nothing: its members serve what its domain leaves them.
     singleton(SlotId::GateUpSilu, slot::GATE_UP_SILU),
+    singleton(SlotId::AllReduce, slot::ALL_REDUCE),
     TargetSpec {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
@@ -557,6 +596,7 @@ const fn singleton(slot: SlotId, id: &'static str) -> TargetSpec {
         SlotId::LinearMatmul => &[SlotId::LinearMatmul],
         SlotId::AttentionPrefill => &[SlotId::AttentionPrefill],
         SlotId::GateUpSilu => &[SlotId::GateUpSilu],
+        SlotId::AllReduce => &[SlotId::AllReduce],
     };
     TargetSpec {
         id,

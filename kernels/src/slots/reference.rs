@@ -258,6 +258,17 @@ pub fn gate_up_silu(
     }
 }
 
+/// `collective.all_reduce`: `out[t, i] = sum_r partials[r, t, i]` (rank `rank` of `world`
+/// gets the same sums as every other).
+pub fn all_reduce(out: &mut [f32], partials: &[f32], tokens: usize, hidden: usize, world: usize) {
+    let n = tokens * hidden;
+    assert_eq!(out.len(), n);
+    assert_eq!(partials.len(), world * n);
+    for (e, o) in out.iter_mut().enumerate() {
+        *o = (0..world).map(|r| partials[r * n + e] as f64).sum::<f64>() as f32;
+    }
+}
+
 /// Runs the reference for a whole argument set and returns the expected outputs, one
 /// vector per output parameter in ABI order. `args`' own output buffers are not touched,
 /// so a kernel's outputs never see the reference's.
@@ -331,6 +342,10 @@ pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
             let (t, f, h) = (s("tokens"), s("inter"), s("hidden"));
             gate_up_silu(&mut outs[0], x, w, t, f, h);
         }
+        SlotId::AllReduce => {
+            let (t, h, world) = (s("tokens"), s("hidden"), s("world"));
+            all_reduce(&mut outs[0], args.input_f32(0), t, h, world);
+        }
         SlotId::AttentionPrefill => {
             let (q, kc, vc) = (args.input_f32(0), args.input_f32(1), args.input_f32(2));
             attention_prefill(
@@ -357,7 +372,9 @@ pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
 /// far above the element itself: for `linear.matmul`, `sum_i |x[t, i] * w[o, i]|` (a sum
 /// of large terms that cancel is exact only to a fraction of the terms); for
 /// `mlp.gate_up_silu` those sums of its two products carried through `silu(g) · u`
-/// (`|silu'(g) · u| · S_g + |silu(g)| · S_u`); `None` for the other slots' outputs.
+/// (`|silu'(g) · u| · S_g + |silu(g)| · S_u`); for `collective.all_reduce` the sum of the
+/// ranks' magnitudes (partials that cancel leave an f32 sum exact only to a fraction of
+/// them); `None` for the other slots' outputs.
 pub fn error_scales(args: &SlotArgs) -> Vec<Option<Vec<f32>>> {
     let s = |name: &str| args.shape_value(name) as usize;
     match args.slot {
@@ -399,6 +416,14 @@ pub fn error_scales(args: &SlotArgs) -> Vec<Option<Vec<f32>>> {
                     scale[t * inter + o] = ((d_silu * u).abs() * sg + silu(g).abs() * su) as f32;
                 }
             }
+            vec![Some(scale)]
+        }
+        SlotId::AllReduce => {
+            let p = args.input_f32(0);
+            let n = s("tokens") * s("hidden");
+            let scale = (0..n)
+                .map(|e| (0..s("world")).map(|r| p[r * n + e].abs()).sum())
+                .collect();
             vec![Some(scale)]
         }
         _ => vec![None; args.output_lens().len()],

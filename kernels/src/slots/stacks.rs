@@ -251,9 +251,9 @@ mod tests {
         );
 
         s.count_call(SlotId::Rope);
-        s.add_counts(&[1, 0, 0, 2, 0, 0, 0, 0]);
-        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0, 0, 0, 0]);
-        s.set_counts(&[0, 0, 0, 1, 0, 0, 0, 0]);
+        s.add_counts(&[1, 0, 0, 2, 0, 0, 0, 0, 0]);
+        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0, 0, 0, 0, 0]);
+        s.set_counts(&[0, 0, 0, 1, 0, 0, 0, 0, 0]);
         assert_eq!(s.dispatch_count(SlotId::Rope), 1);
         s.reset_counts();
         assert_eq!(s.dispatch_counts(), [0; SLOT_COUNT]);

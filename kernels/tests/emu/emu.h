@@ -64,6 +64,7 @@ struct EmuWarp {
     pthread_barrier_t bar;
     uint32_t slot[32];
     uint32_t mma_a[32][4], mma_b[32][2];
+    const unsigned short* addr[32];
 };
 struct EmuBlock {
     pthread_barrier_t bar;
@@ -139,6 +140,43 @@ static inline void mma_m16n8k16_bf16(float d[4], const unsigned a[4], const unsi
     }
     pthread_barrier_wait(&w.bar);
 }
+
+/* ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 for one warp: lane L gives the address
+ * of row L % 8 of matrix L / 8 (8 bf16, 16 bytes); register i of lane L receives row L / 4,
+ * elements 2 (L % 4) and the next of matrix i, or with .trans those of its transpose
+ * (rows 2 (L % 4) and the next, column L / 4 of the matrix as stored). */
+static inline void emu_ldsm_x4(unsigned r[4], const void* p, bool trans) {
+    unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
+    EmuWarp& w = emu_self->blk->warps[lin / 32];
+    unsigned lane = lin % 32;
+    w.addr[lane] = (const unsigned short*)p;
+    pthread_barrier_wait(&w.bar);
+    const unsigned g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+        unsigned short lo, hi;
+        if (trans) {
+            lo = w.addr[8 * i + 2 * t][g];
+            hi = w.addr[8 * i + 2 * t + 1][g];
+        } else {
+            lo = w.addr[8 * i + g][2 * t];
+            hi = w.addr[8 * i + g][2 * t + 1];
+        }
+        r[i] = (unsigned)lo | ((unsigned)hi << 16);
+    }
+    pthread_barrier_wait(&w.bar);
+}
+static inline void ldsm_x4(unsigned r[4], const void* p) { emu_ldsm_x4(r, p, false); }
+static inline void ldsm_x4_trans(unsigned r[4], const void* p) { emu_ldsm_x4(r, p, true); }
+
+/* cp.async.cg.shared.global 16 bytes (zeros when !valid), done at once: commit and wait
+ * have nothing left to wait for, so the emulation checks a kernel's barriers, not its
+ * pipeline depth. */
+static inline void cp_async16(void* smem, const void* gmem, bool valid) {
+    if (valid) memcpy(smem, gmem, 16);
+    else memset(smem, 0, 16);
+}
+static inline void cp_async_commit() {}
+template <int N> static inline void cp_async_wait() {}
 
 /* Device-wide atomics and fences (blocks of one launch run as concurrent OS threads
  * within a cluster, and clusters one after another). */

@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
         EMU_ENTRY(O(0), I(0), I(1), S(0), S(1), S(2));
 #elif EMU_SLOT == 6
         EMU_ENTRY(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
+#elif EMU_SLOT == 8
+        EMU_ENTRY(O(0), I(0), S(0), S(1), S(2), S(3));
 #else
 #error "unknown EMU_SLOT"
 #endif

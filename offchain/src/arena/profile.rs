@@ -84,6 +84,8 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             (SlotId::AttentionPrefill, 3_060.7e-6),
             // the seam's members there: gate|up and SwiGLU
             (SlotId::GateUpSilu, 5_429.2e-6),
+            // a single-GPU engine makes no collective calls
+            (SlotId::AllReduce, 0.0),
         ],
     },
     step: PassProfile {
@@ -99,6 +101,8 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             (SlotId::AttentionPrefill, 0.0),
             // the seam's members there: gate|up and SwiGLU
             (SlotId::GateUpSilu, 624.8e-6),
+            // a single-GPU engine makes no collective calls
+            (SlotId::AllReduce, 0.0),
         ],
     },
     batch: Some((
@@ -115,6 +119,8 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
                 (SlotId::AttentionPrefill, 385.8e-6),
                 // the seam's members there: gate|up and SwiGLU
                 (SlotId::GateUpSilu, 1_405.7e-6),
+                // a single-GPU engine makes no collective calls
+                (SlotId::AllReduce, 0.0),
             ],
         },
         PassProfile {
@@ -131,6 +137,8 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
                 (SlotId::AttentionPrefill, 0.0),
                 // the seam's members there: gate|up and SwiGLU
                 (SlotId::GateUpSilu, 637.2e-6),
+                // a single-GPU engine makes no collective calls
+                (SlotId::AllReduce, 0.0),
             ],
         },
     )),

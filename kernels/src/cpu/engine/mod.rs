@@ -18,8 +18,9 @@
 //! Tensor parallelism ([`Engine::new_rank`]): a rank runs its shard of the model
 //! ([`crate::model::shard`]: a block of the heads and of the MLP features) with the same
 //! code, and the outputs of the o and down projections, partial sums over its block, are
-//! added up over the ranks' processes through their shared memory
-//! ([`crate::collective::ShmGroup`]) before the residual add.
+//! added up over the ranks' processes before the residual add: the rows meet in their
+//! shared memory ([`crate::collective::ShmGroup`]) and a `collective.all_reduce` slot call
+//! sums them.
 
 pub mod slot_table;
 
@@ -407,7 +408,7 @@ impl Engine {
                 h,
                 q_dim,
             );
-            all_reduce(group, &mut block_out[..mh])?;
+            all_reduce(group, slots, &mut block_out[..mh], m, h)?;
 
             // MLP norm with the attention residual add, then SwiGLU.
             slots.call(
@@ -446,7 +447,7 @@ impl Engine {
             }
             let act = &act[..m * inter];
             linear(slots, &mut block_out[..mh], act, &lw.down_proj, m, h, inter);
-            all_reduce(group, &mut block_out[..mh])?;
+            all_reduce(group, slots, &mut block_out[..mh], m, h)?;
         }
 
         // Final norm. Its residual add is the engine's own: the sum goes nowhere else, so
@@ -467,19 +468,22 @@ impl Engine {
     }
 }
 
-/// A tensor-parallel rank's partial sums `x` become the sum over every rank's, added in
-/// rank order (the same bits on every rank); nothing to do for a whole engine.
-fn all_reduce(group: &Option<ShmGroup>, x: &mut [f32]) -> Result<(), EngineError> {
+/// A tensor-parallel rank's partial sums `x` (`[rows, hidden]`) become the sum over every
+/// rank's: the rows of all ranks meet in the group's shared memory and a
+/// `collective.all_reduce` call adds them up (the stock kernel in rank order, so every rank
+/// holds the same bits). Nothing to do for a whole engine.
+fn all_reduce(
+    group: &Option<ShmGroup>,
+    slots: &SlotTable,
+    x: &mut [f32],
+    rows: usize,
+    hidden: usize,
+) -> Result<(), EngineError> {
     let Some(g) = group else { return Ok(()) };
     let mine = x.to_vec();
-    let n = mine.len();
-    g.exchange(&mine, x, |rows, out| {
-        out.copy_from_slice(&rows[..n]);
-        for row in rows.chunks_exact(n).skip(1) {
-            for (o, v) in out.iter_mut().zip(row) {
-                *o += *v;
-            }
-        }
+    let shape = [rows, hidden, g.world(), g.rank()];
+    g.exchange(&mine, x, |partials, out| {
+        slots.call(SlotId::AllReduce, &mut [out], &[F32(partials)], &[], &shape);
     })
     .map_err(|e| {
         g.poison();
