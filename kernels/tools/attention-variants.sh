@@ -17,6 +17,12 @@
 #   mb3, mb4 at least 3 or 4 blocks an SM (__launch_bounds__: fewer registers)
 #   z2       2 z at every batch (two query heads per block pass: twice the blocks)
 #   z2mb3    both
+# Prefill (attention.prefill, session 20):
+#   prefill-old  the stock flash kernel of commit 543dc00 (one shared-memory stage, scalar
+#                V gathers, the mask on every tile)
+#   prefill-mb2  the stock kernel at two blocks an SM (no register cap below 255)
+#   prefill-br128 128 query rows a block (8 warps of 16 rows, one block an SM): each K/V
+#                tile fetched once for twice the rows
 # Timing only: the wrong-result variants must never be installed anywhere else.
 # Measured 2026-12-03 (docs/kernels-bench-h200.md, "Tried and dropped"): empty 1.5 us, noloop 5.4 us, stock
 # 12.9-13.4 us; none of the others is faster than the stock kernel.
@@ -47,8 +53,28 @@ mk mb4 's|__launch_bounds__(NTHREADS, 512 / NTHREADS)|__launch_bounds__(NTHREADS
 mk z2 '' "$z2"
 mk z2mb3 's|__launch_bounds__(NTHREADS, 512 / NTHREADS)|__launch_bounds__(NTHREADS, 3)|' "$z2"
 mk tg8 's/while (tg < slots \&\& tg < 32)/while (tg * NV < slots \&\& tg < 32)/; s/attend_block<8, 1, UNROLL_SMALL, 1>/attend_block<8, 2, 2, 1>/; s/attend_block<8, 1, UNROLL_SMALL, 2>/attend_block<8, 2, 2, 2>/' ''
+psrc=kernels/stock/cuda/attention_prefill
+cp -r "$psrc" "$out/prefill-mb2"
+sed -i 's/__launch_bounds__(NTHREADS, 3)/__launch_bounds__(NTHREADS, 2)/' "$out/prefill-mb2/kernels/attention_prefill.cu"
+sed -i 's/^name = .*/name = "variant-prefill-mb2"/' "$out/prefill-mb2/manifest.toml"
+cp -r "$psrc" "$out/prefill-br128"
+sed -i 's/^#define NTHREADS 128 .*/#define NTHREADS 256/; s/^#define BR 64 .*/#define BR 128/; s/__launch_bounds__(NTHREADS, 3)/__launch_bounds__(NTHREADS, 1)/' \
+  "$out/prefill-br128/kernels/attention_prefill.cu"
+sed -i 's/^name = .*/name = "variant-prefill-br128"/; s/^block = .*/block = [256, 1, 1]/; s/ceil_div(tokens, 64)/ceil_div(tokens, 128)/' \
+  "$out/prefill-br128/manifest.toml"
+mkdir -p "$out/prefill-old/kernels"
+git show 543dc00:kernels/stock/cuda/attention_prefill/manifest.toml |
+  sed 's/^name = .*/name = "variant-prefill-old"/' > "$out/prefill-old/manifest.toml"
+git show 543dc00:kernels/stock/cuda/attention_prefill/kernels/attention_prefill.cu \
+  > "$out/prefill-old/kernels/attention_prefill.cu"
+for v in prefill-mb2 prefill-br128 prefill-old; do
+  if diff -q "$psrc/kernels/attention_prefill.cu" "$out/$v/kernels/attention_prefill.cu" >/dev/null; then
+    echo "variant $v is the stock kernel" >&2
+    exit 1
+  fi
+done
 # Every variant must differ from the stock bundle.
-for v in "$out"/*; do
+for v in "$out"/[!p]*; do
   if diff -q "$src/kernels/attention_decode.cu" "$v/kernels/attention_decode.cu" >/dev/null &&
      [ "$(grep '^grid' "$src/manifest.toml")" = "$(grep '^grid' "$v/manifest.toml")" ]; then
     echo "variant $(basename "$v") is the stock kernel: its sed script no longer matches" >&2

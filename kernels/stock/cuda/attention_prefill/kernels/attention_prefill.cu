@@ -9,17 +9,19 @@
  * row tile (gridDim.x - 1 - x): the tiles with the most keys start first.
  *
  * Head dims 64 and 128 with 16-byte aligned tensors (every engine call) take the flash
- * path: each warp owns 16 rows and holds them as tensor-core A fragments; per tile of 64
- * keys the block stages K and V (row-major, 16-byte stores) in shared memory, S = Q K^T and
- * O += P V run as mma.sync m16n8k16 products (bf16 in, f32 accumulate), V's B fragments
- * gathered two bf16 at a time, P reusing S's
- * accumulator registers as A fragments (rounded to bf16), with an online softmax in base
- * 2. Nothing of size tokens x kv_len is ever written. Any other call takes the plain path:
- * one thread per row, an online softmax over the keys in f32 (head_dim up to 256; a larger
- * one gets NaN outputs, so it cannot pass unnoticed). */
+ * path: each warp owns 16 rows and holds them as tensor-core A fragments; the block streams
+ * its KV head's cache in tiles of 64 keys through two shared-memory stages (cp.async: the
+ * next tile is in flight while this one is multiplied), S = Q K^T and O += P V run as
+ * mma.sync m16n8k16 products (bf16 in, f32 accumulate) with K's and V's B fragments read
+ * by ldmatrix (V's transposed), P reusing S's accumulator registers as A fragments (rounded
+ * to bf16), and an online softmax in base 2. Only tiles holding a key past some row's
+ * position pay for the causal mask. Nothing of size tokens x kv_len is ever written. Any
+ * other call takes the plain path: one thread per row, an online softmax over the keys in
+ * f32 (head_dim up to 256; a larger one gets NaN outputs, so it cannot pass unnoticed). */
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+#define NTHREADS 128 /* 4 warps */
 #define BR 64   /* query rows per block: 16 per warp */
 #define BC 64   /* keys per tile */
 #define PAD 8   /* shared-memory row padding (bf16): conflict-free fragment reads */
@@ -28,6 +30,7 @@
 #define FULL_MASK 0xffffffffu
 #define LOG2E 1.4426950408889634f
 #define NEG_INF (-__int_as_float(0x7f800000))
+#define NO_ROW 0x7fffffff /* a position no row has */
 
 typedef unsigned short bits16;
 
@@ -60,13 +63,50 @@ static __device__ __forceinline__ void mma_m16n8k16_bf16(float d[4], const unsig
 }
 #endif
 
-/* The flash path for head dim D (64 or 128); ks and vs are the block's shared K and V
- * tiles, both [BC][D + PAD] (row-major, as in the cache). */
+/* cp.async (16 bytes, zeros when !valid), ldmatrix x4 (plain and transposed). Fragments of
+ * ldmatrix: lane L gives the address of row L % 8 of matrix L / 8; register i receives row
+ * L / 4, elements 2 (L % 4) and the next of matrix i (.trans: of its transpose). */
+#ifndef CACHEON_EMU
+static __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(valid ? 16 : 0));
+}
+static __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> static __device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+static __device__ __forceinline__ void ldsm_x4(unsigned r[4], const void* p) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+}
+static __device__ __forceinline__ void ldsm_x4_trans(unsigned r[4], const void* p) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+}
+/* Two f32 to packed bf16 (round to nearest even) in one instruction. */
+static __device__ __forceinline__ unsigned pack2_rn(float lo, float hi) {
+    unsigned r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+#else
+static inline unsigned pack2_rn(float lo, float hi) { return pack2(lo, hi); }
+#endif
+
+/* The flash path for head dim D (64 or 128). The block's shared memory holds two stages,
+ * each a K tile and a V tile [BC][D + PAD] (row-major, as in the cache): tile i + 1 is
+ * fetched with cp.async while tile i is multiplied. */
 template <int D>
 static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const bits16* kc, const bits16* vc,
                                              const int32_t* positions, float scale, int64_t n,
                                              int64_t kv_len, int64_t q_heads, int64_t kv_heads,
-                                             bits16* ks, bits16* vs, int* top) {
+                                             bits16* smem, int* top, int* bot) {
+    constexpr int S = D + PAD;            /* shared row stride, bf16 */
+    constexpr int TILE = BC * S;          /* one K or V tile, bf16 */
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int g = lane >> 2, t = lane & 3;
     const int64_t h = blockIdx.y;
@@ -77,17 +117,49 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
     const int p0 = r0 < n ? positions[r0] : -1;
     const int p1 = r1 < n ? positions[r1] : -1;
 
-    /* Keys the block needs: 0 .. its rows' largest position (and < kv_len). */
+    /* Keys the block needs: 0 .. its rows' largest position (and < kv_len); keys up to its
+     * valid rows' smallest position need no mask. */
     int pm = p0 > p1 ? p0 : p1;
+    int pn = min(r0 < n ? p0 : NO_ROW, r1 < n ? p1 : NO_ROW);
     for (int off = 16; off > 0; off >>= 1) {
         const int o = __shfl_xor_sync(FULL_MASK, pm, off);
+        const int u = __shfl_xor_sync(FULL_MASK, pn, off);
         pm = o > pm ? o : pm;
+        pn = u < pn ? u : pn;
     }
-    if (lane == 0) top[warp] = pm;
+    if (lane == 0) {
+        top[warp] = pm;
+        bot[warp] = pn;
+    }
     __syncthreads();
-    int64_t kend = -1;
-    for (int w = 0; w < BR / 16; ++w) kend = top[w] > kend ? top[w] : kend;
+    int64_t kend = -1, kfree = NO_ROW;
+    for (int w = 0; w < BR / 16; ++w) {
+        kend = top[w] > kend ? top[w] : kend;
+        kfree = bot[w] < kfree ? bot[w] : kfree;
+    }
     kend = kend + 1 < kv_len ? kend + 1 : kv_len;
+    const int ntiles = (int)((kend + BC - 1) / BC);
+
+    /* Tile i's K and V rows into stage i % 2, zeros past kend: thread x copies the 16-byte
+     * chunk x % (D / 8) of rows x / (D / 8) + RSTEP k. */
+    constexpr int CPR = D / 8, RSTEP = NTHREADS / CPR;
+    const int frow = threadIdx.x / CPR, fc8 = (threadIdx.x % CPR) * 8;
+    const bits16* kg = kc + kvh * D + fc8;
+    const bits16* vg = vc + kvh * D + fc8;
+    auto fetch = [&](int i) {
+        bits16* ks = smem + (i & 1) * 2 * TILE + frow * S + fc8;
+        const int64_t j0 = (int64_t)i * BC + frow;
+#pragma unroll
+        for (int k = 0; k < BC / RSTEP; ++k) {
+            const int64_t j = j0 + k * RSTEP;
+            const bool ok = j < kend;
+            const int64_t off = (ok ? j : 0) * kv_dim;
+            cp_async16(ks + k * RSTEP * S, kg + off, ok);
+            cp_async16(ks + TILE + k * RSTEP * S, vg + off, ok);
+        }
+        cp_async_commit();
+    };
+    if (ntiles > 0) fetch(0);
 
     /* This warp's 16 rows as A fragments (zeros past n). */
     unsigned qa[D / 16][4];
@@ -106,48 +178,56 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
 #pragma unroll
     for (int dt = 0; dt < D / 8; ++dt) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.0f;
     float m0 = NEG_INF, m1 = NEG_INF, l0 = 0.0f, l1 = 0.0f;
+    /* ldmatrix addresses within a tile: lane L reads row L % 8 of matrix L / 8. K (B of
+     * S = Q K^T): keys nt 8 + L % 8, dims 8 (L / 8) of a 32-dim pair of k steps. V (B of
+     * O += P V, transposed): keys 8 ((L / 8) & 1) + L % 8 of a 16-key step, dims 8 (L / 16)
+     * of a pair of 8-dim column tiles. */
+    const int k_lane = (lane & 7) * S + (lane >> 3) * 8;
+    const int v_lane = (((lane >> 3) & 1) * 8 + (lane & 7)) * S + (lane >> 4) * 8;
 
-    for (int64_t k0 = 0; k0 < kend; k0 += BC) {
-        __syncthreads(); /* the last tile's reads are done */
-        for (int i = threadIdx.x; i < BC * (D / 8); i += blockDim.x) {
-            const int row = i / (D / 8), c8 = (i % (D / 8)) * 8;
-            const int64_t j = k0 + row;
-            uint4 kv, vv;
-            kv.x = kv.y = kv.z = kv.w = 0u;
-            vv = kv;
-            if (j < kend) {
-                kv = *reinterpret_cast<const uint4*>(kc + j * kv_dim + kvh * D + c8);
-                vv = *reinterpret_cast<const uint4*>(vc + j * kv_dim + kvh * D + c8);
-            }
-            *reinterpret_cast<uint4*>(ks + row * (D + PAD) + c8) = kv;
-            *reinterpret_cast<uint4*>(vs + row * (D + PAD) + c8) = vv;
+    for (int i = 0; i < ntiles; ++i) {
+        if (i + 1 < ntiles) {
+            fetch(i + 1);
+            cp_async_wait<1>();
+        } else {
+            cp_async_wait<0>();
         }
-        __syncthreads();
+        __syncthreads(); /* tile i is in for every thread */
+        const bits16* ks = smem + (i & 1) * 2 * TILE;
+        const bits16* vs = ks + TILE;
+        const int64_t k0 = (int64_t)i * BC;
 
         /* S = Q K^T: 16 rows x 64 keys, 8 column tiles of 8 keys. */
         float s[BC / 8][4];
 #pragma unroll
         for (int nt = 0; nt < BC / 8; ++nt) {
             s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.0f;
-            const bits16* kr = ks + (nt * 8 + g) * (D + PAD) + 2 * t;
 #pragma unroll
-            for (int kk = 0; kk < D / 16; ++kk) {
-                const unsigned b[2] = {*reinterpret_cast<const unsigned*>(kr + kk * 16),
-                                       *reinterpret_cast<const unsigned*>(kr + kk * 16 + 8)};
+            for (int kk = 0; kk < D / 16; kk += 2) {
+                unsigned b[4];
+                ldsm_x4(b, ks + nt * 8 * S + kk * 16 + k_lane);
                 mma_m16n8k16_bf16(s[nt], qa[kk], b);
+                mma_m16n8k16_bf16(s[nt], qa[kk + 1], b + 2);
             }
         }
 
-        /* Causal mask (key j past the row's position) and the tile's row maxima. */
-        float mx0 = NEG_INF, mx1 = NEG_INF;
+        /* Scale to base 2; the causal mask (key j past the row's position) only where some
+         * key of the tile is past a valid row's position or past kend. */
+        const bool masked = k0 + BC > kend || k0 + BC - 1 > kfree;
 #pragma unroll
         for (int nt = 0; nt < BC / 8; ++nt) {
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const int64_t j = k0 + nt * 8 + 2 * t + (i & 1);
-                const int p = i < 2 ? p0 : p1;
-                s[nt][i] = (j <= p && j < kend) ? s[nt][i] * sl2 : NEG_INF;
+            for (int e = 0; e < 4; ++e) {
+                s[nt][e] *= sl2;
+                if (masked) {
+                    const int j = (int)k0 + nt * 8 + 2 * t + (e & 1);
+                    if (j > (e < 2 ? p0 : p1) || j >= kend) s[nt][e] = NEG_INF;
+                }
             }
+        }
+        float mx0 = NEG_INF, mx1 = NEG_INF;
+#pragma unroll
+        for (int nt = 0; nt < BC / 8; ++nt) {
             mx0 = fmaxf(mx0, fmaxf(s[nt][0], s[nt][1]));
             mx1 = fmaxf(mx1, fmaxf(s[nt][2], s[nt][3]));
         }
@@ -186,19 +266,18 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
         /* O += P V: keys 16 kt .. 16 kt + 15 of P are S's column tiles 2 kt and 2 kt + 1. */
 #pragma unroll
         for (int kt = 0; kt < BC / 16; ++kt) {
-            const unsigned pa[4] = {pack2(s[2 * kt][0], s[2 * kt][1]), pack2(s[2 * kt][2], s[2 * kt][3]),
-                                    pack2(s[2 * kt + 1][0], s[2 * kt + 1][1]),
-                                    pack2(s[2 * kt + 1][2], s[2 * kt + 1][3])};
+            const unsigned pa[4] = {pack2_rn(s[2 * kt][0], s[2 * kt][1]), pack2_rn(s[2 * kt][2], s[2 * kt][3]),
+                                    pack2_rn(s[2 * kt + 1][0], s[2 * kt + 1][1]),
+                                    pack2_rn(s[2 * kt + 1][2], s[2 * kt + 1][3])};
 #pragma unroll
-            for (int dt = 0; dt < D / 8; ++dt) {
-                /* B = V[keys][dims]: keys 2t, 2t+1 (and +8) of dim column g, gathered from
-                 * the row-major tile (lanes of one t read one row: no bank conflicts). */
-                const bits16* vr = vs + (kt * 16 + 2 * t) * (D + PAD) + dt * 8 + g;
-                const unsigned b[2] = {(unsigned)vr[0] | ((unsigned)vr[D + PAD] << 16),
-                                       (unsigned)vr[8 * (D + PAD)] | ((unsigned)vr[9 * (D + PAD)] << 16)};
+            for (int dt = 0; dt < D / 8; dt += 2) {
+                unsigned b[4];
+                ldsm_x4_trans(b, vs + kt * 16 * S + dt * 8 + v_lane);
                 mma_m16n8k16_bf16(o[dt], pa, b);
+                mma_m16n8k16_bf16(o[dt + 1], pa, b + 2);
             }
         }
+        __syncthreads(); /* every warp is done with stage i % 2 before tile i + 2 lands there */
     }
 
 #pragma unroll
@@ -253,25 +332,27 @@ static __device__ void plain(bits16* out, const bits16* q, const bits16* kc, con
     for (int64_t e = 0; e < D; ++e) o[e] = f2b(acc[e] * inv);
 }
 
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void __launch_bounds__(NTHREADS, 3)
 attention_prefill(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
                   const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
                   const int32_t* __restrict__ positions, float scale, int64_t tokens, int64_t q_heads,
                   int64_t kv_heads, int64_t head_dim, int64_t kv_len) {
-    /* K tile [BC][DMAX + PAD] then V tile [BC][DMAX + PAD], as 16-byte words. */
-    __shared__ uint4 tiles[2 * BC * (DMAX + PAD) / 8];
+    /* Two stages of a K tile and a V tile [BC][D + PAD] each (the manifest asks for the
+     * bytes of D = DMAX), as 16-byte words. */
+    extern __shared__ uint4 tiles[];
     __shared__ int top[BR / 16];
+    __shared__ int bot[BR / 16];
     bits16* o = reinterpret_cast<bits16*>(out);
     const bits16* qb = reinterpret_cast<const bits16*>(q);
     const bits16* kb = reinterpret_cast<const bits16*>(k_cache);
     const bits16* vb = reinterpret_cast<const bits16*>(v_cache);
     const bool aligned =
         ((((uintptr_t)out) | ((uintptr_t)q) | ((uintptr_t)k_cache) | ((uintptr_t)v_cache)) % 16) == 0;
-    bits16* ks = reinterpret_cast<bits16*>(tiles);
-    if (aligned && head_dim == 64)
-        flash<64>(o, qb, kb, vb, positions, scale, tokens, kv_len, q_heads, kv_heads, ks, ks + BC * (64 + PAD), top);
-    else if (aligned && head_dim == 128)
-        flash<128>(o, qb, kb, vb, positions, scale, tokens, kv_len, q_heads, kv_heads, ks, ks + BC * (128 + PAD), top);
+    bits16* smem = reinterpret_cast<bits16*>(tiles);
+    if (aligned && blockDim.x == NTHREADS && head_dim == 64)
+        flash<64>(o, qb, kb, vb, positions, scale, tokens, kv_len, q_heads, kv_heads, smem, top, bot);
+    else if (aligned && blockDim.x == NTHREADS && head_dim == 128)
+        flash<128>(o, qb, kb, vb, positions, scale, tokens, kv_len, q_heads, kv_heads, smem, top, bot);
     else
         plain(o, qb, kb, vb, positions, scale, tokens, kv_len, q_heads, kv_heads, head_dim);
 }
