@@ -47,6 +47,9 @@ pub(super) fn run_cases(
 ) -> Result<(), Outcome> {
     let cases = plan(manifest, arena);
     let total = cases.len();
+    // A collective slot's outputs per case with the rank left out: every rank index of
+    // one shape gets the same rows (same seeds) and must return the same bits.
+    let mut by_rank: std::collections::HashMap<String, (i64, Vec<Vec<f32>>)> = Default::default();
     let mut stage_now = Stage::Verify;
     progress(Progress::Stage(Stage::Verify));
     for (n, (stage, slot, shape, special)) in cases.into_iter().enumerate() {
@@ -61,7 +64,12 @@ pub(super) fn run_cases(
         } else {
             2
         };
-        let label = format!("{}/{slot}/{shape:?}/{special:?}", stage.as_str());
+        let rank = slot.spec().symbol_index("rank").map(|at| shape[at]);
+        let ranks_alike: Vec<i64> = match slot.spec().symbol_index("rank") {
+            Some(at) => [&shape[..at], &shape[at + 1..]].concat(),
+            None => shape.clone(),
+        };
+        let label = format!("{}/{slot}/{ranks_alike:?}/{special:?}", stage.as_str());
         let seeds: Vec<u64> = (0..calls)
             .map(|k| case_seed(opts.seed, &format!("{label}/{k}")))
             .collect();
@@ -104,6 +112,11 @@ pub(super) fn run_cases(
             &outputs,
             &mut record,
         );
+        let verdict = verdict.and_then(|()| match rank {
+            Some(rank) => same_on_every_rank(stage, &label, rank, outputs, &mut by_rank),
+            None => Ok(()),
+        });
+        record.passed = verdict.is_ok();
         record.millis = started.elapsed().as_millis() as u64;
         report.cases.push(record);
         verdict.map_err(Outcome::Fail)?;
@@ -282,6 +295,41 @@ fn judge(
     }
     record.passed = true;
     Ok(())
+}
+
+/// A collective case's outputs against those of the first rank index run on the same
+/// rows (`label`, the case without its rank): the engine's state after a collective is
+/// replicated, so a kernel that rounds differently on one rank, even within tolerance,
+/// would let the ranks drift apart.
+fn same_on_every_rank(
+    stage: Stage,
+    label: &str,
+    rank: i64,
+    outputs: Vec<Vec<f32>>,
+    seen: &mut std::collections::HashMap<String, (i64, Vec<Vec<f32>>)>,
+) -> Result<(), Finding> {
+    match seen.get(label) {
+        None => {
+            seen.insert(label.to_string(), (rank, outputs));
+            Ok(())
+        }
+        Some((first, theirs)) => {
+            let differ = outputs
+                .iter()
+                .zip(theirs)
+                .position(|(a, b)| !same_bits(a, b));
+            match differ {
+                None => Ok(()),
+                Some(k) => Err(fail(
+                    stage,
+                    FailReason::Incorrect,
+                    format!(
+                        "{label}: rank {rank}'s output {k} differs in bits from rank {first}'s on the same rows (every rank must hold the same result)"
+                    ),
+                )),
+            }
+        }
+    }
 }
 
 fn same_bits(a: &[f32], b: &[f32]) -> bool {
