@@ -283,6 +283,8 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
         // 256 and 16.
         // 8 ranks, a width that leaves most of a block idle.
         SlotId::AllReduce => &[&[2, 24, 8, 7], &[1, 3, 2, 0]],
+        // No stock kernel (a seam); no example for CUDA yet.
+        SlotId::ArResidualRmsNorm => &[],
         SlotId::AttentionPrefill => &[
             &[130, 4, 1, 64, 200],
             &[1, 8, 8, 64, 5],

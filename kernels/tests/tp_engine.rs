@@ -16,6 +16,7 @@ use cacheon_kernels::collective::ShmGroup;
 use cacheon_kernels::cpu::engine::Engine;
 use cacheon_kernels::model::Logits;
 use cacheon_kernels::SlotId;
+use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions};
 use common::{genesis_table, tiny, PROMPT};
 
 const DECODE_STEPS: usize = 4;
@@ -67,10 +68,18 @@ fn from_bytes(b: &[u8]) -> (Vec<f32>, Vec<u32>) {
     (logits, tokens)
 }
 
-/// Starts this binary as rank `rank` of the group at `path`, writing to `out`.
-fn spawn_rank(path: &Path, rank: usize, out: &Path, deadline_ms: u64) -> std::process::Child {
+/// Starts this binary as rank `rank` of the group at `path`, writing to `out`; with `seam`,
+/// the rank installs `examples/cpu/ar-residual-rmsnorm-c` first.
+fn spawn_rank(
+    path: &Path,
+    rank: usize,
+    out: &Path,
+    deadline_ms: u64,
+    seam: bool,
+) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "rank_process", "--ignored", "--nocapture"])
+        .env("CACHEON_TP_SEAM", if seam { "1" } else { "0" })
         .env("CACHEON_TP_GROUP", path)
         .env("CACHEON_TP_RANK", rank.to_string())
         .env("CACHEON_TP_OUT", out)
@@ -95,43 +104,68 @@ fn rank_process() {
     group.set_deadline(Duration::from_millis(
         var("CACHEON_TP_DEADLINE_MS").parse().unwrap(),
     ));
+    let seam = var("CACHEON_TP_SEAM") == "1";
     let (cfg, w) = tiny();
-    let mut engine = Engine::new_rank(cfg, w, genesis_table(), 2, MAX_SEQ, group).unwrap();
+    let mut slots = genesis_table();
+    if seam {
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cpu/ar-residual-rmsnorm-c");
+        let files = cacheon_kernels::bundle::read_dir(&dir).unwrap();
+        let built = build_cpu_bundle(&files, "seam", &CpuBuildOptions::default()).unwrap();
+        slots.install_bundle(&built);
+    }
+    let mut engine = Engine::new_rank(cfg, w, slots, 2, MAX_SEQ, group).unwrap();
     assert_eq!(engine.rank(), (rank, 2));
     let (logits, tokens) = run(&mut engine);
-    // Two collective.all_reduce calls a layer in each of the 2 prefills and the decode steps.
-    let layers = engine.config().num_hidden_layers as u64;
-    assert_eq!(
-        engine.slots().dispatch_count(SlotId::AllReduce),
-        2 * layers * (2 + DECODE_STEPS as u64)
+    // Two all-reduces a layer in each of the 2 prefills and the decode steps: without the
+    // seam both are collective.all_reduce calls; with it, each is the seam with the norm
+    // after it, but for the last layer's MLP output (the engine's own final add follows).
+    let (layers, passes) = (
+        engine.config().num_hidden_layers as u64,
+        2 + DECODE_STEPS as u64,
     );
+    let count = |s| engine.slots().dispatch_count(s);
+    if seam {
+        assert_eq!(count(SlotId::AllReduce), passes);
+        assert_eq!(count(SlotId::ArResidualRmsNorm), (2 * layers - 1) * passes);
+        assert_eq!(count(SlotId::FusedAddRmsNorm), 0);
+    } else {
+        assert_eq!(count(SlotId::AllReduce), 2 * layers * passes);
+        assert_eq!(count(SlotId::ArResidualRmsNorm), 0);
+    }
     std::fs::write(var("CACHEON_TP_OUT"), to_bytes(&logits, &tokens)).unwrap();
 }
 
-#[test]
-fn two_rank_processes_give_the_whole_engines_logits_and_tokens() {
+/// Runs two rank processes (with or without the seam installed) and returns what rank 0
+/// got, after checking that rank 1 got the same bits.
+fn two_ranks(seam: bool) -> (Vec<f32>, Vec<u32>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("group");
-    let (cfg, w) = tiny();
-    ShmGroup::create(&path, 2, MAX_SEQ * cfg.hidden_size).unwrap();
+    ShmGroup::create(&path, 2, MAX_SEQ * tiny().0.hidden_size).unwrap();
     let outs: Vec<_> = (0..2)
         .map(|r| dir.path().join(format!("rank{r}")))
         .collect();
     let children: Vec<_> = (0..2)
-        .map(|r| spawn_rank(&path, r, &outs[r], 120_000))
+        .map(|r| spawn_rank(&path, r, &outs[r], 120_000, seam))
         .collect();
-    let mut whole = Engine::new(cfg, w, genesis_table(), 2, MAX_SEQ).unwrap();
-    let (want, want_tokens) = run(&mut whole);
     for (r, c) in children.into_iter().enumerate() {
         let o = c.wait_with_output().unwrap();
         assert!(o.status.success(), "rank {r} failed: {}", stderr_of(&o));
     }
-    let ranks: Vec<_> = outs
+    let mut ranks: Vec<_> = outs
         .iter()
         .map(|p| from_bytes(&std::fs::read(p).unwrap()))
         .collect();
     assert_eq!(ranks[0], ranks[1], "the ranks disagree");
-    let (got, got_tokens) = &ranks[0];
+    ranks.swap_remove(0)
+}
+
+#[test]
+fn two_rank_processes_give_the_whole_engines_logits_and_tokens() {
+    let (cfg, w) = tiny();
+    let mut whole = Engine::new(cfg, w, genesis_table(), 2, MAX_SEQ).unwrap();
+    let (want, want_tokens) = run(&mut whole);
+    let (got, got_tokens) = &two_ranks(false);
     assert_eq!(got.len(), want.len());
     let scale = want.iter().fold(0f32, |m, v| m.max(v.abs()));
     let err = got
@@ -147,6 +181,14 @@ fn two_rank_processes_give_the_whole_engines_logits_and_tokens() {
     assert_eq!(got_tokens, &want_tokens);
 }
 
+/// The seam kernel (`examples/cpu/ar-residual-rmsnorm-c`, the stock kernels' arithmetic in
+/// one pass) takes every all-reduce that a norm follows: the ranks' calls change (counted in
+/// each rank process), their results do not, to the bit.
+#[test]
+fn the_all_reduce_norm_seam_takes_its_members_calls_with_the_same_bits() {
+    assert_eq!(two_ranks(true), two_ranks(false));
+}
+
 #[test]
 fn a_rank_whose_partner_never_comes_fails_with_the_groups_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -154,7 +196,9 @@ fn a_rank_whose_partner_never_comes_fails_with_the_groups_error() {
     ShmGroup::create(&path, 2, 4096).unwrap();
     let out = dir.path().join("rank0");
     let t = std::time::Instant::now();
-    let o = spawn_rank(&path, 0, &out, 300).wait_with_output().unwrap();
+    let o = spawn_rank(&path, 0, &out, 300, false)
+        .wait_with_output()
+        .unwrap();
     let text = stderr_of(&o);
     assert!(!o.status.success());
     assert!(

@@ -333,7 +333,7 @@ impl Arena {
         );
         match slot {
             // No arena's engine is split over ranks yet: it makes no collective calls.
-            SlotId::AllReduce => vec![],
+            SlotId::AllReduce | SlotId::ArResidualRmsNorm => vec![],
             SlotId::SiluAndMul => tokens.iter().map(|&t| vec![i(t), inter]).collect(),
             SlotId::GateUpSilu => tokens.iter().map(|&t| vec![i(t), inter, h]).collect(),
             SlotId::RmsNorm | SlotId::FusedAddRmsNorm => {

@@ -21,10 +21,12 @@ pub mod slot {
     /// Tensor parallelism's sum over the ranks' partial results (called only by engines
     /// split over several ranks).
     pub const ALL_REDUCE: &str = "collective.all_reduce";
+    /// A fused seam: the all-reduce, the residual add and the RMSNorm after it in one call.
+    pub const AR_RESIDUAL_RMSNORM: &str = "collective.ar_residual_rmsnorm";
 }
 
 /// Every slot, in registry order (the order of `cacheon_kernels::slots::SlotId::ALL`).
-pub const SLOTS: [&str; 9] = [
+pub const SLOTS: [&str; 10] = [
     slot::SILU_AND_MUL,
     slot::RMSNORM,
     slot::FUSED_ADD_RMSNORM,
@@ -34,6 +36,7 @@ pub const SLOTS: [&str; 9] = [
     slot::ATTENTION_PREFILL,
     slot::GATE_UP_SILU,
     slot::ALL_REDUCE,
+    slot::AR_RESIDUAL_RMSNORM,
 ];
 
 /// The atomic target: RoPE and decode attention replaced together.
@@ -63,7 +66,7 @@ const fn singleton(id: &'static str, members: &'static [&'static str]) -> Target
 /// seam displaces nothing: its kernel serves only the calls inside its `when` domain, and its
 /// members (`linear.matmul`, `activation.silu_and_mul`) keep serving the rest, so their
 /// crowns stay in the engine that was measured and keep earning.
-pub const TARGETS: [Target; 10] = [
+pub const TARGETS: [Target; 11] = [
     singleton(slot::SILU_AND_MUL, &[slot::SILU_AND_MUL]),
     singleton(slot::RMSNORM, &[slot::RMSNORM]),
     singleton(slot::FUSED_ADD_RMSNORM, &[slot::FUSED_ADD_RMSNORM]),
@@ -73,6 +76,7 @@ pub const TARGETS: [Target; 10] = [
     singleton(slot::ATTENTION_PREFILL, &[slot::ATTENTION_PREFILL]),
     singleton(slot::GATE_UP_SILU, &[slot::GATE_UP_SILU]),
     singleton(slot::ALL_REDUCE, &[slot::ALL_REDUCE]),
+    singleton(slot::AR_RESIDUAL_RMSNORM, &[slot::AR_RESIDUAL_RMSNORM]),
     Target {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,

@@ -192,7 +192,7 @@ impl SlotCall<'_> {
                 }
                 Ok(())
             }
-            SlotId::AllReduce => {
+            SlotId::AllReduce | SlotId::ArResidualRmsNorm => {
                 let (world, rank) = (self.shape_value("world"), self.shape_value("rank"));
                 if world < 1 || rank < 0 || rank >= world {
                     return invalid("rank must lie in [0, world), world at least 1");

@@ -166,7 +166,7 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
         // Every rank's partials, of varied scale by rank and row, drawn from the seed and
         // the shape's (tokens, hidden, world) only: every rank of one shape sees the same
         // rows, so their results can be compared with each other.
-        SlotId::AllReduce => {
+        SlotId::AllReduce | SlotId::ArResidualRmsNorm => {
             let (tokens, hidden, world) = (s[0], s[1], s[2]);
             let partials: Vec<f32> = (0..world * tokens)
                 .flat_map(|rt| {
@@ -176,7 +176,18 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
                         .map(move |v| v * scale)
                 })
                 .collect();
-            (vec![Buffer::F32(partials)], vec![])
+            if slot == SlotId::AllReduce {
+                (vec![Buffer::F32(partials)], vec![])
+            } else {
+                let residual = rng.fill_uniform(tokens * hidden, 4.0);
+                let w: Vec<f32> = rng
+                    .fill_uniform(hidden, 0.2)
+                    .into_iter()
+                    .map(|v| 1.0 + v)
+                    .collect();
+                let inputs = vec![Buffer::F32(partials), Buffer::F32(residual), Buffer::F32(w)];
+                (inputs, vec![1e-5])
+            }
         }
     };
     SlotArgs::new(slot, shape.to_vec(), inputs, scalars).expect("generated inputs fit the ABI")

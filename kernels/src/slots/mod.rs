@@ -30,10 +30,11 @@ pub enum SlotId {
     AttentionPrefill,
     GateUpSilu,
     AllReduce,
+    ArResidualRmsNorm,
 }
 
 /// How many slots the registry has.
-pub const SLOT_COUNT: usize = 9;
+pub const SLOT_COUNT: usize = 10;
 
 impl SlotId {
     /// All slots, in registry order (`index()` is the position here).
@@ -47,6 +48,7 @@ impl SlotId {
         SlotId::AttentionPrefill,
         SlotId::GateUpSilu,
         SlotId::AllReduce,
+        SlotId::ArResidualRmsNorm,
     ];
 
     /// The catalog id, e.g. `activation.silu_and_mul`.
@@ -77,7 +79,7 @@ impl SlotId {
 
     /// Whether only an engine split over several ranks calls it (`collective.*`).
     pub fn is_collective(self) -> bool {
-        matches!(self, SlotId::AllReduce)
+        matches!(self, SlotId::AllReduce | SlotId::ArResidualRmsNorm)
     }
 
     /// The slots with a stock kernel (all but the seams), in registry order.
@@ -548,6 +550,39 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
         ],
         seam_of: &[],
     },
+    SlotSpec {
+        slot: SlotId::ArResidualRmsNorm,
+        id: slot::AR_RESIDUAL_RMSNORM,
+        c_name: "ar_residual_rmsnorm",
+        // The seam of a tensor-parallel layer's o or down output: `x = sum over r of
+        // partials[r]` (collective.all_reduce), then norm.fused_add_rmsnorm of x and the
+        // residual: `s = x + residual` (rounded), `out_residual = s`, `out_norm =
+        // rmsnorm(s) * w`. The same bits on every rank.
+        params: &[
+            out("out_norm", &[d("tokens"), d("hidden")]),
+            out("out_residual", &[d("tokens"), d("hidden")]),
+            inp("partials", &[d("world"), d("tokens"), d("hidden")]),
+            inp("residual", &[d("tokens"), d("hidden")]),
+            inp("w", &[d("hidden")]),
+            scalar("eps"),
+            shape("tokens"),
+            shape("hidden"),
+            shape("world"),
+            shape("rank"),
+        ],
+        check: Check::AllClose,
+        verification_shapes: &[
+            &[1, 8, 2, 0],
+            &[1, 8, 2, 1],
+            &[7, 1001, 3, 0],
+            &[7, 1001, 3, 1],
+            &[7, 1001, 3, 2],
+            &[5, 256, 4, 3],
+            &[128, 4096, 2, 1],
+            &[1, 4096, 4, 0],
+        ],
+        seam_of: &[SlotId::AllReduce, SlotId::FusedAddRmsNorm],
+    },
 ];
 
 /// Whether a catalog target is one slot or an atomic group.
@@ -567,7 +602,7 @@ pub struct TargetSpec {
     pub displaces: &'static [&'static str],
 }
 
-static TARGETS: [TargetSpec; 10] = [
+static TARGETS: [TargetSpec; 11] = [
     singleton(SlotId::SiluAndMul, slot::SILU_AND_MUL),
     singleton(SlotId::RmsNorm, slot::RMSNORM),
     singleton(SlotId::FusedAddRmsNorm, slot::FUSED_ADD_RMSNORM),
@@ -578,6 +613,7 @@ static TARGETS: [TargetSpec; 10] = [
     // A fused seam displaces nothing: its members serve what its domain leaves them.
     singleton(SlotId::GateUpSilu, slot::GATE_UP_SILU),
     singleton(SlotId::AllReduce, slot::ALL_REDUCE),
+    singleton(SlotId::ArResidualRmsNorm, slot::AR_RESIDUAL_RMSNORM),
     TargetSpec {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
@@ -597,6 +633,7 @@ const fn singleton(slot: SlotId, id: &'static str) -> TargetSpec {
         SlotId::AttentionPrefill => &[SlotId::AttentionPrefill],
         SlotId::GateUpSilu => &[SlotId::GateUpSilu],
         SlotId::AllReduce => &[SlotId::AllReduce],
+        SlotId::ArResidualRmsNorm => &[SlotId::ArResidualRmsNorm],
     };
     TargetSpec {
         id,

@@ -346,6 +346,16 @@ pub fn compute(args: &SlotArgs) -> Vec<Vec<f32>> {
             let (t, h, world) = (s("tokens"), s("hidden"), s("world"));
             all_reduce(&mut outs[0], args.input_f32(0), t, h, world);
         }
+        // The seam is its members' references in a row: the sum rounded to f32, as the
+        // all-reduce's output would be.
+        SlotId::ArResidualRmsNorm => {
+            let (t, h, world) = (s("tokens"), s("hidden"), s("world"));
+            let mut x = vec![0f32; t * h];
+            all_reduce(&mut x, args.input_f32(0), t, h, world);
+            let (r, w, eps) = (args.input_f32(1), args.input_f32(2), args.scalars[0]);
+            let (a, b) = outs.split_at_mut(1);
+            fused_add_rmsnorm(&mut a[0], &mut b[0], &x, r, w, eps, t, h);
+        }
         SlotId::AttentionPrefill => {
             let (q, kc, vc) = (args.input_f32(0), args.input_f32(1), args.input_f32(2));
             attention_prefill(
@@ -425,6 +435,32 @@ pub fn error_scales(args: &SlotArgs) -> Vec<Option<Vec<f32>>> {
                 .map(|e| (0..s("world")).map(|r| p[r * n + e].abs()).sum())
                 .collect();
             vec![Some(scale)]
+        }
+        // The seam: the residual output's error grows with the magnitudes summed into it
+        // (the ranks' partials and the residual), the normed output's with those times the
+        // row's RMS scale and the weight.
+        SlotId::ArResidualRmsNorm => {
+            let (p, res, w) = (args.input_f32(0), args.input_f32(1), args.input_f32(2));
+            let (tokens, hidden, world) = (s("tokens"), s("hidden"), s("world"));
+            let n = tokens * hidden;
+            let magnitude = |e: usize| -> f64 {
+                (0..world).map(|r| p[r * n + e].abs() as f64).sum::<f64>() + res[e].abs() as f64
+            };
+            let value = |e: usize| -> f64 {
+                (0..world).map(|r| p[r * n + e] as f64).sum::<f64>() + res[e] as f64
+            };
+            let mut norm_scale = vec![0f32; n];
+            let mut res_scale = vec![0f32; n];
+            for t in 0..tokens {
+                let row = t * hidden..(t + 1) * hidden;
+                let ms = row.clone().map(|e| value(e).powi(2)).sum::<f64>() / hidden as f64;
+                let rms = 1.0 / (ms + args.scalars[0] as f64).sqrt();
+                for (i, e) in row.enumerate() {
+                    res_scale[e] = magnitude(e) as f32;
+                    norm_scale[e] = (magnitude(e) * rms * w[i].abs() as f64) as f32;
+                }
+            }
+            vec![Some(norm_scale), Some(res_scale)]
         }
         _ => vec![None; args.output_lens().len()],
     }
@@ -535,6 +571,26 @@ pub fn judge_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ar_residual_rmsnorm_is_its_members_references_in_a_row() {
+        let (t, h, world) = (3, 20, 3);
+        let args = crate::slots::cases::generate(SlotId::ArResidualRmsNorm, &[3, 20, 3, 1], 4);
+        let mut x = vec![0f32; t * h];
+        all_reduce(&mut x, args.input_f32(0), t, h, world);
+        let (mut norm, mut res) = (vec![0f32; t * h], vec![0f32; t * h]);
+        let (r, w) = (args.input_f32(1), args.input_f32(2));
+        fused_add_rmsnorm(&mut norm, &mut res, &x, r, w, args.scalars[0], t, h);
+        assert_eq!(compute(&args), vec![norm, res]);
+        // The two outputs' error scales: the magnitudes summed into each element.
+        let scales = error_scales(&args);
+        assert!(scales
+            .iter()
+            .all(|s| s.as_ref().is_some_and(|v| v.len() == t * h)));
+        let p = args.input_f32(0);
+        let want = p[0].abs() + p[t * h].abs() + p[2 * t * h].abs() + r[0].abs();
+        assert!((scales[1].as_ref().unwrap()[0] - want).abs() <= 1e-6 * want);
+    }
 
     #[test]
     fn gate_up_silu_is_its_members_references_in_a_row() {

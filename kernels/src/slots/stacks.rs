@@ -250,10 +250,17 @@ mod tests {
             "a lone genesis kernel is its slot's top"
         );
 
+        // Counts indexed like SlotId::ALL: silu and rope set, the rest 0.
+        let counts = |silu: u64, rope: u64| {
+            let mut c = [0u64; SLOT_COUNT];
+            c[SlotId::SiluAndMul.index()] = silu;
+            c[SlotId::Rope.index()] = rope;
+            c
+        };
         s.count_call(SlotId::Rope);
-        s.add_counts(&[1, 0, 0, 2, 0, 0, 0, 0, 0]);
-        assert_eq!(s.dispatch_counts(), [1, 0, 0, 3, 0, 0, 0, 0, 0]);
-        s.set_counts(&[0, 0, 0, 1, 0, 0, 0, 0, 0]);
+        s.add_counts(&counts(1, 2));
+        assert_eq!(s.dispatch_counts(), counts(1, 3));
+        s.set_counts(&counts(0, 1));
         assert_eq!(s.dispatch_count(SlotId::Rope), 1);
         s.reset_counts();
         assert_eq!(s.dispatch_counts(), [0; SLOT_COUNT]);

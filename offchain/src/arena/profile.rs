@@ -86,6 +86,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             (SlotId::GateUpSilu, 5_429.2e-6),
             // a single-GPU engine makes no collective calls
             (SlotId::AllReduce, 0.0),
+            (SlotId::ArResidualRmsNorm, 0.0),
         ],
     },
     step: PassProfile {
@@ -103,6 +104,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             (SlotId::GateUpSilu, 624.8e-6),
             // a single-GPU engine makes no collective calls
             (SlotId::AllReduce, 0.0),
+            (SlotId::ArResidualRmsNorm, 0.0),
         ],
     },
     batch: Some((
@@ -121,6 +123,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
                 (SlotId::GateUpSilu, 1_405.7e-6),
                 // a single-GPU engine makes no collective calls
                 (SlotId::AllReduce, 0.0),
+                (SlotId::ArResidualRmsNorm, 0.0),
             ],
         },
         PassProfile {
@@ -139,6 +142,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
                 (SlotId::GateUpSilu, 637.2e-6),
                 // a single-GPU engine makes no collective calls
                 (SlotId::AllReduce, 0.0),
+                (SlotId::ArResidualRmsNorm, 0.0),
             ],
         },
     )),

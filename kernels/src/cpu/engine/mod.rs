@@ -320,13 +320,16 @@ impl Engine {
                 );
                 residual.copy_from_slice(&hidden);
             } else {
-                slots.call(
-                    SlotId::FusedAddRmsNorm,
-                    &mut [&mut normed, &mut residual_next],
-                    &[F32(&block_out), F32(&residual), F32(&lw.input_layernorm)],
-                    &[eps],
-                    &[n, h],
-                );
+                // (On a tensor-parallel rank, the last MLP's output is still a partial sum.)
+                add_norm(
+                    group,
+                    slots,
+                    [&mut normed, &mut residual_next],
+                    &mut block_out,
+                    &residual,
+                    &lw.input_layernorm,
+                    eps,
+                )?;
                 std::mem::swap(&mut residual, &mut residual_next);
             }
 
@@ -408,20 +411,17 @@ impl Engine {
                 h,
                 q_dim,
             );
-            all_reduce(group, slots, &mut block_out[..mh], m, h)?;
 
-            // MLP norm with the attention residual add, then SwiGLU.
-            slots.call(
-                SlotId::FusedAddRmsNorm,
-                &mut [&mut normed[..mh], &mut residual_next[..mh]],
-                &[
-                    F32(&block_out[..mh]),
-                    F32(&residual[first * h..][..mh]),
-                    F32(&lw.post_attention_layernorm),
-                ],
-                &[eps],
-                &[m, h],
-            );
+            // MLP norm with the attention residual add (and a rank's all-reduce), then SwiGLU.
+            add_norm(
+                group,
+                slots,
+                [&mut normed[..mh], &mut residual_next[..mh]],
+                &mut block_out[..mh],
+                &residual[first * h..][..mh],
+                &lw.post_attention_layernorm,
+                eps,
+            )?;
             std::mem::swap(&mut residual, &mut residual_next);
             // The MLP seam: one `mlp.gate_up_silu` call where a kernel's domain takes it,
             // else its members (the gate|up product, then SwiGLU).
@@ -447,8 +447,10 @@ impl Engine {
             }
             let act = &act[..m * inter];
             linear(slots, &mut block_out[..mh], act, &lw.down_proj, m, h, inter);
-            all_reduce(group, slots, &mut block_out[..mh], m, h)?;
         }
+        // A rank's last MLP output is a partial sum until here (every earlier one was
+        // reduced with the next layer's norm).
+        all_reduce(group, slots, &mut block_out[..(n - keep) * h], n - keep, h)?;
 
         // Final norm. Its residual add is the engine's own: the sum goes nowhere else, so
         // `norm.fused_add_rmsnorm` here would write an output nobody reads.
@@ -489,6 +491,54 @@ fn all_reduce(
         g.poison();
         EngineError::Collective(e.to_string())
     })
+}
+
+/// The residual add and RMSNorm after a sub-block whose output `x` (`[rows, hidden]`) is,
+/// on a tensor-parallel rank, a partial sum: `[out_norm, out_residual]` from `x` and the
+/// `residual` by `norm.fused_add_rmsnorm`, after the all-reduce of `x` on a rank. There the
+/// seam `collective.ar_residual_rmsnorm` makes the three steps one call where an
+/// installed kernel's domain takes it; else its members run (`x` then holds the sums).
+fn add_norm(
+    group: &Option<ShmGroup>,
+    slots: &SlotTable,
+    outs: [&mut [f32]; 2],
+    x: &mut [f32],
+    residual: &[f32],
+    w: &[f32],
+    eps: f32,
+) -> Result<(), EngineError> {
+    let hidden = w.len();
+    let rows = x.len() / hidden;
+    let [out_norm, out_residual] = outs;
+    if let Some(g) = group {
+        let shape = [rows, hidden, g.world(), g.rank()];
+        if slots.serves(SlotId::ArResidualRmsNorm, &shape) {
+            let mine = x.to_vec();
+            return g
+                .exchange(&mine, x, |partials, _| {
+                    slots.call(
+                        SlotId::ArResidualRmsNorm,
+                        &mut [out_norm, out_residual],
+                        &[F32(partials), F32(residual), F32(w)],
+                        &[eps],
+                        &shape,
+                    );
+                })
+                .map_err(|e| {
+                    g.poison();
+                    EngineError::Collective(e.to_string())
+                });
+        }
+        all_reduce(group, slots, x, rows, hidden)?;
+    }
+    slots.call(
+        SlotId::FusedAddRmsNorm,
+        &mut [out_norm, out_residual],
+        &[F32(x), F32(residual), F32(w)],
+        &[eps],
+        &[rows, hidden],
+    );
+    Ok(())
 }
 
 /// `y[rows, out] = x[rows, in] · wᵀ` (`w` is `[out, in]`) as a `linear.matmul` call.

@@ -136,7 +136,7 @@ fn check_host_args(args: &SlotArgs) -> Result<(), LaunchError> {
             }
             Ok(())
         }
-        SlotId::AllReduce => {
+        SlotId::AllReduce | SlotId::ArResidualRmsNorm => {
             let (world, rank) = (args.shape_value("world"), args.shape_value("rank"));
             if world < 1 || rank < 0 || rank >= world {
                 return Err(bad("rank must lie in [0, world), world at least 1"));
