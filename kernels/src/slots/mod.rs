@@ -294,6 +294,20 @@ impl SlotSpec {
     }
 }
 
+/// The collective slots' verification shapes (tokens, hidden, world, rank): every rank
+/// of 2, of 3 and of 4 at small shapes, a ragged width, a prefill block and a decode row of
+/// Llama-3-8B's width.
+const COLLECTIVE_SHAPES: &[&[i64]] = &[
+    &[1, 8, 2, 0],
+    &[1, 8, 2, 1],
+    &[7, 1001, 3, 0],
+    &[7, 1001, 3, 1],
+    &[7, 1001, 3, 2],
+    &[5, 256, 4, 3],
+    &[128, 4096, 2, 1],
+    &[1, 4096, 4, 0],
+];
+
 static SLOTS: [SlotSpec; SLOT_COUNT] = [
     SlotSpec {
         slot: SlotId::SiluAndMul,
@@ -536,18 +550,7 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
             shape("rank"),
         ],
         check: Check::AllClose,
-        // tokens, hidden, world, rank: every rank of 2, of 3 and of 4 at small shapes, a
-        // ragged width, a prefill block and a decode row of Llama-3-8B's width.
-        verification_shapes: &[
-            &[1, 8, 2, 0],
-            &[1, 8, 2, 1],
-            &[7, 1001, 3, 0],
-            &[7, 1001, 3, 1],
-            &[7, 1001, 3, 2],
-            &[5, 256, 4, 3],
-            &[128, 4096, 2, 1],
-            &[1, 4096, 4, 0],
-        ],
+        verification_shapes: COLLECTIVE_SHAPES,
         seam_of: &[],
     },
     SlotSpec {
@@ -571,16 +574,7 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
             shape("rank"),
         ],
         check: Check::AllClose,
-        verification_shapes: &[
-            &[1, 8, 2, 0],
-            &[1, 8, 2, 1],
-            &[7, 1001, 3, 0],
-            &[7, 1001, 3, 1],
-            &[7, 1001, 3, 2],
-            &[5, 256, 4, 3],
-            &[128, 4096, 2, 1],
-            &[1, 4096, 4, 0],
-        ],
+        verification_shapes: COLLECTIVE_SHAPES,
         seam_of: &[SlotId::AllReduce, SlotId::FusedAddRmsNorm],
     },
 ];
