@@ -219,6 +219,26 @@ fn validation_names_the_key() {
             "ops[1].when.head_dim",
         ),
     ];
+    // A collective kernel's domain cannot tell ranks or world sizes apart.
+    let collective = |when: &str| {
+        format!(
+            "abi = \"cacheon-slot-abi-v1\"\n[competition]\ntarget = \"collective.all_reduce\"\nmode = \"slot\"\n\
+             [[ops]]\nslot = \"collective.all_reduce\"\nbackend = \"cpu\"\nsource = \"kernels/ar.c\"\n\
+             entry = \"ar\"\ndtype = \"f32\"\n[ops.when]\n{when}\n"
+        )
+    };
+    let cases: Vec<(String, &str)> = cases
+        .into_iter()
+        .chain([
+            (collective("rank = { max = 0 }"), "ops[0].when.rank"),
+            (collective("world = { min = 3 }"), "ops[0].when.world"),
+        ])
+        .collect();
+    assert!(cacheon_kernels::bundle::manifest::parse(
+        "manifest.toml",
+        &collective("hidden = { multiple_of = 8 }")
+    )
+    .is_ok());
     for (text, key) in cases {
         assert_eq!(invalid_key(&text), key, "{text}");
     }

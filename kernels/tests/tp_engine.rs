@@ -193,7 +193,7 @@ fn the_all_reduce_norm_seam_takes_its_members_calls_with_the_same_bits() {
 fn a_rank_whose_partner_never_comes_fails_with_the_groups_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("group");
-    ShmGroup::create(&path, 2, 4096).unwrap();
+    ShmGroup::create(&path, 2, MAX_SEQ * tiny().0.hidden_size).unwrap();
     let out = dir.path().join("rank0");
     let t = std::time::Instant::now();
     let o = spawn_rank(&path, 0, &out, 300, false)

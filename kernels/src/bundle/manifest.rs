@@ -382,6 +382,14 @@ fn validate(file: &str, raw: RawManifest) -> Result<Manifest, ManifestError> {
                     format!("`{sym}` is not a shape symbol of `{slot}`"),
                 ));
             }
+            // A collective kernel serves every rank of a call or none: a domain that told
+            // ranks apart would leave some ranks on another kernel's bits.
+            if slot.is_collective() && matches!(sym.as_str(), "rank" | "world") {
+                return Err(invalid(
+                    k,
+                    format!("a `{slot}` kernel must serve every rank and world size alike"),
+                ));
+            }
             if *dom == Domain::default() {
                 return Err(invalid(k, "needs multiple_of, min or max".into()));
             }

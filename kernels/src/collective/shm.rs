@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 
 /// "CACHEON1" as a little-endian u64: the file is a group's.
 const MAGIC: u64 = 0x314e_4f45_4843_4143;
-/// Bytes before the exchange area (the header below, padded to a cache line pair).
-const HEADER: usize = 128;
+/// The most ranks a group has.
+const MAX_WORLD: usize = 64;
+/// Bytes before the exchange area: the header below, padded to 128 bytes, then each rank's
+/// current exchange length (u64).
+const HEADER: usize = 128 + MAX_WORLD * 8;
 /// How long a rank waits at a barrier for the others before giving up.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
 
@@ -35,6 +38,15 @@ pub enum GroupError {
     NoSuchRank { rank: usize, world: usize },
     #[error("a world of {world} ranks needs at least 1 and at most 64")]
     BadWorld { world: usize },
+    #[error("a group of {world} ranks with rows of {capacity} values is too large to map")]
+    TooLargeGroup { world: usize, capacity: usize },
+    #[error("rank {rank} exchanged {n} values, rank {other} {theirs}: the ranks are not running the same calls")]
+    Mismatch {
+        rank: usize,
+        n: usize,
+        other: usize,
+        theirs: usize,
+    },
     #[error("an exchange of {n} values is larger than the group's rows of {capacity}")]
     TooLarge { n: usize, capacity: usize },
     #[error(
@@ -96,25 +108,31 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GroupError + '_ {
     }
 }
 
-fn bytes_for(world: usize, capacity: usize) -> usize {
-    HEADER + world * capacity * std::mem::size_of::<f32>()
+/// The file's length for a group, `None` past what a mapping can hold.
+fn bytes_for(world: usize, capacity: usize) -> Option<usize> {
+    world
+        .checked_mul(capacity)?
+        .checked_mul(std::mem::size_of::<f32>())?
+        .checked_add(HEADER)
+        .filter(|&n| n <= isize::MAX as usize)
 }
 
 impl ShmGroup {
     /// Creates the group file for `world` ranks exchanging up to `capacity` values each
     /// (the launcher does this before it starts the ranks). Fails if the file exists.
     pub fn create(path: &Path, world: usize, capacity: usize) -> Result<(), GroupError> {
-        if world == 0 || world > 64 {
+        if world == 0 || world > MAX_WORLD {
             return Err(GroupError::BadWorld { world });
         }
+        let len =
+            bytes_for(world, capacity).ok_or(GroupError::TooLargeGroup { world, capacity })?;
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .open(path)
             .map_err(io(path))?;
-        file.set_len(bytes_for(world, capacity) as u64)
-            .map_err(io(path))?;
+        file.set_len(len as u64).map_err(io(path))?;
         let g = Self::map(path, &file, 0, world, capacity)?;
         let h = g.header();
         h.world.store(world as u64, Ordering::Relaxed);
@@ -143,7 +161,11 @@ impl ShmGroup {
             h.capacity.load(Ordering::Relaxed) as usize,
         );
         drop(probe);
-        if magic != MAGIC || world == 0 || world > 64 || bytes_for(world, capacity) != len {
+        if magic != MAGIC
+            || world == 0
+            || world > MAX_WORLD
+            || bytes_for(world, capacity) != Some(len)
+        {
             return Err(GroupError::NotAGroup { path: path.into() });
         }
         if rank >= world {
@@ -160,7 +182,8 @@ impl ShmGroup {
         capacity: usize,
     ) -> Result<ShmGroup, GroupError> {
         use std::os::fd::AsRawFd;
-        let len = bytes_for(world, capacity);
+        let len =
+            bytes_for(world, capacity).ok_or(GroupError::TooLargeGroup { world, capacity })?;
         // SAFETY: a shared read-write mapping of a file we hold open, of its length (or
         // less, for the probe); unmapped in Drop.
         let base = unsafe {
@@ -229,7 +252,8 @@ impl ShmGroup {
     }
 
     /// Waits until every rank of the group has arrived here. Everything a rank wrote
-    /// before arriving is visible to every rank after it returns.
+    /// before arriving is visible to every rank after it returns. An error leaves the
+    /// group poisoned: it is not used again.
     pub fn barrier(&self) -> Result<(), GroupError> {
         let h = self.header();
         let check_poison = || match h.poisoned.load(Ordering::Acquire) {
@@ -252,6 +276,9 @@ impl ShmGroup {
         while h.generation.load(Ordering::Acquire) == generation {
             check_poison()?;
             if start.elapsed() > self.deadline {
+                // This rank's arrival stays counted: the barrier is broken for everyone,
+                // so say so rather than let a retry pair up the wrong barriers.
+                self.poison();
                 return Err(GroupError::Timeout {
                     rank: self.rank,
                     generation,
@@ -268,6 +295,12 @@ impl ShmGroup {
             }
         }
         Ok(())
+    }
+
+    /// Rank `r`'s exchange length in the header.
+    fn len_slot(&self, r: usize) -> &AtomicU64 {
+        // SAFETY: inside the header (128 + MAX_WORLD u64s), 8-byte aligned; atomics only.
+        unsafe { &*(self.base.add(128 + 8 * r) as *const AtomicU64) }
     }
 
     /// Row `r` of the exchange area, `n` values.
@@ -288,6 +321,7 @@ impl ShmGroup {
     ) -> Result<(), GroupError> {
         let n = mine.len();
         if n > self.capacity {
+            self.poison();
             return Err(GroupError::TooLarge {
                 n,
                 capacity: self.capacity,
@@ -296,7 +330,22 @@ impl ShmGroup {
         // SAFETY: this rank's row, which no other rank writes, and nobody reads until
         // the barrier below.
         unsafe { std::ptr::copy_nonoverlapping(mine.as_ptr(), self.row(self.rank, n), n) };
+        self.len_slot(self.rank).store(n as u64, Ordering::Relaxed);
         self.barrier()?;
+        // Every rank must be at the same call: the same length from all (else the longer
+        // rows' tails would be another exchange's).
+        for r in 0..self.world {
+            let theirs = self.len_slot(r).load(Ordering::Relaxed) as usize;
+            if theirs != n {
+                self.poison();
+                return Err(GroupError::Mismatch {
+                    rank: self.rank,
+                    n,
+                    other: r,
+                    theirs,
+                });
+            }
+        }
         // Rows are `capacity` apart: gather them into one `[world, n]` view.
         let mut rows = Vec::with_capacity(self.world * n);
         for r in 0..self.world {
@@ -304,7 +353,19 @@ impl ShmGroup {
             // writes it again before the next barrier.
             rows.extend_from_slice(unsafe { std::slice::from_raw_parts(self.row(r, n), n) });
         }
+        // A panic in `reduce` (a kernel's wrapper refusing the call) must not leave the
+        // other ranks waiting out their deadline.
+        struct PoisonOnUnwind<'a>(&'a ShmGroup);
+        impl Drop for PoisonOnUnwind<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.poison();
+                }
+            }
+        }
+        let guard = PoisonOnUnwind(self);
         reduce(&rows, out);
+        drop(guard);
         self.barrier()
     }
 }
@@ -372,12 +433,46 @@ mod tests {
             }) => {}
             other => panic!("expected a timeout, got {other:?}"),
         }
+        // The timed-out rank poisoned the group: a late partner stops at once.
+        let g1 = ShmGroup::join(&path, 1).unwrap();
+        assert!(matches!(
+            g1.barrier(),
+            Err(GroupError::Poisoned { rank: 1, by: 0 })
+        ));
+        // A rank that fails says so: the others' waits end without the deadline.
+        let path = dir.path().join("h");
+        ShmGroup::create(&path, 2, 4).unwrap();
+        let g0 = ShmGroup::join(&path, 0).unwrap();
         let g1 = ShmGroup::join(&path, 1).unwrap();
         g1.poison();
         assert!(matches!(
             g0.barrier(),
             Err(GroupError::Poisoned { rank: 0, by: 1 })
         ));
+    }
+
+    #[test]
+    fn ranks_at_different_calls_are_told_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g");
+        ShmGroup::create(&path, 2, 8).unwrap();
+        let errs: Vec<GroupError> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..2)
+                .map(|r| {
+                    let path = path.clone();
+                    s.spawn(move || {
+                        let g = ShmGroup::join(&path, r).unwrap();
+                        let mine = vec![1.0; 3 + r];
+                        let mut out = vec![0.0; 3 + r];
+                        g.exchange(&mine, &mut out, |_, _| {}).unwrap_err()
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for e in errs {
+            assert!(matches!(e, GroupError::Mismatch { .. }), "{e}");
+        }
     }
 
     #[test]
@@ -397,6 +492,10 @@ mod tests {
         assert!(matches!(
             ShmGroup::create(&path, 0, 4),
             Err(GroupError::BadWorld { world: 0 })
+        ));
+        assert!(matches!(
+            ShmGroup::create(&path, 64, usize::MAX / 64),
+            Err(GroupError::TooLargeGroup { .. })
         ));
         ShmGroup::create(&path, 2, 4).unwrap();
         assert!(matches!(

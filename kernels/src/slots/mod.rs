@@ -295,17 +295,26 @@ impl SlotSpec {
 }
 
 /// The collective slots' verification shapes (tokens, hidden, world, rank): every rank
-/// of 2, of 3 and of 4 at small shapes, a ragged width, a prefill block and a decode row of
-/// Llama-3-8B's width.
+/// index of each (tokens, hidden, world), so that the ranks' results are compared with each
+/// other at every shape a kernel's domain keeps (a domain cannot name `rank` or `world`):
+/// worlds of 2, 3 and 4, a ragged width, a prefill block and a decode row of Llama-3-8B's
+/// width.
 const COLLECTIVE_SHAPES: &[&[i64]] = &[
     &[1, 8, 2, 0],
     &[1, 8, 2, 1],
     &[7, 1001, 3, 0],
     &[7, 1001, 3, 1],
     &[7, 1001, 3, 2],
+    &[5, 256, 4, 0],
+    &[5, 256, 4, 1],
+    &[5, 256, 4, 2],
     &[5, 256, 4, 3],
+    &[128, 4096, 2, 0],
     &[128, 4096, 2, 1],
     &[1, 4096, 4, 0],
+    &[1, 4096, 4, 1],
+    &[1, 4096, 4, 2],
+    &[1, 4096, 4, 3],
 ];
 
 static SLOTS: [SlotSpec; SLOT_COUNT] = [

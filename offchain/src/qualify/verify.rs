@@ -65,10 +65,7 @@ pub(super) fn run_cases(
             2
         };
         let rank = slot.spec().symbol_index("rank").map(|at| shape[at]);
-        let ranks_alike: Vec<i64> = match slot.spec().symbol_index("rank") {
-            Some(at) => [&shape[..at], &shape[at + 1..]].concat(),
-            None => shape.clone(),
-        };
+        let ranks_alike = drop_at(&shape, slot.spec().symbol_index("rank"));
         let label = format!("{}/{slot}/{ranks_alike:?}/{special:?}", stage.as_str());
         let seeds: Vec<u64> = (0..calls)
             .map(|k| case_seed(opts.seed, &format!("{label}/{k}")))
@@ -156,8 +153,46 @@ fn plan(manifest: &Manifest, arena: Arena) -> Vec<(Stage, SlotId, Vec<i64>, Spec
     if backend == LaneBackend::Cuda {
         for op in &manifest.ops {
             let mut shapes = shapes_for(op);
-            shapes.sort_by_key(|s| s.iter().product::<i64>());
-            for shape in shapes.iter().take(2) {
+            // By size; a collective's rank index is no size (its smallest shapes keep
+            // every rank, so graph replays are compared across ranks too).
+            let rank = op.slot.spec().symbol_index("rank");
+            shapes.sort_by_key(|s| {
+                let size: i64 = s
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| Some(i) != rank)
+                    .map(|(_, v)| v)
+                    .product();
+                // (Ties stay in list order, as before, but a collective's rank sets stay
+                // together.)
+                let group = if rank.is_some() {
+                    s.to_vec()
+                } else {
+                    Vec::new()
+                };
+                (size, group)
+            });
+            let take = if rank.is_some() {
+                // Both smallest (tokens, hidden, world), each at every rank index.
+                let groups: Vec<Vec<i64>> =
+                    shapes
+                        .iter()
+                        .map(|s| drop_at(s, rank))
+                        .fold(Vec::new(), |mut g, k| {
+                            if !g.contains(&k) {
+                                g.push(k);
+                            }
+                            g
+                        });
+                let keep = &groups[..groups.len().min(2)];
+                shapes
+                    .iter()
+                    .filter(|s| keep.contains(&drop_at(s, rank)))
+                    .count()
+            } else {
+                2
+            };
+            for shape in shapes.iter().take(take) {
                 cases.push((Stage::Graph, op.slot, shape.to_vec(), Special::None));
             }
         }
@@ -295,6 +330,14 @@ fn judge(
     }
     record.passed = true;
     Ok(())
+}
+
+/// `shape` without its value at `at` (a collective's rank index).
+fn drop_at(shape: &[i64], at: Option<usize>) -> Vec<i64> {
+    match at {
+        Some(at) => [&shape[..at], &shape[at + 1..]].concat(),
+        None => shape.to_vec(),
+    }
 }
 
 /// A collective case's outputs against those of the first rank index run on the same

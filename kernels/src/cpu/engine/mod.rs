@@ -118,6 +118,15 @@ impl Engine {
         max_seq: usize,
         group: ShmGroup,
     ) -> Result<Engine, EngineError> {
+        // An exchange holds a pass's rows: a prompt (up to max_seq) or a decode step.
+        let rows = max_seq.max(batch);
+        if group.capacity() < rows.saturating_mul(config.hidden_size) {
+            return Err(EngineError::Config(format!(
+                "the rank group's rows hold {} values; {rows} rows of {} need more",
+                group.capacity(),
+                config.hidden_size
+            )));
+        }
         let (local, part) = shard::shard(&config, &weights, group.rank(), group.world())?;
         drop(weights);
         let mut e = Engine::new(local, part, slots, batch, max_seq)?;
