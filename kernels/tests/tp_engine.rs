@@ -177,7 +177,6 @@ fn two_rank_processes_give_the_whole_engines_logits_and_tokens() {
         got.len()
     );
     assert!(err <= 1e-4 * scale, "max |diff| {err} at scale {scale}");
-    assert!(err > 0.0 || got == &want);
     assert_eq!(got_tokens, &want_tokens);
 }
 

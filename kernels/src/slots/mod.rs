@@ -77,9 +77,10 @@ impl SlotId {
         !self.spec().seam_of.is_empty()
     }
 
-    /// Whether only an engine split over several ranks calls it (`collective.*`).
+    /// Whether only an engine split over several ranks calls it: its ABI takes the
+    /// caller's `rank` (`collective.*`).
     pub fn is_collective(self) -> bool {
-        matches!(self, SlotId::AllReduce | SlotId::ArResidualRmsNorm)
+        self.spec().symbol_index("rank").is_some()
     }
 
     /// The slots with a stock kernel (all but the seams), in registry order.

@@ -156,42 +156,21 @@ fn plan(manifest: &Manifest, arena: Arena) -> Vec<(Stage, SlotId, Vec<i64>, Spec
             // By size; a collective's rank index is no size (its smallest shapes keep
             // every rank, so graph replays are compared across ranks too).
             let rank = op.slot.spec().symbol_index("rank");
+            // (Ties stay in list order, as before, but a collective's rank sets stay
+            // together.)
             shapes.sort_by_key(|s| {
-                let size: i64 = s
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, _)| Some(i) != rank)
-                    .map(|(_, v)| v)
-                    .product();
-                // (Ties stay in list order, as before, but a collective's rank sets stay
-                // together.)
-                let group = if rank.is_some() {
-                    s.to_vec()
-                } else {
-                    Vec::new()
-                };
-                (size, group)
+                let size: i64 = drop_at(s, rank).iter().product();
+                (size, if rank.is_some() { s.to_vec() } else { vec![] })
             });
-            let take = if rank.is_some() {
-                // Both smallest (tokens, hidden, world), each at every rank index.
-                let groups: Vec<Vec<i64>> =
-                    shapes
-                        .iter()
-                        .map(|s| drop_at(s, rank))
-                        .fold(Vec::new(), |mut g, k| {
-                            if !g.contains(&k) {
-                                g.push(k);
-                            }
-                            g
-                        });
-                let keep = &groups[..groups.len().min(2)];
-                shapes
-                    .iter()
-                    .filter(|s| keep.contains(&drop_at(s, rank)))
-                    .count()
-            } else {
-                2
-            };
+            // The two smallest shapes; a collective's at every rank index (a shape's
+            // rank set is adjacent in this order).
+            let mut groups: Vec<Vec<i64>> = shapes.iter().map(|s| drop_at(s, rank)).collect();
+            groups.dedup();
+            groups.truncate(2);
+            let take = shapes
+                .iter()
+                .take_while(|s| groups.contains(&drop_at(s, rank)))
+                .count();
             for shape in shapes.iter().take(take) {
                 cases.push((Stage::Graph, op.slot, shape.to_vec(), Special::None));
             }

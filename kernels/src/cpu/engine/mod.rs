@@ -26,7 +26,7 @@ pub mod slot_table;
 
 pub use slot_table::{CallPhase, SlotObserver, SlotTable, SlotTableError};
 
-use crate::collective::ShmGroup;
+use crate::collective::{GroupError, ShmGroup};
 use crate::model::{shard, EngineError, Logits, ModelConfig, Sampler, Weights};
 use crate::slots::call::Tensor::{F32, I32};
 use crate::slots::SlotId;
@@ -496,10 +496,12 @@ fn all_reduce(
     g.exchange(&mine, x, |partials, out| {
         slots.call(SlotId::AllReduce, &mut [out], &[F32(partials)], &[], &shape);
     })
-    .map_err(|e| {
-        g.poison();
-        EngineError::Collective(e.to_string())
-    })
+    .map_err(group_failed)
+}
+
+/// A failed exchange (the group is poisoned by then: no rank waits on this one).
+fn group_failed(e: GroupError) -> EngineError {
+    EngineError::Collective(e.to_string())
 }
 
 /// The residual add and RMSNorm after a sub-block whose output `x` (`[rows, hidden]`) is,
@@ -533,10 +535,7 @@ fn add_norm(
                         &shape,
                     );
                 })
-                .map_err(|e| {
-                    g.poison();
-                    EngineError::Collective(e.to_string())
-                });
+                .map_err(group_failed);
         }
         all_reduce(group, slots, x, rows, hidden)?;
     }
