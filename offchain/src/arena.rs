@@ -72,6 +72,9 @@ pub struct Workload {
     pub model: &'static str,
     /// A real model's weights (public, and far larger than any bundle).
     pub model_file: Option<ModelFile>,
+    /// Rank processes the engine is split over (tensor parallelism, `docs/tensor-parallel.md`):
+    /// 1 for a whole engine. A lane is then a group of that many processes, one a core.
+    pub world: usize,
     /// The validator-owned prompt corpus (one prompt a line), for a model with a tokenizer:
     /// each read's prompt is a line drawn with the attempt's secret seed, in the model's
     /// chat format, its last `prompt_len` tokens. Without one, prompts are random token ids.
@@ -160,13 +163,14 @@ pub struct Arena {
     pub judging: Judging,
 }
 
-pub const ARENAS: [Arena; 3] = [
+pub const ARENAS: [Arena; 4] = [
     Arena {
         spec: &catalog::CPU_TINY,
         backend: LaneBackend::of(catalog::CPU_TINY.backend),
         workload: Workload {
             model: catalog::CPU_TINY.model,
             model_file: None,
+            world: 1,
             corpus: None,
             prompt_len: 160,
             decode_steps: 32,
@@ -204,6 +208,7 @@ pub const ARENAS: [Arena; 3] = [
         workload: Workload {
             model: catalog::H200_LLAMA8B.model,
             model_file: None,
+            world: 1,
             corpus: None,
             prompt_len: 2048,
             decode_steps: 128,
@@ -245,6 +250,7 @@ pub const ARENAS: [Arena; 3] = [
                 name: llama_gguf::SMOLLM2_FILE,
                 sha256: llama_gguf::SMOLLM2_SHA256,
             }),
+            world: 1,
             corpus: Some(include_str!("arena/cpu-smollm2-prompts.txt")),
             // A short chat turn: the read takes about 0.6 s with the stock kernels on one
             // core of the development machine, so an attempt fits in about 40 s.
@@ -276,6 +282,43 @@ pub const ARENAS: [Arena; 3] = [
             envelope_factor: 4.0,
             envelope_floor: 1e-9,
             read_kl_bound: Some(1e-9),
+        },
+    },
+    Arena {
+        spec: &catalog::CPU_TP2,
+        backend: LaneBackend::of(catalog::CPU_TP2.backend),
+        workload: Workload {
+            model: catalog::CPU_TP2.model,
+            model_file: None,
+            // Two ranks: each holds half the heads and half the MLP features, and the o
+            // and down outputs of every layer are summed by `collective.all_reduce`.
+            world: 2,
+            corpus: None,
+            // cpu-tiny's read; every pass of it makes two exchanges a layer.
+            prompt_len: 160,
+            decode_steps: 32,
+            batch: Some(BatchPhase {
+                rows: 4,
+                prompt_len: 16,
+                steps: 8,
+            }),
+            max_seq: 288,
+            audit_reads: 2,
+            audit_calls_per_slot: 64,
+        },
+        judging: Judging {
+            min_margin_ppm: catalog::CPU_TP2.min_margin_ppm,
+            max_noise_ppm: catalog::CPU_TP2.max_noise_ppm,
+            runs_per_read: 5,
+            min_pairs: 6,
+            max_pairs: 20,
+            order_block: None,
+            kl_bound: 1e-3,
+            envelope_factor: 4.0,
+            envelope_floor: 1e-4,
+            // As cpu-tiny's (the same model in f32): the split only changes the order of
+            // the o and down sums.
+            read_kl_bound: Some(1e-10),
         },
     },
 ];
@@ -320,6 +363,18 @@ impl Arena {
         };
         let w = self.workload;
         let i = |v: usize| v as i64;
+        // A rank's engine runs its shard: a smaller model of the same family
+        // (`cacheon_kernels::model::shard::local_config`), whose shapes its calls have.
+        let whole = cfg;
+        let cfg = if w.world > 1 {
+            match cacheon_kernels::model::shard::local_config(&whole, w.world) {
+                Ok(c) => c,
+                Err(_) => return vec![],
+            }
+        } else {
+            whole
+        };
+        let world = i(w.world);
         let mut tokens = vec![w.prompt_len, 1];
         if let Some(b) = w.batch {
             tokens.extend([b.prompt_len, b.rows]);
@@ -332,8 +387,13 @@ impl Arena {
             i(cfg.head_dim()),
         );
         match slot {
-            // No arena's engine is split over ranks yet: it makes no collective calls.
-            SlotId::AllReduce | SlotId::ArResidualRmsNorm => vec![],
+            // Only an engine split over ranks makes collective calls: the o and down
+            // outputs of every pass, each of the pass's rows, at every rank index.
+            SlotId::AllReduce | SlotId::ArResidualRmsNorm if w.world == 1 => vec![],
+            SlotId::AllReduce | SlotId::ArResidualRmsNorm => tokens
+                .iter()
+                .flat_map(|&t| (0..world).map(move |r| vec![i(t), h, world, r]))
+                .collect(),
             SlotId::SiluAndMul => tokens.iter().map(|&t| vec![i(t), inter]).collect(),
             SlotId::GateUpSilu => tokens.iter().map(|&t| vec![i(t), inter, h]).collect(),
             SlotId::RmsNorm | SlotId::FusedAddRmsNorm => {
@@ -462,10 +522,20 @@ pub fn arena(name: &str) -> Option<Arena> {
 
 /// The arena screened for by default on a device.
 pub fn default_arena(backend: LaneBackend) -> Arena {
-    *ARENAS
+    arena_of(backend, 1).expect("a whole-engine arena per backend")
+}
+
+/// The first arena on `backend` whose engine is split over `world` ranks.
+pub fn arena_of(backend: LaneBackend, world: usize) -> Option<Arena> {
+    ARENAS
         .iter()
-        .find(|a| a.backend == backend)
-        .expect("one arena per backend")
+        .copied()
+        .find(|a| a.backend == backend && a.workload.world == world)
+}
+
+/// The arenas' names, for messages: `cpu-tiny, h200-llama8b, …`.
+pub fn names() -> String {
+    ARENAS.map(|a| a.name()).join(", ")
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ struct Cli {
 pub struct ProposalArgs {
     /// The bundle folder.
     pub dir: PathBuf,
-    /// The arena to propose in (cpu-tiny, cpu-smollm2, h200-llama8b).
+    /// The arena to propose in (cpu-tiny, cpu-smollm2, cpu-tp2, h200-llama8b).
     #[arg(long, default_value = "cpu-tiny")]
     pub arena: String,
     /// Target id (default: the manifest's competition target).
@@ -82,7 +82,8 @@ enum Command {
     /// now; `h200-llama8b` weighs a read from a committed measurement (a prefill and a
     /// decode step on an H100).
     Slots {
-        /// Arena whose workload to weigh the targets in (cpu-tiny, h200-llama8b).
+        /// Arena whose workload to weigh the targets in (cpu-tiny, cpu-smollm2, cpu-tp2,
+        /// h200-llama8b).
         #[arg(long)]
         arena: Option<String>,
     },
@@ -104,6 +105,11 @@ enum Command {
         /// Where the kernels run: `cpu` (the cpu-tiny arena) or `cuda` (h200-llama8b).
         #[arg(long, value_enum, default_value_t = LaneBackend::Cpu)]
         device: LaneBackend,
+        /// Ranks the arena's engine is split over: 1 (a whole engine), or 2 on the CPU
+        /// (cpu-tp2: each rank's shard shapes, and the collective calls at every rank
+        /// index of that world).
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        world_size: usize,
         /// Seed for the verification inputs (default: fresh random).
         #[arg(long)]
         seed: Option<u64>,
@@ -114,7 +120,9 @@ enum Command {
     /// interval is decided against 1 + margin, then the audit of every candidate call in a
     /// model run and the pristine reference. Exit 0 on PASS, 1 on FAIL, 3 on no decision.
     Qualify {
-        /// Arena: cpu-tiny (C kernels on this CPU) or h200-llama8b (CUDA kernels on GPU 0).
+        /// Arena: cpu-tiny (C kernels on this CPU), cpu-tp2 (the same model split over two
+        /// rank processes, two cores), cpu-smollm2 (the real model) or h200-llama8b (CUDA
+        /// kernels on GPU 0).
         #[arg(long, default_value = "cpu-tiny")]
         arena: String,
         /// The bundle folder.
@@ -378,7 +386,12 @@ fn main() {
         }
         Command::Slots { arena } => cmd::bundle::slots(&out, arena.as_deref()),
         Command::Scan { dir, arena } => cmd::bundle::scan(&out, &dir, arena.as_deref()),
-        Command::Verify { dir, device, seed } => cmd::bundle::verify(&out, &dir, device, seed),
+        Command::Verify {
+            dir,
+            device,
+            world_size,
+            seed,
+        } => cmd::bundle::verify(&out, &dir, device, world_size, seed),
         Command::Demo {
             node,
             arena,

@@ -19,6 +19,9 @@ struct Example {
     reason: Option<String>,
     /// Fewer verification cases than usual (an op whose `when` domain leaves shapes out).
     min_cases: Option<usize>,
+    /// Also verified for the arena split over this many ranks (`verify --world-size`),
+    /// to the same verdict.
+    world_size: Option<usize>,
 }
 
 fn examples() -> Vec<Example> {
@@ -86,6 +89,12 @@ fn cpu_examples_scan_pack_and_verify_as_recorded() {
 
         let (code, v) = run_json(&["verify", "--device", "cpu", dir]);
         check(ex, "verify", code, &v, false);
+        if let Some(n) = ex.world_size {
+            let n = n.to_string();
+            let (code, split) = run_json(&["verify", "--device", "cpu", "--world-size", &n, dir]);
+            check(ex, "verify --world-size", code, &split, false);
+            assert_eq!(split["arena"], "cpu-tp2", "{split:#}");
+        }
         if ex.verdict == "pass" {
             let cases = v["cases"].as_array().unwrap();
             assert!(

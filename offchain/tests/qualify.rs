@@ -1,8 +1,8 @@
 //! Whole qualification attempts on the CPU arena through the library and the real lane
 //! processes: the statistics of DESIGN 8 ("the incumbent's own bytes never PASS; a clear
 //! win PASSes in at least 19 of 20"), a shape-gaming kernel caught by the audit, a kernel
-//! the engine never calls, a read under the physical floor, and the `qualify` command's
-//! JSON and exit codes. Timing-sensitive: CI runs this file alone
+//! the engine never calls, a read under the physical floor, lanes of rank processes on the
+//! split arena (`cpu-tp2`), and the `qualify` command's JSON and exit codes. Timing-sensitive: CI runs this file alone
 //! (`--test-threads 1`, in the node step), never beside other tests.
 
 mod common;
@@ -182,6 +182,91 @@ fn a_kernel_wrong_only_after_verification_fails_in_the_timed_reads() {
         Stage::Speed,
         FailReason::BehaviourChanged,
         "where the baseline generated",
+    );
+}
+
+// The arena split over two rank processes (cpu-tp2): each lane is a group of ranks, each
+// sealed and pinned to a core, meeting in a group file the referee makes.
+
+#[test]
+fn a_collective_bundle_is_measured_in_lanes_of_ranks_and_audited_on_every_rank() {
+    let tp2 = arena::arena("cpu-tp2").unwrap();
+    assert_eq!(tp2.workload.world, 2);
+    let r = attempt(
+        &files("examples/cpu/all-reduce-avx2"),
+        tp2,
+        &opts(90),
+        &mut |_| {},
+    );
+    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    // The speed step decided or found the reads too noisy; never a lane failure.
+    match &r.outcome {
+        Outcome::Pass => {}
+        Outcome::Fail(f) => assert_eq!(f.reason, FailReason::NotFaster, "{f:?}"),
+        Outcome::NoDecision { reason, detail } => {
+            assert_eq!(
+                *reason,
+                cacheon_primitives::NoDecisionReason::Noise,
+                "{detail}"
+            )
+        }
+    }
+    assert!(r.speed.is_some(), "{:?}", r.outcome);
+    // Every audit read brings back the sampled calls of both ranks.
+    let audit = r.audit.as_ref().expect("the audit ran");
+    let w = tp2.workload;
+    assert_eq!(
+        audit.calls,
+        audit.reads * w.audit_calls_per_slot * w.world,
+        "{audit:?}"
+    );
+    assert_eq!(audit.failed_calls, 0, "{audit:?}");
+}
+
+#[test]
+fn a_product_kernel_wins_in_the_split_engine_too() {
+    // Each rank multiplies its shard: a faster linear.matmul is as clear a win as on
+    // cpu-tiny, and its pristine reference is the split stock engine.
+    let tp2 = arena::arena("cpu-tp2").unwrap();
+    let r = attempt(
+        &files("examples/cpu/matmul-avx2"),
+        tp2,
+        &opts(91),
+        &mut |_| {},
+    );
+    assert_eq!(r.outcome, Outcome::Pass, "{:?}", r.outcome);
+    assert!(r.pristine.is_some());
+}
+
+#[test]
+fn a_rank_that_dies_mid_read_fails_the_candidate_without_stalling_the_lane() {
+    // Honest through verification, then rank 1's process dies at a call while rank 0
+    // waits for it at the next barrier: the referee sees the death at once and stops the
+    // group, instead of waiting out the barrier's 60 s deadline.
+    let tp2 = arena::arena("cpu-tp2").unwrap();
+    let r = attempt(
+        &files("examples/cpu/fail-all-reduce-rank-crash"),
+        tp2,
+        &opts(92),
+        &mut |_| {},
+    );
+    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    // In a timed read or an audit read among them, as the secret seed places them.
+    match &r.outcome {
+        Outcome::Fail(f) => {
+            assert!(matches!(f.stage, Stage::Speed | Stage::Audit), "{f:?}");
+            assert_eq!(f.reason, FailReason::Incorrect, "{f:?}");
+            assert!(
+                f.detail.contains("died") && f.detail.contains("(rank 1)"),
+                "{f:?}"
+            );
+        }
+        other => panic!("expected the candidate's FAIL, got {other:?}"),
+    }
+    assert!(
+        r.wall_ms < 55_000,
+        "the lane waited for the dead rank: {} ms",
+        r.wall_ms
     );
 }
 

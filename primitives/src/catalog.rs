@@ -163,8 +163,27 @@ pub const CPU_SMOLLM2: ArenaSpec = ArenaSpec {
     required_distinct_validators: 2,
 };
 
+/// The tensor-parallel CPU arena: the tiny model split over two rank processes (attention
+/// heads and MLP features; the o and down outputs summed by `collective.all_reduce`), on a
+/// machine with at least two cores, one a rank. The split is the workload's (its name says
+/// so); the model and the stock kernels are `cpu-tiny`'s.
+pub const CPU_TP2: ArenaSpec = ArenaSpec {
+    id: "cpu-tp2",
+    backend: Backend::Cpu,
+    hardware: "x86-64-v3x2",
+    model: "tiny",
+    workload: "cpu-tp2/ranks2-v1",
+    stock: "cpu-c11-scalar/v3",
+    min_margin_ppm: 20_000,
+    max_noise_ppm: 150_000,
+    noise_multiplier: 3,
+    lease_blocks: 300,
+    max_attempts: 3,
+    required_distinct_validators: 2,
+};
+
 /// The genesis arenas; each allows every target of [`TARGETS`].
-pub const ARENAS: [ArenaSpec; 3] = [CPU_TINY, H200_LLAMA8B, CPU_SMOLLM2];
+pub const ARENAS: [ArenaSpec; 4] = [CPU_TINY, H200_LLAMA8B, CPU_SMOLLM2, CPU_TP2];
 
 /// The digest naming an engine component on chain: SHA-256 of
 /// `cacheon/<kind>/v1/<name>`, e.g. `engine_digest("model", "tiny")`.

@@ -8,11 +8,16 @@
 //! counter and a generation number, both atomics in the mapping); a rank that stops
 //! coming (killed, hung, or failed and said so with [`ShmGroup::poison`]) makes the others'
 //! waits end with an error after the group's deadline instead of hanging forever.
+//!
+//! A waiting rank spins briefly, then sleeps on the generation word (a futex on the shared
+//! mapping, woken by the last rank to arrive) in slices of [`SLICE`]. It reads no clock:
+//! a sealed CPU lane has none (its time-stamp counter faults), so the deadline counts the
+//! slices the kernel let run out.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// "CACHEON1" as a little-endian u64: the file is a group's.
 const MAGIC: u64 = 0x314e_4f45_4843_4143;
@@ -21,6 +26,13 @@ const MAX_WORLD: usize = 64;
 /// Bytes before the exchange area: the header below, padded to 128 bytes, then each rank's
 /// current exchange length (u64).
 const HEADER: usize = 128 + MAX_WORLD * 8;
+/// The poison word's value when the launcher, not a rank, stopped the group.
+const STOPPED: u32 = u32::MAX;
+/// How long a sleeping rank sleeps before it looks again (and counts towards its deadline).
+const SLICE: Duration = Duration::from_millis(1);
+/// Busy polls of the generation before a rank yields, and yields before it sleeps.
+const SPINS: u32 = 2_000;
+const YIELDS: u32 = 200;
 /// How long a rank waits at a barrier for the others before giving up.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
 
@@ -61,6 +73,8 @@ pub enum GroupError {
     },
     #[error("rank {by} gave up on the group (it failed); rank {rank} stops too")]
     Poisoned { rank: usize, by: u32 },
+    #[error("the launcher stopped the group (another rank failed); rank {rank} stops too")]
+    Stopped { rank: usize },
 }
 
 /// The header at the start of the mapping (all fields atomics: every rank writes them).
@@ -71,8 +85,10 @@ struct Header {
     capacity: AtomicU64,
     arrived: AtomicU32,
     generation: AtomicU32,
-    /// 0, or 1 + the rank that poisoned the group.
+    /// 0, 1 + the rank that poisoned the group, or [`STOPPED`].
     poisoned: AtomicU32,
+    /// Ranks asleep on `generation` (a futex): the last to arrive wakes them.
+    sleepers: AtomicU32,
 }
 
 /// One rank's handle on a group's shared memory.
@@ -249,6 +265,20 @@ impl ShmGroup {
             Ordering::AcqRel,
             Ordering::Acquire,
         );
+        self.wake_sleepers();
+    }
+
+    /// The launcher's poison: ends every rank's current or next wait on the group at `path`
+    /// with [`GroupError::Stopped`] (the referee does this as soon as one rank of a lane
+    /// fails, so the others stop waiting for it).
+    pub fn stop(path: &Path) -> Result<(), GroupError> {
+        let g = Self::join(path, 0)?;
+        let _ =
+            g.header()
+                .poisoned
+                .compare_exchange(0, STOPPED, Ordering::AcqRel, Ordering::Acquire);
+        g.wake_sleepers();
+        Ok(())
     }
 
     /// Waits until every rank of the group has arrived here. Everything a rank wrote
@@ -258,6 +288,7 @@ impl ShmGroup {
         let h = self.header();
         let check_poison = || match h.poisoned.load(Ordering::Acquire) {
             0 => Ok(()),
+            STOPPED => Err(GroupError::Stopped { rank: self.rank }),
             by => Err(GroupError::Poisoned {
                 rank: self.rank,
                 by: by - 1,
@@ -268,14 +299,24 @@ impl ShmGroup {
         if h.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.world as u32 {
             h.arrived.store(0, Ordering::Relaxed);
             h.generation
-                .store(generation.wrapping_add(1), Ordering::Release);
+                .store(generation.wrapping_add(1), Ordering::SeqCst);
+            self.wake_sleepers();
             return Ok(());
         }
-        let start = Instant::now();
-        let mut spins = 0u32;
-        while h.generation.load(Ordering::Acquire) == generation {
+        let (mut polls, mut slept) = (0u32, 0u32);
+        while h.generation.load(Ordering::SeqCst) == generation {
             check_poison()?;
-            if start.elapsed() > self.deadline {
+            polls += 1;
+            if polls < SPINS {
+                std::hint::spin_loop();
+                continue;
+            }
+            if polls < SPINS + YIELDS {
+                std::thread::yield_now();
+                continue;
+            }
+            let waited = SLICE * slept;
+            if waited > self.deadline {
                 // This rank's arrival stays counted: the barrier is broken for everyone,
                 // so say so rather than let a retry pair up the wrong barriers.
                 self.poison();
@@ -284,17 +325,26 @@ impl ShmGroup {
                     generation,
                     arrived: h.arrived.load(Ordering::Acquire),
                     world: self.world,
-                    waited: start.elapsed(),
+                    waited,
                 });
             }
-            spins += 1;
-            if spins < 1000 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
+            h.sleepers.fetch_add(1, Ordering::SeqCst);
+            // Sleeps only while the generation is still `generation` (the kernel checks);
+            // the last rank bumps it before it looks for sleepers, so no wake is lost.
+            if futex_wait(&h.generation, generation, SLICE) {
+                slept += 1;
             }
+            h.sleepers.fetch_sub(1, Ordering::SeqCst);
         }
         Ok(())
+    }
+
+    /// Wakes every rank asleep at the barrier (a new generation, or a poisoned group).
+    fn wake_sleepers(&self) {
+        let h = self.header();
+        if h.sleepers.load(Ordering::SeqCst) > 0 {
+            futex_wake(&h.generation);
+        }
     }
 
     /// Rank `r`'s exchange length in the header.
@@ -370,6 +420,34 @@ impl ShmGroup {
     }
 }
 
+/// Sleeps while `word` holds `expected`, at most `timeout`; true if the timeout ran out.
+/// A shared (not process-private) futex: the word is in a mapping several processes share.
+fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) -> bool {
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: FUTEX_WAIT on an aligned u32 in a live mapping, with a valid relative timeout.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            &ts as *const libc::timespec,
+        )
+    };
+    r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ETIMEDOUT)
+}
+
+/// Wakes every process asleep on `word`.
+fn futex_wake(word: &AtomicU32) {
+    // SAFETY: FUTEX_WAKE on an aligned u32 in a live mapping.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);
+    }
+}
+
 impl Drop for ShmGroup {
     fn drop(&mut self) {
         // SAFETY: the mapping made in `map`, of `len` bytes.
@@ -380,6 +458,7 @@ impl Drop for ShmGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     #[test]
     fn ranks_in_threads_exchange_rows_and_agree() {
@@ -449,6 +528,26 @@ mod tests {
             g0.barrier(),
             Err(GroupError::Poisoned { rank: 0, by: 1 })
         ));
+        // The launcher stops a group a rank of which failed without saying so (killed):
+        // the waiting rank's barrier ends at once, naming the launcher.
+        let path = dir.path().join("i");
+        ShmGroup::create(&path, 2, 4).unwrap();
+        let g0 = ShmGroup::join(&path, 0).unwrap();
+        let waited = std::thread::scope(|s| {
+            let h = s.spawn(move || {
+                let t = Instant::now();
+                (g0.barrier(), t.elapsed())
+            });
+            std::thread::sleep(Duration::from_millis(50));
+            ShmGroup::stop(&path).unwrap();
+            h.join().unwrap()
+        });
+        assert!(
+            matches!(waited.0, Err(GroupError::Stopped { rank: 0 })),
+            "{:?}",
+            waited.0
+        );
+        assert!(waited.1 < Duration::from_secs(10), "{:?}", waited.1);
     }
 
     #[test]

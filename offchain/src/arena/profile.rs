@@ -11,6 +11,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use cacheon_kernels::collective::ShmGroup;
 use cacheon_kernels::cpu::engine::{CallPhase, Engine, SlotObserver, SlotTable};
 use cacheon_kernels::model::sampler::argmax;
 use cacheon_kernels::model::{Logits, ModelConfig, Weights};
@@ -189,53 +190,72 @@ pub fn profile(arena: Arena, seed: u64) -> Result<Profile, String> {
 }
 
 /// Times every slot call of one workload read (prefill, the greedy decode steps, then the
-/// batched part) of the stock CPU engine, on this machine, one thread.
+/// batched part) of the stock CPU engine, on this machine, one thread. An engine split over
+/// ranks runs its other ranks in threads of their own and times rank 0's calls (the time
+/// a rank waits for the others at an exchange counts for no slot).
 fn measure_cpu(arena: Arena, seed: u64) -> Result<Profile, String> {
     let w = arena.workload;
     let cfg = ModelConfig::named(w.model).ok_or_else(|| format!("unknown model `{}`", w.model))?;
-    let slots = SlotTable::genesis_cpu(&CpuBuildOptions::default()).map_err(|e| e.to_string())?;
-    let weights = Weights::synthesize(&cfg, seed);
     let vocab = cfg.vocab_size as u64;
-    let mut engine =
-        Engine::new(cfg, weights, slots, w.max_batch(), w.max_seq).map_err(|e| e.to_string())?;
-    let timer = Arc::new(SlotTimer {
-        gate_up: {
-            let c = engine.config();
-            [2 * c.intermediate_size as i64, c.hidden_size as i64]
-        },
-        started: Mutex::new(None),
-        seconds: Mutex::new([0.0; SLOT_COUNT]),
-    });
-    engine.slots_mut().set_observer(Some(timer.clone()));
     let mut rng = cacheon_kernels::rng::Rng::derive(seed, "profile-prompt");
     let mut prompt =
         |len: usize| -> Vec<u32> { (0..len).map(|_| rng.below(vocab) as u32).collect() };
-    let (single, batch) = (
-        prompt(w.prompt_len),
-        w.batch.map(|b| {
-            (0..b.rows)
-                .map(|_| prompt(b.prompt_len))
-                .collect::<Vec<_>>()
-        }),
-    );
-    let err = |e: cacheon_kernels::model::EngineError| e.to_string();
-    let start = Instant::now();
-    let mut next = argmax(&engine.prefill(0, &single, Logits::Last).map_err(err)?);
-    for _ in 0..w.decode_steps {
-        next = argmax(&engine.decode(&[next]).map_err(err)?);
+    let single = prompt(w.prompt_len);
+    let batch: Vec<Vec<u32>> = w
+        .batch
+        .map(|b| (0..b.rows).map(|_| prompt(b.prompt_len)).collect())
+        .unwrap_or_default();
+    let group_dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let group_path = group_dir.path().join("group");
+    if w.world > 1 {
+        let rows = w.max_seq.max(w.max_batch());
+        ShmGroup::create(&group_path, w.world, rows * cfg.hidden_size)
+            .map_err(|e| e.to_string())?;
     }
-    if let (Some(b), Some(prompts)) = (w.batch, batch) {
-        engine.reset();
-        let mut next = Vec::with_capacity(b.rows);
-        for (seq, p) in prompts.iter().enumerate() {
-            next.push(argmax(&engine.prefill(seq, p, Logits::Last).map_err(err)?));
+    // Rank `rank`'s engine, with `observer` on its slot table.
+    let engine = |rank: usize, observer: Option<Arc<SlotTimer>>| -> Result<Engine, String> {
+        let mut slots =
+            SlotTable::genesis_cpu(&CpuBuildOptions::default()).map_err(|e| e.to_string())?;
+        if let Some(o) = observer {
+            slots.set_observer(Some(o));
         }
-        for _ in 0..b.steps {
-            let logits = engine.decode(&next).map_err(err)?;
-            next = logits.chunks(vocab as usize).map(argmax).collect();
+        let weights = Weights::synthesize(&cfg, seed);
+        let e = if w.world > 1 {
+            let group = ShmGroup::join(&group_path, rank).map_err(|e| e.to_string())?;
+            Engine::new_rank(cfg.clone(), weights, slots, w.max_batch(), w.max_seq, group)
+        } else {
+            Engine::new(cfg.clone(), weights, slots, w.max_batch(), w.max_seq)
+        };
+        e.map_err(|e| e.to_string())
+    };
+    let local = if w.world > 1 {
+        cacheon_kernels::model::shard::local_config(&cfg, w.world).map_err(|e| e.to_string())?
+    } else {
+        cfg.clone()
+    };
+    let timer = Arc::new(SlotTimer {
+        gate_up: [2 * local.intermediate_size as i64, local.hidden_size as i64],
+        split: w.world > 1,
+        started: Mutex::new(None),
+        seconds: Mutex::new([0.0; SLOT_COUNT]),
+    });
+    let total = std::thread::scope(|s| -> Result<f64, String> {
+        let others: Vec<_> = (1..w.world)
+            .map(|rank| {
+                let (engine, single, batch) = (&engine, &single, &batch);
+                s.spawn(move || one_read(&mut engine(rank, None)?, arena, single, batch))
+            })
+            .collect();
+        let mine = engine(0, Some(timer.clone())).and_then(|mut e| {
+            let start = Instant::now();
+            one_read(&mut e, arena, &single, &batch).map(|()| start.elapsed().as_secs_f64())
+        });
+        for o in others {
+            o.join()
+                .map_err(|_| "a rank's thread panicked".to_string())??;
         }
-    }
-    let total = start.elapsed().as_secs_f64();
+        mine
+    })?;
     let seconds = *timer.seconds.lock().expect("timer lock");
     let batched = w.batch.map_or(String::new(), |b| {
         format!(
@@ -243,9 +263,14 @@ fn measure_cpu(arena: Arena, seed: u64) -> Result<Profile, String> {
             b.rows, b.prompt_len, b.steps
         )
     });
+    let ranks = if w.world > 1 {
+        format!(", rank 0 of {} rank threads", w.world)
+    } else {
+        String::new()
+    };
     Ok(Profile {
         source: format!(
-            "this machine, now: one read of the {} workload ({} prompt tokens, {} decode steps{batched}), stock kernels",
+            "this machine, now: one read of the {} workload ({} prompt tokens, {} decode steps{batched}), stock kernels{ranks}",
             arena.name(),
             w.prompt_len,
             w.decode_steps
@@ -253,6 +278,34 @@ fn measure_cpu(arena: Arena, seed: u64) -> Result<Profile, String> {
         total_seconds: total,
         targets: shares(arena, &seconds, total),
     })
+}
+
+/// One workload read on `engine`: the single sequence, then the batched part.
+fn one_read(
+    engine: &mut Engine,
+    arena: Arena,
+    single: &[u32],
+    batch: &[Vec<u32>],
+) -> Result<(), String> {
+    let w = arena.workload;
+    let vocab = engine.config().vocab_size;
+    let err = |e: cacheon_kernels::model::EngineError| e.to_string();
+    let mut next = argmax(&engine.prefill(0, single, Logits::Last).map_err(err)?);
+    for _ in 0..w.decode_steps {
+        next = argmax(&engine.decode(&[next]).map_err(err)?);
+    }
+    if let Some(b) = w.batch {
+        engine.reset();
+        let mut next = Vec::with_capacity(b.rows);
+        for (seq, p) in batch.iter().enumerate() {
+            next.push(argmax(&engine.prefill(seq, p, Logits::Last).map_err(err)?));
+        }
+        for _ in 0..b.steps {
+            let logits = engine.decode(&next).map_err(err)?;
+            next = logits.chunks(vocab).map(argmax).collect();
+        }
+    }
+    Ok(())
 }
 
 /// Per target: its slots' share of `total` and its Amdahl bound against the margin.
@@ -280,9 +333,11 @@ fn shares(arena: Arena, seconds: &[f64; SLOT_COUNT], total: f64) -> Vec<TargetSh
 
 /// Adds up the wall time of every slot call (the engine runs them one at a time); the
 /// member calls at the MLP seam (the gate|up product, `[out, in]` = `gate_up`, and SwiGLU)
-/// count for `mlp.gate_up_silu` as well.
+/// count for `mlp.gate_up_silu` as well, and in an engine split over ranks (`split`) the
+/// all-reduces and the residual norms (each follows one) for `collective.ar_residual_rmsnorm`.
 struct SlotTimer {
     gate_up: [i64; 2],
+    split: bool,
     started: Mutex<Option<Instant>>,
     seconds: Mutex<[f64; SLOT_COUNT]>,
 }
@@ -297,13 +352,18 @@ impl SlotObserver for SlotTimer {
                     let spent = t.elapsed().as_secs_f64();
                     let mut seconds = self.seconds.lock().expect("timer lock");
                     seconds[call.slot.index()] += spent;
-                    let at_seam = match call.slot {
-                        SlotId::SiluAndMul => true,
-                        SlotId::LinearMatmul => call.shape.get(1..3) == Some(&self.gate_up[..]),
-                        _ => false,
+                    let seam = match call.slot {
+                        SlotId::SiluAndMul => Some(SlotId::GateUpSilu),
+                        SlotId::LinearMatmul if call.shape.get(1..3) == Some(&self.gate_up[..]) => {
+                            Some(SlotId::GateUpSilu)
+                        }
+                        SlotId::AllReduce | SlotId::FusedAddRmsNorm if self.split => {
+                            Some(SlotId::ArResidualRmsNorm)
+                        }
+                        _ => None,
                     };
-                    if at_seam {
-                        seconds[SlotId::GateUpSilu.index()] += spent;
+                    if let Some(seam) = seam {
+                        seconds[seam.index()] += spent;
                     }
                 }
             }
@@ -338,6 +398,24 @@ mod tests {
             assert!((t.max_speedup - 1.0 / (1.0 - t.share)).abs() < 1e-9);
             assert_eq!(t.can_pass, t.max_speedup > 1.02);
         }
+    }
+
+    #[test]
+    fn the_split_cpu_arena_profile_weighs_its_collective_calls() {
+        let arena = crate::arena::arena("cpu-tp2").unwrap();
+        let p = profile(arena, 3).unwrap();
+        let get = |id: &str| p.targets.iter().find(|t| t.target == id).unwrap().clone();
+        let (ar, norm, seam) = (
+            get("collective.all_reduce"),
+            get("norm.fused_add_rmsnorm"),
+            get("collective.ar_residual_rmsnorm"),
+        );
+        // Rank 0 calls the all-reduce (two a layer a pass): it takes time, and the seam is
+        // its members' time.
+        assert!(ar.share > 0.0, "{p:?}");
+        assert!((seam.share - ar.share - norm.share).abs() < 1e-9, "{p:?}");
+        assert!(get("linear.matmul").share > 0.2, "{p:?}");
+        assert!(p.source.contains("rank 0 of 2"), "{}", p.source);
     }
 
     #[test]

@@ -126,7 +126,7 @@ pub fn slots(out: &Out, arena_name: Option<&str>) -> i32 {
 fn target_shares(out: &Out, name: &str) -> i32 {
     let Some(a) = arena::arena(name) else {
         return out.error(
-            &format!("unknown arena `{name}` (cpu-tiny, h200-llama8b)"),
+            &format!("unknown arena `{name}` ({})", arena::names()),
             exit::USAGE,
         );
     };
@@ -173,7 +173,7 @@ fn pick_arena(out: &Out, name: Option<&str>, files: &[BundleFile]) -> Result<Are
     if let Some(name) = name {
         return arena::arena(name).ok_or_else(|| {
             out.error(
-                &format!("unknown arena `{name}` (cpu-tiny, h200-llama8b)"),
+                &format!("unknown arena `{name}` ({})", arena::names()),
                 exit::USAGE,
             )
         });
@@ -234,8 +234,22 @@ pub fn scan(out: &Out, dir: &Path, arena: Option<&str>) -> i32 {
     }
 }
 
-pub fn verify(out: &Out, dir: &Path, device: LaneBackend, seed: Option<u64>) -> i32 {
-    let arena = arena::default_arena(device);
+pub fn verify(out: &Out, dir: &Path, device: LaneBackend, world: usize, seed: Option<u64>) -> i32 {
+    let Some(arena) = arena::arena_of(device, world) else {
+        let have: Vec<String> = arena::ARENAS
+            .iter()
+            .filter(|a| a.backend == device)
+            .map(|a| format!("{} {}", a.name(), a.workload.world))
+            .collect();
+        return out.error(
+            &format!(
+                "no {} arena splits its engine over {world} ranks (arena and world size: {})",
+                device.as_str(),
+                have.join(", ")
+            ),
+            exit::USAGE,
+        );
+    };
     let files = match read_for_screening(out, dir, arena.name()) {
         Ok(f) => f,
         Err(code) => return code,

@@ -132,7 +132,7 @@ pub async fn demo(
 ) -> i32 {
     let Some(arena_spec) = cacheon::arena::arena(arena) else {
         return out.error(
-            &format!("unknown arena `{arena}` (cpu-smollm2, cpu-tiny, h200-llama8b)"),
+            &format!("unknown arena `{arena}` ({})", cacheon::arena::names()),
             exit::USAGE,
         );
     };

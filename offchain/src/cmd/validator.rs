@@ -27,7 +27,7 @@ pub fn qualify(
 ) -> i32 {
     let Some(arena) = arena::arena(arena_name) else {
         return out.error(
-            &format!("unknown arena `{arena_name}` (cpu-tiny, h200-llama8b)"),
+            &format!("unknown arena `{arena_name}` ({})", arena::names()),
             exit::USAGE,
         );
     };

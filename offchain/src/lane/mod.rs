@@ -13,22 +13,30 @@
 //! Between requests the referee freezes a lane (`SIGSTOP` to its process group, `SIGCONT`
 //! with the next request), so a lane that is not being asked anything does no work at all
 //! while the other is timed.
+//!
+//! A lane of an arena whose engine is split over ranks is a group of lane processes, one a
+//! rank ([`Lane::spawn_ranks`]), each started, sealed and frozen like a lane of one, each
+//! pinned to a core of its own, meeting in a group file the referee makes
+//! (`cacheon_kernels::collective::ShmGroup`). The referee asks every rank the same thing
+//! and takes one answer from the group: the replicated results (tokens, logits, dispatch
+//! counts) must agree bit for bit, or the lane is at fault; an audit brings back every
+//! rank's calls. The first rank to fail decides the error: the referee stops the group
+//! file at once, so the others do not wait out their barrier's deadline for it.
 
 pub mod child;
 pub mod harness;
+mod process;
 pub mod protocol;
 pub mod sandbox;
 
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use cacheon_kernels::collective::ShmGroup;
+use process::LaneProcess;
 use protocol::{
-    read_frame, send, send_blob, CallCheck, CallSample, EngineWeights, Frame, ReadSpec,
-    RecordedCall, Reply, Request, RunResult,
+    CallCheck, CallSample, EngineWeights, RankGroup, ReadSpec, RecordedCall, Request, RunResult,
 };
 
 use crate::arena::LaneBackend;
@@ -73,26 +81,6 @@ impl Default for Deadlines {
     }
 }
 
-/// A started lane process.
-pub struct Lane {
-    child: Child,
-    to_lane: BufWriter<ChildStdin>,
-    from_lane: mpsc::Receiver<std::io::Result<Frame>>,
-    /// The lane's private working directory (removed when the lane is dropped).
-    dir: tempfile::TempDir,
-    stderr_path: PathBuf,
-    /// What the lane said it was doing last, when that was candidate code.
-    inside: Option<String>,
-    deadlines: Deadlines,
-    pub network_namespace: bool,
-    /// The lane has loaded candidate code: everything it does is the candidate's.
-    candidate: bool,
-    /// The loaded engine's vocabulary (0 before `load_engine`).
-    vocab: usize,
-    /// The lane is stopped (`SIGSTOP`) until the next request.
-    frozen: bool,
-}
-
 /// What a sealed lane has in force.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sealed {
@@ -115,305 +103,207 @@ pub enum BuildOutcome {
     },
 }
 
+impl LaneError {
+    /// The same error, saying which rank of a split lane it came from.
+    fn on_rank(self, rank: usize) -> LaneError {
+        let at = |s: String| format!("{s} (rank {rank})");
+        match self {
+            LaneError::CandidateDied { during, status } => LaneError::CandidateDied {
+                during: at(during),
+                status,
+            },
+            LaneError::CandidateTimeout { during, seconds } => LaneError::CandidateTimeout {
+                during: at(during),
+                seconds,
+            },
+            LaneError::CandidateFault { during, message } => LaneError::CandidateFault {
+                during: at(during),
+                message,
+            },
+            LaneError::CandidateForged { detail } => {
+                LaneError::CandidateForged { detail: at(detail) }
+            }
+            LaneError::Infrastructure(m) => LaneError::Infrastructure(at(m)),
+        }
+    }
+}
+
+/// A lane: one lane process, or one a rank for an engine split over ranks.
+pub struct Lane {
+    ranks: Vec<LaneProcess>,
+    /// The ranks' group file (a lane of several ranks, once its engine is loaded); its
+    /// directory goes with the lane.
+    group: Option<(tempfile::TempDir, PathBuf)>,
+    /// Woken by every frame of every rank (a lane of several ranks).
+    wake: Option<mpsc::Receiver<()>>,
+    deadlines: Deadlines,
+    /// Every rank runs in a private network namespace.
+    pub network_namespace: bool,
+}
+
 impl Lane {
-    /// Starts `exe lane --backend B` with an empty environment in a fresh private
-    /// directory, with the isolation of [`sandbox::ChildSetup`].
+    /// Starts a lane of one process (`exe lane --backend B`).
     pub fn spawn(
         exe: &Path,
         backend: LaneBackend,
         deadlines: Deadlines,
     ) -> Result<Lane, LaneError> {
-        use std::os::unix::process::CommandExt;
-        let infra =
-            |what: &str, e: std::io::Error| LaneError::Infrastructure(format!("{what}: {e}"));
-        let dir = tempfile::Builder::new()
-            .prefix("cacheon-lane-")
-            .tempdir()
-            .map_err(|e| infra("creating the lane directory", e))?;
-        let stderr_path = dir.path().join("lane.stderr");
-        let stderr = File::create(&stderr_path).map_err(|e| infra("creating the lane log", e))?;
-        let limits = match backend {
-            LaneBackend::Cpu => sandbox::Limits::CPU_LANE,
-            LaneBackend::Cuda => sandbox::Limits::CUDA_LANE,
+        Self::spawn_ranks(exe, backend, deadlines, 1)
+    }
+
+    /// Starts a lane of `world` rank processes, rank `r` pinned to the `r`-th highest core
+    /// the referee may use.
+    pub fn spawn_ranks(
+        exe: &Path,
+        backend: LaneBackend,
+        deadlines: Deadlines,
+        world: usize,
+    ) -> Result<Lane, LaneError> {
+        if world == 0 {
+            return Err(LaneError::Infrastructure(
+                "a lane needs at least one rank".into(),
+            ));
+        }
+        let (tx, wake) = if world > 1 {
+            let (tx, rx) = mpsc::channel();
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
         };
-        let setup = sandbox::ChildSetup::new(limits);
-        let work = dir.path().join("work");
-        std::fs::create_dir(&work).map_err(|e| infra("creating the lane directory", e))?;
-        // Replies come on a pipe of their own (the lane's descriptor 3); its stdout goes to
-        // the log with its stderr, so printing cannot forge a reply.
-        let (reply_read, reply_write) =
-            std::io::pipe().map_err(|e| infra("creating the reply pipe", e))?;
-        let reply_fd = std::os::fd::AsRawFd::as_raw_fd(&reply_write);
-        let log_out = stderr
-            .try_clone()
-            .map_err(|e| infra("opening the lane log", e))?;
-        let mut cmd = Command::new(exe);
-        cmd.args(["lane", "--backend", backend.as_str()])
-            .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("TMPDIR", &work)
-            .env("LC_ALL", "C")
-            .current_dir(&work)
-            .stdin(Stdio::piped())
-            .stdout(log_out)
-            .stderr(stderr);
-        if backend == LaneBackend::Cuda {
-            // The driver and NVRTC are found through these (no keys among them).
-            for var in ["CUDA_HOME", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"] {
-                if let Some(v) = std::env::var_os(var) {
-                    cmd.env(var, v);
-                }
-            }
-        }
-        // SAFETY: `apply` and dup2 only make async-signal-safe system calls on prepared
-        // data; dup2 gives the lane the reply pipe as REPLY_FD, without close-on-exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                if reply_fd == protocol::REPLY_FD {
-                    // dup2 onto itself keeps close-on-exec: clear it instead.
-                    if libc::fcntl(reply_fd, libc::F_SETFD, 0) < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                } else if libc::dup2(reply_fd, protocol::REPLY_FD) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                setup.apply()
-            });
-        }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| infra(&format!("starting {}", exe.display()), e))?;
-        // Only the lane may hold the write end: its end of file then means the lane is gone.
-        drop(reply_write);
-        let stdout = reply_read;
-        let stdin = child.stdin.take().expect("piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("lane-reader".into())
-            .spawn(move || {
-                let mut r = BufReader::new(stdout);
-                loop {
-                    match read_frame(&mut r) {
-                        Ok(Some(f)) => {
-                            if tx.send(Ok(f)).is_err() {
-                                return;
-                            }
-                        }
-                        Ok(None) => return,
-                        Err(e) => {
-                            let _ = tx.send(Err(e));
-                            return;
-                        }
-                    }
-                }
-            })
-            .map_err(|e| infra("starting the lane reader", e))?;
-        let mut lane = Lane {
-            child,
-            to_lane: BufWriter::new(stdin),
-            from_lane: rx,
-            dir,
-            stderr_path,
-            inside: None,
+        let ranks = (0..world)
+            .map(|r| LaneProcess::spawn(exe, backend, deadlines, r, tx.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Lane {
+            network_namespace: ranks.iter().all(|p| p.network_namespace),
+            ranks,
+            group: None,
+            wake,
             deadlines,
-            network_namespace: false,
-            candidate: false,
-            vocab: 0,
-            frozen: false,
-        };
-        match lane.reply(deadlines.start)? {
-            Reply::Ready {
-                network_namespace, ..
-            } => lane.network_namespace = network_namespace,
-            other => {
-                return Err(LaneError::Infrastructure(format!(
-                    "lane said {other:?} first"
-                )))
-            }
-        }
-        Ok(lane)
+        })
+    }
+
+    /// How many rank processes the lane has.
+    pub fn world(&self) -> usize {
+        self.ranks.len()
     }
 
     /// From now on the lane holds candidate code: its failures are the candidate's.
     pub fn mark_candidate(&mut self) {
-        self.candidate = true;
+        self.ranks.iter_mut().for_each(LaneProcess::mark_candidate);
     }
 
-    /// Stops the lane until the next request (`SIGSTOP` to its process group and to it).
+    /// Stops every rank until the next request (`SIGSTOP` to its process group and to it).
     pub fn freeze(&mut self) {
-        self.signal(libc::SIGSTOP);
-        self.frozen = true;
+        self.ranks.iter_mut().for_each(LaneProcess::freeze);
     }
 
-    fn thaw(&mut self) {
-        if self.frozen {
-            self.signal(libc::SIGCONT);
-            self.frozen = false;
-        }
-    }
-
-    /// Signals the lane's process group (the lane and anything it started before the
-    /// seal) and the lane process itself, so a lane that left its group is still stopped.
-    fn signal(&self, sig: libc::c_int) {
-        let pid = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) on the process group this lane leads and on the lane.
-        unsafe {
-            libc::kill(-pid, sig);
-            libc::kill(pid, sig);
-        }
-    }
-
-    /// What the lane did wrong, as the candidate's fault where the lane holds it.
-    fn misbehaved(&mut self, detail: String) -> LaneError {
-        self.kill();
-        if self.candidate || self.inside.is_some() {
-            LaneError::CandidateForged { detail }
-        } else {
-            LaneError::Infrastructure(detail)
-        }
-    }
-
-    /// The lane's private directory.
+    /// The first rank's private directory.
     pub fn dir(&self) -> &Path {
-        self.dir.path()
+        self.ranks[0].dir()
     }
 
-    /// The last lines the lane wrote to stderr.
+    /// The last lines each rank wrote to stderr.
     pub fn stderr_tail(&self) -> String {
-        let mut text = String::new();
-        if let Ok(mut f) = File::open(&self.stderr_path) {
-            let mut buf = Vec::new();
-            let _ = f.read_to_end(&mut buf);
-            let start = buf.len().saturating_sub(4096);
-            text = String::from_utf8_lossy(&buf[start..]).into_owned();
+        if let [one] = self.ranks.as_slice() {
+            return one.stderr_tail();
         }
-        text
+        let tails: Vec<String> = self
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(r, p)| format!("rank {r}: {}", p.stderr_tail()))
+            .collect();
+        tails.join("\n")
     }
 
-    fn kill(&mut self) {
-        self.frozen = false;
-        // The lane leads its own process group: take the compiler and anything else too.
-        let pgid = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) on the process group this lane leads.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    fn died(&mut self) -> LaneError {
-        let status = match self.child.wait() {
-            Ok(s) => describe_status(s),
-            Err(e) => e.to_string(),
-        };
-        let tail = self.stderr_tail();
-        let status = if tail.trim().is_empty() {
-            status
-        } else {
-            format!("{status}; stderr: {}", tail.trim())
-        };
-        match self.inside.take() {
-            Some(during) => LaneError::CandidateDied { during, status },
-            None if self.candidate => LaneError::CandidateDied {
-                during: "between requests".into(),
-                status,
-            },
-            None => LaneError::Infrastructure(format!("the lane exited: {status}")),
+    /// Sends every rank its request (`req(rank)`) with `blobs`, then takes each rank's
+    /// answer with `answer` as it comes, within `deadline` for the whole group. The first
+    /// rank to fail stops the group and ends the lane.
+    fn ask<T>(
+        &mut self,
+        req: impl Fn(usize) -> Request,
+        blobs: &[&[u8]],
+        deadline: Duration,
+        mut answer: impl FnMut(&mut LaneProcess) -> Result<T, LaneError>,
+    ) -> Result<Vec<T>, LaneError> {
+        for r in 0..self.ranks.len() {
+            let sent = self.ranks[r].request(&req(r), blobs);
+            if let Err(e) = sent {
+                return Err(self.rank_failed(r, e));
+            }
         }
-    }
-
-    /// The next non-`Entering` reply, within `deadline` of each frame.
-    fn reply(&mut self, deadline: Duration) -> Result<Reply, LaneError> {
+        if let [one] = self.ranks.as_mut_slice() {
+            return Ok(vec![answer(one)?]);
+        }
+        let mut got: Vec<Option<T>> = self.ranks.iter().map(|_| None).collect();
+        let start = Instant::now();
         loop {
-            let frame = match self.from_lane.recv_timeout(deadline) {
-                Ok(Ok(f)) => f,
-                Ok(Err(e)) => return Err(self.misbehaved(format!("reading from the lane: {e}"))),
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    self.kill();
-                    let during = match self.inside.take() {
-                        Some(during) => Some(during),
-                        None if self.candidate => Some("a request".to_string()),
-                        None => None,
-                    };
-                    return Err(match during {
-                        Some(during) => LaneError::CandidateTimeout {
-                            during,
-                            seconds: deadline.as_secs(),
-                        },
-                        None => LaneError::Infrastructure(format!(
-                            "the lane did not answer within {} s",
-                            deadline.as_secs()
-                        )),
-                    });
+            for r in 0..self.ranks.len() {
+                if got[r].is_none() && self.ranks[r].reply_ready() {
+                    match answer(&mut self.ranks[r]) {
+                        Ok(v) => got[r] = Some(v),
+                        Err(e) => return Err(self.rank_failed(r, e)),
+                    }
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(self.died()),
-            };
-            let Frame::Json(json) = frame else {
-                return Err(self.misbehaved("a blob where a reply was due".into()));
-            };
-            let reply: Reply = match serde_json::from_slice(&json) {
-                Ok(r) => r,
-                Err(e) => return Err(self.misbehaved(format!("undecodable reply: {e}"))),
-            };
-            match reply {
-                Reply::Entering { what } => self.inside = Some(what),
-                Reply::Fault { message } => {
-                    let during = self.inside.take();
-                    self.kill();
-                    return Err(match during {
-                        Some(during) => LaneError::CandidateFault { during, message },
-                        None if self.candidate => LaneError::CandidateFault {
-                            during: "a request".into(),
-                            message,
-                        },
-                        None => LaneError::Infrastructure(message),
-                    });
-                }
-                other => {
-                    self.inside = None;
-                    return Ok(other);
-                }
+            }
+            if got.iter().all(Option::is_some) {
+                return Ok(got.into_iter().flatten().collect());
+            }
+            let left = deadline.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                let r = got
+                    .iter()
+                    .position(Option::is_none)
+                    .expect("a rank is missing");
+                let e = self.ranks[r].overran(deadline);
+                return Err(self.rank_failed(r, e));
+            }
+            if let Some(wake) = &self.wake {
+                let _ = wake.recv_timeout(left);
             }
         }
     }
 
-    fn blob(&mut self, deadline: Duration) -> Result<Vec<u8>, LaneError> {
-        match self.from_lane.recv_timeout(deadline) {
-            Ok(Ok(Frame::Blob(b))) => Ok(b),
-            Ok(Ok(Frame::Json(_))) => Err(self.misbehaved("a reply where a blob was due".into())),
-            Ok(Err(e)) => Err(self.misbehaved(format!("reading from the lane: {e}"))),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(self.died()),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                Err(self.misbehaved("the lane stopped sending outputs".into()))
+    /// Rank `r` failed with `e`: the group is stopped (no rank waits for it any more) and
+    /// every rank killed.
+    fn rank_failed(&mut self, r: usize, e: LaneError) -> LaneError {
+        if self.ranks.len() == 1 {
+            return e;
+        }
+        if let Some((_, path)) = &self.group {
+            let _ = ShmGroup::stop(path);
+        }
+        self.ranks.iter_mut().for_each(LaneProcess::kill);
+        e.on_rank(r)
+    }
+
+    /// The ranks' answers, which must be the same (`same`): the first, or the lane's
+    /// fault (the candidate's, where any rank holds candidate code).
+    fn agreed<T>(
+        &mut self,
+        what: &str,
+        answers: Vec<T>,
+        same: impl Fn(&T, &T) -> Option<String>,
+    ) -> Result<T, LaneError> {
+        let differs = answers.iter().enumerate().skip(1).find_map(|(r, a)| {
+            same(&answers[0], a).map(|d| format!("rank {r}'s {d} differ from rank 0's"))
+        });
+        let Some(detail) = differs else {
+            return Ok(answers.into_iter().next().expect("a lane has a rank"));
+        };
+        let candidate = self.ranks.iter().any(LaneProcess::holds_candidate);
+        self.ranks.iter_mut().for_each(LaneProcess::kill);
+        Err(if candidate {
+            LaneError::CandidateFault {
+                during: what.into(),
+                message: format!("{detail}: the ranks' replicated results must agree bit for bit"),
             }
-        }
+        } else {
+            LaneError::Infrastructure(format!("{what}: {detail}"))
+        })
     }
 
-    /// A reply of the wrong kind for the request.
-    fn unexpected(&mut self, reply: Reply) -> LaneError {
-        self.misbehaved(format!("unexpected reply {reply:?}"))
-    }
-
-    fn request(&mut self, req: &Request, blob: Option<&[u8]>) -> Result<(), LaneError> {
-        // Every frame answers a request: anything waiting now was sent unasked.
-        if let Ok(frame) = self.from_lane.try_recv() {
-            let what = match frame {
-                Ok(Frame::Json(j)) => format!(
-                    "a frame nobody asked for: {}",
-                    String::from_utf8_lossy(&j[..j.len().min(200)])
-                ),
-                Ok(Frame::Blob(b)) => format!("a blob of {} bytes nobody asked for", b.len()),
-                Err(e) => format!("bytes that are no frame: {e}"),
-            };
-            return Err(self.misbehaved(what));
-        }
-        self.thaw();
-        let res = send(&mut self.to_lane, req)
-            .and_then(|_| blob.map_or(Ok(()), |b| send_blob(&mut self.to_lane, b)))
-            .and_then(|_| self.to_lane.flush());
-        res.map_err(|e| LaneError::Infrastructure(format!("writing to the lane: {e}")))
-    }
-
-    /// Builds a bundle (its canonical bytes) in the lane; it is loaded when the lane is
+    /// Builds a bundle (its canonical bytes) in every rank; it is loaded when the lane is
     /// sealed.
     pub fn build(&mut self, canonical: &[u8], origin: &str) -> Result<BuildOutcome, LaneError> {
         self.build_with(canonical, origin, false)
@@ -435,31 +325,35 @@ impl Lane {
             origin: origin.to_string(),
             unscreened_probe,
         };
-        self.request(&req, Some(canonical))?;
-        match self.reply(self.deadlines.build)? {
-            Reply::Built { log, machine } => Ok(BuildOutcome::Built { log, machine }),
-            Reply::BuildFailed { stage, log } => Ok(BuildOutcome::Failed { stage, log }),
-            other => Err(self.unexpected(other)),
-        }
+        let outcomes = self.ask(
+            |_| req.clone(),
+            &[canonical],
+            self.deadlines.build,
+            |p| p.built(),
+        )?;
+        // A build that failed in any rank failed.
+        let mut outcomes = outcomes.into_iter();
+        let first = outcomes.next().expect("a lane has a rank");
+        Ok(outcomes
+            .find(|o| matches!(o, BuildOutcome::Failed { .. }))
+            .unwrap_or(first))
     }
 
-    /// Restricts the lane's filesystem view (Landlock) and installs the seccomp filter (no
-    /// compiler runs after this), then loads the built bundle; says which of the two are
-    /// in force. A bundle that fails to load is the candidate's failure.
+    /// Restricts every rank's filesystem view (Landlock) and installs its seccomp filter
+    /// (no compiler runs after this), then loads the built bundle; says which of the two
+    /// are in force in every rank. A bundle that fails to load is the candidate's failure.
     pub fn seal(&mut self) -> Result<Sealed, LaneError> {
-        self.request(&Request::Seal, None)?;
-        match self.reply(self.deadlines.start)? {
-            Reply::Sealed { seccomp, landlock } => Ok(Sealed { seccomp, landlock }),
-            Reply::BuildFailed { log, .. } => Err(LaneError::CandidateFault {
-                during: "loading the bundle".into(),
-                message: log,
-            }),
-            other => Err(self.unexpected(other)),
-        }
+        let all = self.ask(|_| Request::Seal, &[], self.deadlines.start, |p| p.sealed())?;
+        Ok(Sealed {
+            seccomp: all.iter().all(|s| s.seccomp),
+            landlock: all.iter().all(|s| s.landlock),
+        })
     }
 
     /// Assembles the arena's engine (`max_batch` sequences of `max_seq` positions) with the
-    /// incumbent stack (canonical bundle bytes, in order). Returns the vocabulary size and the weight bytes one forward pass reads.
+    /// incumbent stack (canonical bundle bytes, in order); in a lane of several ranks each
+    /// rank holds its shard and the group file is made here. Returns the vocabulary size
+    /// and the weight bytes one forward pass reads (the whole model's).
     pub fn load_engine(
         &mut self,
         model: &str,
@@ -468,87 +362,103 @@ impl Lane {
         max_batch: usize,
         stack: &[Vec<u8>],
     ) -> Result<(usize, u64), LaneError> {
-        let req = Request::LoadEngine {
+        let world = self.ranks.len();
+        let group = if world > 1 {
+            Some(self.make_group(model, max_seq.max(max_batch), world)?)
+        } else {
+            None
+        };
+        let req = |rank| Request::LoadEngine {
             model: model.to_string(),
-            weights,
+            weights: weights.clone(),
             max_seq,
             max_batch,
             stack: stack.len(),
+            group: group.as_ref().map(|path| RankGroup {
+                path: path.display().to_string(),
+                rank,
+                world,
+            }),
         };
-        self.request(&req, None)?;
-        for b in stack {
-            send_blob(&mut self.to_lane, b)
-                .and_then(|_| self.to_lane.flush())
-                .map_err(|e| LaneError::Infrastructure(format!("writing to the lane: {e}")))?;
-        }
-        match self.reply(self.deadlines.build)? {
-            Reply::EngineReady {
-                vocab,
-                weight_bytes,
-            } => {
-                self.vocab = vocab;
-                Ok((vocab, weight_bytes))
-            }
-            other => Err(self.unexpected(other)),
-        }
+        let blobs: Vec<&[u8]> = stack.iter().map(Vec::as_slice).collect();
+        let build = self.deadlines.build;
+        let ready = self.ask(req, &blobs, build, |p| p.engine_ready(build))?;
+        self.agreed("loading the engine", ready, |a, b| {
+            (a != b).then(|| "vocabulary and weight bytes".to_string())
+        })
     }
 
-    /// Installs the built candidate's kernels into the loaded engine.
+    /// The group file of a lane of `world` ranks exchanging up to `rows` rows of the
+    /// model's hidden size: in `/dev/shm` where there is one (memory, never disk).
+    fn make_group(&mut self, model: &str, rows: usize, world: usize) -> Result<PathBuf, LaneError> {
+        let infra = |e: String| LaneError::Infrastructure(format!("the ranks' group file: {e}"));
+        let cfg = cacheon_kernels::model::ModelConfig::named(model)
+            .ok_or_else(|| infra(format!("unknown model shape `{model}`")))?;
+        let shm = Path::new("/dev/shm");
+        let mut b = tempfile::Builder::new();
+        b.prefix("cacheon-ranks-");
+        let dir = if shm.is_dir() {
+            b.tempdir_in(shm)
+        } else {
+            b.tempdir()
+        }
+        .map_err(|e| infra(e.to_string()))?;
+        let path = dir.path().join("group");
+        ShmGroup::create(&path, world, rows * cfg.hidden_size).map_err(|e| infra(e.to_string()))?;
+        self.group = Some((dir, path.clone()));
+        Ok(path)
+    }
+
+    /// Installs the built candidate's kernels into every rank's engine.
     pub fn install_candidate(&mut self) -> Result<(), LaneError> {
-        self.request(&Request::InstallCandidate, None)?;
-        match self.reply(self.deadlines.start)? {
-            Reply::EngineReady { .. } => Ok(()),
-            other => Err(self.unexpected(other)),
-        }
+        let start = self.deadlines.start;
+        self.ask(
+            |_| Request::InstallCandidate,
+            &[],
+            start,
+            |p| p.engine_ready(start),
+        )?;
+        Ok(())
     }
 
-    /// One workload read: generated tokens, dispatch counts, and the logits if asked.
+    /// One workload read: generated tokens, dispatch counts, and the logits if asked
+    /// (every rank's, equal bit for bit).
     pub fn run(&mut self, read: &ReadSpec, keep_logits: bool) -> Result<RunResult, LaneError> {
         let req = Request::Run {
             read: read.clone(),
             keep_logits,
         };
-        self.request(&req, None)?;
-        let deadline = self.deadlines.call;
-        match self.reply(deadline)? {
-            Reply::Ran { tokens, dispatch } => {
-                let logits = if keep_logits {
-                    // A sequence's blob holds one row of the vocabulary per token it
-                    // generated, no more.
-                    let mut all = Vec::new();
-                    for (_, n) in read.sequences() {
-                        let blob = self.f32_blob(deadline)?;
-                        if blob.len() != n * self.vocab {
-                            let detail =
-                                format!("a sequence of {n} tokens came with {} logits", blob.len());
-                            return Err(self.misbehaved(detail));
-                        }
-                        all.extend(blob);
-                    }
-                    Some(all)
-                } else {
-                    None
-                };
-                Ok(RunResult {
-                    tokens,
-                    dispatch_counts: dispatch,
-                    logits,
-                })
+        let all = self.ask(
+            |_| req.clone(),
+            &[],
+            self.deadlines.call,
+            |p| p.ran(read, keep_logits),
+        )?;
+        self.agreed("a read", all, |a, b| {
+            if a.tokens != b.tokens {
+                Some("tokens".into())
+            } else if a.dispatch_counts != b.dispatch_counts {
+                Some("dispatch counts".into())
+            } else if !same_bits(
+                a.logits.as_deref().unwrap_or(&[]),
+                b.logits.as_deref().unwrap_or(&[]),
+            ) {
+                Some("logits".into())
+            } else {
+                None
             }
-            other => Err(self.unexpected(other)),
-        }
+        })
     }
 
-    /// An audit read: one workload read with the sampled calls recorded. Returns the
-    /// read's tokens and dispatch counts, and every recorded call with its inputs and
-    /// outputs.
+    /// An audit read: one workload read with the sampled calls recorded in every rank.
+    /// Returns the read's tokens and dispatch counts, and every rank's recorded calls with
+    /// their inputs and outputs (`AuditCall::rank` says whose).
     pub fn audit(
         &mut self,
         read: &ReadSpec,
         sample: &CallSample,
         feature_seed: u64,
     ) -> Result<(RunResult, Vec<RecordedCall>), LaneError> {
-        use cacheon_kernels::slots::args::Buffer;
         let req = Request::Audit {
             feature_seed,
             read: read.clone(),
@@ -560,47 +470,13 @@ impl Lane {
                 })
                 .collect(),
         };
-        self.request(&req, None)?;
-        let deadline = self.deadlines.call;
-        let (tokens, dispatch, calls) = match self.reply(deadline)? {
-            Reply::Audited {
-                tokens,
-                dispatch,
-                calls,
-            } => (tokens, dispatch, calls),
-            other => return Err(self.unexpected(other)),
-        };
-        let mut out = Vec::with_capacity(calls.len());
-        for meta in calls {
-            let mut inputs = Vec::new();
-            for &int in &meta.int_inputs {
-                let blob = self.blob(deadline)?;
-                let decoded = if int {
-                    protocol::i32s(&blob).map(Buffer::I32)
-                } else {
-                    protocol::f32s(&blob).map(Buffer::F32)
-                };
-                match decoded {
-                    Ok(b) => inputs.push(b),
-                    Err(e) => return Err(self.misbehaved(format!("bad audit blob: {e}"))),
-                }
-            }
-            let mut outputs = Vec::new();
-            for _ in 0..meta.outputs {
-                outputs.push(self.f32_blob(deadline)?);
-            }
-            out.push(RecordedCall {
-                call: meta,
-                inputs,
-                outputs,
-            });
-        }
-        let read = RunResult {
-            tokens,
-            dispatch_counts: dispatch,
-            logits: None,
-        };
-        Ok((read, out))
+        let all = self.ask(|_| req.clone(), &[], self.deadlines.call, |p| p.audited())?;
+        let (reads, calls): (Vec<RunResult>, Vec<Vec<RecordedCall>>) = all.into_iter().unzip();
+        let read = self.agreed("an audit read", reads, |a, b| {
+            (a.tokens != b.tokens || a.dispatch_counts != b.dispatch_counts)
+                .then(|| "tokens or dispatch counts".to_string())
+        })?;
+        Ok((read, calls.into_iter().flatten().collect()))
     }
 
     /// Next-token logits at positions `from..` of one sequence fed `tokens`.
@@ -609,80 +485,29 @@ impl Lane {
             tokens: tokens.to_vec(),
             from,
         };
-        self.request(&req, None)?;
-        let deadline = self.deadlines.call;
-        match self.reply(deadline)? {
-            Reply::Forced { .. } => self.f32_blob(deadline),
-            other => Err(self.unexpected(other)),
-        }
+        let all = self.ask(|_| req.clone(), &[], self.deadlines.call, |p| p.forced())?;
+        self.agreed("teacher forcing", all, |a, b| {
+            (!same_bits(a, b)).then(|| "logits".to_string())
+        })
     }
 
-    fn f32_blob(&mut self, deadline: Duration) -> Result<Vec<f32>, LaneError> {
-        let blob = self.blob(deadline)?;
-        match protocol::f32s(&blob) {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.misbehaved(format!("bad blob: {e}"))),
-        }
-    }
-
-    /// Runs one verification case; returns the harness's checks and the outputs
-    /// (call-major: every output of call 0, then of call 1, …).
+    /// Runs one verification case (in every rank); returns the harness's checks and the
+    /// outputs (call-major: every output of call 0, then of call 1, …).
     pub fn verify(&mut self, req: &Request) -> Result<(Vec<CallCheck>, Vec<Vec<f32>>), LaneError> {
-        self.request(req, None)?;
-        let deadline = self.deadlines.call;
-        match self.reply(deadline)? {
-            Reply::Called { checks, outputs } => {
-                let mut out = Vec::with_capacity(outputs);
-                for _ in 0..outputs {
-                    out.push(self.f32_blob(deadline)?);
-                }
-                Ok((checks, out))
-            }
-            other => Err(self.unexpected(other)),
-        }
+        let all = self.ask(|_| req.clone(), &[], self.deadlines.call, |p| p.called())?;
+        self.agreed("a verification case", all, |a, b| {
+            let same = a.1.len() == b.1.len() && a.1.iter().zip(&b.1).all(|(x, y)| same_bits(x, y));
+            (!same).then(|| "outputs".to_string())
+        })
     }
 
-    /// Asks the lane to exit; kills it if it does not within a few seconds.
+    /// Asks every rank to exit; kills those that do not within a few seconds.
     pub fn shutdown(&mut self) {
-        self.thaw();
-        let _ = self.request(&Request::Shutdown, None);
-        for _ in 0..50 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        self.kill();
+        self.ranks.iter_mut().for_each(LaneProcess::shutdown);
     }
 }
 
-impl Drop for Lane {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.kill();
-        }
-    }
-}
-
-fn describe_status(s: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (s.code(), s.signal()) {
-        (Some(c), _) => format!("exit code {c}"),
-        (None, Some(sig)) => {
-            let name = match sig {
-                libc::SIGSEGV => "SIGSEGV",
-                libc::SIGBUS => "SIGBUS",
-                libc::SIGFPE => "SIGFPE",
-                libc::SIGILL => "SIGILL",
-                libc::SIGABRT => "SIGABRT",
-                libc::SIGKILL => "SIGKILL",
-                libc::SIGXCPU => "SIGXCPU (CPU time limit)",
-                libc::SIGXFSZ => "SIGXFSZ (file size limit)",
-                libc::SIGSYS => "SIGSYS",
-                _ => "a signal",
-            };
-            format!("killed by {name} ({sig})")
-        }
-        _ => "unknown exit".into(),
-    }
+/// Whether two float slices hold the same bits.
+fn same_bits(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }

@@ -94,6 +94,10 @@ pub enum Request {
         #[serde(default = "one")]
         max_batch: usize,
         stack: usize,
+        /// This lane process's place in a tensor-parallel engine (`None`: the whole
+        /// engine in one process).
+        #[serde(default)]
+        group: Option<RankGroup>,
     },
     /// Install the kernels of the bundle built by `Build` into the loaded engine.
     InstallCandidate,
@@ -171,6 +175,16 @@ pub enum EngineWeights {
     File { path: String, sha256: String },
 }
 
+/// One rank of a lane split over `world` rank processes: the shard it holds and the
+/// group file (made by the referee, [`cacheon_kernels::collective::ShmGroup`]) the ranks
+/// exchange their partial sums through.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankGroup {
+    pub path: String,
+    pub rank: usize,
+    pub world: usize,
+}
+
 /// Which calls of one slot an audit read records: the `calls`-th calls (0-based, counted
 /// over the calls the slot's top kernel serves in the read).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -210,6 +224,10 @@ pub struct RecordedCall {
 /// or i32 little-endian, per `int_inputs`), then every output (f32).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AuditCall {
+    /// The rank process that made the call (0 in a lane of one process); set by the
+    /// referee from which process sent it, never taken from the lane.
+    #[serde(default)]
+    pub rank: usize,
     pub slot: String,
     /// Which call of its slot this was in the read (0-based).
     pub index: u64,

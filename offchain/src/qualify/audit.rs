@@ -144,8 +144,15 @@ pub fn check_calls(
         s.calls += 1;
         let fail = |why: String| {
             format!(
-                "call {} of {} at {:?}: {why}",
-                meta.index, meta.slot, meta.shape
+                "call {} of {} at {:?}{}: {why}",
+                meta.index,
+                meta.slot,
+                meta.shape,
+                if meta.rank > 0 {
+                    format!(" on rank {}", meta.rank)
+                } else {
+                    String::new()
+                }
             )
         };
         if !meta.inputs_changed.is_empty() {
@@ -255,28 +262,29 @@ pub fn audit_read(
     let (cand_read, calls) = recorded.map_err(|e| lane_outcome(Stage::Audit, e))?;
     let dtype = arena.backend.dtype();
     check_calls(summary, &calls, dtype, &mut secrets.rows, secrets.features);
-    // The lane must bring back exactly the sampled calls, each once: one missing (its
-    // kernel served fewer calls than the read's counts said) or one nobody asked for is the
-    // candidate's doing, whatever the counts it reported.
-    let recorded = |slot: &str| -> Vec<u64> {
+    // The lane must bring back exactly the sampled calls, each once from each of its
+    // ranks: one missing (its kernel served fewer calls than the read's counts said) or
+    // one nobody asked for is the candidate's doing, whatever the counts it reported.
+    let recorded = |slot: &str, rank: usize| -> Vec<u64> {
         let mut v: Vec<u64> = calls
             .iter()
-            .filter(|c| c.call.slot == slot)
+            .filter(|c| c.call.slot == slot && c.call.rank == rank)
             .map(|c| c.call.index)
             .collect();
         v.sort_unstable();
         v
     };
+    let world = cand.world();
     let unaudited = sample
         .iter()
         .find(|(s, wanted)| {
             let mut wanted = wanted.clone();
             wanted.sort_unstable();
-            recorded(s.as_str()) != wanted
+            (0..world).any(|rank| recorded(s.as_str(), rank) != wanted)
         })
         .or_else(|| {
             let sampled: usize = sample.iter().map(|(_, w)| w.len()).sum();
-            if calls.len() != sampled {
+            if calls.len() != sampled * world {
                 sample.first()
             } else {
                 None
@@ -323,6 +331,7 @@ mod tests {
         outputs: Vec<Vec<f32>>,
     ) -> RecordedCall {
         let call = AuditCall {
+            rank: 0,
             slot: "norm.rmsnorm".into(),
             index: 3,
             inputs_changed,
@@ -449,6 +458,7 @@ mod tests {
         }
         RecordedCall {
             call: AuditCall {
+                rank: 0,
                 slot: slot.as_str().into(),
                 index: 7,
                 inputs_changed: vec![],

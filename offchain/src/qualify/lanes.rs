@@ -45,7 +45,12 @@ pub fn start(
     let incumbent = incumbent_of(candidate_slots, &opts.stack, arena.backend)
         .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e)))?;
     let start_lane = |candidate: bool| -> Result<(Lane, usize, u64), LaneError> {
-        let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
+        let mut lane = Lane::spawn_ranks(
+            &opts.lane_exe,
+            arena.backend,
+            opts.deadlines,
+            arena.workload.world,
+        )?;
         let (vocab, weight_bytes) = lane.load_engine(
             w.model,
             arena.engine_weights(opts.weights_seed()),

@@ -50,7 +50,12 @@ pub fn check(
         return (outcome, None);
     }
     let pristine = (|| -> Result<(Vec<f32>, Vec<f32>), LaneError> {
-        let mut lane = Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines)?;
+        let mut lane = Lane::spawn_ranks(
+            &opts.lane_exe,
+            arena.backend,
+            opts.deadlines,
+            arena.workload.world,
+        )?;
         lane.load_engine(
             w.model,
             arena.engine_weights(opts.weights_seed()),

@@ -133,8 +133,8 @@ pub(super) fn load_engine(
     state: &mut LaneState,
     model: &str,
     weights: &EngineWeights,
-    max_seq: usize,
-    max_batch: usize,
+    (max_seq, max_batch): (usize, usize),
+    group: Option<&RankGroup>,
     stack: &[Vec<u8>],
     out: &mut impl Write,
 ) -> io::Result<()> {
@@ -155,8 +155,11 @@ pub(super) fn load_engine(
         );
     }
     let loaded = match state.backend {
-        LaneBackend::Cpu => EngineLane::load(model, weights, max_seq, max_batch, stack, None)
+        LaneBackend::Cpu => EngineLane::load(model, weights, (max_seq, max_batch), group, stack)
             .map(|(e, bytes)| (Engine::Cpu(Box::new(e)), bytes)),
+        LaneBackend::Cuda if group.is_some() => {
+            Err("this build has no tensor-parallel CUDA engine (NCCL ranks are not built)".into())
+        }
         LaneBackend::Cuda => state.gpu().and_then(|dev| {
             CudaEngineLane::load(&dev, model, weights, max_seq, max_batch, stack)
                 .map(|(e, bytes)| (Engine::Cuda(Box::new(e)), bytes))

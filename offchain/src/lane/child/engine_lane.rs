@@ -7,6 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use cacheon_kernels::bundle;
+use cacheon_kernels::collective::ShmGroup;
 use cacheon_kernels::cpu::engine::{CallPhase, SlotObserver};
 use cacheon_kernels::cpu::engine::{Engine, SlotTable};
 use cacheon_kernels::model::sampler::argmax;
@@ -16,7 +17,7 @@ use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
 use crate::lane::protocol::{
-    AuditCall, CallSample, EngineWeights, ReadSpec, RecordedCall, RunResult,
+    AuditCall, CallSample, EngineWeights, RankGroup, ReadSpec, RecordedCall, RunResult,
 };
 
 /// What a lane's engine does for the referee, on either backend: the backends give the
@@ -136,6 +137,7 @@ pub fn recorded_call(
     inputs_changed: Vec<usize>,
 ) -> RecordedCall {
     let meta = AuditCall {
+        rank: 0,
         slot: args.slot.as_str().to_string(),
         index,
         inputs_changed,
@@ -170,14 +172,16 @@ pub fn weight_bytes(cfg: &ModelConfig) -> u64 {
 }
 
 impl EngineLane {
-    /// Genesis stock kernels, then each incumbent bundle in order, then the candidate.
+    /// Genesis stock kernels, then each incumbent bundle in order; with a `group`, this
+    /// rank's shard of the model (`Engine::new_rank`), else the whole model. The weight
+    /// bytes returned are the whole model's: a read of a split engine is timed and judged
+    /// as one pass over all the weights, whichever rank holds them.
     pub fn load(
         model: &str,
         weights: &EngineWeights,
-        max_seq: usize,
-        max_batch: usize,
+        (max_seq, max_batch): (usize, usize),
+        group: Option<&RankGroup>,
         stack: &[Vec<u8>],
-        candidate: Option<&CpuBundle>,
     ) -> Result<(EngineLane, u64), String> {
         let cfg =
             ModelConfig::named(model).ok_or_else(|| format!("unknown model shape `{model}`"))?;
@@ -189,9 +193,6 @@ impl EngineLane {
             let built = build_cpu_bundle(&files, &format!("incumbent {i}"), &opts)
                 .map_err(|e| format!("incumbent bundle {i}: {e}"))?;
             slots.install_bundle(&built);
-        }
-        if let Some(c) = candidate {
-            slots.install_bundle(c);
         }
         let weights = match weights {
             EngineWeights::Synthesized { seed } => Weights::synthesize(&cfg, *seed),
@@ -205,8 +206,22 @@ impl EngineLane {
             }
         };
         let bytes = weight_bytes(&cfg);
-        let engine =
-            Engine::new(cfg, weights, slots, max_batch, max_seq).map_err(|e| e.to_string())?;
+        let engine = match group {
+            None => Engine::new(cfg, weights, slots, max_batch, max_seq),
+            Some(g) => {
+                let shm = ShmGroup::join(std::path::Path::new(&g.path), g.rank)
+                    .map_err(|e| e.to_string())?;
+                if shm.world() != g.world {
+                    return Err(format!(
+                        "the group file holds {} ranks, the referee asked for {}",
+                        shm.world(),
+                        g.world
+                    ));
+                }
+                Engine::new_rank(cfg, weights, slots, max_batch, max_seq, shm)
+            }
+        }
+        .map_err(|e| e.to_string())?;
         Ok((
             EngineLane {
                 engine,

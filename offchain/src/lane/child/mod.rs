@@ -24,7 +24,7 @@ use cacheon_kernels::slots::args::Buffer;
 use super::harness::{case_args, guard_hits, GUARD_BITS, POISON_BITS};
 use super::protocol::{
     read_frame, send, send_f32s, send_i32s, AuditSample, BuildStage, CallCheck, EngineWeights,
-    Frame, ReadSpec, RecordedCall, Reply, Request, RunResult, Special,
+    Frame, RankGroup, ReadSpec, RecordedCall, Reply, Request, RunResult, Special,
 };
 use super::sandbox::{self, landlock};
 use super::Sealed;
@@ -275,9 +275,16 @@ pub fn run(backend: LaneBackend) -> i32 {
                 max_seq,
                 max_batch,
                 stack,
+                group,
             } => match blobs(stack) {
                 Ok(stack) => load_engine(
-                    &mut state, &model, &weights, max_seq, max_batch, &stack, &mut out,
+                    &mut state,
+                    &model,
+                    &weights,
+                    (max_seq, max_batch),
+                    group.as_ref(),
+                    &stack,
+                    &mut out,
                 ),
                 Err(_) => return fault(&mut out, "missing incumbent bundle blobs"),
             },

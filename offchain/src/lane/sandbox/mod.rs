@@ -36,9 +36,10 @@ pub struct Limits {
     pub open_files: u64,
     /// Largest file the lane may write (`RLIMIT_FSIZE`).
     pub file_size: u64,
-    /// Pin the lane to one CPU (the highest the referee may use): timed CPU work is then
-    /// single-threaded on a core of its own choosing, the same core for baseline and
-    /// candidate, which takes the scheduler out of the measurement.
+    /// Pin the lane to one CPU (the highest the referee may use; rank `r` of a lane split
+    /// over ranks the `r`-th highest): timed CPU work is then single-threaded on a core of
+    /// its own choosing, the same core for baseline and candidate, which takes the
+    /// scheduler out of the measurement.
     pub pin_one_cpu: bool,
 }
 
@@ -69,12 +70,13 @@ pub struct ChildSetup {
 }
 
 impl ChildSetup {
-    pub fn new(limits: Limits) -> ChildSetup {
+    /// The setup of rank `rank` of a lane (0 for a lane of one process).
+    pub fn new(limits: Limits, rank: usize) -> ChildSetup {
         // SAFETY: getuid/getgid cannot fail.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let cpu = limits
             .pin_one_cpu
-            .then(highest_allowed_cpu)
+            .then(|| high_allowed_cpu(rank))
             .flatten()
             .map(|c| {
                 // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET write within it.
@@ -133,18 +135,26 @@ impl ChildSetup {
     }
 }
 
-/// The highest-numbered CPU this process may run on.
-fn highest_allowed_cpu() -> Option<usize> {
+/// The `nth` highest-numbered CPU this process may run on (0: the highest), counting
+/// round when there are fewer.
+fn high_allowed_cpu(nth: usize) -> Option<usize> {
     // SAFETY: sched_getaffinity fills a zeroed cpu_set_t of the size given.
-    unsafe {
+    let allowed: Vec<usize> = unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return None;
         }
         (0..libc::CPU_SETSIZE as usize)
             .rev()
-            .find(|&c| libc::CPU_ISSET(c, &set))
-    }
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    };
+    (!allowed.is_empty()).then(|| allowed[nth % allowed.len()])
+}
+
+/// CPUs this process may run on.
+pub fn allowed_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// # Safety
