@@ -135,11 +135,12 @@ fn target_shares(out: &Out, name: &str) -> i32 {
         Err(e) => return out.error(&format!("profiling {name}: {e}"), exit::NO_DECISION),
     };
     let margin = a.spec.min_margin_ppm as f64 / 1e4;
+    let wide = p.targets.iter().map(|t| t.target.len()).max().unwrap_or(0);
     let mut text = format!(
         "{name}: {}
   read {:.3} ms; margin {margin:.1} %
 
-  {:<28} {:>7}  {:>12}
+  {:<wide$} {:>7}  {:>12}
 ",
         p.source,
         p.total_seconds * 1e3,
@@ -149,7 +150,7 @@ fn target_shares(out: &Out, name: &str) -> i32 {
     );
     for t in &p.targets {
         text.push_str(&format!(
-            "  {:<28} {:>6.2} %  {:>11.4}x{}
+            "  {:<wide$} {:>6.2} %  {:>11.4}x{}
 ",
             t.target,
             t.share * 100.0,
