@@ -285,6 +285,8 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
         SlotId::AllReduce => &[&[2, 24, 8, 7], &[1, 3, 2, 0]],
         // No stock kernel (a seam); no example for CUDA yet.
         SlotId::ArResidualRmsNorm => &[],
+        // More output features than threads, no held expert in some rows.
+        SlotId::MoeFusedExperts => &[&[2, 200, 24, 3, 2, 1], &[1, 8, 4, 1, 1, 0]],
         SlotId::AttentionPrefill => &[
             &[130, 4, 1, 64, 200],
             &[1, 8, 8, 64, 5],

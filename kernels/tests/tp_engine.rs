@@ -4,7 +4,8 @@
 //! give the whole engine's logits within rounding (the o and down
 //! projections' sums are split in two and added in another order) and the same greedy
 //! tokens, with every rank holding the same bits; a rank whose partner never comes fails
-//! with the group's error instead of hanging.
+//! with the group's error instead of hanging. The same for `tiny-moe`, whose second layer
+//! is a mixture of experts split by whole experts over the ranks.
 
 mod common;
 
@@ -14,12 +15,19 @@ use std::time::Duration;
 
 use cacheon_kernels::collective::ShmGroup;
 use cacheon_kernels::cpu::engine::Engine;
-use cacheon_kernels::model::Logits;
+use cacheon_kernels::model::{Logits, ModelConfig, Weights};
 use cacheon_kernels::SlotId;
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions};
-use common::{genesis_table, tiny, PROMPT};
+use common::{genesis_table, PROMPT};
 
 const DECODE_STEPS: usize = 4;
+
+/// A named model shape with the tests' weights.
+fn model(name: &str) -> (ModelConfig, Weights) {
+    let cfg = ModelConfig::named(name).unwrap();
+    let w = Weights::synthesize(&cfg, 42);
+    (cfg, w)
+}
 const MAX_SEQ: usize = 32;
 
 /// What one engine (whole or a rank) gives for the test's request: the prompt's logits
@@ -68,17 +76,18 @@ fn from_bytes(b: &[u8]) -> (Vec<f32>, Vec<u32>) {
     (logits, tokens)
 }
 
-/// Starts this binary as rank `rank` of the group at `path`, writing to `out`; with `seam`,
-/// the rank installs `examples/cpu/ar-residual-rmsnorm-c` first.
+/// Starts this binary as rank `rank` of the group at `path` running `model`, writing to
+/// `out`; with `seam`, the rank installs `examples/cpu/ar-residual-rmsnorm-c` first.
 fn spawn_rank(
     path: &Path,
     rank: usize,
     out: &Path,
     deadline_ms: u64,
-    seam: bool,
+    (model, seam): (&str, bool),
 ) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "rank_process", "--ignored", "--nocapture"])
+        .env("CACHEON_TP_MODEL", model)
         .env("CACHEON_TP_SEAM", if seam { "1" } else { "0" })
         .env("CACHEON_TP_GROUP", path)
         .env("CACHEON_TP_RANK", rank.to_string())
@@ -105,7 +114,10 @@ fn rank_process() {
         var("CACHEON_TP_DEADLINE_MS").parse().unwrap(),
     ));
     let seam = var("CACHEON_TP_SEAM") == "1";
-    let (cfg, w) = tiny();
+    let (cfg, w) = model(&var("CACHEON_TP_MODEL"));
+    let moe_layers = (0..cfg.num_hidden_layers)
+        .filter(|&l| cfg.is_moe_layer(l))
+        .count() as u64;
     let mut slots = genesis_table();
     if seam {
         let dir =
@@ -125,6 +137,9 @@ fn rank_process() {
         2 + DECODE_STEPS as u64,
     );
     let count = |s| engine.slots().dispatch_count(s);
+    // A mixture-of-experts layer makes one experts call a pass, whose output is reduced
+    // like a dense MLP's.
+    assert_eq!(count(SlotId::MoeFusedExperts), moe_layers * passes);
     if seam {
         assert_eq!(count(SlotId::AllReduce), passes);
         assert_eq!(count(SlotId::ArResidualRmsNorm), (2 * layers - 1) * passes);
@@ -136,17 +151,17 @@ fn rank_process() {
     std::fs::write(var("CACHEON_TP_OUT"), to_bytes(&logits, &tokens)).unwrap();
 }
 
-/// Runs two rank processes (with or without the seam installed) and returns what rank 0
-/// got, after checking that rank 1 got the same bits.
-fn two_ranks(seam: bool) -> (Vec<f32>, Vec<u32>) {
+/// Runs two rank processes of `model` (with or without the seam installed) and returns what
+/// rank 0 got, after checking that rank 1 got the same bits.
+fn two_ranks(name: &str, seam: bool) -> (Vec<f32>, Vec<u32>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("group");
-    ShmGroup::create(&path, 2, MAX_SEQ * tiny().0.hidden_size).unwrap();
+    ShmGroup::create(&path, 2, MAX_SEQ * model(name).0.hidden_size).unwrap();
     let outs: Vec<_> = (0..2)
         .map(|r| dir.path().join(format!("rank{r}")))
         .collect();
     let children: Vec<_> = (0..2)
-        .map(|r| spawn_rank(&path, r, &outs[r], 120_000, seam))
+        .map(|r| spawn_rank(&path, r, &outs[r], 120_000, (name, seam)))
         .collect();
     for (r, c) in children.into_iter().enumerate() {
         let o = c.wait_with_output().unwrap();
@@ -160,12 +175,12 @@ fn two_ranks(seam: bool) -> (Vec<f32>, Vec<u32>) {
     ranks.swap_remove(0)
 }
 
-#[test]
-fn two_rank_processes_give_the_whole_engines_logits_and_tokens() {
-    let (cfg, w) = tiny();
+/// Two rank processes of `name` against its whole engine.
+fn ranks_match_the_whole_engine(name: &str) {
+    let (cfg, w) = model(name);
     let mut whole = Engine::new(cfg, w, genesis_table(), 2, MAX_SEQ).unwrap();
     let (want, want_tokens) = run(&mut whole);
-    let (got, got_tokens) = &two_ranks(false);
+    let (got, got_tokens) = &two_ranks(name, false);
     assert_eq!(got.len(), want.len());
     let scale = want.iter().fold(0f32, |m, v| m.max(v.abs()));
     let err = got
@@ -173,11 +188,21 @@ fn two_rank_processes_give_the_whole_engines_logits_and_tokens() {
         .zip(&want)
         .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
     println!(
-        "2 ranks against 1: {} logits, max |diff| {err:e} at scale {scale}",
+        "{name}: 2 ranks against 1: {} logits, max |diff| {err:e} at scale {scale}",
         got.len()
     );
     assert!(err <= 1e-4 * scale, "max |diff| {err} at scale {scale}");
     assert_eq!(got_tokens, &want_tokens);
+}
+
+#[test]
+fn two_rank_processes_give_the_whole_engines_logits_and_tokens() {
+    ranks_match_the_whole_engine("tiny");
+}
+
+#[test]
+fn experts_split_over_two_ranks_give_the_whole_engines_logits_and_tokens() {
+    ranks_match_the_whole_engine("tiny-moe");
 }
 
 /// The seam kernel (`examples/cpu/ar-residual-rmsnorm-c`, the stock kernels' arithmetic in
@@ -185,17 +210,17 @@ fn two_rank_processes_give_the_whole_engines_logits_and_tokens() {
 /// each rank process), their results do not, to the bit.
 #[test]
 fn the_all_reduce_norm_seam_takes_its_members_calls_with_the_same_bits() {
-    assert_eq!(two_ranks(true), two_ranks(false));
+    assert_eq!(two_ranks("tiny", true), two_ranks("tiny", false));
 }
 
 #[test]
 fn a_rank_whose_partner_never_comes_fails_with_the_groups_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("group");
-    ShmGroup::create(&path, 2, MAX_SEQ * tiny().0.hidden_size).unwrap();
+    ShmGroup::create(&path, 2, MAX_SEQ * model("tiny").0.hidden_size).unwrap();
     let out = dir.path().join("rank0");
     let t = std::time::Instant::now();
-    let o = spawn_rank(&path, 0, &out, 300, false)
+    let o = spawn_rank(&path, 0, &out, 300, ("tiny", false))
         .wait_with_output()
         .unwrap();
     let text = stderr_of(&o);

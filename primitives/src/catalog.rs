@@ -23,10 +23,13 @@ pub mod slot {
     pub const ALL_REDUCE: &str = "collective.all_reduce";
     /// A fused seam: the all-reduce, the residual add and the RMSNorm after it in one call.
     pub const AR_RESIDUAL_RMSNORM: &str = "collective.ar_residual_rmsnorm";
+    /// A mixture-of-experts layer's experts (those an engine or a rank holds), weighted by
+    /// the router's choice.
+    pub const MOE_FUSED_EXPERTS: &str = "moe.fused_experts";
 }
 
 /// Every slot, in registry order (the order of `cacheon_kernels::slots::SlotId::ALL`).
-pub const SLOTS: [&str; 10] = [
+pub const SLOTS: [&str; 11] = [
     slot::SILU_AND_MUL,
     slot::RMSNORM,
     slot::FUSED_ADD_RMSNORM,
@@ -37,10 +40,15 @@ pub const SLOTS: [&str; 10] = [
     slot::GATE_UP_SILU,
     slot::ALL_REDUCE,
     slot::AR_RESIDUAL_RMSNORM,
+    slot::MOE_FUSED_EXPERTS,
 ];
 
 /// The atomic target: RoPE and decode attention replaced together.
 pub const ROPE_DECODE: &str = "attention.rope_decode.v1";
+
+/// The atomic target of a mixture-of-experts layer's epilogue on a rank: the experts and the
+/// all-reduce of their partial sums fused with the residual add and the norm after it.
+pub const MOE_EPILOGUE: &str = "collective.moe_epilogue.v1";
 
 /// A target of the genesis catalog.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,11 +70,11 @@ const fn singleton(id: &'static str, members: &'static [&'static str]) -> Target
     }
 }
 
-/// One singleton target per slot (the fused seam's included), then the atomic target. The
+/// One singleton target per slot (the fused seams' included), then the atomic targets. The
 /// seam displaces nothing: its kernel serves only the calls inside its `when` domain, and its
 /// members (`linear.matmul`, `activation.silu_and_mul`) keep serving the rest, so their
 /// crowns stay in the engine that was measured and keep earning.
-pub const TARGETS: [Target; 11] = [
+pub const TARGETS: [Target; 13] = [
     singleton(slot::SILU_AND_MUL, &[slot::SILU_AND_MUL]),
     singleton(slot::RMSNORM, &[slot::RMSNORM]),
     singleton(slot::FUSED_ADD_RMSNORM, &[slot::FUSED_ADD_RMSNORM]),
@@ -77,11 +85,18 @@ pub const TARGETS: [Target; 11] = [
     singleton(slot::GATE_UP_SILU, &[slot::GATE_UP_SILU]),
     singleton(slot::ALL_REDUCE, &[slot::ALL_REDUCE]),
     singleton(slot::AR_RESIDUAL_RMSNORM, &[slot::AR_RESIDUAL_RMSNORM]),
+    singleton(slot::MOE_FUSED_EXPERTS, &[slot::MOE_FUSED_EXPERTS]),
     Target {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
         members: &[slot::ROPE, slot::ATTENTION_DECODE],
         displaces: &[slot::ROPE, slot::ATTENTION_DECODE],
+    },
+    Target {
+        id: MOE_EPILOGUE,
+        kind: TargetKind::Atomic,
+        members: &[slot::MOE_FUSED_EXPERTS, slot::AR_RESIDUAL_RMSNORM],
+        displaces: &[slot::MOE_FUSED_EXPERTS, slot::AR_RESIDUAL_RMSNORM],
     },
 ];
 

@@ -62,7 +62,7 @@ macro_rules! stock_bundle {
 }
 
 /// One per slot in registry order; a fused seam has none (its member slots serve it).
-static CPU: [StockBundle; 8] = [
+static CPU: [StockBundle; 9] = [
     stock_bundle!("cpu", "c", "silu_and_mul", SlotId::SiluAndMul),
     stock_bundle!("cpu", "c", "rmsnorm", SlotId::RmsNorm),
     stock_bundle!("cpu", "c", "fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
@@ -71,9 +71,10 @@ static CPU: [StockBundle; 8] = [
     stock_bundle!("cpu", "c", "linear_matmul", SlotId::LinearMatmul),
     stock_bundle!("cpu", "c", "attention_prefill", SlotId::AttentionPrefill),
     stock_bundle!("cpu", "c", "all_reduce", SlotId::AllReduce),
+    stock_bundle!("cpu", "c", "moe_fused_experts", SlotId::MoeFusedExperts),
 ];
 
-static CUDA: [StockBundle; 8] = [
+static CUDA: [StockBundle; 9] = [
     stock_bundle!("cuda", "cu", "silu_and_mul", SlotId::SiluAndMul),
     stock_bundle!("cuda", "cu", "rmsnorm", SlotId::RmsNorm),
     stock_bundle!("cuda", "cu", "fused_add_rmsnorm", SlotId::FusedAddRmsNorm),
@@ -82,6 +83,7 @@ static CUDA: [StockBundle; 8] = [
     stock_bundle!("cuda", "cu", "linear_matmul", SlotId::LinearMatmul),
     stock_bundle!("cuda", "cu", "attention_prefill", SlotId::AttentionPrefill),
     stock_bundle!("cuda", "cu", "all_reduce", SlotId::AllReduce),
+    stock_bundle!("cuda", "cu", "moe_fused_experts", SlotId::MoeFusedExperts),
 ];
 
 /// The CUDA arena's stock bundles, one per slot but the seams, in registry order.

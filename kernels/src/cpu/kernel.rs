@@ -168,6 +168,9 @@ mod c_entry {
                 (&[a, b, c, d, e], &[f0], &[s0, s1, s2, s3, s4]) => {
                     entry!(addr, [a, b, c, d, e], [f0], [s0, s1, s2, s3, s4])
                 }
+                (&[a, b, c, d, e, f], &[], &[s0, s1, s2, s3, s4, s5]) => {
+                    entry!(addr, [a, b, c, d, e, f], [], [s0, s1, s2, s3, s4, s5])
+                }
                 _ => panic!(
                     "no C call for {} pointers, {} scalars and {} shape values: add an arm",
                     pointers.len(),

@@ -32,15 +32,50 @@ pub struct ModelConfig {
     /// RoPE scaling is not implemented: a config asking for it is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rope_scaling: Option<serde_json::Value>,
+    /// A mixture-of-experts MLP in some layers (`None`: every MLP dense).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe: Option<MoeConfig>,
+}
+
+/// The mixture-of-experts layers of a model (Mixtral's routing): a router `[experts,
+/// hidden]` scores each row, the `num_experts_per_tok` best experts are taken with weights
+/// softmax(their scores), and the row's MLP output is the weighted sum of those experts'
+/// SwiGLU MLPs (each `gate`, `up` `[moe_intermediate_size, hidden]`, `down` `[hidden,
+/// moe_intermediate_size]`). Layer `l` is a mixture-of-experts layer when `(l + 1)` is a
+/// multiple of `interleave_moe_layer_step` (1: every layer), the others dense.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoeConfig {
+    /// Experts in the model (the router's width).
+    pub num_local_experts: usize,
+    pub num_experts_per_tok: usize,
+    pub moe_intermediate_size: usize,
+    #[serde(default = "one")]
+    pub interleave_moe_layer_step: usize,
+    /// A tensor-parallel rank's shard holds experts `first..first + count` only
+    /// ([`crate::model::shard`]); `None`: all of them.
+    #[serde(skip)]
+    pub held: Option<(usize, usize)>,
+}
+
+fn one() -> usize {
+    1
+}
+
+impl MoeConfig {
+    /// `(first, count)` of the experts whose weights this model holds.
+    pub fn held(&self) -> (usize, usize) {
+        self.held.unwrap_or((0, self.num_local_experts))
+    }
 }
 
 /// Names accepted by [`ModelConfig::named`].
-pub const NAMED_SHAPES: [&str; 3] = ["tiny", "llama8b-8l", "smollm2-135m"];
+pub const NAMED_SHAPES: [&str; 4] = ["tiny", "tiny-moe", "llama8b-8l", "smollm2-135m"];
 
 impl ModelConfig {
-    /// A named shape: `tiny` (the `cpu-tiny` arena's), `llama8b-8l` (Llama-3-8B with 8
-    /// layers, the GPU arena's) or `smollm2-135m` (SmolLM2-135M-Instruct, the shape of the
-    /// real model of `cpu-smollm2`, whose weights come from its GGUF file).
+    /// A named shape: `tiny` (the `cpu-tiny` arena's), `tiny-moe` (`tiny` with its second
+    /// layer's MLP a mixture of 8 experts, 2 a row: the `cpu-tp2` arena's), `llama8b-8l`
+    /// (Llama-3-8B with 8 layers, the GPU arena's) or `smollm2-135m` (SmolLM2-135M-Instruct,
+    /// the shape of the real model of `cpu-smollm2`, whose weights come from its GGUF file).
     pub fn named(name: &str) -> Option<ModelConfig> {
         let base = |hidden, inter, heads, kv, layers, vocab, theta, max_pos| ModelConfig {
             hidden_size: hidden,
@@ -56,9 +91,20 @@ impl ModelConfig {
             tie_word_embeddings: false,
             hidden_act: Some("silu".to_string()),
             rope_scaling: None,
+            moe: None,
         };
         match name {
             "tiny" => Some(base(256, 688, 4, 2, 2, 512, 10_000.0, 2048)),
+            "tiny-moe" => Some(ModelConfig {
+                moe: Some(MoeConfig {
+                    num_local_experts: 8,
+                    num_experts_per_tok: 2,
+                    moe_intermediate_size: 192,
+                    interleave_moe_layer_step: 2,
+                    held: None,
+                }),
+                ..base(256, 688, 4, 2, 2, 512, 10_000.0, 2048)
+            }),
             "llama8b-8l" => Some(base(4096, 14336, 32, 8, 8, 128_256, 500_000.0, 8192)),
             "smollm2-135m" => Some(ModelConfig {
                 head_dim: Some(64),
@@ -108,6 +154,13 @@ impl ModelConfig {
         self.kv_heads() * self.head_dim()
     }
 
+    /// Whether layer `l`'s MLP is a mixture of experts.
+    pub fn is_moe_layer(&self, l: usize) -> bool {
+        self.moe
+            .as_ref()
+            .is_some_and(|m| (l + 1).is_multiple_of(m.interleave_moe_layer_step))
+    }
+
     /// Refuses shapes the engine cannot run.
     pub fn validate(&self) -> Result<(), EngineError> {
         let bad = |m: &str| Err(EngineError::Config(m.to_string()));
@@ -142,15 +195,38 @@ impl ModelConfig {
         if self.rope_scaling.as_ref().is_some_and(|v| !v.is_null()) {
             return bad("rope_scaling is not supported");
         }
+        if let Some(m) = &self.moe {
+            let (first, count) = m.held();
+            if m.num_local_experts == 0
+                || m.moe_intermediate_size == 0
+                || m.interleave_moe_layer_step == 0
+                || !(1..=m.num_local_experts).contains(&m.num_experts_per_tok)
+            {
+                return bad("moe: experts, moe_intermediate_size and interleave_moe_layer_step must be positive, num_experts_per_tok in 1..=num_local_experts");
+            }
+            if m.num_local_experts > i32::MAX as usize || first + count > m.num_local_experts {
+                return bad("moe: the experts held must lie within the model's");
+            }
+        }
         Ok(())
     }
 
     /// Number of weights (parameters) of the model.
     pub fn parameter_count(&self) -> usize {
         let (h, i, v) = (self.hidden_size, self.intermediate_size, self.vocab_size);
-        let layer = 2 * h + h * self.q_dim() * 2 + h * self.kv_dim() * 2 + 3 * h * i;
+        let attention = 2 * h + h * self.q_dim() * 2 + h * self.kv_dim() * 2;
+        let layers: usize = (0..self.num_hidden_layers)
+            .map(|l| match &self.moe {
+                Some(m) if self.is_moe_layer(l) => {
+                    attention
+                        + m.num_local_experts * h
+                        + m.held().1 * 3 * h * m.moe_intermediate_size
+                }
+                _ => attention + 3 * h * i,
+            })
+            .sum();
         let head = if self.tie_word_embeddings { 0 } else { v * h };
-        v * h + self.num_hidden_layers * layer + h + head
+        v * h + layers + h + head
     }
 }
 

@@ -76,6 +76,7 @@ pub fn config_of(g: &Gguf) -> Result<ModelConfig, EngineError> {
         tie_word_embeddings: g.tensor("output.weight").is_err(),
         hidden_act: Some("silu".into()),
         rope_scaling: None,
+        moe: None,
     };
     cfg.validate()?;
     Ok(cfg)

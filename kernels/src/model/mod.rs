@@ -2,13 +2,14 @@
 //! ([`ModelConfig`]: RMSNorm, RoPE, grouped-query attention, SwiGLU), its weights
 //! (synthesized from a seed for a named shape, or read from safetensors with a Hugging Face
 //! style `config.json`, or from a GGUF file with its tokenizer), greedy and seeded
-//! sampling, and what a prefill returns. The CPU
+//! sampling, what a prefill returns, and the routing of mixture-of-experts layers. The CPU
 //! engine is [`crate::cpu::engine`], the CUDA one [`crate::cuda::engine`].
 
 pub mod checkpoint;
 pub mod config;
 pub mod gguf;
 pub mod llama_gguf;
+pub mod moe;
 pub mod sampler;
 pub mod shard;
 pub mod tokenizer;

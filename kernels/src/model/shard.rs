@@ -33,6 +33,14 @@ pub fn local_config(cfg: &ModelConfig, world: usize) -> Result<ModelConfig, Engi
     if !cfg.intermediate_size.is_multiple_of(world) {
         return bad("intermediate_size", cfg.intermediate_size);
     }
+    if let Some(m) = &cfg.moe {
+        if m.held.is_some() {
+            return Err(EngineError::Config("the model is a shard already".into()));
+        }
+        if !m.num_local_experts.is_multiple_of(world) {
+            return bad("num_local_experts", m.num_local_experts);
+        }
+    }
     Ok(ModelConfig {
         num_attention_heads: cfg.num_attention_heads / world,
         num_key_value_heads: Some(cfg.kv_heads() / world),
@@ -40,6 +48,17 @@ pub fn local_config(cfg: &ModelConfig, world: usize) -> Result<ModelConfig, Engi
         head_dim: Some(cfg.head_dim()),
         ..cfg.clone()
     })
+}
+
+/// Rank `rank`'s config of a `world`-way split: [`local_config`], holding the `rank`-th
+/// block of the experts (the router stays whole: every rank scores every expert).
+fn rank_config(cfg: &ModelConfig, rank: usize, world: usize) -> Result<ModelConfig, EngineError> {
+    let mut local = local_config(cfg, world)?;
+    if let Some(m) = local.moe.as_mut() {
+        let per = m.num_local_experts / world;
+        m.held = Some((rank * per, per));
+    }
+    Ok(local)
 }
 
 /// Rows `[r * rows / world, (r + 1) * rows / world)` of a row-major `[rows, cols]` matrix.
@@ -65,28 +84,52 @@ pub fn shard(
     rank: usize,
     world: usize,
 ) -> Result<(ModelConfig, Weights), EngineError> {
-    let local = local_config(cfg, world)?;
     if rank >= world {
         return Err(EngineError::Config(format!(
             "rank {rank} is outside the world size {world}"
         )));
     }
+    let local = rank_config(cfg, rank, world)?;
     w.check_shapes(cfg).map_err(EngineError::Weights)?;
     let (h, inter) = (cfg.hidden_size, cfg.intermediate_size);
     let (q_dim, kv_dim) = (cfg.q_dim(), cfg.kv_dim());
     let layers = w
         .layers
         .iter()
-        .map(|l| LayerWeights {
-            input_layernorm: l.input_layernorm.clone(),
-            q_proj: row_block(&l.q_proj, q_dim, h, rank, world),
-            k_proj: row_block(&l.k_proj, kv_dim, h, rank, world),
-            v_proj: row_block(&l.v_proj, kv_dim, h, rank, world),
-            o_proj: col_block(&l.o_proj, h, q_dim, rank, world),
-            post_attention_layernorm: l.post_attention_layernorm.clone(),
-            gate_proj: row_block(&l.gate_proj, inter, h, rank, world),
-            up_proj: row_block(&l.up_proj, inter, h, rank, world),
-            down_proj: col_block(&l.down_proj, h, inter, rank, world),
+        .enumerate()
+        .map(|(i, l)| {
+            let attention = LayerWeights {
+                input_layernorm: l.input_layernorm.clone(),
+                q_proj: row_block(&l.q_proj, q_dim, h, rank, world),
+                k_proj: row_block(&l.k_proj, kv_dim, h, rank, world),
+                v_proj: row_block(&l.v_proj, kv_dim, h, rank, world),
+                o_proj: col_block(&l.o_proj, h, q_dim, rank, world),
+                post_attention_layernorm: l.post_attention_layernorm.clone(),
+                router: l.router.clone(),
+                gate_proj: vec![],
+                up_proj: vec![],
+                down_proj: vec![],
+            };
+            match &cfg.moe {
+                // Experts are stacked expert by expert: a row block is a block of experts,
+                // each whole (its MLP output is then a partial sum over the ranks, like a
+                // dense MLP's down projection).
+                Some(m) if cfg.is_moe_layer(i) => {
+                    let (e, f) = (m.num_local_experts, m.moe_intermediate_size);
+                    LayerWeights {
+                        gate_proj: row_block(&l.gate_proj, e * f, h, rank, world),
+                        up_proj: row_block(&l.up_proj, e * f, h, rank, world),
+                        down_proj: row_block(&l.down_proj, e * h, f, rank, world),
+                        ..attention
+                    }
+                }
+                _ => LayerWeights {
+                    gate_proj: row_block(&l.gate_proj, inter, h, rank, world),
+                    up_proj: row_block(&l.up_proj, inter, h, rank, world),
+                    down_proj: col_block(&l.down_proj, h, inter, rank, world),
+                    ..attention
+                },
+            }
         })
         .collect();
     let shard = Weights {
@@ -128,6 +171,28 @@ mod tests {
             assert_eq!(&row[qd / 2..], &b.o_proj[i * qd / 2..(i + 1) * qd / 2]);
         }
         assert_eq!(s0.lm_head, w.lm_head);
+    }
+
+    #[test]
+    fn expert_layers_split_by_whole_experts() {
+        let cfg = ModelConfig::named("tiny-moe").unwrap();
+        let w = Weights::synthesize(&cfg, 5);
+        let (l1, s1) = shard(&cfg, &w, 1, 2).unwrap();
+        let m = l1.moe.as_ref().unwrap();
+        assert_eq!(m.held(), (4, 4));
+        assert!(l1.is_moe_layer(1) && !l1.is_moe_layer(0));
+        let (full, part) = (&w.layers[1], &s1.layers[1]);
+        // The router is whole; experts 4..8 are the second half of every stack.
+        assert_eq!(part.router, full.router);
+        let half = full.gate_proj.len() / 2;
+        assert_eq!(part.gate_proj, full.gate_proj[half..]);
+        assert_eq!(part.down_proj, full.down_proj[full.down_proj.len() / 2..]);
+        // The dense layer splits by features as in `tiny`.
+        assert_eq!(
+            s1.layers[0].gate_proj.len(),
+            w.layers[0].gate_proj.len() / 2
+        );
+        assert!(shard(&l1, &s1, 0, 2).is_err(), "a shard is not split again");
     }
 
     #[test]

@@ -20,11 +20,14 @@ pub struct LayerWeights {
     pub o_proj: Vec<f32>,
     /// `[hidden]`
     pub post_attention_layernorm: Vec<f32>,
-    /// `[intermediate, hidden]`
+    /// A mixture-of-experts layer's router `[experts, hidden]` (empty in a dense layer).
+    pub router: Vec<f32>,
+    /// `[intermediate, hidden]`; in a mixture-of-experts layer every held expert's, stacked
+    /// (`[held * moe_intermediate, hidden]`, expert by expert).
     pub gate_proj: Vec<f32>,
-    /// `[intermediate, hidden]`
+    /// `[intermediate, hidden]` (stacked like `gate_proj`).
     pub up_proj: Vec<f32>,
-    /// `[hidden, intermediate]`
+    /// `[hidden, intermediate]`; stacked `[held * hidden, moe_intermediate]`.
     pub down_proj: Vec<f32>,
 }
 
@@ -101,22 +104,50 @@ pub fn tensor_specs(cfg: &ModelConfig) -> Vec<TensorSpec> {
                 vec![h],
                 TensorRole::Norm,
             ),
-            t(
-                format!("{p}.mlp.gate_proj.weight"),
-                vec![i, h],
-                TensorRole::Linear,
-            ),
-            t(
-                format!("{p}.mlp.up_proj.weight"),
-                vec![i, h],
-                TensorRole::Linear,
-            ),
-            t(
-                format!("{p}.mlp.down_proj.weight"),
-                vec![h, i],
-                TensorRole::Linear,
-            ),
         ]);
+        match &cfg.moe {
+            // Experts stacked expert by expert (a checkpoint of its own layout: Mixtral's
+            // per-expert tensors are not read).
+            Some(m) if cfg.is_moe_layer(l) => {
+                let (e, held, f) = (m.num_local_experts, m.held().1, m.moe_intermediate_size);
+                let p = format!("{p}.block_sparse_moe");
+                specs.extend([
+                    t(format!("{p}.gate.weight"), vec![e, h], TensorRole::Linear),
+                    t(
+                        format!("{p}.experts.w1.weight"),
+                        vec![held * f, h],
+                        TensorRole::Linear,
+                    ),
+                    t(
+                        format!("{p}.experts.w3.weight"),
+                        vec![held * f, h],
+                        TensorRole::Linear,
+                    ),
+                    t(
+                        format!("{p}.experts.w2.weight"),
+                        vec![held * h, f],
+                        TensorRole::Linear,
+                    ),
+                ]);
+            }
+            _ => specs.extend([
+                t(
+                    format!("{p}.mlp.gate_proj.weight"),
+                    vec![i, h],
+                    TensorRole::Linear,
+                ),
+                t(
+                    format!("{p}.mlp.up_proj.weight"),
+                    vec![i, h],
+                    TensorRole::Linear,
+                ),
+                t(
+                    format!("{p}.mlp.down_proj.weight"),
+                    vec![h, i],
+                    TensorRole::Linear,
+                ),
+            ]),
+        }
     }
     specs.push(t("model.norm.weight".into(), vec![h], TensorRole::Norm));
     specs.push(t("lm_head.weight".into(), vec![v, h], TensorRole::Linear));
@@ -130,13 +161,18 @@ impl Weights {
         let mut next = || it.next().expect("one tensor per spec");
         let embed_tokens = next();
         let layers = (0..cfg.num_hidden_layers)
-            .map(|_| LayerWeights {
+            .map(|l| LayerWeights {
                 input_layernorm: next(),
                 q_proj: next(),
                 k_proj: next(),
                 v_proj: next(),
                 o_proj: next(),
                 post_attention_layernorm: next(),
+                router: if cfg.is_moe_layer(l) {
+                    next()
+                } else {
+                    Vec::new()
+                },
                 gate_proj: next(),
                 up_proj: next(),
                 down_proj: next(),
@@ -163,10 +199,11 @@ impl Weights {
                 &l.v_proj,
                 &l.o_proj,
                 &l.post_attention_layernorm,
-                &l.gate_proj,
-                &l.up_proj,
-                &l.down_proj,
             ]);
+            if !l.router.is_empty() {
+                out.push(&l.router);
+            }
+            out.extend([&l.gate_proj[..], &l.up_proj, &l.down_proj]);
         }
         out.push(&self.norm);
         out.push(&self.lm_head);
@@ -182,6 +219,13 @@ impl Weights {
                 self.layers.len(),
                 cfg.num_hidden_layers
             ));
+        }
+        for (l, layer) in self.layers.iter().enumerate() {
+            if layer.router.is_empty() == cfg.is_moe_layer(l) {
+                return Err(format!(
+                    "layer {l}: a router where the config has a dense MLP, or none where it has experts"
+                ));
+            }
         }
         for (spec, t) in specs.iter().zip(self.ordered()) {
             let want: usize = spec.shape.iter().product();

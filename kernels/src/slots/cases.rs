@@ -189,6 +189,57 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
                 (inputs, vec![1e-5])
             }
         }
+        // Rows of varied scale; each row's chosen experts distinct, drawn from more experts
+        // than are held here (ids below `first_expert` and past the held block belong to
+        // other ranks), weights a softmax of random scores; expert weights scaled like
+        // `linear.matmul`'s.
+        SlotId::MoeFusedExperts => {
+            let (tokens, hidden, inter, experts, topk, first) =
+                (s[0], s[1], s[2], s[3], s[4], s[5]);
+            let total = (first + experts + 2).max(topk);
+            let x: Vec<f32> = (0..tokens)
+                .flat_map(|t| {
+                    let scale = 2f32.powi((t % 4) as i32 - 2);
+                    rng.fill_uniform(hidden, 2.0)
+                        .into_iter()
+                        .map(move |v| v * scale)
+                })
+                .collect();
+            let mut ids = Vec::with_capacity(tokens * topk);
+            let mut weights = Vec::with_capacity(tokens * topk);
+            for _ in 0..tokens {
+                let mut chosen: Vec<i32> = Vec::with_capacity(topk);
+                while chosen.len() < topk {
+                    let id = rng.below(total as u64) as i32;
+                    if !chosen.contains(&id) {
+                        chosen.push(id);
+                    }
+                }
+                let scores: Vec<f32> = (0..topk).map(|_| rng.uniform(-2.0, 2.0)).collect();
+                let sum: f32 = scores.iter().map(|v| v.exp()).sum();
+                weights.extend(scores.iter().map(|v| v.exp() / sum));
+                ids.extend(chosen);
+            }
+            let (wh, wf) = (1.0 / (hidden as f32).sqrt(), 1.0 / (inter as f32).sqrt());
+            let w_gate_up: Vec<f32> = rng
+                .fill_uniform(experts * 2 * inter * hidden, 2.0)
+                .into_iter()
+                .map(|v| v * wh)
+                .collect();
+            let w_down: Vec<f32> = rng
+                .fill_uniform(experts * hidden * inter, 2.0)
+                .into_iter()
+                .map(|v| v * wf)
+                .collect();
+            let inputs = vec![
+                Buffer::F32(x),
+                Buffer::I32(ids),
+                Buffer::F32(weights),
+                Buffer::F32(w_gate_up),
+                Buffer::F32(w_down),
+            ];
+            (inputs, vec![])
+        }
     };
     SlotArgs::new(slot, shape.to_vec(), inputs, scalars).expect("generated inputs fit the ABI")
 }

@@ -13,7 +13,7 @@ pub mod stacks;
 
 use std::fmt;
 
-use cacheon_primitives::catalog::{slot, ROPE_DECODE};
+use cacheon_primitives::catalog::{slot, MOE_EPILOGUE, ROPE_DECODE};
 
 /// The ABI version string every bundle manifest must carry.
 pub const ABI_VERSION: &str = "cacheon-slot-abi-v1";
@@ -31,10 +31,11 @@ pub enum SlotId {
     GateUpSilu,
     AllReduce,
     ArResidualRmsNorm,
+    MoeFusedExperts,
 }
 
 /// How many slots the registry has.
-pub const SLOT_COUNT: usize = 10;
+pub const SLOT_COUNT: usize = 11;
 
 impl SlotId {
     /// All slots, in registry order (`index()` is the position here).
@@ -49,6 +50,7 @@ impl SlotId {
         SlotId::GateUpSilu,
         SlotId::AllReduce,
         SlotId::ArResidualRmsNorm,
+        SlotId::MoeFusedExperts,
     ];
 
     /// The catalog id, e.g. `activation.silu_and_mul`.
@@ -587,6 +589,55 @@ static SLOTS: [SlotSpec; SLOT_COUNT] = [
         verification_shapes: COLLECTIVE_SHAPES,
         seam_of: &[SlotId::AllReduce, SlotId::FusedAddRmsNorm],
     },
+    SlotSpec {
+        slot: SlotId::MoeFusedExperts,
+        id: slot::MOE_FUSED_EXPERTS,
+        c_name: "moe_fused_experts",
+        // A mixture-of-experts MLP over the experts this engine holds, `first_expert ..
+        // first_expert + experts`: row t's output is the sum over its chosen experts j
+        // (`topk_ids[t, j]`, global ids; one another rank holds adds nothing here) of
+        // `topk_weights[t, j] * down_e(silu(x · gate_eᵀ) * (x · up_eᵀ))`, where expert e's
+        // `w_gate_up[e]` is its gate over its up projection (`[2 * inter, hidden]`) and
+        // `w_down[e]` its down projection (`[hidden, inter]`); f32 accumulation.
+        params: &[
+            out("out", &[d("tokens"), d("hidden")]),
+            inp("x", &[d("tokens"), d("hidden")]),
+            inp_i32("topk_ids", &[d("tokens"), d("topk")]),
+            inp("topk_weights", &[d("tokens"), d("topk")]),
+            inp(
+                "w_gate_up",
+                &[
+                    d("experts"),
+                    Dim {
+                        factor: 2,
+                        symbol: "inter",
+                    },
+                    d("hidden"),
+                ],
+            ),
+            inp("w_down", &[d("experts"), d("hidden"), d("inter")]),
+            shape("tokens"),
+            shape("hidden"),
+            shape("inter"),
+            shape("experts"),
+            shape("topk"),
+            shape("first_expert"),
+        ],
+        check: Check::AllClose,
+        // tokens, hidden, inter, experts held, experts a row, the first held: the whole
+        // model's experts and a rank's block of them, rows whose experts are all elsewhere,
+        // one expert a row, a prefill block, experts of 1.5 M weights.
+        verification_shapes: &[
+            &[3, 16, 8, 4, 2, 0],
+            &[2, 512, 384, 4, 2, 0],
+            &[5, 64, 24, 2, 2, 2],
+            &[1, 48, 40, 8, 3, 0],
+            &[16, 32, 16, 3, 1, 1],
+            &[9, 40, 12, 1, 2, 5],
+            &[33, 128, 64, 4, 2, 4],
+        ],
+        seam_of: &[],
+    },
 ];
 
 /// Whether a catalog target is one slot or an atomic group.
@@ -606,7 +657,7 @@ pub struct TargetSpec {
     pub displaces: &'static [&'static str],
 }
 
-static TARGETS: [TargetSpec; 11] = [
+static TARGETS: [TargetSpec; 13] = [
     singleton(SlotId::SiluAndMul, slot::SILU_AND_MUL),
     singleton(SlotId::RmsNorm, slot::RMSNORM),
     singleton(SlotId::FusedAddRmsNorm, slot::FUSED_ADD_RMSNORM),
@@ -618,11 +669,20 @@ static TARGETS: [TargetSpec; 11] = [
     singleton(SlotId::GateUpSilu, slot::GATE_UP_SILU),
     singleton(SlotId::AllReduce, slot::ALL_REDUCE),
     singleton(SlotId::ArResidualRmsNorm, slot::AR_RESIDUAL_RMSNORM),
+    singleton(SlotId::MoeFusedExperts, slot::MOE_FUSED_EXPERTS),
     TargetSpec {
         id: ROPE_DECODE,
         kind: TargetKind::Atomic,
         members: &[SlotId::Rope, SlotId::AttentionDecode],
         displaces: &[slot::ROPE, slot::ATTENTION_DECODE],
+    },
+    // A mixture-of-experts layer's epilogue on a rank: its experts, then the all-reduce
+    // of their partial sums fused with the residual add and the next norm.
+    TargetSpec {
+        id: MOE_EPILOGUE,
+        kind: TargetKind::Atomic,
+        members: &[SlotId::MoeFusedExperts, SlotId::ArResidualRmsNorm],
+        displaces: &[slot::MOE_FUSED_EXPERTS, slot::AR_RESIDUAL_RMSNORM],
     },
 ];
 
@@ -638,6 +698,7 @@ const fn singleton(slot: SlotId, id: &'static str) -> TargetSpec {
         SlotId::GateUpSilu => &[SlotId::GateUpSilu],
         SlotId::AllReduce => &[SlotId::AllReduce],
         SlotId::ArResidualRmsNorm => &[SlotId::ArResidualRmsNorm],
+        SlotId::MoeFusedExperts => &[SlotId::MoeFusedExperts],
     };
     TargetSpec {
         id,
@@ -782,12 +843,19 @@ mod tests {
     }
 
     #[test]
-    fn atomic_target_displaces_its_members() {
+    fn atomic_targets_displace_their_members() {
         let t = target("attention.rope_decode.v1").unwrap();
         assert_eq!(t.kind, TargetKind::Atomic);
         assert_eq!(t.members, &[SlotId::Rope, SlotId::AttentionDecode]);
-        for m in t.members {
-            assert!(t.displaces.contains(&m.as_str()));
+        let moe = target("collective.moe_epilogue.v1").unwrap();
+        assert_eq!(
+            moe.members,
+            &[SlotId::MoeFusedExperts, SlotId::ArResidualRmsNorm]
+        );
+        for t in [t, moe] {
+            for m in t.members {
+                assert!(t.displaces.contains(&m.as_str()));
+            }
         }
     }
 

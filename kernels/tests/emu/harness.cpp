@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
         EMU_ENTRY(O(0), I(0), I(1), I(2), P(3), F(0), S(0), S(1), S(2), S(3), S(4));
 #elif EMU_SLOT == 8
         EMU_ENTRY(O(0), I(0), S(0), S(1), S(2), S(3));
+#elif EMU_SLOT == 10
+        EMU_ENTRY(O(0), I(0), P(1), I(2), I(3), I(4), S(0), S(1), S(2), S(3), S(4), S(5));
 #else
 #error "unknown EMU_SLOT"
 #endif

@@ -5,6 +5,10 @@
 //! the KV cache write is a slot call through the [`SlotTable`], the projections included
 //! (`linear.matmul`; gate and up as one product over their stacked weights).
 //!
+//! A mixture-of-experts layer (`ModelConfig::moe`) replaces the MLP with the router's
+//! scores (`linear.matmul`), the engine's own top-k routing ([`crate::model::moe::route`])
+//! and one `moe.fused_experts` call over the experts the engine holds.
+//!
 //! Residual stream: the first layer's attention norm is `norm.rmsnorm` on the embeddings;
 //! every later norm in a layer is `norm.fused_add_rmsnorm`, which adds the previous
 //! sub-block's output to the residual and normalizes the sum in one call; the final norm
@@ -59,7 +63,8 @@ pub struct Engine {
     weights: Weights,
     /// Per layer, `gate_proj` over `up_proj`: `[2 * intermediate, hidden]`, so one
     /// `linear.matmul` call writes each row's gate and up halves where `silu_and_mul`
-    /// reads them.
+    /// reads them; in a mixture-of-experts layer each held expert's so
+    /// (`[experts, 2 * moe_intermediate, hidden]`, the `moe.fused_experts` layout).
     gate_up: Vec<Vec<f32>>,
     slots: SlotTable,
     cache: KvCache,
@@ -94,7 +99,18 @@ impl Engine {
         let gate_up = weights
             .layers
             .iter()
-            .map(|l| [l.gate_proj.as_slice(), &l.up_proj].concat())
+            .enumerate()
+            .map(|(i, l)| match &config.moe {
+                Some(m) if config.is_moe_layer(i) => {
+                    let block = m.moe_intermediate_size * config.hidden_size;
+                    l.gate_proj
+                        .chunks(block)
+                        .zip(l.up_proj.chunks(block))
+                        .flat_map(|(g, u)| [g, u].concat())
+                        .collect()
+                }
+                _ => [l.gate_proj.as_slice(), &l.up_proj].concat(),
+            })
             .collect();
         Ok(Engine {
             config,
@@ -432,6 +448,32 @@ impl Engine {
                 eps,
             )?;
             std::mem::swap(&mut residual, &mut residual_next);
+            if let (Some(moe), true) = (&c.moe, c.is_moe_layer(l)) {
+                // A mixture of experts: the router's scores (a product), the routing (the
+                // engine's own), then the held experts in one call; on a rank the output is
+                // a partial sum over the experts it holds, reduced like a dense MLP's.
+                let e = moe.num_local_experts;
+                let mut scores = vec![0f32; m * e];
+                linear(slots, &mut scores, &normed[..mh], &lw.router, m, e, h);
+                let k = moe.num_experts_per_tok;
+                let (ids, weights) = crate::model::moe::route(&scores, e, k);
+                let (first, held) = moe.held();
+                let f = moe.moe_intermediate_size;
+                slots.call(
+                    SlotId::MoeFusedExperts,
+                    &mut [&mut block_out[..mh]],
+                    &[
+                        F32(&normed[..mh]),
+                        I32(&ids),
+                        F32(&weights),
+                        F32(&gate_up_w[l]),
+                        F32(&lw.down_proj),
+                    ],
+                    &[],
+                    &[m, h, f, held, k, first],
+                );
+                continue;
+            }
             // The MLP seam: one `mlp.gate_up_silu` call where a kernel's domain takes it,
             // else its members (the gate|up product, then SwiGLU).
             let (normed, act_m) = (&normed[..mh], &mut act[..m * inter]);

@@ -186,6 +186,12 @@ impl CudaEngine {
         opts: CudaEngineOptions,
     ) -> Result<CudaEngine, CudaEngineError> {
         config.validate()?;
+        if config.moe.is_some() {
+            return Err(EngineError::Config(
+                "the CUDA engine has no mixture-of-experts layers yet".into(),
+            )
+            .into());
+        }
         if let WeightSource::Host(w) = weights {
             w.check_shapes(&config).map_err(EngineError::Weights)?;
         }

@@ -1,0 +1,39 @@
+/* Stock CPU kernel for moe.fused_experts (cacheon-slot-abi-v1).
+ * For each row t and each of its chosen experts j whose global id topk_ids[t, j] lies in
+ * the held block first_expert .. first_expert + experts - 1 (local index e):
+ *   a[f] = silu(x_t . w_gate_up[e, f]) * (x_t . w_gate_up[e, inter + f])
+ *   out[t, o] += topk_weights[t, j] * (w_down[e, o] . a)
+ * Experts held elsewhere add nothing. Plain scalar C, f32 accumulation. */
+#include <math.h>
+#include <stdint.h>
+
+static float dot(const float* a, const float* b, int64_t n) {
+    float s = 0.0f;
+    for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+void moe_fused_experts(float* out, const float* x, const int32_t* topk_ids,
+                       const float* topk_weights, const float* w_gate_up, const float* w_down,
+                       int64_t tokens, int64_t hidden, int64_t inter, int64_t experts,
+                       int64_t topk, int64_t first_expert) {
+    float act[inter > 0 ? inter : 1];
+    for (int64_t t = 0; t < tokens; t++) {
+        const float* xr = x + t * hidden;
+        float* o = out + t * hidden;
+        for (int64_t i = 0; i < hidden; i++) o[i] = 0.0f;
+        for (int64_t j = 0; j < topk; j++) {
+            const int64_t e = (int64_t)topk_ids[t * topk + j] - first_expert;
+            if (e < 0 || e >= experts) continue;
+            const float wj = topk_weights[t * topk + j];
+            const float* wgu = w_gate_up + e * 2 * inter * hidden;
+            for (int64_t f = 0; f < inter; f++) {
+                const float g = dot(xr, wgu + f * hidden, hidden);
+                const float u = dot(xr, wgu + (inter + f) * hidden, hidden);
+                act[f] = g / (1.0f + expf(-g)) * u;
+            }
+            const float* wd = w_down + e * hidden * inter;
+            for (int64_t i = 0; i < hidden; i++) o[i] += wj * dot(wd + i * inter, act, inter);
+        }
+    }
+}
