@@ -294,7 +294,7 @@ pub const ARENAS: [Arena; 4] = [
             // and down outputs of every layer are summed by `collective.all_reduce`.
             world: 2,
             corpus: None,
-            // cpu-tiny's read; every pass of it makes two exchanges a layer.
+            // cpu-tiny's read on tiny-moe; every pass of it makes two exchanges a layer.
             prompt_len: 160,
             decode_steps: 32,
             batch: Some(BatchPhase {
@@ -394,6 +394,18 @@ impl Arena {
                 .iter()
                 .flat_map(|&t| (0..world).map(move |r| vec![i(t), h, world, r]))
                 .collect(),
+            // Every rank's block of whole experts.
+            SlotId::MoeFusedExperts => match &cfg.moe {
+                None => vec![],
+                Some(m) => {
+                    let held = i(m.num_local_experts / w.world);
+                    let (f, k) = (i(m.moe_intermediate_size), i(m.num_experts_per_tok));
+                    tokens
+                        .iter()
+                        .flat_map(|&t| (0..world).map(move |r| vec![i(t), h, f, held, k, r * held]))
+                        .collect()
+                }
+            },
             SlotId::SiluAndMul => tokens.iter().map(|&t| vec![i(t), inter]).collect(),
             SlotId::GateUpSilu => tokens.iter().map(|&t| vec![i(t), inter, h]).collect(),
             SlotId::RmsNorm | SlotId::FusedAddRmsNorm => {
@@ -432,6 +444,10 @@ impl Arena {
                     LaneBackend::Cuda => vec![(q + 2 * kvd, h)],
                 };
                 products.extend([(h, q), (2 * inter, h), (h, inter)]);
+                // A mixture-of-experts layer's router scores every expert.
+                if let Some(m) = &cfg.moe {
+                    products.push((i(m.num_local_experts), h));
+                }
                 let mut shapes: Vec<Vec<i64>> = tokens
                     .iter()
                     .flat_map(|&t| products.iter().map(move |&(o, k)| vec![i(t), o, k]))

@@ -178,15 +178,16 @@ pub const CPU_SMOLLM2: ArenaSpec = ArenaSpec {
     required_distinct_validators: 2,
 };
 
-/// The tensor-parallel CPU arena: the tiny model split over two rank processes (attention
-/// heads and MLP features; the o and down outputs summed by `collective.all_reduce`), on a
-/// machine with at least two cores, one a rank. The split is the workload's (its name says
-/// so); the model and the stock kernels are `cpu-tiny`'s.
+/// The tensor-parallel CPU arena: `tiny-moe` (the tiny model with its second layer a
+/// mixture of 8 experts) split over two rank processes (attention heads, dense MLP features
+/// and whole experts; the o, down and experts' outputs summed by `collective.all_reduce`),
+/// on a machine with at least two cores, one a rank. The split is the workload's (its name
+/// says so); the stock kernels are `cpu-tiny`'s.
 pub const CPU_TP2: ArenaSpec = ArenaSpec {
     id: "cpu-tp2",
     backend: Backend::Cpu,
     hardware: "x86-64-v3x2",
-    model: "tiny",
+    model: "tiny-moe",
     workload: "cpu-tp2/ranks2-v1",
     stock: "cpu-c11-scalar/v3",
     min_margin_ppm: 20_000,

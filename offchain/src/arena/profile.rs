@@ -88,6 +88,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             // a single-GPU engine makes no collective calls
             (SlotId::AllReduce, 0.0),
             (SlotId::ArResidualRmsNorm, 0.0),
+            (SlotId::MoeFusedExperts, 0.0),
         ],
     },
     step: PassProfile {
@@ -106,6 +107,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             // a single-GPU engine makes no collective calls
             (SlotId::AllReduce, 0.0),
             (SlotId::ArResidualRmsNorm, 0.0),
+            (SlotId::MoeFusedExperts, 0.0),
         ],
     },
     batch: Some((
@@ -125,6 +127,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
                 // a single-GPU engine makes no collective calls
                 (SlotId::AllReduce, 0.0),
                 (SlotId::ArResidualRmsNorm, 0.0),
+                (SlotId::MoeFusedExperts, 0.0),
             ],
         },
         PassProfile {
@@ -144,6 +147,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
                 // a single-GPU engine makes no collective calls
                 (SlotId::AllReduce, 0.0),
                 (SlotId::ArResidualRmsNorm, 0.0),
+                (SlotId::MoeFusedExperts, 0.0),
             ],
         },
     )),
