@@ -30,9 +30,11 @@ const HEADER: usize = 128 + MAX_WORLD * 8;
 const STOPPED: u32 = u32::MAX;
 /// How long a sleeping rank sleeps before it looks again (and counts towards its deadline).
 const SLICE: Duration = Duration::from_millis(1);
-/// Busy polls of the generation before a rank yields, and yields before it sleeps.
-const SPINS: u32 = 2_000;
-const YIELDS: u32 = 200;
+/// Busy polls of the generation before a rank yields, and yields before it sleeps: each
+/// rank has a core of its own, so a rank waits busy for a good while (about a millisecond)
+/// before paying a futex wake-up's latency.
+const SPINS: u32 = 20_000;
+const YIELDS: u32 = 2_000;
 /// How long a rank waits at a barrier for the others before giving up.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
 
@@ -330,10 +332,12 @@ impl ShmGroup {
             }
             h.sleepers.fetch_add(1, Ordering::SeqCst);
             // Sleeps only while the generation is still `generation` (the kernel checks);
-            // the last rank bumps it before it looks for sleepers, so no wake is lost.
-            if futex_wait(&h.generation, generation, SLICE) {
-                slept += 1;
-            }
+            // the last rank bumps it before it looks for sleepers, so no new generation's
+            // wake is lost. (A poison's may be: the slice bounds how late it is seen.)
+            // Every sleep counts as a slice, woken early or not: wakes sent to keep a rank
+            // from its deadline do not.
+            futex_wait(&h.generation, generation, SLICE);
+            slept += 1;
             h.sleepers.fetch_sub(1, Ordering::SeqCst);
         }
         Ok(())
@@ -420,24 +424,23 @@ impl ShmGroup {
     }
 }
 
-/// Sleeps while `word` holds `expected`, at most `timeout`; true if the timeout ran out.
+/// Sleeps while `word` holds `expected`, at most `timeout`.
 /// A shared (not process-private) futex: the word is in a mapping several processes share.
-fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) -> bool {
+fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
     let ts = libc::timespec {
         tv_sec: timeout.as_secs() as libc::time_t,
         tv_nsec: timeout.subsec_nanos() as libc::c_long,
     };
     // SAFETY: FUTEX_WAIT on an aligned u32 in a live mapping, with a valid relative timeout.
-    let r = unsafe {
+    unsafe {
         libc::syscall(
             libc::SYS_futex,
             word.as_ptr(),
             libc::FUTEX_WAIT,
             expected,
             &ts as *const libc::timespec,
-        )
-    };
-    r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ETIMEDOUT)
+        );
+    }
 }
 
 /// Wakes every process asleep on `word`.

@@ -164,6 +164,12 @@ impl Lane {
                 "a lane needs at least one rank".into(),
             ));
         }
+        let cores = sandbox::allowed_cpus();
+        if backend == LaneBackend::Cpu && world > cores {
+            return Err(LaneError::Infrastructure(format!(
+                "a lane of {world} ranks needs a core for each; the referee may use {cores}"
+            )));
+        }
         let (tx, wake) = if world > 1 {
             let (tx, rx) = mpsc::channel();
             (Some(tx), Some(rx))
@@ -226,6 +232,10 @@ impl Lane {
         deadline: Duration,
         mut answer: impl FnMut(&mut LaneProcess) -> Result<T, LaneError>,
     ) -> Result<Vec<T>, LaneError> {
+        // Wakes left from earlier answers (every frame sends one) say nothing now.
+        if let Some(wake) = &self.wake {
+            while wake.try_recv().is_ok() {}
+        }
         for r in 0..self.ranks.len() {
             let sent = self.ranks[r].request(&req(r), blobs);
             if let Err(e) = sent {
@@ -242,7 +252,10 @@ impl Lane {
                 if got[r].is_none() && self.ranks[r].reply_ready() {
                     match answer(&mut self.ranks[r]) {
                         Ok(v) => got[r] = Some(v),
-                        Err(e) => return Err(self.rank_failed(r, e)),
+                        Err(e) => {
+                            let (r, e) = self.first_cause(r, e, &got, &mut answer);
+                            return Err(self.rank_failed(r, e));
+                        }
                     }
                 }
             }
@@ -262,6 +275,44 @@ impl Lane {
                 let _ = wake.recv_timeout(left);
             }
         }
+    }
+
+    /// The error that started it, when rank `r`'s error `e` only says another rank failed
+    /// first (the group poisoned or stopped, or its barrier's deadline passed without it):
+    /// that rank's own error, if it comes within a moment, else `e`.
+    fn first_cause<T>(
+        &mut self,
+        r: usize,
+        e: LaneError,
+        got: &[Option<T>],
+        answer: &mut impl FnMut(&mut LaneProcess) -> Result<T, LaneError>,
+    ) -> (usize, LaneError) {
+        // `GroupError`'s words for it (kernels/src/collective/shm.rs).
+        let echoes = |e: &LaneError| {
+            let text = e.to_string();
+            ["gave up on the group", "stopped the group", "ranks came"]
+                .iter()
+                .any(|t| text.contains(t))
+        };
+        if !echoes(&e) {
+            return (r, e);
+        }
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until {
+            for o in (0..self.ranks.len()).filter(|&o| o != r && got[o].is_none()) {
+                if self.ranks[o].reply_ready() {
+                    if let Err(other) = answer(&mut self.ranks[o]) {
+                        if !echoes(&other) {
+                            return (o, other);
+                        }
+                    }
+                }
+            }
+            if let Some(wake) = &self.wake {
+                let _ = wake.recv_timeout(until.saturating_duration_since(Instant::now()));
+            }
+        }
+        (r, e)
     }
 
     /// Rank `r` failed with `e`: the group is stopped (no rank waits for it any more) and
@@ -382,7 +433,7 @@ impl Lane {
         };
         let blobs: Vec<&[u8]> = stack.iter().map(Vec::as_slice).collect();
         let build = self.deadlines.build;
-        let ready = self.ask(req, &blobs, build, |p| p.engine_ready(build))?;
+        let ready = self.ask(req, &blobs, build, |p| p.engine_ready(true))?;
         self.agreed("loading the engine", ready, |a, b| {
             (a != b).then(|| "vocabulary and weight bytes".to_string())
         })
@@ -416,7 +467,7 @@ impl Lane {
             |_| Request::InstallCandidate,
             &[],
             start,
-            |p| p.engine_ready(start),
+            |p| p.engine_ready(false),
         )?;
         Ok(())
     }

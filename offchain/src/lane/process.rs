@@ -7,7 +7,7 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::protocol::{
     self, read_frame, send, send_blob, CallCheck, Frame, ReadSpec, RecordedCall, Reply, Request,
@@ -38,6 +38,11 @@ pub(super) struct LaneProcess {
     vocab: usize,
     /// The lane is stopped (`SIGSTOP`) until the next request.
     frozen: bool,
+    /// The lane process is gone and waited for: no signal goes to its ids again.
+    reaped: bool,
+    /// When the whole answer to the current request (its reply and every blob after it)
+    /// must have come, and the deadline that was.
+    answer_by: (Instant, Duration),
 }
 
 impl LaneProcess {
@@ -115,7 +120,9 @@ impl LaneProcess {
         drop(reply_write);
         let stdout = reply_read;
         let stdin = child.stdin.take().expect("piped");
-        let (tx, rx) = mpsc::channel();
+        // Bounded: a lane that sends faster than the referee reads waits on its pipe
+        // instead of filling the referee's memory.
+        let (tx, rx) = mpsc::sync_channel(2);
         std::thread::Builder::new()
             .name("lane-reader".into())
             .spawn(move || {
@@ -157,8 +164,11 @@ impl LaneProcess {
             candidate: false,
             vocab: 0,
             frozen: false,
+            reaped: false,
+            answer_by: (Instant::now(), deadlines.start),
         };
-        match lane.reply(deadlines.start)? {
+        lane.expect_within(deadlines.start);
+        match lane.reply()? {
             Reply::Ready {
                 network_namespace, ..
             } => lane.network_namespace = network_namespace,
@@ -192,6 +202,9 @@ impl LaneProcess {
     /// Signals the lane's process group (the lane and anything it started before the
     /// seal) and the lane process itself, so a lane that left its group is still stopped.
     fn signal(&self, sig: libc::c_int) {
+        if self.reaped {
+            return;
+        }
         let pid = self.child.id() as libc::pid_t;
         // SAFETY: kill(2) on the process group this lane leads and on the lane.
         unsafe {
@@ -234,19 +247,34 @@ impl LaneProcess {
 
     pub(super) fn kill(&mut self) {
         self.frozen = false;
+        if self.reaped {
+            return;
+        }
         // The lane leads its own process group: take the compiler and anything else too.
         let pgid = self.child.id() as libc::pid_t;
         // SAFETY: kill(2) on the process group this lane leads.
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
         let _ = self.child.kill();
         let _ = self.child.wait();
+        self.reaped = true;
     }
 
+    /// The reply pipe ended: the lane exited, or closed its end and runs on (killed then,
+    /// and its doing where it holds candidate code).
     fn died(&mut self) -> LaneError {
-        let status = match self.child.wait() {
-            Ok(s) => describe_status(s),
-            Err(e) => e.to_string(),
+        let mut exited = None;
+        for _ in 0..100 {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                exited = Some(s);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let Some(exited) = exited else {
+            return self.misbehaved("the lane closed its reply pipe and kept running".into());
         };
+        self.reaped = true;
+        let status = describe_status(exited);
         let tail = self.stderr_tail();
         let status = if tail.trim().is_empty() {
             status
@@ -263,15 +291,20 @@ impl LaneProcess {
         }
     }
 
+    /// From now, the whole answer to the current request must come within `deadline`.
+    pub(super) fn expect_within(&mut self, deadline: Duration) {
+        self.answer_by = (Instant::now() + deadline, deadline);
+    }
+
     /// The next frame: the one [`LaneProcess::reply_ready`] looked at, else the next to
-    /// come within `deadline`.
-    fn next_frame(
-        &mut self,
-        deadline: Duration,
-    ) -> Result<std::io::Result<Frame>, mpsc::RecvTimeoutError> {
+    /// come before the answer's deadline.
+    fn next_frame(&mut self) -> Result<std::io::Result<Frame>, mpsc::RecvTimeoutError> {
         match self.peeked.take() {
             Some(f) => Ok(f),
-            None => self.from_lane.recv_timeout(deadline),
+            None => {
+                let left = self.answer_by.0.saturating_duration_since(Instant::now());
+                self.from_lane.recv_timeout(left)
+            }
         }
     }
 
@@ -322,13 +355,14 @@ impl LaneProcess {
         }
     }
 
-    /// The next non-`Entering` reply, within `deadline` of each frame.
-    fn reply(&mut self, deadline: Duration) -> Result<Reply, LaneError> {
+    /// The next non-`Entering` reply, before the answer's deadline (frames announcing
+    /// candidate code do not extend it).
+    fn reply(&mut self) -> Result<Reply, LaneError> {
         loop {
-            let frame = match self.next_frame(deadline) {
+            let frame = match self.next_frame() {
                 Ok(Ok(f)) => f,
                 Ok(Err(e)) => return Err(self.misbehaved(format!("reading from the lane: {e}"))),
-                Err(mpsc::RecvTimeoutError::Timeout) => return Err(self.overran(deadline)),
+                Err(mpsc::RecvTimeoutError::Timeout) => return Err(self.overran(self.answer_by.1)),
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Err(self.died()),
             };
             let Frame::Json(json) = frame else {
@@ -360,8 +394,8 @@ impl LaneProcess {
         }
     }
 
-    fn blob(&mut self, deadline: Duration) -> Result<Vec<u8>, LaneError> {
-        match self.next_frame(deadline) {
+    fn blob(&mut self) -> Result<Vec<u8>, LaneError> {
+        match self.next_frame() {
             Ok(Ok(Frame::Blob(b))) => Ok(b),
             Ok(Ok(Frame::Json(_))) => Err(self.misbehaved("a reply where a blob was due".into())),
             Ok(Err(e)) => Err(self.misbehaved(format!("reading from the lane: {e}"))),
@@ -403,12 +437,15 @@ impl LaneProcess {
                     .try_for_each(|b| send_blob(&mut self.to_lane, b))
             })
             .and_then(|_| self.to_lane.flush());
-        res.map_err(|e| LaneError::Infrastructure(format!("writing to the lane: {e}")))
+        // A lane holding candidate code that stops taking requests (closed its end, exited
+        // on being woken) did so itself.
+        res.map_err(|e| self.misbehaved(format!("the lane stopped taking requests: {e}")))
     }
 
     /// The answer to `Build`.
     pub(super) fn built(&mut self) -> Result<BuildOutcome, LaneError> {
-        match self.reply(self.deadlines.build)? {
+        self.expect_within(self.deadlines.build);
+        match self.reply()? {
             Reply::Built { log, machine } => Ok(BuildOutcome::Built { log, machine }),
             Reply::BuildFailed { stage, log } => Ok(BuildOutcome::Failed { stage, log }),
             other => Err(self.unexpected(other)),
@@ -417,7 +454,8 @@ impl LaneProcess {
 
     /// The answer to `Seal`. A bundle that fails to load is the candidate's failure.
     pub(super) fn sealed(&mut self) -> Result<Sealed, LaneError> {
-        match self.reply(self.deadlines.start)? {
+        self.expect_within(self.deadlines.start);
+        match self.reply()? {
             Reply::Sealed { seccomp, landlock } => Ok(Sealed { seccomp, landlock }),
             Reply::BuildFailed { log, .. } => Err(LaneError::CandidateFault {
                 during: "loading the bundle".into(),
@@ -427,15 +465,23 @@ impl LaneProcess {
         }
     }
 
-    /// The answer to `LoadEngine` (within `deadline`) or `InstallCandidate`: the
-    /// vocabulary and the weight bytes of a pass.
-    pub(super) fn engine_ready(&mut self, deadline: Duration) -> Result<(usize, u64), LaneError> {
-        match self.reply(deadline)? {
+    /// The answer to `LoadEngine` (`loaded`: the vocabulary it gives sizes every later
+    /// read's logits) or `InstallCandidate`: the vocabulary and the weight bytes of a pass.
+    pub(super) fn engine_ready(&mut self, loaded: bool) -> Result<(usize, u64), LaneError> {
+        let deadline = if loaded {
+            self.deadlines.build
+        } else {
+            self.deadlines.start
+        };
+        self.expect_within(deadline);
+        match self.reply()? {
             Reply::EngineReady {
                 vocab,
                 weight_bytes,
             } => {
-                self.vocab = vocab;
+                if loaded {
+                    self.vocab = vocab;
+                }
                 Ok((vocab, weight_bytes))
             }
             other => Err(self.unexpected(other)),
@@ -448,15 +494,15 @@ impl LaneProcess {
         read: &ReadSpec,
         keep_logits: bool,
     ) -> Result<RunResult, LaneError> {
-        let deadline = self.deadlines.call;
-        match self.reply(deadline)? {
+        self.expect_within(self.deadlines.call);
+        match self.reply()? {
             Reply::Ran { tokens, dispatch } => {
                 let logits = if keep_logits {
                     // A sequence's blob holds one row of the vocabulary per token it
                     // generated, no more.
                     let mut all = Vec::new();
                     for (_, n) in read.sequences() {
-                        let blob = self.f32_blob(deadline)?;
+                        let blob = self.f32_blob()?;
                         if blob.len() != n * self.vocab {
                             let detail =
                                 format!("a sequence of {n} tokens came with {} logits", blob.len());
@@ -482,8 +528,8 @@ impl LaneProcess {
     /// call with its inputs and outputs, labelled with this process's rank.
     pub(super) fn audited(&mut self) -> Result<(RunResult, Vec<RecordedCall>), LaneError> {
         use cacheon_kernels::slots::args::Buffer;
-        let deadline = self.deadlines.call;
-        let (tokens, dispatch, calls) = match self.reply(deadline)? {
+        self.expect_within(self.deadlines.call);
+        let (tokens, dispatch, calls) = match self.reply()? {
             Reply::Audited {
                 tokens,
                 dispatch,
@@ -496,7 +542,7 @@ impl LaneProcess {
             meta.rank = self.rank;
             let mut inputs = Vec::new();
             for &int in &meta.int_inputs {
-                let blob = self.blob(deadline)?;
+                let blob = self.blob()?;
                 let decoded = if int {
                     protocol::i32s(&blob).map(Buffer::I32)
                 } else {
@@ -509,7 +555,7 @@ impl LaneProcess {
             }
             let mut outputs = Vec::new();
             for _ in 0..meta.outputs {
-                outputs.push(self.f32_blob(deadline)?);
+                outputs.push(self.f32_blob()?);
             }
             out.push(RecordedCall {
                 call: meta,
@@ -527,15 +573,15 @@ impl LaneProcess {
 
     /// The answer to `TeacherForce`.
     pub(super) fn forced(&mut self) -> Result<Vec<f32>, LaneError> {
-        let deadline = self.deadlines.call;
-        match self.reply(deadline)? {
-            Reply::Forced { .. } => self.f32_blob(deadline),
+        self.expect_within(self.deadlines.call);
+        match self.reply()? {
+            Reply::Forced { .. } => self.f32_blob(),
             other => Err(self.unexpected(other)),
         }
     }
 
-    fn f32_blob(&mut self, deadline: Duration) -> Result<Vec<f32>, LaneError> {
-        let blob = self.blob(deadline)?;
+    fn f32_blob(&mut self) -> Result<Vec<f32>, LaneError> {
+        let blob = self.blob()?;
         match protocol::f32s(&blob) {
             Ok(v) => Ok(v),
             Err(e) => Err(self.misbehaved(format!("bad blob: {e}"))),
@@ -544,12 +590,12 @@ impl LaneProcess {
 
     /// The answer to `Verify`: the harness's checks and the outputs (call-major).
     pub(super) fn called(&mut self) -> Result<(Vec<CallCheck>, Vec<Vec<f32>>), LaneError> {
-        let deadline = self.deadlines.call;
-        match self.reply(deadline)? {
+        self.expect_within(self.deadlines.call);
+        match self.reply()? {
             Reply::Called { checks, outputs } => {
                 let mut out = Vec::with_capacity(outputs);
                 for _ in 0..outputs {
-                    out.push(self.f32_blob(deadline)?);
+                    out.push(self.f32_blob()?);
                 }
                 Ok((checks, out))
             }

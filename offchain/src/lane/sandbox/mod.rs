@@ -136,7 +136,7 @@ impl ChildSetup {
 }
 
 /// The `nth` highest-numbered CPU this process may run on (0: the highest), counting
-/// round when there are fewer.
+/// round when there are fewer (a lane of ranks is refused before that: one core a rank).
 fn high_allowed_cpu(nth: usize) -> Option<usize> {
     // SAFETY: sched_getaffinity fills a zeroed cpu_set_t of the size given.
     let allowed: Vec<usize> = unsafe {
@@ -152,9 +152,16 @@ fn high_allowed_cpu(nth: usize) -> Option<usize> {
     (!allowed.is_empty()).then(|| allowed[nth % allowed.len()])
 }
 
-/// CPUs this process may run on.
+/// How many CPUs this process may run on (its affinity mask).
 pub fn allowed_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    // SAFETY: sched_getaffinity fills a zeroed cpu_set_t of the size given.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return 1;
+        }
+        libc::CPU_COUNT(&set) as usize
+    }
 }
 
 /// # Safety
