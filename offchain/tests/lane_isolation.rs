@@ -244,8 +244,15 @@ fn lane_pid(lane: &Lane) -> i32 {
 /// Builds `source` unscreened in a fresh CPU lane that holds it as candidate code, seals
 /// the lane (which loads the library) and runs one silu_and_mul case at [1, 8].
 fn probe_case(source: &str) -> (Lane, Sealed, Result<Vec<f32>, LaneError>) {
-    let mut lane =
-        Lane::spawn(&exe(), LaneBackend::Cpu, Deadlines::default()).expect("lane starts");
+    probe_case_within(source, Deadlines::default())
+}
+
+/// [`probe_case`] with the lane's deadlines.
+fn probe_case_within(
+    source: &str,
+    deadlines: Deadlines,
+) -> (Lane, Sealed, Result<Vec<f32>, LaneError>) {
+    let mut lane = Lane::spawn(&exe(), LaneBackend::Cpu, deadlines).expect("lane starts");
     let canonical =
         bundle::canonical_bytes(&bundle_with(source), bundle::MAX_BUNDLE_BYTES).unwrap();
     match lane.build_unscreened_probe(&canonical).expect("build") {
@@ -485,4 +492,68 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     assert!(!state.starts_with('T'), "a request thaws the lane: {state}");
     base.shutdown();
     cand.shutdown();
+}
+
+#[test]
+fn frames_announcing_candidate_code_do_not_extend_the_deadline() {
+    // Candidate code that keeps writing `Entering` frames to the reply descriptor while it
+    // spins: the request's one deadline still ends it.
+    let src = r#"
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    const char* json = "{\"entering\":{\"what\":\"more\"}}";
+    uint32_t len = (uint32_t)strlen(json);
+    for (volatile uint64_t i = 0;; i++) {
+        if (i % 20000000 == 0) {
+            write(3, "J", 1);
+            write(3, &len, 4);
+            write(3, json, len);
+        }
+    }
+    (void)out; (void)x; (void)tokens; (void)d;
+}
+"#;
+    let deadlines = Deadlines {
+        call: Duration::from_secs(2),
+        ..Deadlines::default()
+    };
+    let started = Instant::now();
+    let err = probe_case_within(src, deadlines)
+        .2
+        .expect_err("the probe never answers");
+    assert!(
+        matches!(err, LaneError::CandidateTimeout { seconds: 2, .. }),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_lane_that_closes_its_reply_pipe_and_runs_on_is_killed_and_at_fault() {
+    let src = r#"
+#include <stdint.h>
+#include <unistd.h>
+void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
+    close(3);
+    for (volatile uint64_t i = 0;; i++) {}
+    (void)out; (void)x; (void)tokens; (void)d;
+}
+"#;
+    let started = Instant::now();
+    let err = probe_case(src).2.expect_err("the probe never answers");
+    assert!(
+        matches!(&err, LaneError::CandidateForged { detail } if detail.contains("closed its reply pipe")),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
 }
