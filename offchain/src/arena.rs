@@ -163,45 +163,48 @@ pub struct Arena {
     pub judging: Judging,
 }
 
-pub const ARENAS: [Arena; 4] = [
-    Arena {
-        spec: &catalog::CPU_TINY,
-        backend: LaneBackend::of(catalog::CPU_TINY.backend),
-        workload: Workload {
-            model: catalog::CPU_TINY.model,
-            model_file: None,
-            world: 1,
-            corpus: None,
-            prompt_len: 160,
-            decode_steps: 32,
-            // A small batched part, so that every path of a read runs in CI.
-            batch: Some(BatchPhase {
-                rows: 4,
-                prompt_len: 16,
-                steps: 8,
-            }),
-            max_seq: 288,
-            audit_reads: 2,
-            audit_calls_per_slot: 128,
-        },
-        judging: Judging {
-            min_margin_ppm: catalog::CPU_TINY.min_margin_ppm,
-            max_noise_ppm: catalog::CPU_TINY.max_noise_ppm,
-            runs_per_read: 5,
-            min_pairs: 6,
-            max_pairs: 20,
-            // Restarted every 3 pairs, cpu-tiny's baseline moved by 17-54 % between
-            // generations in 3 of 20 attempts of a clear win (NoDecision Noise).
-            order_block: None,
-            kl_bound: 1e-3,
-            envelope_factor: 4.0,
-            envelope_floor: 1e-4,
-            // Calibrated on this arena (f32): the passing CPU examples' reads stay under
-            // 1.3e-13 nats; a kernel 0.03 % off where it guesses it is not audited reads
-            // 2.7e-8. A per-element error of about twice the f32 slot tolerance reaches it.
-            read_kl_bound: Some(1e-10),
-        },
+/// `cpu-tiny`: the synthetic model on one core (the fast tests' arena).
+const CPU_TINY_ARENA: Arena = Arena {
+    spec: &catalog::CPU_TINY,
+    backend: LaneBackend::of(catalog::CPU_TINY.backend),
+    workload: Workload {
+        model: catalog::CPU_TINY.model,
+        model_file: None,
+        world: 1,
+        corpus: None,
+        prompt_len: 160,
+        decode_steps: 32,
+        // A small batched part, so that every path of a read runs in CI.
+        batch: Some(BatchPhase {
+            rows: 4,
+            prompt_len: 16,
+            steps: 8,
+        }),
+        max_seq: 288,
+        audit_reads: 2,
+        audit_calls_per_slot: 128,
     },
+    judging: Judging {
+        min_margin_ppm: catalog::CPU_TINY.min_margin_ppm,
+        max_noise_ppm: catalog::CPU_TINY.max_noise_ppm,
+        runs_per_read: 5,
+        min_pairs: 6,
+        max_pairs: 20,
+        // Restarted every 3 pairs, cpu-tiny's baseline moved by 17-54 % between
+        // generations in 3 of 20 attempts of a clear win (NoDecision Noise).
+        order_block: None,
+        kl_bound: 1e-3,
+        envelope_factor: 4.0,
+        envelope_floor: 1e-4,
+        // Calibrated on this arena (f32): the passing CPU examples' reads stay under
+        // 1.3e-13 nats; a kernel 0.03 % off where it guesses it is not audited reads
+        // 2.7e-8. A per-element error of about twice the f32 slot tolerance reaches it.
+        read_kl_bound: Some(1e-10),
+    },
+};
+
+pub const ARENAS: [Arena; 4] = [
+    CPU_TINY_ARENA,
     Arena {
         spec: &catalog::H200_LLAMA8B,
         backend: LaneBackend::of(catalog::H200_LLAMA8B.backend),
@@ -287,38 +290,20 @@ pub const ARENAS: [Arena; 4] = [
     Arena {
         spec: &catalog::CPU_TP2,
         backend: LaneBackend::of(catalog::CPU_TP2.backend),
+        // cpu-tiny's read on tiny-moe over two ranks; every pass makes two exchanges a
+        // layer.
         workload: Workload {
             model: catalog::CPU_TP2.model,
-            model_file: None,
-            // Two ranks: each holds half the heads and half the MLP features, and the o
-            // and down outputs of every layer are summed by `collective.all_reduce`.
             world: 2,
-            corpus: None,
-            // cpu-tiny's read on tiny-moe; every pass of it makes two exchanges a layer.
-            prompt_len: 160,
-            decode_steps: 32,
-            batch: Some(BatchPhase {
-                rows: 4,
-                prompt_len: 16,
-                steps: 8,
-            }),
-            max_seq: 288,
-            audit_reads: 2,
             audit_calls_per_slot: 64,
+            ..CPU_TINY_ARENA.workload
         },
+        // cpu-tiny's (the same model family in f32): the split only changes the order of
+        // the o, down and experts' sums.
         judging: Judging {
             min_margin_ppm: catalog::CPU_TP2.min_margin_ppm,
             max_noise_ppm: catalog::CPU_TP2.max_noise_ppm,
-            runs_per_read: 5,
-            min_pairs: 6,
-            max_pairs: 20,
-            order_block: None,
-            kl_bound: 1e-3,
-            envelope_factor: 4.0,
-            envelope_floor: 1e-4,
-            // As cpu-tiny's (the same model in f32): the split only changes the order of
-            // the o and down sums.
-            read_kl_bound: Some(1e-10),
+            ..CPU_TINY_ARENA.judging
         },
     },
 ];

@@ -182,20 +182,13 @@ pub const CPU_SMOLLM2: ArenaSpec = ArenaSpec {
 /// mixture of 8 experts) split over two rank processes (attention heads, dense MLP features
 /// and whole experts; the o, down and experts' outputs summed by `collective.all_reduce`),
 /// on a machine with at least two cores, one a rank. The split is the workload's (its name
-/// says so); the stock kernels are `cpu-tiny`'s.
+/// says so); the stock kernels and the policy are `cpu-tiny`'s.
 pub const CPU_TP2: ArenaSpec = ArenaSpec {
     id: "cpu-tp2",
-    backend: Backend::Cpu,
     hardware: "x86-64-v3x2",
     model: "tiny-moe",
     workload: "cpu-tp2/ranks2-v1",
-    stock: "cpu-c11-scalar/v3",
-    min_margin_ppm: 20_000,
-    max_noise_ppm: 150_000,
-    noise_multiplier: 3,
-    lease_blocks: 300,
-    max_attempts: 3,
-    required_distinct_validators: 2,
+    ..CPU_TINY
 };
 
 /// The genesis arenas; each allows every target of [`TARGETS`].

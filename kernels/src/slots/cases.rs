@@ -10,6 +10,18 @@ use crate::slots::SlotId;
 /// Value written past each sequence's length in the KV caches.
 pub const CACHE_TAIL_VALUE: f32 = 1.0e4;
 
+/// A product's input rows `[tokens, width]`, of varied scale (1/4 to 2, by row).
+fn product_rows(rng: &mut Rng, tokens: usize, width: usize) -> Vec<f32> {
+    (0..tokens)
+        .flat_map(|t| {
+            let scale = 2f32.powi((t % 4) as i32 - 2);
+            rng.fill_uniform(width, 2.0)
+                .into_iter()
+                .map(move |v| v * scale)
+        })
+        .collect()
+}
+
 /// Inputs for one call of `slot` at `shape` (values per shape symbol, ABI order).
 pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
     let mut rng = Rng::derive(seed, slot.as_str());
@@ -144,14 +156,7 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
             // Rows of varied scale (1/4 to 2); weights scaled by 1/sqrt(in) so outputs
             // stay O(1) at every width, with every 97th output feature 4x larger. (Wider
             // ranges make honest f32 accumulation miss the f32 tolerance by cancellation.)
-            let x: Vec<f32> = (0..tokens)
-                .flat_map(|t| {
-                    let scale = 2f32.powi((t % 4) as i32 - 2);
-                    rng.fill_uniform(in_features, 2.0)
-                        .into_iter()
-                        .map(move |v| v * scale)
-                })
-                .collect();
+            let x: Vec<f32> = product_rows(&mut rng, tokens, in_features);
             let ws = 1.0 / (in_features as f32).sqrt();
             let w: Vec<f32> = (0..out_features)
                 .flat_map(|o| {
@@ -197,14 +202,7 @@ pub fn generate(slot: SlotId, shape: &[i64], seed: u64) -> SlotArgs {
             let (tokens, hidden, inter, experts, topk, first) =
                 (s[0], s[1], s[2], s[3], s[4], s[5]);
             let total = (first + experts + 2).max(topk);
-            let x: Vec<f32> = (0..tokens)
-                .flat_map(|t| {
-                    let scale = 2f32.powi((t % 4) as i32 - 2);
-                    rng.fill_uniform(hidden, 2.0)
-                        .into_iter()
-                        .map(move |v| v * scale)
-                })
-                .collect();
+            let x: Vec<f32> = product_rows(&mut rng, tokens, hidden);
             let mut ids = Vec::with_capacity(tokens * topk);
             let mut weights = Vec::with_capacity(tokens * topk);
             for _ in 0..tokens {
