@@ -223,10 +223,15 @@ pub fn watch(url: &str, id: u64, secs: u64) -> Watched {
 
 /// Commits and reveals `bundle` as `suri` (the salt kept in `state`); returns the proposal id.
 pub fn propose(url: &str, state: &Path, bundle: &Path, suri: &str) -> u64 {
+    propose_in("cpu-tiny", url, state, bundle, suri)
+}
+
+/// [`propose`] in `arena` (the commit names it; the reveal takes it from the commit).
+pub fn propose_in(arena: &str, url: &str, state: &Path, bundle: &Path, suri: &str) -> u64 {
     let (state, bundle) = (state.to_str().unwrap(), bundle.to_str().unwrap());
-    eprintln!("waiting for: {suri}'s commit and reveal of {bundle}");
-    let step = |name: &str| {
-        let args = [
+    eprintln!("waiting for: {suri}'s commit and reveal of {bundle} in {arena}");
+    let step = |name: &str, extra: &[&str]| {
+        let mut args = vec![
             name,
             bundle,
             "--suri",
@@ -236,12 +241,13 @@ pub fn propose(url: &str, state: &Path, bundle: &Path, suri: &str) -> u64 {
             "--state-dir",
             state,
         ];
+        args.extend(extra);
         let (code, lines, err) = run_lines(&args);
         assert_eq!(code, 0, "{name} {bundle}: {lines:?}\n{err}");
         lines
     };
-    step("commit");
-    let id = step("reveal")[0]["proposal"]
+    step("commit", &["--arena", arena]);
+    let id = step("reveal", &[])[0]["proposal"]
         .as_u64()
         .expect("the reveal names its proposal");
     eprintln!("revealed as proposal {id}");

@@ -5,8 +5,8 @@ use std::process::{Child, Stdio};
 
 use crate::{cacheon, tail, Node};
 
-/// A `cacheon validator` process on `cpu-tiny`, logging to `<dir>/<name>.log`, its data
-/// in `<dir>/<name>`. Killed when dropped.
+/// A `cacheon validator` process (on `cpu-tiny` unless started in another arena), logging
+/// to `<dir>/<name>.log`, its data in `<dir>/<name>`. Killed when dropped.
 pub struct Validator {
     pub name: String,
     pub data: PathBuf,
@@ -16,6 +16,18 @@ pub struct Validator {
 
 impl Validator {
     pub fn start(
+        name: &str,
+        suri: &str,
+        url: &str,
+        dir: &Path,
+        metrics_port: Option<u16>,
+    ) -> Validator {
+        Self::start_in("cpu-tiny", name, suri, url, dir, metrics_port)
+    }
+
+    /// A validator serving `arena`.
+    pub fn start_in(
+        arena: &str,
         name: &str,
         suri: &str,
         url: &str,
@@ -33,7 +45,7 @@ impl Validator {
         cmd.args([
             "validator",
             "--arena",
-            "cpu-tiny",
+            arena,
             "--suri",
             suri,
             "--url",

@@ -1,12 +1,13 @@
 //! Validators against a real dev node, with real processes only: two validators (Alice and
 //! Bob, registered for `cpu-tiny` in the development genesis) qualify a miner's clear win
-//! to a crown; a validator killed mid-attempt never attests that lease, and the proposal
+//! to a crown; the same on the split arena `cpu-tp2`, whose lanes are groups of rank
+//! processes; a validator killed mid-attempt never attests that lease, and the proposal
 //! still completes after the lease expires. Needs `cacheon` and `cacheon-node` built
 //! (scripts/test.sh builds them first).
 
 use std::time::{Duration, Instant};
 
-use cacheon_e2e::{diagnostics, free_port, propose, repo_root, watch, Node, Validator};
+use cacheon_e2e::{diagnostics, free_port, propose, propose_in, repo_root, watch, Node, Validator};
 
 #[test]
 fn two_validators_crown_a_clear_win() {
@@ -103,6 +104,43 @@ fn two_validators_crown_a_clear_win() {
     assert!(
         body.contains("cacheon_validator_attempts_total{verdict=\"pass\"}"),
         "{body}"
+    );
+}
+
+#[test]
+fn two_validators_crown_an_experts_kernel_on_the_split_arena() {
+    // cpu-tp2: tiny-moe over two rank processes a lane. The experts kernel (1.28 measured
+    // offline) is measured by each validator in lanes of ranks, reproduced, and crowned.
+    let dir = cacheon_e2e::TestDir::new();
+    let node = Node::dev(dir.path(), 500);
+    let alice = Validator::start_in("cpu-tp2", "alice", "//Alice", &node.url, dir.path(), None);
+    let bob = Validator::start_in("cpu-tp2", "bob", "//Bob", &node.url, dir.path(), None);
+    let bundle = repo_root().join("examples/cpu/moe-experts-avx2");
+    let id = propose_in(
+        "cpu-tp2",
+        &node.url,
+        &dir.path().join("miner"),
+        &bundle,
+        "//Charlie",
+    );
+    eprintln!("waiting for: proposal {id} on cpu-tp2 to be qualified by Alice and Bob and crowned (600 s budget)");
+    let w = watch(&node.url, id, 600);
+    let names = w.names();
+    assert_eq!(
+        w.code,
+        0,
+        "not crowned; events {:#?}\n{}",
+        w.events,
+        diagnostics(&node, &[&alice, &bob])
+    );
+    assert!(names.contains(&"crowned"), "{names:?}");
+    // The crown is cpu-tp2's incumbent for the experts.
+    let (code, lines, err) = cacheon_e2e::run_lines(&["arena", "cpu-tp2", "--url", &node.url]);
+    assert_eq!(code, 0, "{lines:?}\n{err}");
+    let incumbents = lines[0]["incumbents"].to_string();
+    assert!(
+        incumbents.contains("moe.fused_experts") && incumbents.contains(&id.to_string()),
+        "{incumbents}"
     );
 }
 
