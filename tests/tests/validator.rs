@@ -9,6 +9,22 @@ use std::time::{Duration, Instant};
 
 use cacheon_e2e::{diagnostics, free_port, propose, propose_in, repo_root, watch, Node, Validator};
 
+/// Watches proposal `id` until it is crowned (600 s at most), with the validators' logs
+/// where it is not.
+fn watch_to_crown(node: &Node, id: u64, validators: [&Validator; 2]) -> cacheon_e2e::Watched {
+    eprintln!("waiting for: proposal {id} to be leased, qualified by both validators, and crowned (600 s budget)");
+    let w = watch(&node.url, id, 600);
+    assert_eq!(
+        w.code,
+        0,
+        "not crowned; events {:#?}\n{}",
+        w.events,
+        diagnostics(node, &validators)
+    );
+    assert!(w.names().contains(&"crowned"), "{:?}", w.names());
+    w
+}
+
 #[test]
 fn two_validators_crown_a_clear_win() {
     let dir = cacheon_e2e::TestDir::new();
@@ -24,17 +40,8 @@ fn two_validators_crown_a_clear_win() {
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let bundle = repo_root().join("examples/cpu/attention-onepass");
     let id = propose(&node.url, &dir.path().join("miner"), &bundle, "//Charlie");
-    eprintln!("waiting for: proposal {id} to be leased, qualified by Alice and Bob, and crowned (600 s budget)");
-    let w = watch(&node.url, id, 600);
+    let w = watch_to_crown(&node, id, [&alice, &bob]);
     let names = w.names();
-    assert_eq!(
-        w.code,
-        0,
-        "not crowned; events {:#?}\n{}",
-        w.events,
-        diagnostics(&node, &[&alice, &bob])
-    );
-    assert!(names.contains(&"crowned"), "{names:?}");
     let passes = names.iter().filter(|n| **n == "pass_recorded").count();
     assert!(passes >= 1, "a primary PASS before the crown: {names:?}");
     // Both validators attested a PASS for this proposal (one primary, one reproduction);
@@ -123,17 +130,7 @@ fn two_validators_crown_an_experts_kernel_on_the_split_arena() {
         &bundle,
         "//Charlie",
     );
-    eprintln!("waiting for: proposal {id} on cpu-tp2 to be qualified by Alice and Bob and crowned (600 s budget)");
-    let w = watch(&node.url, id, 600);
-    let names = w.names();
-    assert_eq!(
-        w.code,
-        0,
-        "not crowned; events {:#?}\n{}",
-        w.events,
-        diagnostics(&node, &[&alice, &bob])
-    );
-    assert!(names.contains(&"crowned"), "{names:?}");
+    watch_to_crown(&node, id, [&alice, &bob]);
     // The crown is cpu-tp2's incumbent for the experts.
     let (code, lines, err) = cacheon_e2e::run_lines(&["arena", "cpu-tp2", "--url", &node.url]);
     assert_eq!(code, 0, "{lines:?}\n{err}");
