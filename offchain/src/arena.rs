@@ -348,16 +348,10 @@ impl Arena {
         };
         let w = self.workload;
         let i = |v: usize| v as i64;
-        // A rank's engine runs its shard: a smaller model of the same family
-        // (`cacheon_kernels::model::shard::local_config`), whose shapes its calls have.
-        let whole = cfg;
-        let cfg = if w.world > 1 {
-            match cacheon_kernels::model::shard::local_config(&whole, w.world) {
-                Ok(c) => c,
-                Err(_) => return vec![],
-            }
-        } else {
-            whole
+        // A rank's engine runs its shard: a smaller model of the same family, whose shapes
+        // its calls have (the whole model where the world is 1).
+        let Ok(cfg) = cacheon_kernels::model::shard::local_config(&cfg, w.world) else {
+            return vec![];
         };
         let world = i(w.world);
         let mut tokens = vec![w.prompt_len, 1];

@@ -232,11 +232,9 @@ fn measure_cpu(arena: Arena, seed: u64) -> Result<Profile, String> {
         };
         e.map_err(|e| e.to_string())
     };
-    let local = if w.world > 1 {
-        cacheon_kernels::model::shard::local_config(&cfg, w.world).map_err(|e| e.to_string())?
-    } else {
-        cfg.clone()
-    };
+    // Rank 0's shard (the whole model where the world is 1) makes the calls timed.
+    let local =
+        cacheon_kernels::model::shard::local_config(&cfg, w.world).map_err(|e| e.to_string())?;
     let timer = Arc::new(SlotTimer {
         gate_up: [2 * local.intermediate_size as i64, local.hidden_size as i64],
         split: w.world > 1,

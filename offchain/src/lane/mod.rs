@@ -223,7 +223,7 @@ impl Lane {
     }
 
     /// Sends every rank its request (`req(rank)`) with `blobs`, then takes each rank's
-    /// answer with `answer` as it comes, within `deadline` for the whole group. The first
+    /// answer with `answer` as it comes: the whole of every answer within `deadline`. The first
     /// rank to fail stops the group and ends the lane.
     fn ask<T>(
         &mut self,
@@ -237,7 +237,7 @@ impl Lane {
             while wake.try_recv().is_ok() {}
         }
         for r in 0..self.ranks.len() {
-            let sent = self.ranks[r].request(&req(r), blobs);
+            let sent = self.ranks[r].request(&req(r), blobs, deadline);
             if let Err(e) = sent {
                 return Err(self.rank_failed(r, e));
             }

@@ -292,7 +292,7 @@ impl LaneProcess {
     }
 
     /// From now, the whole answer to the current request must come within `deadline`.
-    pub(super) fn expect_within(&mut self, deadline: Duration) {
+    fn expect_within(&mut self, deadline: Duration) {
         self.answer_by = (Instant::now() + deadline, deadline);
     }
 
@@ -411,8 +411,15 @@ impl LaneProcess {
         self.misbehaved(format!("unexpected reply {reply:?}"))
     }
 
-    /// Sends a request and the blobs that go with it.
-    pub(super) fn request(&mut self, req: &Request, blobs: &[&[u8]]) -> Result<(), LaneError> {
+    /// Sends a request and the blobs that go with it; its whole answer is due within
+    /// `deadline` from now.
+    pub(super) fn request(
+        &mut self,
+        req: &Request,
+        blobs: &[&[u8]],
+        deadline: Duration,
+    ) -> Result<(), LaneError> {
+        self.expect_within(deadline);
         // Every frame answers a request: anything waiting now was sent unasked.
         if let Some(frame) = self
             .peeked
@@ -444,7 +451,6 @@ impl LaneProcess {
 
     /// The answer to `Build`.
     pub(super) fn built(&mut self) -> Result<BuildOutcome, LaneError> {
-        self.expect_within(self.deadlines.build);
         match self.reply()? {
             Reply::Built { log, machine } => Ok(BuildOutcome::Built { log, machine }),
             Reply::BuildFailed { stage, log } => Ok(BuildOutcome::Failed { stage, log }),
@@ -454,7 +460,6 @@ impl LaneProcess {
 
     /// The answer to `Seal`. A bundle that fails to load is the candidate's failure.
     pub(super) fn sealed(&mut self) -> Result<Sealed, LaneError> {
-        self.expect_within(self.deadlines.start);
         match self.reply()? {
             Reply::Sealed { seccomp, landlock } => Ok(Sealed { seccomp, landlock }),
             Reply::BuildFailed { log, .. } => Err(LaneError::CandidateFault {
@@ -468,12 +473,6 @@ impl LaneProcess {
     /// The answer to `LoadEngine` (`loaded`: the vocabulary it gives sizes every later
     /// read's logits) or `InstallCandidate`: the vocabulary and the weight bytes of a pass.
     pub(super) fn engine_ready(&mut self, loaded: bool) -> Result<(usize, u64), LaneError> {
-        let deadline = if loaded {
-            self.deadlines.build
-        } else {
-            self.deadlines.start
-        };
-        self.expect_within(deadline);
         match self.reply()? {
             Reply::EngineReady {
                 vocab,
@@ -494,7 +493,6 @@ impl LaneProcess {
         read: &ReadSpec,
         keep_logits: bool,
     ) -> Result<RunResult, LaneError> {
-        self.expect_within(self.deadlines.call);
         match self.reply()? {
             Reply::Ran { tokens, dispatch } => {
                 let logits = if keep_logits {
@@ -528,7 +526,6 @@ impl LaneProcess {
     /// call with its inputs and outputs, labelled with this process's rank.
     pub(super) fn audited(&mut self) -> Result<(RunResult, Vec<RecordedCall>), LaneError> {
         use cacheon_kernels::slots::args::Buffer;
-        self.expect_within(self.deadlines.call);
         let (tokens, dispatch, calls) = match self.reply()? {
             Reply::Audited {
                 tokens,
@@ -573,7 +570,6 @@ impl LaneProcess {
 
     /// The answer to `TeacherForce`.
     pub(super) fn forced(&mut self) -> Result<Vec<f32>, LaneError> {
-        self.expect_within(self.deadlines.call);
         match self.reply()? {
             Reply::Forced { .. } => self.f32_blob(),
             other => Err(self.unexpected(other)),
@@ -590,7 +586,6 @@ impl LaneProcess {
 
     /// The answer to `Verify`: the harness's checks and the outputs (call-major).
     pub(super) fn called(&mut self) -> Result<(Vec<CallCheck>, Vec<Vec<f32>>), LaneError> {
-        self.expect_within(self.deadlines.call);
         match self.reply()? {
             Reply::Called { checks, outputs } => {
                 let mut out = Vec::with_capacity(outputs);
@@ -606,7 +601,7 @@ impl LaneProcess {
     /// Asks the lane to exit; kills it if it does not within a few seconds.
     pub fn shutdown(&mut self) {
         self.thaw();
-        let _ = self.request(&Request::Shutdown, &[]);
+        let _ = self.request(&Request::Shutdown, &[], self.deadlines.start);
         for _ in 0..50 {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return;

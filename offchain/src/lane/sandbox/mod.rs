@@ -135,33 +135,31 @@ impl ChildSetup {
     }
 }
 
-/// The `nth` highest-numbered CPU this process may run on (0: the highest), counting
-/// round when there are fewer (a lane of ranks is refused before that: one core a rank).
-fn high_allowed_cpu(nth: usize) -> Option<usize> {
+/// The CPUs this process may run on (its affinity mask), highest first.
+fn allowed_cpu_ids() -> Vec<usize> {
     // SAFETY: sched_getaffinity fills a zeroed cpu_set_t of the size given.
-    let allowed: Vec<usize> = unsafe {
+    unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return None;
+            return Vec::new();
         }
         (0..libc::CPU_SETSIZE as usize)
             .rev()
             .filter(|&c| libc::CPU_ISSET(c, &set))
             .collect()
-    };
+    }
+}
+
+/// The `nth` highest-numbered CPU this process may run on (0: the highest), counting
+/// round when there are fewer (a lane of ranks is refused before that: one core a rank).
+fn high_allowed_cpu(nth: usize) -> Option<usize> {
+    let allowed = allowed_cpu_ids();
     (!allowed.is_empty()).then(|| allowed[nth % allowed.len()])
 }
 
-/// How many CPUs this process may run on (its affinity mask).
+/// How many CPUs this process may run on (at least 1).
 pub fn allowed_cpus() -> usize {
-    // SAFETY: sched_getaffinity fills a zeroed cpu_set_t of the size given.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return 1;
-        }
-        libc::CPU_COUNT(&set) as usize
-    }
+    allowed_cpu_ids().len().max(1)
 }
 
 /// # Safety
