@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]...
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -55,7 +55,8 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --copy-mib N   copy-bandwidth buffer size (default 2048)
   --breakdown    time each operation of a decode step at each batch, then of the prefill, in isolation
   --breakdown-reps N  launches per operation and timing (default 50)
-  --bundle DIR   install the CUDA bundle in DIR in its slots (repeatable)";
+  --bundle DIR   install the CUDA bundle in DIR in its slots (repeatable)
+  --no-pdl       launch every kernel plainly (no programmatic dependent launch: the A/B switch)";
 
 struct Opts {
     shape: String,
@@ -69,6 +70,7 @@ struct Opts {
     breakdown: bool,
     breakdown_reps: usize,
     bundles: Vec<String>,
+    programmatic: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -84,6 +86,7 @@ fn parse_args() -> Result<Opts, String> {
         breakdown: false,
         breakdown_reps: 50,
         bundles: Vec::new(),
+        programmatic: true,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -103,6 +106,7 @@ fn parse_args() -> Result<Opts, String> {
             "--breakdown" => o.breakdown = true,
             "--breakdown-reps" => o.breakdown_reps = num(it.next(), "--breakdown-reps")?.max(1),
             "--bundle" => o.bundles.push(it.next().ok_or("--bundle needs a folder")?),
+            "--no-pdl" => o.programmatic = false,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -206,7 +210,8 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
         ));
     }
     let t0 = std::time::Instant::now();
-    let mut slots = CudaSlotTable::stock(dev).map_err(|e| e.to_string())?;
+    let mut slots =
+        CudaSlotTable::stock_with(dev, opts.programmatic).map_err(|e| e.to_string())?;
     for dir in &opts.bundles {
         let files = cacheon_kernels::bundle::read_dir(std::path::Path::new(dir))
             .map_err(|e| format!("--bundle {dir}: {e}"))?;
@@ -240,7 +245,9 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
             attn.origin()
         ));
     }
-    let eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
+    let mut eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
+    eopts.programmatic_launch = opts.programmatic;
+    out.text(&format!("programmatic dependent launch: {}", if opts.programmatic { "on" } else { "off (--no-pdl)" }));
     let mut e = CudaEngine::new(
         dev,
         cfg.clone(),

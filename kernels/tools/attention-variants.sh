@@ -3,20 +3,14 @@
 # `cacheon-engine-bench --bundle DIR`, written under target/attention-variants/ (ignored by
 # git; copy it to the GPU machine with target/gpu-bin). Each changes one thing, to split the kernel's 13.5 µs
 # per layer (batch 1, 2,049 cached positions, docs/kernels-bench-h200.md) into its parts:
-#   u8, u16  positions in flight per lane group in 1-2-head passes (stock: 4)
-#   noloop   no cache reads at all (prologue, merges and launch only; wrong results)
-#   empty    writes the output and returns (launch of the cluster grid only; wrong results)
-#   z4       4 z at batch 1 (one query head per block, 256 blocks; stock: 2)
-#   z4u16    z4 with 16 positions in flight
-#   z1       1 z (all four heads of a KV head per block, 64 blocks)
-#   tg8      8 lanes per cache row in 1-2-head passes (two 16-byte slots per lane, 2
-#            positions in flight: 3 shuffle levels per score instead of 4; matches the
-#            reference under the CPU emulation (cuda_emulated); measured 2026-12-03: step 1.360 ms
-#            against the stock kernel's 1.355 ms in the same call)
-# Batch 8 (2.13 waves of clusters at 2 blocks an SM, 59 µs a layer on an H100, 2026-12-05):
-#   mb3, mb4 at least 3 or 4 blocks an SM (__launch_bounds__: fewer registers)
-#   z2       2 z at every batch (two query heads per block pass: twice the blocks)
-#   z2mb3    both
+# Decode (session 22: the tensor-core path for head_dim 64 and 128):
+#   decode-simt  the stock kernel of commit aa76376 (CUDA-core dot products, four shuffle
+#                levels a score; the path head dims other than 64 and 128 still take)
+#   mma1, mma4   8-position steps in flight per warp on the tensor-core path (stock: 2)
+#   mma-z1       one z (all of a KV head's query heads in one block: each K/V row read once)
+#   mma-z4       z as session 19's z4 (more blocks at batch 1, K/V rows re-read from L2)
+# A bundle that is not stock launches without programmatic dependent launch: time these
+# against stock with --no-pdl.
 # Prefill (attention.prefill, session 20):
 #   prefill-old  the stock flash kernel of commit 543dc00 (one shared-memory stage, scalar
 #                V gathers, the mask on every tile)
@@ -24,8 +18,8 @@
 #   prefill-br128 128 query rows a block (8 warps of 16 rows, one block an SM): each K/V
 #                tile fetched once for twice the rows
 # Timing only: the wrong-result variants must never be installed anywhere else.
-# Measured 2026-12-03 (docs/kernels-bench-h200.md, "Tried and dropped"): empty 1.5 us, noloop 5.4 us, stock
-# 12.9-13.4 us; none of the others is faster than the stock kernel.
+# Session 19's SIMT diagnostics (u8, noloop, empty, z4, mb3, ...) are in this file's history
+# (commit aa76376) and their results in docs/kernels-bench-h200.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=kernels/stock/cuda/attention_decode
@@ -40,19 +34,15 @@ mk() { # name, sed script for the source, sed script for the manifest
 }
 z4='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_heads, 1), 4), min(q_heads / max(kv_heads, 1), ceil_div(32, max(batch * kv_heads, 1))))"]|'
 z1='s|^grid = .*|grid = ["batch * kv_heads", 8, "ceil_div(q_heads / max(kv_heads, 1), 4)"]|'
-mk u8 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 8/' ''
-mk u16 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 16/' ''
-mk noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;/' ''
-mk empty 's/if (D > 256) {/if (D > 0) {/' ''
-mk z4 '' "$z4"
-mk z4u16 's/#define UNROLL_SMALL 4/#define UNROLL_SMALL 16/' "$z4"
-mk z1 '' "$z1"
-z2='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_heads, 1), 2), min(q_heads / max(kv_heads, 1), ceil_div(16, max(batch * kv_heads, 1))))"]|'
-mk mb3 's|__launch_bounds__(NTHREADS, 512 / NTHREADS)|__launch_bounds__(NTHREADS, 3)|' ''
-mk mb4 's|__launch_bounds__(NTHREADS, 512 / NTHREADS)|__launch_bounds__(NTHREADS, 4)|' ''
-mk z2 '' "$z2"
-mk z2mb3 's|__launch_bounds__(NTHREADS, 512 / NTHREADS)|__launch_bounds__(NTHREADS, 3)|' "$z2"
-mk tg8 's/while (tg < slots \&\& tg < 32)/while (tg * NV < slots \&\& tg < 32)/; s/attend_block<8, 1, UNROLL_SMALL, 1>/attend_block<8, 2, 2, 1>/; s/attend_block<8, 1, UNROLL_SMALL, 2>/attend_block<8, 2, 2, 2>/' ''
+mk mma1 's/#define MMA_STEPS 2 /#define MMA_STEPS 1 /' ''
+mk mma4 's/#define MMA_STEPS 2 /#define MMA_STEPS 4 /' ''
+mk mma-z1 '' "$z1"
+mk mma-z4 '' "$z4"
+mkdir -p "$out/decode-simt/kernels"
+git show aa76376:kernels/stock/cuda/attention_decode/manifest.toml |
+  sed 's/^name = .*/name = "variant-decode-simt"/' > "$out/decode-simt/manifest.toml"
+git show aa76376:kernels/stock/cuda/attention_decode/kernels/attention_decode.cu \
+  > "$out/decode-simt/kernels/attention_decode.cu"
 psrc=kernels/stock/cuda/attention_prefill
 cp -r "$psrc" "$out/prefill-mb2"
 sed -i 's/__launch_bounds__(NTHREADS, 3)/__launch_bounds__(NTHREADS, 2)/' "$out/prefill-mb2/kernels/attention_prefill.cu"

@@ -123,6 +123,10 @@ pub struct CudaKernel {
     /// Largest dynamic shared memory opted into so far (bytes).
     smem_optin: AtomicU32,
     max_smem_optin: u32,
+    /// Launched with programmatic stream serialization (see [`launch_function`]): only
+    /// validator-owned kernels that wait for the grid before them (`griddepcontrol.wait`)
+    /// before touching anything it writes or reads.
+    programmatic: bool,
 }
 
 impl std::fmt::Debug for CudaKernel {
@@ -134,6 +138,43 @@ impl std::fmt::Debug for CudaKernel {
             .field("launch", &self.launch)
             .finish()
     }
+}
+
+/// Launches `f` on `stream` (`cuLaunchKernelEx`). With `programmatic`, the launch allows
+/// programmatic stream serialization: the grid may start once every block of the grid
+/// before it has started and signalled (`griddepcontrol.launch_dependents`) or exited, and
+/// must itself wait (`griddepcontrol.wait`) before it touches that grid's data. Stream
+/// capture records it as a programmatic edge of the graph.
+///
+/// # Safety
+/// `params` must match `f`'s parameter list and point at live values; with `programmatic`,
+/// `f` must wait as described.
+pub(crate) unsafe fn launch_function(
+    f: sys::CUfunction,
+    geo: Geometry,
+    stream: sys::CUstream,
+    params: &mut [*mut c_void],
+    programmatic: bool,
+) -> Result<(), cudarc::driver::DriverError> {
+    // SAFETY: a zeroed attribute is a valid plain-data value; its id and value are set below.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    let config = sys::CUlaunchConfig {
+        gridDimX: geo.grid.0,
+        gridDimY: geo.grid.1,
+        gridDimZ: geo.grid.2,
+        blockDimX: geo.block.0,
+        blockDimY: geo.block.1,
+        blockDimZ: geo.block.2,
+        sharedMemBytes: geo.shared_mem_bytes,
+        hStream: stream,
+        attrs: &mut attr,
+        numAttrs: u32::from(programmatic),
+    };
+    // SAFETY: the caller's contract; the config and attribute outlive the call.
+    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }
+        .result()
 }
 
 /// The evaluated launch geometry of one call.
@@ -211,7 +252,21 @@ impl CudaKernel {
             when,
             smem_optin: AtomicU32::new(DEFAULT_DYNAMIC_SMEM),
             max_smem_optin,
+            programmatic: false,
         }
+    }
+
+    /// Lets this kernel start while the grid before it in the stream drains (programmatic
+    /// dependent launch). Only for kernels whose source waits for that grid
+    /// (`griddepcontrol.wait`) before it reads or writes anything the grid may touch: the
+    /// stock kernels do; a proposal's kernel never gets it (a kernel without the wait would
+    /// race its predecessor).
+    pub fn set_programmatic_launch(&mut self, on: bool) {
+        self.programmatic = on;
+    }
+
+    pub fn programmatic_launch(&self) -> bool {
+        self.programmatic
     }
 
     pub fn slot(&self) -> SlotId {
@@ -432,16 +487,15 @@ impl CudaKernel {
         // parameters are exactly these (pointers, f32, int64) in this order; the caller
         // guarantees the buffers' lengths; the values outlive the call.
         unsafe {
-            result::launch_kernel(
+            launch_function(
                 self.func.cu_function(),
-                geo.grid,
-                geo.block,
-                geo.shared_mem_bytes,
+                geo,
                 stream.cu_stream(),
                 &mut params,
+                self.programmatic,
             )
         }
-        .map_err(|e| LaunchError::Device(driver_err("cuLaunchKernel", e)))?;
+        .map_err(|e| LaunchError::Device(driver_err("cuLaunchKernelEx", e)))?;
         Ok(())
     }
 

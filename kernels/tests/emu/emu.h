@@ -104,6 +104,27 @@ static inline float __shfl_xor_sync(unsigned mask, float v, int off) {
     return r;
 }
 
+/* __shfl_sync: every lane reads lane `src`'s value (full warp only). */
+static inline float __shfl_sync(unsigned mask, float v, int src) {
+    if (mask != 0xffffffffu) { fprintf(stderr, "emu: only full-warp shuffles\n"); abort(); }
+    unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
+    EmuWarp& w = emu_self->blk->warps[lin / 32];
+    unsigned lane = lin % 32;
+    w.slot[lane] = __float_as_uint(v);
+    pthread_barrier_wait(&w.bar);
+    float r = __uint_as_float(w.slot[(unsigned)src & 31u]);
+    pthread_barrier_wait(&w.bar);
+    return r;
+}
+
+/* __byte_perm(x, y, s): byte i of the result is byte (s >> 4i) & 7 of the pair y:x. */
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+    const uint64_t xy = ((uint64_t)y << 32) | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i) r |= (unsigned)((xy >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+    return r;
+}
+
 /* The same exchange for 32-bit integers (bit patterns travel unchanged). */
 static inline unsigned __shfl_xor_sync(unsigned mask, unsigned v, int off) {
     return __float_as_uint(__shfl_xor_sync(mask, __uint_as_float(v), off));
@@ -134,6 +155,30 @@ static inline void mma_m16n8k16_bf16(float d[4], const unsigned a[4], const unsi
         for (unsigned k = 0; k < 16; ++k) {
             const float av = emu_bf16_half(w.mma_a[(row % 8) * 4 + (k % 8) / 2][(row / 8) + 2 * (k / 8)], k);
             const float bv = emu_bf16_half(w.mma_b[col * 4 + (k % 8) / 2][k / 8], k);
+            acc = fmaf(av, bv, acc);
+        }
+        d[i] = acc;
+    }
+    pthread_barrier_wait(&w.bar);
+}
+
+/* mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32: A register r of lane (g, t) holds
+ * row g + 8 r, columns 2t and 2t + 1; B's one register rows 2t and 2t + 1 of column g; D as
+ * in m16n8k16. */
+static inline void mma_m16n8k8_bf16(float d[4], const unsigned a[2], unsigned b) {
+    unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
+    EmuWarp& w = emu_self->blk->warps[lin / 32];
+    unsigned lane = lin % 32;
+    for (int r = 0; r < 2; ++r) w.mma_a[lane][r] = a[r];
+    w.mma_b[lane][0] = b;
+    pthread_barrier_wait(&w.bar);
+    const unsigned g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+        const unsigned row = g + 8 * (i >> 1), col = 2 * t + (i & 1);
+        float acc = d[i];
+        for (unsigned k = 0; k < 8; ++k) {
+            const float av = emu_bf16_half(w.mma_a[(row % 8) * 4 + k / 2][row / 8], k);
+            const float bv = emu_bf16_half(w.mma_b[col * 4 + k / 2][0], k);
             acc = fmaf(av, bv, acc);
         }
         d[i] = acc;

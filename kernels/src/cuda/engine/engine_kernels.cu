@@ -6,6 +6,21 @@
 typedef unsigned short bf16_t;
 typedef unsigned long long u64_t;
 
+// Programmatic dependent launch (sm_90): the kernels launched with it (embed, k_write,
+// argmax, the q|k|v GEMV) may start while the grid before them drains. They touch nothing
+// that grid writes or reads before GRID_DEPENDENCY_WAIT (which waits for it to finish and
+// its writes to be visible), and GRID_LAUNCH_DEPENDENTS lets the next grid start likewise.
+// Both are no-ops in a plain launch.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#define GRID_LAUNCH_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory")
+#define PREFETCH_L2(p) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p))
+#else
+#define GRID_DEPENDENCY_WAIT() ((void)0)
+#define GRID_LAUNCH_DEPENDENTS() ((void)0)
+#define PREFETCH_L2(p) ((void)(p))
+#endif
+
 __device__ __forceinline__ float b2f(bf16_t b) {
     return __uint_as_float(((unsigned int)b) << 16);
 }
@@ -53,6 +68,8 @@ __device__ __forceinline__ void copy_row(bf16_t* dst, const bf16_t* src, long lo
 // out[r, :] = table[tokens[r], :]. Grid: (rows).
 extern "C" __global__ void eng_embed(bf16_t* out, const bf16_t* table, const int* tokens,
                                      long long hidden) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     long long r = blockIdx.x;
     long long t = tokens[r];
     copy_row(out + r * hidden, table + t * hidden, hidden);
@@ -76,6 +93,8 @@ extern "C" __global__ void eng_qkv_split(bf16_t* q, bf16_t* k, bf16_t* v_cache, 
 // k_cache[cache_rows[r]] = k[r] (rows with a negative cache row are skipped).
 extern "C" __global__ void eng_k_write(bf16_t* k_cache, const bf16_t* k, const int* cache_rows,
                                        long long kv_dim) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     long long r = blockIdx.x;
     long long row = cache_rows[r];
     if (row < 0) return;
@@ -164,6 +183,8 @@ __device__ unsigned long long block_max_u64(unsigned long long v, unsigned long 
 // u32 per row, part nb u64 per row.
 extern "C" __global__ void eng_argmax(int* out, const bf16_t* logits, long long vocab,
                                       unsigned long long* part, unsigned int* count) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     __shared__ u64_t red[32];
     __shared__ unsigned last[1];
     const long long r = blockIdx.x;
@@ -279,6 +300,15 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv(bf16_t* q, bf16_t
                                                                const bf16_t* w, long long rows,
                                                                long long q_dim, long long kv_dim,
                                                                long long k) {
+    {   // The weights do not depend on the grid before: the start of this warp's first row
+        // (up to 4 KiB, a 128-byte line a lane) heads for L2 while that grid drains.
+        const int lane = threadIdx.x & 31;
+        const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+        if (warp < q_dim + 2 * kv_dim && lane * 128 < k * 2 && lane * 128 < 4096)
+            PREFETCH_L2(reinterpret_cast<const char*>(w + warp * k) + lane * 128);
+    }
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     gemv_body<4>(x, w, rows, q_dim + 2 * kv_dim, k, [=](long long m, long long j, float v) {
         if (j < q_dim) {
             q[m * q_dim + j] = f2b(v);

@@ -3,6 +3,7 @@
 //! compiled once per engine with NVRTC and launched on the engine's stream.
 
 use super::*;
+use crate::cuda::kernel::{launch_function, Geometry};
 
 /// The engine's own kernels (see the file for what each does).
 const ENGINE_KERNELS: &str = include_str!("engine_kernels.cu");
@@ -58,6 +59,14 @@ impl EngineKernels {
             _module: module,
         })
     }
+
+    /// Whether `f` waits for the grid before it (`GRID_DEPENDENCY_WAIT` in the file) and may
+    /// so be launched programmatically.
+    fn waits_for_the_grid_before(&self, f: &CudaFunction) -> bool {
+        [&self.embed, &self.k_write, &self.argmax, &self.gemv_qkv]
+            .iter()
+            .any(|k| k.cu_function() == f.cu_function())
+    }
 }
 
 /// A kernel argument of the engine's own kernels.
@@ -104,24 +113,24 @@ impl CudaEngine {
             .map(|c| c as *mut u64 as *mut c_void)
             .collect();
         let stream = self.dev.stream();
+        let programmatic =
+            self.opts.programmatic_launch && self.kernels.waits_for_the_grid_before(f);
+        let geo = Geometry {
+            grid,
+            block,
+            shared_mem_bytes: smem,
+        };
         // SAFETY: each kernel of `engine_kernels.cu` is called with its parameter list
         // (pointers and 64-bit integers in 8-byte cells, floats in 4 bytes); the buffers
-        // hold what the shapes imply.
+        // hold what the shapes imply; the programmatic ones wait for the grid before them.
         unsafe {
             stream
                 .context()
                 .bind_to_thread()
                 .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
-            result::launch_kernel(
-                f.cu_function(),
-                grid,
-                block,
-                smem,
-                stream.cu_stream(),
-                &mut params,
-            )
+            launch_function(f.cu_function(), geo, stream.cu_stream(), &mut params, programmatic)
         }
-        .map_err(|e| CudaEngineError::Device(driver_err("cuLaunchKernel", e)))
+        .map_err(|e| CudaEngineError::Device(driver_err("cuLaunchKernelEx", e)))
     }
 
     /// Greedy tokens of `rows` rows of `logits` into `s.next`.

@@ -120,6 +120,11 @@ pub struct CudaEngineOptions {
     /// (a benchmark's A/B switch and the cross-check of `cuda_engine`; the validator never
     /// clears it).
     pub flash_prefill: bool,
+    /// The engine's own decode kernels (embedding, key-cache write, q|k|v GEMV, argmax)
+    /// launch with programmatic dependent launch, overlapping their start with the drain of
+    /// the grid before (the stock slot kernels' switch is [`CudaSlotTable::stock_with`]); a
+    /// benchmark's A/B switch, the validator never clears it.
+    pub programmatic_launch: bool,
 }
 
 impl CudaEngineOptions {
@@ -132,6 +137,7 @@ impl CudaEngineOptions {
             use_graphs: true,
             small_gemv: true,
             flash_prefill: true,
+            programmatic_launch: true,
         }
     }
 }

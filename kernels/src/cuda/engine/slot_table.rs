@@ -64,8 +64,16 @@ impl CudaSlotTable {
         })
     }
 
-    /// The stock CUDA bundles, built by the one CUDA build path and loaded on `dev`.
+    /// The stock CUDA bundles, built by the one CUDA build path and loaded on `dev`, each
+    /// launched with programmatic dependent launch (every stock kernel waits for the grid
+    /// before it first: `GRID_DEPENDENCY_WAIT`).
     pub fn stock(dev: &CudaDevice) -> Result<CudaSlotTable, CudaEngineError> {
+        Self::stock_with(dev, true)
+    }
+
+    /// [`Self::stock`], with programmatic dependent launch on or off (a benchmark's A/B
+    /// switch; the validator never turns it off).
+    pub fn stock_with(dev: &CudaDevice, programmatic: bool) -> Result<CudaSlotTable, CudaEngineError> {
         let opts = CudaBuildOptions::default();
         let mut kernels = Vec::new();
         for b in stock::cuda_bundles() {
@@ -75,7 +83,10 @@ impl CudaSlotTable {
                     error: e.to_string(),
                 }
             })?;
-            kernels.extend(built.into_kernels());
+            kernels.extend(built.into_kernels().into_iter().map(|mut k| {
+                k.set_programmatic_launch(programmatic);
+                k
+            }));
         }
         CudaSlotTable::new(kernels)
     }

@@ -32,6 +32,19 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+/* Programmatic dependent launch (sm_90): the engine may start this grid while the one
+ * before it drains; nothing the earlier grid writes or reads is touched before
+ * GRID_DEPENDENCY_WAIT (which waits for that grid to finish and its writes to be visible),
+ * and GRID_LAUNCH_DEPENDENTS lets the next grid start likewise. Both are no-ops in a
+ * plain launch. */
+#if !defined(CACHEON_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#define GRID_LAUNCH_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory")
+#else
+#define GRID_DEPENDENCY_WAIT() ((void)0)
+#define GRID_LAUNCH_DEPENDENTS() ((void)0)
+#endif
+
 #define DEVI static __device__ __forceinline__
 #define MEMBER __device__ __forceinline__ static
 #define NSPLIT 8
@@ -39,6 +52,7 @@
 #define NWARPS (NTHREADS / 32)
 #define GMAX 4
 #define UNROLL_SMALL 4 /* positions in flight per group in a pass of 1 or 2 heads */
+#define MMA_STEPS 2 /* 8-position steps in flight per warp on the tensor-core path */
 #define FULL_MASK 0xffffffffu
 #define LOG2E 1.4426950408889634f
 #define NEG_INF (-__int_as_float(0x7f800000))
@@ -251,11 +265,176 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
     }
 }
 
+/* ---- The tensor-core path (head_dim 64 or 128, 16-byte aligned) ----
+ *
+ * A warp takes STEP = 8 cache positions at a time (MMA_STEPS steps in flight) for all of the
+ * pass's query heads at once, with two mma.sync products a step:
+ *   scores  S[head][pos] = Q K^T   (m16n8k16; heads are the rows, of which gl are real;
+ *                                    the 8 positions the columns; D / 16 products)
+ *   output  O^T[dim][head] += V^T P^T  (m16n8k8; 16 dims a product, D / 16 of them; the
+ *                                    8 positions are k; heads the columns)
+ * The scores' accumulator is laid out as the second product's B fragment (row g, columns
+ * 2t and 2t + 1 are the same lane's pair), so the probabilities never leave registers.
+ * Both products are sums, so dims may be visited in any order as long as q and k agree:
+ * lane (g, t) (g = lane / 4, t = lane % 4) loads K row g's dims [t D/4, (t+1) D/4) with
+ * 16-byte loads and feeds them to k-step s as logical dims 16s + 2t + {0, 1, 8, 9}; q the
+ * same. For V, lane (g, t) loads rows 2t and 2t + 1's dims [g D/8, (g+1) D/8): word i of
+ * a row holds dims g D/8 + 2i (row g of the i-th 16-dim product) and + 1 (row g + 8),
+ * which __byte_perm pairs across the two positions. Scores are scaled in f32 (q stays
+ * bf16 as given); probabilities are rounded to bf16 for the product, their sum l is kept
+ * in f32. A lane holds q (D / 8 words), one step's K (D / 8) and V (D / 16 x 2) words a
+ * step in flight and O^T (D / 4 floats). */
+#define STEP 8
+#ifndef CACHEON_EMU
+DEVI void mma_m16n8k16_bf16(float d[4], const unsigned a[4], const unsigned b[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+DEVI void mma_m16n8k8_bf16(float d[4], const unsigned a[2], unsigned b) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+}
+#endif
+
+/* Round-to-nearest-even bf16 pair (lo in the low half). */
+DEVI unsigned pack_bf16x2(float lo, float hi) {
+    return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) |
+           ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
+}
+
+template <int D, int U>
+DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
+                           const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
+                           int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t max_seq,
+                           const int32_t* __restrict__ seq_lens, float* part) {
+    constexpr int KW = D / 8;  /* 32-bit words of a lane's K quarter-row (and of q) */
+    constexpr int VW = D / 16; /* words of a lane's V eighth-row */
+    constexpr int NT = D / 16; /* k-steps of the score product = dim tiles of the output */
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+
+    unsigned qw[KW];
+    if (g < gl) {
+        const uint4* qp = reinterpret_cast<const uint4*>(q + (b * q_heads + hq0 + g) * D + t * (D / 4));
+#pragma unroll
+        for (int j = 0; j < KW / 4; ++j) {
+            const uint4 v = __ldg(qp + j);
+            qw[4 * j] = v.x; qw[4 * j + 1] = v.y; qw[4 * j + 2] = v.z; qw[4 * j + 3] = v.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < KW; ++j) qw[j] = 0u;
+    }
+
+    int64_t len = seq_lens[b];
+    len = len < 0 ? 0 : (len > max_seq ? max_seq : len);
+    const int64_t chunk = (len + NSPLIT - 1) / NSPLIT;
+    const int64_t s0 = min(len, (int64_t)__clusterRelativeBlockRank() * chunk);
+    const int64_t s1 = min(len, s0 + chunk);
+
+    const float qscale = scale * LOG2E;
+    float m = NEG_INF, l = 0.0f; /* head g's running max (quad-uniform) and this lane's sum */
+    float o[NT][4];
+#pragma unroll
+    for (int i = 0; i < NT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.0f;
+
+    const int64_t row_stride = kv_heads * D;
+    const __nv_bfloat16* kbase = k_cache + (b * max_seq * kv_heads + kvh) * D + t * (D / 4);
+    const __nv_bfloat16* vbase = v_cache + (b * max_seq * kv_heads + kvh) * D + g * (D / 8);
+
+    for (int64_t base = s0 + (int64_t)warp * STEP * U; base < s1; base += (int64_t)NWARPS * STEP * U) {
+        unsigned kw[U][KW], vw[U][2][VW];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t pk = base + u * STEP + g;
+            const int64_t pv = base + u * STEP + 2 * t;
+            const uint4* kp = reinterpret_cast<const uint4*>(kbase + pk * row_stride);
+#pragma unroll
+            for (int j = 0; j < KW / 4; ++j) {
+                const uint4 v = pk < s1 ? __ldg(kp + j) : make_uint4(0u, 0u, 0u, 0u);
+                kw[u][4 * j] = v.x; kw[u][4 * j + 1] = v.y; kw[u][4 * j + 2] = v.z; kw[u][4 * j + 3] = v.w;
+            }
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const uint4* vp = reinterpret_cast<const uint4*>(vbase + (pv + r) * row_stride);
+#pragma unroll
+                for (int j = 0; j < VW / 4; ++j) {
+                    const uint4 v = pv + r < s1 ? __ldg(vp + j) : make_uint4(0u, 0u, 0u, 0u);
+                    vw[u][r][4 * j] = v.x; vw[u][r][4 * j + 1] = v.y; vw[u][r][4 * j + 2] = v.z; vw[u][r][4 * j + 3] = v.w;
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            float sc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int s = 0; s < NT; ++s) {
+                const unsigned a[4] = {qw[2 * s], 0u, qw[2 * s + 1], 0u};
+                const unsigned bk[2] = {kw[u][2 * s], kw[u][2 * s + 1]};
+                mma_m16n8k16_bf16(sc, a, bk);
+            }
+            /* sc[0], sc[1]: head g at positions base + u STEP + 2t and the next. */
+            const int64_t p0 = base + u * STEP + 2 * t;
+            const float x0 = p0 < s1 ? sc[0] * qscale : NEG_INF;
+            const float x1 = p0 + 1 < s1 ? sc[1] * qscale : NEG_INF;
+            float mx = fmaxf(x0, x1);
+            mx = fmaxf(mx, __shfl_xor_sync(FULL_MASK, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(FULL_MASK, mx, 2));
+            const float mn = fmaxf(m, mx);
+            const float alpha = merge_weight(m, mn); /* 0 while nothing was seen */
+            const float e0 = x0 == NEG_INF ? 0.0f : exp2f(x0 - mn);
+            const float e1 = x1 == NEG_INF ? 0.0f : exp2f(x1 - mn);
+            l = fmaf(l, alpha, e0 + e1);
+            m = mn;
+            /* The output's columns are heads 2t and 2t + 1: their rescale factors. */
+            const float a0 = __shfl_sync(FULL_MASK, alpha, 8 * t);
+            const float a1 = __shfl_sync(FULL_MASK, alpha, 8 * t + 4);
+            const unsigned pb = pack_bf16x2(e0, e1);
+#pragma unroll
+            for (int i = 0; i < NT; ++i) {
+                o[i][0] *= a0; o[i][1] *= a1; o[i][2] *= a0; o[i][3] *= a1;
+                const unsigned av[2] = {__byte_perm(vw[u][0][i], vw[u][1][i], 0x5410),
+                                        __byte_perm(vw[u][0][i], vw[u][1][i], 0x7632)};
+                mma_m16n8k8_bf16(o[i], av, pb);
+            }
+        }
+    }
+
+    l += __shfl_xor_sync(FULL_MASK, l, 1);
+    l += __shfl_xor_sync(FULL_MASK, l, 2);
+
+    float* pw = part + (int64_t)warp * GMAX * (D + 2);
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+        const int h = 2 * t + c;
+        if (h < gl) {
+            float* ph = pw + h * (D + 2);
+#pragma unroll
+            for (int i = 0; i < NT; ++i) {
+                ph[g * (D / 8) + 2 * i] = o[i][c];
+                ph[g * (D / 8) + 2 * i + 1] = o[i][2 + c];
+            }
+        }
+    }
+    if (t == 0 && g < gl) {
+        pw[g * (D + 2) + D] = m;
+        pw[g * (D + 2) + D + 1] = l;
+    }
+}
+
 extern "C" __global__ void __cluster_dims__(1, NSPLIT, 1) __launch_bounds__(NTHREADS, 512 / NTHREADS)
 attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
                  const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
                  const int32_t* __restrict__ seq_lens, float scale, int64_t batch, int64_t q_heads,
                  int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     extern __shared__ float smem[]; /* [NWARPS + 1][GMAX][head_dim + 2] */
     const int64_t D = head_dim;
     const int64_t group = q_heads / kv_heads;
@@ -289,7 +468,11 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
     for (int64_t gc = g0; gc < gend; gc += GMAX) {
         const int gl = (int)min((int64_t)GMAX, gend - gc);
         const int64_t hq0 = kvh * group + gc;
-        if (vec && gl == 1)
+        if (vec && D == 128)
+            attend_block_mma<128, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
+        else if (vec && D == 64)
+            attend_block_mma<64, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
+        else if (vec && gl == 1)
             attend_block<8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         else if (vec && gl == 2)
             attend_block<8, 1, UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);

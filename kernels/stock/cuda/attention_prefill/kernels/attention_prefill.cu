@@ -21,6 +21,19 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+/* Programmatic dependent launch (sm_90): the engine may start this grid while the one
+ * before it drains; nothing the earlier grid writes or reads is touched before
+ * GRID_DEPENDENCY_WAIT (which waits for that grid to finish and its writes to be visible),
+ * and GRID_LAUNCH_DEPENDENTS lets the next grid start likewise. Both are no-ops in a
+ * plain launch. */
+#if !defined(CACHEON_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#define GRID_LAUNCH_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory")
+#else
+#define GRID_DEPENDENCY_WAIT() ((void)0)
+#define GRID_LAUNCH_DEPENDENTS() ((void)0)
+#endif
+
 #define NTHREADS 128 /* 4 warps */
 #define BR 64   /* query rows per block: 16 per warp */
 #define BC 64   /* keys per tile */
@@ -337,6 +350,8 @@ attention_prefill(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restri
                   const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
                   const int32_t* __restrict__ positions, float scale, int64_t tokens, int64_t q_heads,
                   int64_t kv_heads, int64_t head_dim, int64_t kv_len) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     /* Two stages of a K tile and a V tile [BC][D + PAD] each (the manifest asks for the
      * bytes of D = DMAX), as 16-byte words. */
     extern __shared__ uint4 tiles[];

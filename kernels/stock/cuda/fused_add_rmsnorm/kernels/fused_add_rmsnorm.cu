@@ -12,6 +12,19 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+/* Programmatic dependent launch (sm_90): the engine may start this grid while the one
+ * before it drains; nothing the earlier grid writes or reads is touched before
+ * GRID_DEPENDENCY_WAIT (which waits for that grid to finish and its writes to be visible),
+ * and GRID_LAUNCH_DEPENDENTS lets the next grid start likewise. Both are no-ops in a
+ * plain launch. */
+#if !defined(CACHEON_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#define GRID_LAUNCH_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory")
+#else
+#define GRID_DEPENDENCY_WAIT() ((void)0)
+#define GRID_LAUNCH_DEPENDENTS() ((void)0)
+#endif
+
 #define DEVI static __device__ __forceinline__
 #define VPT 4
 
@@ -86,6 +99,8 @@ extern "C" __global__ void __launch_bounds__(512)
 fused_add_rmsnorm(__nv_bfloat16* __restrict__ out_norm, __nv_bfloat16* __restrict__ out_residual,
                   const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual,
                   const __nv_bfloat16* __restrict__ w, float eps, int64_t tokens, int64_t hidden) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     __shared__ float red[33];
     const bool vec = (hidden % 8 == 0) &&
                      ((((uintptr_t)out_norm) | ((uintptr_t)out_residual) | ((uintptr_t)x) |

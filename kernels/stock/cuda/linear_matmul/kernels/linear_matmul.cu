@@ -12,6 +12,21 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+/* Programmatic dependent launch (sm_90): the engine may start this grid while the one
+ * before it drains; nothing the earlier grid writes or reads is touched before
+ * GRID_DEPENDENCY_WAIT (which waits for that grid to finish and its writes to be visible),
+ * and GRID_LAUNCH_DEPENDENTS lets the next grid start likewise. Both are no-ops in a
+ * plain launch. */
+#if !defined(CACHEON_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#define PREFETCH_L2(p) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p))
+#define GRID_LAUNCH_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory")
+#else
+#define GRID_DEPENDENCY_WAIT() ((void)0)
+#define PREFETCH_L2(p) ((void)(p))
+#define GRID_LAUNCH_DEPENDENTS() ((void)0)
+#endif
+
 #define DEVI static __device__ __forceinline__
 
 /* Dot product of 8 bf16 pairs packed in two 16-byte vectors, added to s. */
@@ -84,6 +99,12 @@ linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x
     const int lane = threadIdx.x & 31;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    /* The weights do not depend on the grid before this one: while it drains, the start of
+     * this warp's first weight row (up to 4 KiB, a 128-byte line a lane) heads for L2. */
+    if (warp < out_features && (int64_t)lane * 128 < in_features * 2 && lane * 128 < 4096)
+        PREFETCH_L2(reinterpret_cast<const char*>(w + warp * in_features) + lane * 128);
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     const bool vec = (in_features & 7) == 0 && ((uintptr_t)x & 15) == 0 && ((uintptr_t)w & 15) == 0;
     /* Rows one after another: the decode row is the case this kernel is for (its domain);
      * more rows are correct, not fast (cuBLAS takes them in the engine). */

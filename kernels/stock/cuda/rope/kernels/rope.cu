@@ -18,6 +18,19 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+/* Programmatic dependent launch (sm_90): the engine may start this grid while the one
+ * before it drains; nothing the earlier grid writes or reads is touched before
+ * GRID_DEPENDENCY_WAIT (which waits for that grid to finish and its writes to be visible),
+ * and GRID_LAUNCH_DEPENDENTS lets the next grid start likewise. Both are no-ops in a
+ * plain launch. */
+#if !defined(CACHEON_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#define GRID_LAUNCH_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory")
+#else
+#define GRID_DEPENDENCY_WAIT() ((void)0)
+#define GRID_LAUNCH_DEPENDENTS() ((void)0)
+#endif
+
 #define DEVI static __device__ __forceinline__
 
 DEVI float bf16_lo(uint32_t w) { return __uint_as_float(w << 16); }
@@ -62,6 +75,8 @@ rope(__nv_bfloat16* __restrict__ q_out, __nv_bfloat16* __restrict__ k_out,
      const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
      const int32_t* __restrict__ positions, float theta, int64_t tokens, int64_t q_heads,
      int64_t kv_heads, int64_t head_dim) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     extern __shared__ float table[]; /* [half] cos, then [half] sin */
     const int64_t half = head_dim / 2;
     float* cos_t = table;

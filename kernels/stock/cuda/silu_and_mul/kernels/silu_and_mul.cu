@@ -11,6 +11,19 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+/* Programmatic dependent launch (sm_90): the engine may start this grid while the one
+ * before it drains; nothing the earlier grid writes or reads is touched before
+ * GRID_DEPENDENCY_WAIT (which waits for that grid to finish and its writes to be visible),
+ * and GRID_LAUNCH_DEPENDENTS lets the next grid start likewise. Both are no-ops in a
+ * plain launch. */
+#if !defined(CACHEON_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;\n" ::: "memory")
+#define GRID_LAUNCH_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory")
+#else
+#define GRID_DEPENDENCY_WAIT() ((void)0)
+#define GRID_LAUNCH_DEPENDENTS() ((void)0)
+#endif
+
 #define DEVI static __device__ __forceinline__
 
 DEVI float bf16_lo(uint32_t w) { return __uint_as_float(w << 16); }
@@ -28,6 +41,8 @@ DEVI uint32_t silu_mul_x2(uint32_t g, uint32_t u) {
 extern "C" __global__ void __launch_bounds__(1024)
 silu_and_mul(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ x,
              int64_t tokens, int64_t d) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
     const int64_t col0 = (int64_t)blockIdx.y * blockDim.x + threadIdx.x;
     const int64_t col_stride = (int64_t)gridDim.y * blockDim.x;
     const bool vec = (d % 8 == 0) && ((((uintptr_t)out) | ((uintptr_t)x)) % 16 == 0);
