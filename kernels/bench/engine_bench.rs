@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -56,7 +56,9 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --breakdown    time each operation of a decode step at each batch, then of the prefill, in isolation
   --breakdown-reps N  launches per operation and timing (default 50)
   --bundle DIR   install the CUDA bundle in DIR in its slots (repeatable)
-  --no-pdl       launch every kernel plainly (no programmatic dependent launch: the A/B switch)";
+  --no-pdl       launch every kernel plainly (no programmatic dependent launch: the A/B switch)
+  --pdl-bundles  launch the --bundle kernels with programmatic dependent launch too (only for
+                 kernels that wait for the grid before them first, as the stock ones do)";
 
 struct Opts {
     shape: String,
@@ -71,6 +73,7 @@ struct Opts {
     breakdown_reps: usize,
     bundles: Vec<String>,
     programmatic: bool,
+    programmatic_bundles: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -87,6 +90,7 @@ fn parse_args() -> Result<Opts, String> {
         breakdown_reps: 50,
         bundles: Vec::new(),
         programmatic: true,
+        programmatic_bundles: false,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -107,6 +111,7 @@ fn parse_args() -> Result<Opts, String> {
             "--breakdown-reps" => o.breakdown_reps = num(it.next(), "--breakdown-reps")?.max(1),
             "--bundle" => o.bundles.push(it.next().ok_or("--bundle needs a folder")?),
             "--no-pdl" => o.programmatic = false,
+            "--pdl-bundles" => o.programmatic_bundles = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -217,7 +222,8 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
             .map_err(|e| format!("--bundle {dir}: {e}"))?;
         let built = build_cuda_bundle(&files, dir, dev, &CudaBuildOptions::default())
             .map_err(|e| format!("--bundle {dir}: {e}"))?;
-        for k in built.into_kernels() {
+        for mut k in built.into_kernels() {
+            k.set_programmatic_launch(opts.programmatic && opts.programmatic_bundles);
             out.text(&format!("installed {} from {dir}", k.slot()));
             slots.install(k);
         }

@@ -6,9 +6,16 @@
 # Decode (session 22: the tensor-core path for head_dim 64 and 128):
 #   decode-simt  the stock kernel of commit aa76376 (CUDA-core dot products, four shuffle
 #                levels a score; the path head dims other than 64 and 128 still take)
-#   mma1, mma4   8-position steps in flight per warp on the tensor-core path (stock: 2)
+#   mma2         two 8-position steps in flight per warp on the tensor-core path (stock: 1;
+#                session 22's first stock kernel)
 #   mma-z1       one z (all of a KV head's query heads in one block: each K/V row read once)
 #   mma-z4       z as session 19's z4 (more blocks at batch 1, K/V rows re-read from L2)
+#   mma-noloop   no cache reads (prologue, merges and launch only; wrong results)
+#   mma-empty    writes the output and returns (the cluster grid's launch; wrong results)
+# linear.matmul (session 22):
+#   gemv-l2      the stock GEMV of commit e7be10d: an L2 prefetch of the first weight row
+#                before the dependency wait, where stock loads the first step into registers
+#                (time with --pdl-bundles, which launches it as the stock kernel is)
 # A bundle that is not stock launches without programmatic dependent launch: time these
 # against stock with --no-pdl.
 # Prefill (attention.prefill, session 20):
@@ -34,15 +41,22 @@ mk() { # name, sed script for the source, sed script for the manifest
 }
 z4='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_heads, 1), 4), min(q_heads / max(kv_heads, 1), ceil_div(32, max(batch * kv_heads, 1))))"]|'
 z1='s|^grid = .*|grid = ["batch * kv_heads", 8, "ceil_div(q_heads / max(kv_heads, 1), 4)"]|'
-mk mma1 's/#define MMA_STEPS 2 /#define MMA_STEPS 1 /' ''
-mk mma4 's/#define MMA_STEPS 2 /#define MMA_STEPS 4 /' ''
+mk mma2 's/#define MMA_STEPS 1 /#define MMA_STEPS 2 /' ''
 mk mma-z1 '' "$z1"
+mk mma-noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;/g' ''
+mk mma-empty 's/if (D > 256) {/if (D > 0) {/' ''
+
 mk mma-z4 '' "$z4"
 mkdir -p "$out/decode-simt/kernels"
 git show aa76376:kernels/stock/cuda/attention_decode/manifest.toml |
   sed 's/^name = .*/name = "variant-decode-simt"/' > "$out/decode-simt/manifest.toml"
 git show aa76376:kernels/stock/cuda/attention_decode/kernels/attention_decode.cu \
   > "$out/decode-simt/kernels/attention_decode.cu"
+mkdir -p "$out/gemv-l2/kernels"
+git show e7be10d:kernels/stock/cuda/linear_matmul/manifest.toml |
+  sed 's/^name = .*/name = "variant-gemv-l2"/' > "$out/gemv-l2/manifest.toml"
+git show e7be10d:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
+  > "$out/gemv-l2/kernels/linear_matmul.cu"
 psrc=kernels/stock/cuda/attention_prefill
 cp -r "$psrc" "$out/prefill-mb2"
 sed -i 's/__launch_bounds__(NTHREADS, 3)/__launch_bounds__(NTHREADS, 2)/' "$out/prefill-mb2/kernels/attention_prefill.cu"
@@ -64,7 +78,7 @@ for v in prefill-mb2 prefill-br128 prefill-old; do
   fi
 done
 # Every variant must differ from the stock bundle.
-for v in "$out"/[!p]*; do
+for v in "$out"/[!pg]*; do
   if diff -q "$src/kernels/attention_decode.cu" "$v/kernels/attention_decode.cu" >/dev/null &&
      [ "$(grep '^grid' "$src/manifest.toml")" = "$(grep '^grid' "$v/manifest.toml")" ]; then
     echo "variant $(basename "$v") is the stock kernel: its sed script no longer matches" >&2

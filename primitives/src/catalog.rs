@@ -117,7 +117,8 @@ pub struct ArenaSpec {
     /// The stock kernel set the engine starts from, with the slot boundaries it calls
     /// through (`/v2`: the `mlp.gate_up_silu` seam, served by its member slots until a
     /// kernel for it is crowned; `/v3`: a stock `collective.all_reduce`, which only
-    /// engines split over ranks call, and on CUDA the double-buffered flash prefill).
+    /// engines split over ranks call, and on CUDA the double-buffered flash prefill; `/v4` on
+    /// CUDA: decode attention on tensor cores and programmatic dependent launch).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
@@ -150,7 +151,7 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     hardware: "sm90a",
     model: "llama8b-8l",
     workload: "h200-llama8b/batched-v2",
-    stock: "cuda-bf16-hopper/v3",
+    stock: "cuda-bf16-hopper/v4",
     min_margin_ppm: 10_000,
     max_noise_ppm: 20_000,
     noise_multiplier: 3,
