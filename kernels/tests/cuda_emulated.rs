@@ -257,6 +257,10 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
             &[2, 8, 2, 128, 1],
             &[2, 16, 2, 16, 40],
             &[2, 8, 2, 128, 300],
+            // Several 8-position steps a warp on the tensor-core path (head dims 64, 128;
+            // at an odd index the last sequence is emptied, below).
+            &[2, 4, 1, 64, 700],
+            &[2, 8, 2, 128, 1100],
         ],
         // Two rows, nine rows (a second block of 8), the wide path with a short k, a
         // product the ragged k sends down the scalar path, and batched rows whose steps

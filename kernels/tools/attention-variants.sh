@@ -10,12 +10,15 @@
 #                session 22's first stock kernel)
 #   mma-z1       one z (all of a KV head's query heads in one block: each K/V row read once)
 #   mma-z4       z as session 19's z4 (more blocks at batch 1, K/V rows re-read from L2)
+#   mma-pipe     the next step's K/V loads issued before this step's products (MMA_PIPELINE)
+#   mma-t512     16 warps a block (512 threads, one block an SM): half the positions a warp
 #   mma-noloop   no cache reads (prologue, merges and launch only; wrong results)
 #   mma-empty    writes the output and returns (the cluster grid's launch; wrong results)
 # linear.matmul (session 22):
-#   gemv-l2      the stock GEMV of commit e7be10d: an L2 prefetch of the first weight row
-#                before the dependency wait, where stock loads the first step into registers
-#                (time with --pdl-bundles, which launches it as the stock kernel is)
+#   gemv-l2      the stock GEMV of commit e7be10d: an L2 prefetch of the first 4 KiB of the
+#                warp's first weight row before the dependency wait (stock: the whole row)
+#   gemv-pre     the stock GEMV of commit aa4749c: the first step loaded into registers
+#                before the wait (time both with --pdl-bundles: launched as stock is)
 # A bundle that is not stock launches without programmatic dependent launch: time these
 # against stock with --no-pdl.
 # Prefill (attention.prefill, session 20):
@@ -43,6 +46,8 @@ z4='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_h
 z1='s|^grid = .*|grid = ["batch * kv_heads", 8, "ceil_div(q_heads / max(kv_heads, 1), 4)"]|'
 mk mma2 's/#define MMA_STEPS 1 /#define MMA_STEPS 2 /' ''
 mk mma-z1 '' "$z1"
+mk mma-pipe 's/^#define MMA_PIPELINE 0 /#define MMA_PIPELINE 1 /' ''
+mk mma-t512 's/^#define NTHREADS 256 /#define NTHREADS 512 /' 's/^block = .*/block = [512, 1, 1]/; s/^shared_mem_bytes = .*/shared_mem_bytes = "272 * (head_dim + 2)"/'
 mk mma-noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;/g' ''
 mk mma-empty 's/if (D > 256) {/if (D > 0) {/' ''
 
@@ -57,6 +62,11 @@ git show e7be10d:kernels/stock/cuda/linear_matmul/manifest.toml |
   sed 's/^name = .*/name = "variant-gemv-l2"/' > "$out/gemv-l2/manifest.toml"
 git show e7be10d:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
   > "$out/gemv-l2/kernels/linear_matmul.cu"
+mkdir -p "$out/gemv-pre/kernels"
+git show aa4749c:kernels/stock/cuda/linear_matmul/manifest.toml |
+  sed 's/^name = .*/name = "variant-gemv-pre"/' > "$out/gemv-pre/manifest.toml"
+git show aa4749c:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
+  > "$out/gemv-pre/kernels/linear_matmul.cu"
 psrc=kernels/stock/cuda/attention_prefill
 cp -r "$psrc" "$out/prefill-mb2"
 sed -i 's/__launch_bounds__(NTHREADS, 3)/__launch_bounds__(NTHREADS, 2)/' "$out/prefill-mb2/kernels/attention_prefill.cu"

@@ -285,6 +285,9 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
  * in f32. A lane holds q (D / 8 words), one step's K (D / 8) and V (D / 16 x 2) words a
  * step in flight and O^T (D / 4 floats). */
 #define STEP 8
+#ifndef MMA_PIPELINE
+#define MMA_PIPELINE 0 /* 1: the next step's loads in flight during this step's products */
+#endif
 #ifndef CACHEON_EMU
 DEVI void mma_m16n8k16_bf16(float d[4], const unsigned a[4], const unsigned b[2]) {
     asm volatile(
@@ -306,6 +309,66 @@ DEVI void mma_m16n8k8_bf16(float d[4], const unsigned a[2], unsigned b) {
 DEVI unsigned pack_bf16x2(float lo, float hi) {
     return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) |
            ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
+}
+
+/* One step's cache rows for lane (g, t): K row base + g (dims [t D/4, (t+1) D/4)) and V
+ * rows base + 2t and + 1 (dims [g D/8, (g+1) D/8)); zeros past s1. */
+template <int D>
+DEVI void mma_load(unsigned (&kw)[D / 8], unsigned (&vw)[2][D / 16], const __nv_bfloat16* kbase,
+                   const __nv_bfloat16* vbase, int64_t row_stride, int64_t base, int64_t s1, int g, int t) {
+    const int64_t pk = base + g, pv = base + 2 * t;
+    const uint4* kp = reinterpret_cast<const uint4*>(kbase + pk * row_stride);
+#pragma unroll
+    for (int j = 0; j < D / 32; ++j) {
+        const uint4 v = pk < s1 ? __ldg(kp + j) : make_uint4(0u, 0u, 0u, 0u);
+        kw[4 * j] = v.x; kw[4 * j + 1] = v.y; kw[4 * j + 2] = v.z; kw[4 * j + 3] = v.w;
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const uint4* vp = reinterpret_cast<const uint4*>(vbase + (pv + r) * row_stride);
+#pragma unroll
+        for (int j = 0; j < D / 64; ++j) {
+            const uint4 v = pv + r < s1 ? __ldg(vp + j) : make_uint4(0u, 0u, 0u, 0u);
+            vw[r][4 * j] = v.x; vw[r][4 * j + 1] = v.y; vw[r][4 * j + 2] = v.z; vw[r][4 * j + 3] = v.w;
+        }
+    }
+}
+
+/* One step of 8 positions from base: the scores, the online softmax of head g (m, and l
+ * for this lane's two positions) and the output's update. */
+template <int D>
+DEVI void mma_step(const unsigned (&qw)[D / 8], const unsigned (&kw)[D / 8], const unsigned (&vw)[2][D / 16],
+                   float (&o)[D / 16][4], float& m, float& l, int64_t base, int64_t s1, float qscale, int t) {
+    float sc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int s = 0; s < D / 16; ++s) {
+        const unsigned a[4] = {qw[2 * s], 0u, qw[2 * s + 1], 0u};
+        const unsigned bk[2] = {kw[2 * s], kw[2 * s + 1]};
+        mma_m16n8k16_bf16(sc, a, bk);
+    }
+    /* sc[0], sc[1]: head g at positions base + 2t and the next. */
+    const int64_t p0 = base + 2 * t;
+    const float x0 = p0 < s1 ? sc[0] * qscale : NEG_INF;
+    const float x1 = p0 + 1 < s1 ? sc[1] * qscale : NEG_INF;
+    float mx = fmaxf(x0, x1);
+    mx = fmaxf(mx, __shfl_xor_sync(FULL_MASK, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(FULL_MASK, mx, 2));
+    const float mn = fmaxf(m, mx);
+    const float alpha = merge_weight(m, mn); /* 0 while nothing was seen */
+    const float e0 = x0 == NEG_INF ? 0.0f : exp2f(x0 - mn);
+    const float e1 = x1 == NEG_INF ? 0.0f : exp2f(x1 - mn);
+    l = fmaf(l, alpha, e0 + e1);
+    m = mn;
+    /* The output's columns are heads 2t and 2t + 1: their rescale factors. */
+    const float a0 = __shfl_sync(FULL_MASK, alpha, 8 * t);
+    const float a1 = __shfl_sync(FULL_MASK, alpha, 8 * t + 4);
+    const unsigned pb = pack_bf16x2(e0, e1);
+#pragma unroll
+    for (int i = 0; i < D / 16; ++i) {
+        o[i][0] *= a0; o[i][1] *= a1; o[i][2] *= a0; o[i][3] *= a1;
+        const unsigned av[2] = {__byte_perm(vw[0][i], vw[1][i], 0x5410), __byte_perm(vw[0][i], vw[1][i], 0x7632)};
+        mma_m16n8k8_bf16(o[i], av, pb);
+    }
 }
 
 template <int D, int U>
@@ -348,63 +411,34 @@ DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloa
     const __nv_bfloat16* kbase = k_cache + (b * max_seq * kv_heads + kvh) * D + t * (D / 4);
     const __nv_bfloat16* vbase = v_cache + (b * max_seq * kv_heads + kvh) * D + g * (D / 8);
 
+#if MMA_PIPELINE
+    /* The next step's loads are issued before this step's products (U is 1 here). */
+    int64_t base = s0 + (int64_t)warp * STEP;
+    if (base < s1) {
+        unsigned kw[KW], vw[2][VW];
+        mma_load<D>(kw, vw, kbase, vbase, row_stride, base, s1, g, t);
+        for (;;) {
+            const int64_t next = base + (int64_t)NWARPS * STEP;
+            unsigned kn[KW], vn[2][VW];
+            if (next < s1) mma_load<D>(kn, vn, kbase, vbase, row_stride, next, s1, g, t);
+            mma_step<D>(qw, kw, vw, o, m, l, base, s1, qscale, t);
+            if (next >= s1) break;
+#pragma unroll
+            for (int j = 0; j < KW; ++j) kw[j] = kn[j];
+#pragma unroll
+            for (int j = 0; j < VW; ++j) { vw[0][j] = vn[0][j]; vw[1][j] = vn[1][j]; }
+            base = next;
+        }
+    }
+#else
     for (int64_t base = s0 + (int64_t)warp * STEP * U; base < s1; base += (int64_t)NWARPS * STEP * U) {
         unsigned kw[U][KW], vw[U][2][VW];
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int64_t pk = base + u * STEP + g;
-            const int64_t pv = base + u * STEP + 2 * t;
-            const uint4* kp = reinterpret_cast<const uint4*>(kbase + pk * row_stride);
+        for (int u = 0; u < U; ++u) mma_load<D>(kw[u], vw[u], kbase, vbase, row_stride, base + u * STEP, s1, g, t);
 #pragma unroll
-            for (int j = 0; j < KW / 4; ++j) {
-                const uint4 v = pk < s1 ? __ldg(kp + j) : make_uint4(0u, 0u, 0u, 0u);
-                kw[u][4 * j] = v.x; kw[u][4 * j + 1] = v.y; kw[u][4 * j + 2] = v.z; kw[u][4 * j + 3] = v.w;
-            }
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                const uint4* vp = reinterpret_cast<const uint4*>(vbase + (pv + r) * row_stride);
-#pragma unroll
-                for (int j = 0; j < VW / 4; ++j) {
-                    const uint4 v = pv + r < s1 ? __ldg(vp + j) : make_uint4(0u, 0u, 0u, 0u);
-                    vw[u][r][4 * j] = v.x; vw[u][r][4 * j + 1] = v.y; vw[u][r][4 * j + 2] = v.z; vw[u][r][4 * j + 3] = v.w;
-                }
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            float sc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-            for (int s = 0; s < NT; ++s) {
-                const unsigned a[4] = {qw[2 * s], 0u, qw[2 * s + 1], 0u};
-                const unsigned bk[2] = {kw[u][2 * s], kw[u][2 * s + 1]};
-                mma_m16n8k16_bf16(sc, a, bk);
-            }
-            /* sc[0], sc[1]: head g at positions base + u STEP + 2t and the next. */
-            const int64_t p0 = base + u * STEP + 2 * t;
-            const float x0 = p0 < s1 ? sc[0] * qscale : NEG_INF;
-            const float x1 = p0 + 1 < s1 ? sc[1] * qscale : NEG_INF;
-            float mx = fmaxf(x0, x1);
-            mx = fmaxf(mx, __shfl_xor_sync(FULL_MASK, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(FULL_MASK, mx, 2));
-            const float mn = fmaxf(m, mx);
-            const float alpha = merge_weight(m, mn); /* 0 while nothing was seen */
-            const float e0 = x0 == NEG_INF ? 0.0f : exp2f(x0 - mn);
-            const float e1 = x1 == NEG_INF ? 0.0f : exp2f(x1 - mn);
-            l = fmaf(l, alpha, e0 + e1);
-            m = mn;
-            /* The output's columns are heads 2t and 2t + 1: their rescale factors. */
-            const float a0 = __shfl_sync(FULL_MASK, alpha, 8 * t);
-            const float a1 = __shfl_sync(FULL_MASK, alpha, 8 * t + 4);
-            const unsigned pb = pack_bf16x2(e0, e1);
-#pragma unroll
-            for (int i = 0; i < NT; ++i) {
-                o[i][0] *= a0; o[i][1] *= a1; o[i][2] *= a0; o[i][3] *= a1;
-                const unsigned av[2] = {__byte_perm(vw[u][0][i], vw[u][1][i], 0x5410),
-                                        __byte_perm(vw[u][0][i], vw[u][1][i], 0x7632)};
-                mma_m16n8k8_bf16(o[i], av, pb);
-            }
-        }
+        for (int u = 0; u < U; ++u) mma_step<D>(qw, kw[u], vw[u], o, m, l, base + u * STEP, s1, qscale, t);
     }
+#endif
 
     l += __shfl_xor_sync(FULL_MASK, l, 1);
     l += __shfl_xor_sync(FULL_MASK, l, 2);
