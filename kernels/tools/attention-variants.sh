@@ -15,10 +15,13 @@
 #   mma-noloop   no cache reads (prologue, merges and launch only; wrong results)
 #   mma-empty    writes the output and returns (the cluster grid's launch; wrong results)
 # linear.matmul (session 22):
-#   gemv-l2      the stock GEMV of commit e7be10d: an L2 prefetch of the first 4 KiB of the
-#                warp's first weight row before the dependency wait (stock: the whole row)
+#   gemv-row     the stock GEMV of commit 3e39b36: the warp's whole first weight row to L2
+#                before the dependency wait (stock: its first 4 KiB)
 #   gemv-pre     the stock GEMV of commit aa4749c: the first step loaded into registers
-#                before the wait (time both with --pdl-bundles: launched as stock is)
+#                before the wait
+#   gemv-o       whole first rows for products of at most 40 MB (o: 33.5 MB), 4 KiB else
+#   gemv-2k      the first 2 KiB (time the GEMV variants with --pdl-bundles: launched as
+#                stock is)
 # A bundle that is not stock launches without programmatic dependent launch: time these
 # against stock with --no-pdl.
 # Prefill (attention.prefill, session 20):
@@ -57,11 +60,24 @@ git show aa76376:kernels/stock/cuda/attention_decode/manifest.toml |
   sed 's/^name = .*/name = "variant-decode-simt"/' > "$out/decode-simt/manifest.toml"
 git show aa76376:kernels/stock/cuda/attention_decode/kernels/attention_decode.cu \
   > "$out/decode-simt/kernels/attention_decode.cu"
-mkdir -p "$out/gemv-l2/kernels"
-git show e7be10d:kernels/stock/cuda/linear_matmul/manifest.toml |
-  sed 's/^name = .*/name = "variant-gemv-l2"/' > "$out/gemv-l2/manifest.toml"
-git show e7be10d:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
-  > "$out/gemv-l2/kernels/linear_matmul.cu"
+mkdir -p "$out/gemv-row/kernels"
+git show 3e39b36:kernels/stock/cuda/linear_matmul/manifest.toml |
+  sed 's/^name = .*/name = "variant-gemv-row"/' > "$out/gemv-row/manifest.toml"
+git show 3e39b36:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
+  > "$out/gemv-row/kernels/linear_matmul.cu"
+lsrc=kernels/stock/cuda/linear_matmul
+for v in gemv-o gemv-2k; do
+  cp -r "$lsrc" "$out/$v"
+  sed -i "s/^name = .*/name = \"variant-$v\"/" "$out/$v/manifest.toml"
+done
+sed -i 's/^#define PREFETCH_WHOLE_MAX 0$/#define PREFETCH_WHOLE_MAX 40000000/' "$out/gemv-o/kernels/linear_matmul.cu"
+sed -i 's/^#define PREFETCH_ROW_BYTES 4096$/#define PREFETCH_ROW_BYTES 2048/' "$out/gemv-2k/kernels/linear_matmul.cu"
+for v in gemv-o gemv-2k; do
+  if diff -q "$lsrc/kernels/linear_matmul.cu" "$out/$v/kernels/linear_matmul.cu" >/dev/null; then
+    echo "variant $v is the stock kernel" >&2
+    exit 1
+  fi
+done
 mkdir -p "$out/gemv-pre/kernels"
 git show aa4749c:kernels/stock/cuda/linear_matmul/manifest.toml |
   sed 's/^name = .*/name = "variant-gemv-pre"/' > "$out/gemv-pre/manifest.toml"

@@ -300,14 +300,13 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv(bf16_t* q, bf16_t
                                                                const bf16_t* w, long long rows,
                                                                long long q_dim, long long kv_dim,
                                                                long long k) {
-    {   // The weights do not depend on the grid before: this warp's first row heads for L2
-        // (a 128-byte line a lane at a time) while that grid drains.
+    {   // The weights do not depend on the grid before: the start of this warp's first row
+        // (up to 4 KiB, a 128-byte line a lane) heads for L2 while that grid drains (as in
+        // the stock linear.matmul GEMV, where whole rows measured slower).
         const int lane = threadIdx.x & 31;
         const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
-        if (warp < q_dim + 2 * kv_dim) {
-            const char* row = reinterpret_cast<const char*>(w + warp * k);
-            for (long long off = lane * 128ll; off < k * 2; off += 32 * 128) PREFETCH_L2(row + off);
-        }
+        if (warp < q_dim + 2 * kv_dim && lane * 128 < k * 2 && lane * 128 < 4096)
+            PREFETCH_L2(reinterpret_cast<const char*>(w + warp * k) + lane * 128);
     }
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();

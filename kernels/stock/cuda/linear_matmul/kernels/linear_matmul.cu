@@ -91,6 +91,12 @@ DEVI void gemv_row_scalar(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_b
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1
 #endif
+#ifndef PREFETCH_ROW_BYTES
+#define PREFETCH_ROW_BYTES 4096
+#endif
+#ifndef PREFETCH_WHOLE_MAX
+#define PREFETCH_WHOLE_MAX 0
+#endif
 
 extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)
 linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x,
@@ -99,13 +105,19 @@ linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x
     const int lane = threadIdx.x & 31;
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
-    /* The weights do not depend on the grid before this one: while it drains (a launch
-     * with programmatic dependent launch is resident early), this warp's first weight row
-     * heads for L2, a 128-byte line a lane at a time. Loading it into registers instead
-     * was 100 us a step slower on an H100 (session 22, `gemv-pre`). */
+    /* The weights do not depend on the grid before this one: while it drains (a grid
+     * launched programmatically is resident early), the start of this warp's first weight
+     * row heads for L2, a 128-byte line a lane: PREFETCH_ROW_BYTES of it, or all of it when
+     * the whole product is at most PREFETCH_WHOLE_MAX bytes. Measured on an H100 (session
+     * 22): 4 KiB is 95 us a step faster than whole rows for every product (the wide ones
+     * then overflow L2) and than loading the first step into registers. */
     if (warp < out_features) {
+        const int64_t row_bytes = in_features * 2;
+        const int64_t bytes = out_features * row_bytes <= (int64_t)PREFETCH_WHOLE_MAX
+                                  ? row_bytes
+                                  : min(row_bytes, (int64_t)PREFETCH_ROW_BYTES);
         const char* row = reinterpret_cast<const char*>(w + warp * in_features);
-        for (int64_t off = (int64_t)lane * 128; off < in_features * 2; off += 32 * 128) PREFETCH_L2(row + off);
+        for (int64_t off = (int64_t)lane * 128; off < bytes; off += 32 * 128) PREFETCH_L2(row + off);
     }
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
