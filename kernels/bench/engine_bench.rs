@@ -215,8 +215,7 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
         ));
     }
     let t0 = std::time::Instant::now();
-    let mut slots =
-        CudaSlotTable::stock_with(dev, opts.programmatic).map_err(|e| e.to_string())?;
+    let mut slots = CudaSlotTable::stock_with(dev, opts.programmatic).map_err(|e| e.to_string())?;
     for dir in &opts.bundles {
         let files = cacheon_kernels::bundle::read_dir(std::path::Path::new(dir))
             .map_err(|e| format!("--bundle {dir}: {e}"))?;
@@ -253,7 +252,14 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     }
     let mut eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
     eopts.programmatic_launch = opts.programmatic;
-    out.text(&format!("programmatic dependent launch: {}", if opts.programmatic { "on" } else { "off (--no-pdl)" }));
+    out.text(&format!(
+        "programmatic dependent launch: {}",
+        if opts.programmatic {
+            "on"
+        } else {
+            "off (--no-pdl)"
+        }
+    ));
     let mut e = CudaEngine::new(
         dev,
         cfg.clone(),

@@ -173,8 +173,7 @@ pub(crate) unsafe fn launch_function(
         numAttrs: u32::from(programmatic),
     };
     // SAFETY: the caller's contract; the config and attribute outlive the call.
-    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }
-        .result()
+    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }.result()
 }
 
 /// The evaluated launch geometry of one call.

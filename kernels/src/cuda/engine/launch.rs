@@ -128,7 +128,13 @@ impl CudaEngine {
                 .context()
                 .bind_to_thread()
                 .map_err(|e| driver_err("cuCtxSetCurrent", e))?;
-            launch_function(f.cu_function(), geo, stream.cu_stream(), &mut params, programmatic)
+            launch_function(
+                f.cu_function(),
+                geo,
+                stream.cu_stream(),
+                &mut params,
+                programmatic,
+            )
         }
         .map_err(|e| CudaEngineError::Device(driver_err("cuLaunchKernelEx", e)))
     }

@@ -73,7 +73,10 @@ impl CudaSlotTable {
 
     /// [`Self::stock`], with programmatic dependent launch on or off (a benchmark's A/B
     /// switch; the validator never turns it off).
-    pub fn stock_with(dev: &CudaDevice, programmatic: bool) -> Result<CudaSlotTable, CudaEngineError> {
+    pub fn stock_with(
+        dev: &CudaDevice,
+        programmatic: bool,
+    ) -> Result<CudaSlotTable, CudaEngineError> {
         let opts = CudaBuildOptions::default();
         let mut kernels = Vec::new();
         for b in stock::cuda_bundles() {
