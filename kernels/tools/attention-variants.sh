@@ -10,7 +10,8 @@
 #                session 22's first stock kernel)
 #   mma-z1       one z (all of a KV head's query heads in one block: each K/V row read once)
 #   mma-z4       z as session 19's z4 (more blocks at batch 1, K/V rows re-read from L2)
-#   mma-pipe     the next step's K/V loads issued before this step's products (MMA_PIPELINE)
+#   mma-stage    the cache rows staged in shared memory with cp.async (MMA_STAGE), 5 steps a
+#                warp at batch x KV heads <= 16 (one phase at batch 1), 2 above
 #   mma-t512     16 warps a block (512 threads, one block an SM): half the positions a warp
 #   mma-noloop   no cache reads (prologue, merges and launch only; wrong results)
 #   mma-empty    writes the output and returns (the cluster grid's launch; wrong results)
@@ -49,7 +50,7 @@ z4='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_h
 z1='s|^grid = .*|grid = ["batch * kv_heads", 8, "ceil_div(q_heads / max(kv_heads, 1), 4)"]|'
 mk mma2 's/#define MMA_STEPS 1 /#define MMA_STEPS 2 /' ''
 mk mma-z1 '' "$z1"
-mk mma-pipe 's/^#define MMA_PIPELINE 0 /#define MMA_PIPELINE 1 /' ''
+mk mma-stage 's/^#define MMA_STAGE 0 /#define MMA_STAGE 1 /' 's/^shared_mem_bytes = .*/shared_mem_bytes = "144 * (head_dim + 2) + 8 * (32 * head_dim + 256) * (2 + 3 * min(1, max(0, 17 - batch * kv_heads))) * min(1, max(0, 129 - head_dim))"/'
 mk mma-t512 's/^#define NTHREADS 256 /#define NTHREADS 512 /' 's/^block = .*/block = [512, 1, 1]/; s/^shared_mem_bytes = .*/shared_mem_bytes = "272 * (head_dim + 2)"/'
 mk mma-noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;/g' ''
 mk mma-empty 's/if (D > 256) {/if (D > 0) {/' ''
