@@ -160,7 +160,20 @@ pub(crate) unsafe fn launch_function(
     let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
     attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attr.value.programmaticStreamSerializationAllowed = 1;
-    let config = sys::CUlaunchConfig {
+    let config = launch_config(geo, stream, &mut attr, u32::from(programmatic));
+    // SAFETY: the caller's contract; the config and attribute outlive the call.
+    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }.result()
+}
+
+/// A `cuLaunchKernelEx` configuration of `geo` on `stream` with `num_attrs` attributes at
+/// `attrs`.
+fn launch_config(
+    geo: Geometry,
+    stream: sys::CUstream,
+    attrs: *mut sys::CUlaunchAttribute,
+    num_attrs: u32,
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
         gridDimX: geo.grid.0,
         gridDimY: geo.grid.1,
         gridDimZ: geo.grid.2,
@@ -169,11 +182,9 @@ pub(crate) unsafe fn launch_function(
         blockDimZ: geo.block.2,
         sharedMemBytes: geo.shared_mem_bytes,
         hStream: stream,
-        attrs: &mut attr,
-        numAttrs: u32::from(programmatic),
-    };
-    // SAFETY: the caller's contract; the config and attribute outlive the call.
-    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }.result()
+        attrs,
+        numAttrs: num_attrs,
+    }
 }
 
 /// The evaluated launch geometry of one call.
@@ -340,18 +351,7 @@ impl CudaKernel {
         .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
         let cluster_blocks = cluster.0 * cluster.1 * cluster.2;
         let max_active_clusters = if cluster_blocks > 1 {
-            let config = sys::CUlaunchConfig {
-                gridDimX: g.grid.0,
-                gridDimY: g.grid.1,
-                gridDimZ: g.grid.2,
-                blockDimX: g.block.0,
-                blockDimY: g.block.1,
-                blockDimZ: g.block.2,
-                sharedMemBytes: g.shared_mem_bytes,
-                hStream: std::ptr::null_mut(),
-                attrs: std::ptr::null_mut(),
-                numAttrs: 0,
-            };
+            let config = launch_config(g, std::ptr::null_mut(), std::ptr::null_mut(), 0);
             let mut n = 0i32;
             // SAFETY: as above; `config` lives across the call and names no attributes.
             unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f, &config) }

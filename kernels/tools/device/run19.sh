@@ -5,24 +5,7 @@
 # stock is; the attention variants with --no-pdl against stock --no-pdl), PyTorch eager in
 # the same call. Carries target/gpu-carry and target/attention-variants.
 set -u
-T0=$(date +%s); el() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
-tar xJf target/gpu-carry/gpu.tar.xz
-R=$OUT/r19; mkdir -p $R; B=target/gpu-bin; V=target/attention-variants
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $R/gpu.txt
-timeout 90 $B/cuda_stock --test-threads=1 > $R/cuda_stock.txt 2>&1; el "cuda_stock rc $?"; grep -E "test result|FAIL|panic" $R/cuda_stock.txt | head -5
-timeout 150 $B/cuda_engine --test-threads=1 > $R/cuda_engine.txt 2>&1; el "cuda_engine rc $?"; grep -E "test result|FAIL|panic" $R/cuda_engine.txt | head -5
-summary() { # name, jsonl
-  local p b1 b8
-  p=$(grep -h '"kind":"prefill"' $2 | grep -o '"ms":[0-9.]*' | cut -d: -f2)
-  b1=$(grep -h '"kind":"decode"' $2 | grep '"batch":1,' | grep -o '"ms_per_step":[0-9.]*' | cut -d: -f2)
-  b8=$(grep -h '"kind":"decode"' $2 | grep '"batch":8,' | grep -o '"ms_per_step":[0-9.]*' | cut -d: -f2)
-  echo "$1 prefill $p b1 $b1 b8 $b8"
-}
-run() { # name, prompt, flags...
-  local n=$1 p=$2; shift 2
-  timeout 90 $B/cacheon-engine-bench --prompt $p --context 2048 --batch 1 --batch 8 --replays 100 "$@" --json-out $R/$n.jsonl > $R/$n.txt 2>&1
-  echo "rc $? $(summary $n $R/$n.jsonl)"
-}
+. "$(dirname "$0")/lib.sh" r19
 run stock 2048
 run gemv-l2 16 --pdl-bundles --bundle $V/gemv-l2
 run stock-b 16
