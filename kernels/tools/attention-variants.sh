@@ -10,18 +10,16 @@
 #                session 22's first stock kernel)
 #   mma-z1       one z (all of a KV head's query heads in one block: each K/V row read once)
 #   mma-z4       z as session 19's z4 (more blocks at batch 1, K/V rows re-read from L2)
-#   mma-stage    the cache rows staged in shared memory with cp.async (MMA_STAGE), 5 steps a
-#                warp at batch x KV heads <= 16 (one phase at batch 1), 2 above
 #   mma-t512     16 warps a block (512 threads, one block an SM): half the positions a warp
 #   mma-noloop   no cache reads (prologue, merges and launch only; wrong results)
 #   mma-empty    writes the output and returns (the cluster grid's launch; wrong results)
 # linear.matmul (session 22):
 #   gemv-row     the stock GEMV of commit 3e39b36: the warp's whole first weight row to L2
-#                before the dependency wait (stock: its first 4 KiB)
+#                before the dependency wait (stock: its first 2 KiB)
 #   gemv-pre     the stock GEMV of commit aa4749c: the first step loaded into registers
 #                before the wait
-#   gemv-o       whole first rows for products of at most 40 MB (o: 33.5 MB), 4 KiB else
-#   gemv-2k, gemv-1k, gemv-0  the first 2 KiB, 1 KiB, nothing (time the GEMV variants with
+#   gemv-o       whole first rows for products of at most 40 MB (o: 33.5 MB), 2 KiB else
+#   gemv-4k, gemv-1k, gemv-0  the first 4 KiB, 1 KiB, nothing (time the GEMV variants with
 #                --pdl-bundles: launched as stock is)
 # A bundle that is not stock launches without programmatic dependent launch: time these
 # against stock with --no-pdl.
@@ -50,7 +48,6 @@ z4='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_h
 z1='s|^grid = .*|grid = ["batch * kv_heads", 8, "ceil_div(q_heads / max(kv_heads, 1), 4)"]|'
 mk mma2 's/#define MMA_STEPS 1 /#define MMA_STEPS 2 /' ''
 mk mma-z1 '' "$z1"
-mk mma-stage 's/^#define MMA_STAGE 0 /#define MMA_STAGE 1 /' 's/^shared_mem_bytes = .*/shared_mem_bytes = "144 * (head_dim + 2) + 8 * (32 * head_dim + 256) * (2 + 3 * min(1, max(0, 17 - batch * kv_heads))) * min(1, max(0, 129 - head_dim))"/'
 mk mma-t512 's/^#define NTHREADS 256 /#define NTHREADS 512 /' 's/^block = .*/block = [512, 1, 1]/; s/^shared_mem_bytes = .*/shared_mem_bytes = "272 * (head_dim + 2)"/'
 mk mma-noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;/g' ''
 mk mma-empty 's/if (D > 256) {/if (D > 0) {/' ''
@@ -67,15 +64,15 @@ git show 3e39b36:kernels/stock/cuda/linear_matmul/manifest.toml |
 git show 3e39b36:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
   > "$out/gemv-row/kernels/linear_matmul.cu"
 lsrc=kernels/stock/cuda/linear_matmul
-for v in gemv-o gemv-2k gemv-1k gemv-0; do
+for v in gemv-o gemv-4k gemv-1k gemv-0; do
   cp -r "$lsrc" "$out/$v"
   sed -i "s/^name = .*/name = \"variant-$v\"/" "$out/$v/manifest.toml"
 done
 sed -i 's/^#define PREFETCH_WHOLE_MAX 0$/#define PREFETCH_WHOLE_MAX 40000000/' "$out/gemv-o/kernels/linear_matmul.cu"
-sed -i 's/^#define PREFETCH_ROW_BYTES 4096$/#define PREFETCH_ROW_BYTES 2048/' "$out/gemv-2k/kernels/linear_matmul.cu"
-sed -i 's/^#define PREFETCH_ROW_BYTES 4096$/#define PREFETCH_ROW_BYTES 1024/' "$out/gemv-1k/kernels/linear_matmul.cu"
-sed -i 's/^#define PREFETCH_ROW_BYTES 4096$/#define PREFETCH_ROW_BYTES 0/' "$out/gemv-0/kernels/linear_matmul.cu"
-for v in gemv-o gemv-2k gemv-1k gemv-0; do
+sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 4096/' "$out/gemv-4k/kernels/linear_matmul.cu"
+sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 1024/' "$out/gemv-1k/kernels/linear_matmul.cu"
+sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 0/' "$out/gemv-0/kernels/linear_matmul.cu"
+for v in gemv-o gemv-4k gemv-1k gemv-0; do
   if diff -q "$lsrc/kernels/linear_matmul.cu" "$out/$v/kernels/linear_matmul.cu" >/dev/null; then
     echo "variant $v is the stock kernel" >&2
     exit 1

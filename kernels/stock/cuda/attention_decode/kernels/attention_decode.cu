@@ -289,28 +289,6 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
  * in f32. A lane holds q (D / 8 words), one step's K (D / 8) and V (D / 16 x 2) words a
  * step in flight and O^T (D / 4 floats). */
 #define STEP 8
-#ifndef MMA_STAGE
-#define MMA_STAGE 0 /* 1: the cache rows staged in shared memory with cp.async, when the launch gives it */
-#endif
-#if MMA_STAGE
-/* cp.async 16 bytes (zeros when !valid), and the launch's dynamic shared memory in bytes.
- * (The CPU emulation has its own.) */
-#ifndef CACHEON_EMU
-DEVI void cp_async16(void* smem, const void* gmem, bool valid) {
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(valid ? 16 : 0));
-}
-DEVI void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> DEVI void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-DEVI unsigned dynamic_smem_size() {
-    unsigned r;
-    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
-    return r;
-}
-#else
-DEVI unsigned dynamic_smem_size() { return emu_dynamic_smem_size(); }
-#endif
-#endif
 #ifndef CACHEON_EMU
 DEVI void mma_m16n8k16_bf16(float d[4], const unsigned a[4], const unsigned b[2]) {
     asm volatile(
@@ -434,61 +412,6 @@ DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloa
     const __nv_bfloat16* kbase = k_cache + (b * max_seq * kv_heads + kvh) * D + t * (D / 4);
     const __nv_bfloat16* vbase = v_cache + (b * max_seq * kv_heads + kvh) * D + g * (D / 8);
 
-#if MMA_STAGE
-    /* Staged: each warp copies up to `cap` of its steps' K and V rows into its own shared
-     * memory with cp.async (all in flight at once), waits once, then runs the steps from
-     * there; `cap` is what the launch's dynamic shared memory holds beyond the partials
-     * (none: the register loop below). Rows are padded by 16 bytes (no bank conflicts
-     * between the two row groups of a quarter warp). */
-    constexpr int RS = 2 * D + 16;
-    constexpr int STEP_BYTES = STEP * 2 * RS;
-    const unsigned partial_bytes = (unsigned)((NWARPS + 1) * GMAX * (D + 2) * 4);
-    const unsigned dyn = dynamic_smem_size();
-    const int cap = dyn > partial_bytes ? (int)((dyn - partial_bytes) / (NWARPS * STEP_BYTES)) : 0;
-    if (cap > 0) {
-        unsigned char* stage = reinterpret_cast<unsigned char*>(part) + partial_bytes + (size_t)warp * cap * STEP_BYTES;
-        const __nv_bfloat16* krow0 = k_cache + (b * max_seq * kv_heads + kvh) * D;
-        const __nv_bfloat16* vrow0 = v_cache + (b * max_seq * kv_heads + kvh) * D;
-        const int64_t stride = (int64_t)NWARPS * STEP;
-        for (int64_t base0 = s0 + (int64_t)warp * STEP; base0 < s1; base0 += stride * cap) {
-            int n = 0;
-            for (; n < cap && base0 + n * stride < s1; ++n) {
-                const int64_t base = base0 + n * stride;
-                unsigned char* st = stage + n * STEP_BYTES;
-                for (int c = lane; c < 2 * STEP * (D / 8); c += 32) {
-                    const int row = c / (D / 8), col = c % (D / 8); /* rows 0-7 K, 8-15 V */
-                    const int64_t p = base + (row & 7);
-                    const __nv_bfloat16* src = (row < STEP ? krow0 : vrow0) + (p < s1 ? p : 0) * row_stride + col * 8;
-                    cp_async16(st + row * RS + col * 16, src, p < s1);
-                }
-            }
-            cp_async_commit();
-            cp_async_wait<0>();
-            __syncwarp();
-            for (int i = 0; i < n; ++i) {
-                const unsigned char* st = stage + i * STEP_BYTES;
-                unsigned kw[KW], vw[2][VW];
-                const uint4* kp = reinterpret_cast<const uint4*>(st + g * RS + t * (D / 2));
-#pragma unroll
-                for (int j = 0; j < D / 32; ++j) {
-                    const uint4 v = kp[j];
-                    kw[4 * j] = v.x; kw[4 * j + 1] = v.y; kw[4 * j + 2] = v.z; kw[4 * j + 3] = v.w;
-                }
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    const uint4* vp = reinterpret_cast<const uint4*>(st + (STEP + 2 * t + r) * RS + g * (D / 4));
-#pragma unroll
-                    for (int j = 0; j < D / 64; ++j) {
-                        const uint4 v = vp[j];
-                        vw[r][4 * j] = v.x; vw[r][4 * j + 1] = v.y; vw[r][4 * j + 2] = v.z; vw[r][4 * j + 3] = v.w;
-                    }
-                }
-                mma_step<D>(qw, kw, vw, o, m, l, base0 + i * stride, s1, qscale, t);
-            }
-            __syncwarp(); /* every lane is done with the stage before the next phase */
-        }
-    } else
-#endif
     for (int64_t base = s0 + (int64_t)warp * STEP * U; base < s1; base += (int64_t)NWARPS * STEP * U) {
         unsigned kw[U][KW], vw[U][2][VW];
 #pragma unroll

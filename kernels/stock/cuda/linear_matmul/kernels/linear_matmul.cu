@@ -92,7 +92,7 @@ DEVI void gemv_row_scalar(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_b
 #define MIN_BLOCKS 1
 #endif
 #ifndef PREFETCH_ROW_BYTES
-#define PREFETCH_ROW_BYTES 4096
+#define PREFETCH_ROW_BYTES 2048
 #endif
 #ifndef PREFETCH_WHOLE_MAX
 #define PREFETCH_WHOLE_MAX 0
@@ -109,8 +109,8 @@ linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x
      * launched programmatically is resident early), the start of this warp's first weight
      * row heads for L2, a 128-byte line a lane: PREFETCH_ROW_BYTES of it, or all of it when
      * the whole product is at most PREFETCH_WHOLE_MAX bytes. Measured on an H100 (session
-     * 22): 4 KiB is 95 us a step faster than whole rows for every product (the wide ones
-     * then overflow L2) and than loading the first step into registers. */
+     * 22, batch-1 step): 2 KiB 1.679 ms, 1 KiB 1.683, 4 KiB 1.696, none 1.696, whole rows
+     * 1.806 (the wide products' rows overflow L2), the first step into registers 1.815. */
     if (warp < out_features) {
         const int64_t row_bytes = in_features * 2;
         const int64_t bytes = out_features * row_bytes <= (int64_t)PREFETCH_WHOLE_MAX
