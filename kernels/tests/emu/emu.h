@@ -98,30 +98,22 @@ static inline void __syncwarp(unsigned mask = 0xffffffffu) {
     pthread_barrier_wait(&emu_self->blk->warps[lin / 32].bar);
 }
 
-static inline float __shfl_xor_sync(unsigned mask, float v, int off) {
+/* A full-warp exchange: every lane deposits v, then reads the value of lane
+ * `xor_with ? lane ^ arg : arg & 31`. */
+static inline float emu_shuffle(unsigned mask, float v, int arg, bool xor_with) {
     if (mask != 0xffffffffu) { fprintf(stderr, "emu: only full-warp shuffles\n"); abort(); }
     unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
     EmuWarp& w = emu_self->blk->warps[lin / 32];
     unsigned lane = lin % 32;
     w.slot[lane] = __float_as_uint(v);
     pthread_barrier_wait(&w.bar);
-    float r = __uint_as_float(w.slot[lane ^ (unsigned)off]);
+    float r = __uint_as_float(w.slot[xor_with ? lane ^ (unsigned)arg : (unsigned)arg & 31u]);
     pthread_barrier_wait(&w.bar);
     return r;
 }
-
-/* __shfl_sync: every lane reads lane `src`'s value (full warp only). */
-static inline float __shfl_sync(unsigned mask, float v, int src) {
-    if (mask != 0xffffffffu) { fprintf(stderr, "emu: only full-warp shuffles\n"); abort(); }
-    unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
-    EmuWarp& w = emu_self->blk->warps[lin / 32];
-    unsigned lane = lin % 32;
-    w.slot[lane] = __float_as_uint(v);
-    pthread_barrier_wait(&w.bar);
-    float r = __uint_as_float(w.slot[(unsigned)src & 31u]);
-    pthread_barrier_wait(&w.bar);
-    return r;
-}
+static inline float __shfl_xor_sync(unsigned mask, float v, int off) { return emu_shuffle(mask, v, off, true); }
+/* __shfl_sync: every lane reads lane `src`'s value. */
+static inline float __shfl_sync(unsigned mask, float v, int src) { return emu_shuffle(mask, v, src, false); }
 
 /* __byte_perm(x, y, s): byte i of the result is byte (s >> 4i) & 7 of the pair y:x. */
 static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
