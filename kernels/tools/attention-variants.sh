@@ -18,7 +18,6 @@
 #                before the dependency wait (stock: its first 2 KiB)
 #   gemv-pre     the stock GEMV of commit aa4749c: the first step loaded into registers
 #                before the wait
-#   gemv-o       whole first rows for products of at most 40 MB (o: 33.5 MB), 2 KiB else
 #   gemv-4k, gemv-1k, gemv-0  the first 4 KiB, 1 KiB, nothing (time the GEMV variants with
 #                --pdl-bundles: launched as stock is)
 # A bundle that is not stock launches without programmatic dependent launch: time these
@@ -64,15 +63,14 @@ git show 3e39b36:kernels/stock/cuda/linear_matmul/manifest.toml |
 git show 3e39b36:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
   > "$out/gemv-row/kernels/linear_matmul.cu"
 lsrc=kernels/stock/cuda/linear_matmul
-for v in gemv-o gemv-4k gemv-1k gemv-0; do
+for v in gemv-4k gemv-1k gemv-0; do
   cp -r "$lsrc" "$out/$v"
   sed -i "s/^name = .*/name = \"variant-$v\"/" "$out/$v/manifest.toml"
 done
-sed -i 's/^#define PREFETCH_WHOLE_MAX 0$/#define PREFETCH_WHOLE_MAX 40000000/' "$out/gemv-o/kernels/linear_matmul.cu"
 sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 4096/' "$out/gemv-4k/kernels/linear_matmul.cu"
 sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 1024/' "$out/gemv-1k/kernels/linear_matmul.cu"
 sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 0/' "$out/gemv-0/kernels/linear_matmul.cu"
-for v in gemv-o gemv-4k gemv-1k gemv-0; do
+for v in gemv-4k gemv-1k gemv-0; do
   if diff -q "$lsrc/kernels/linear_matmul.cu" "$out/$v/kernels/linear_matmul.cu" >/dev/null; then
     echo "variant $v is the stock kernel" >&2
     exit 1

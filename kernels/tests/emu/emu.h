@@ -91,12 +91,6 @@ static thread_local EmuThread* emu_self;
 #define gridDim (emu_self->gdim)
 
 static inline void __syncthreads() { pthread_barrier_wait(&emu_self->blk->bar); }
-/* __syncwarp: the warp's 32 threads meet (full warp only). */
-static inline void __syncwarp(unsigned mask = 0xffffffffu) {
-    if (mask != 0xffffffffu) { fprintf(stderr, "emu: only full-warp __syncwarp\n"); abort(); }
-    unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
-    pthread_barrier_wait(&emu_self->blk->warps[lin / 32].bar);
-}
 
 /* A full-warp exchange: every lane deposits v, then reads the value of lane
  * `xor_with ? lane ^ arg : arg & 31`. */
@@ -238,8 +232,6 @@ static inline void* __cluster_map_shared_rank(void* p, unsigned rank) {
 }
 
 static inline void* emu_dynamic_smem() { return emu_self->blk->dyn.data(); }
-/* The launch's dynamic shared memory in bytes (PTX %dynamic_smem_size). */
-static inline unsigned emu_dynamic_smem_size() { return (unsigned)(emu_self->blk->dyn.size() - 16); }
 static inline void* emu_static_smem(int key, size_t bytes) {
     EmuBlock* b = emu_self->blk;
     std::lock_guard<std::mutex> g(b->stat_mu);

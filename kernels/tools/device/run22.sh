@@ -5,7 +5,7 @@
 # variants gemv-o and gemv-2k and the staged decode attention mma-stage (--pdl-bundles:
 # launched as stock is); PDL off; the former CUDA-core attention (decode-simt) against
 # stock, both --no-pdl; the breakdowns. Carries target/gpu-carry and
-# target/attention-variants.
+# target/attention-variants (the variants as of commit 857c150).
 set -u
 . "$(dirname "$0")/lib.sh" r22
 run stock 2048

@@ -94,9 +94,6 @@ DEVI void gemv_row_scalar(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_b
 #ifndef PREFETCH_ROW_BYTES
 #define PREFETCH_ROW_BYTES 2048
 #endif
-#ifndef PREFETCH_WHOLE_MAX
-#define PREFETCH_WHOLE_MAX 0
-#endif
 
 extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)
 linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x,
@@ -106,16 +103,13 @@ linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x
     const int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
     const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
     /* The weights do not depend on the grid before this one: while it drains (a grid
-     * launched programmatically is resident early), the start of this warp's first weight
-     * row heads for L2, a 128-byte line a lane: PREFETCH_ROW_BYTES of it, or all of it when
-     * the whole product is at most PREFETCH_WHOLE_MAX bytes. Measured on an H100 (session
-     * 22, batch-1 step): 2 KiB 1.679 ms, 1 KiB 1.683, 4 KiB 1.696, none 1.696, whole rows
-     * 1.806 (the wide products' rows overflow L2), the first step into registers 1.815. */
+     * launched programmatically is resident early), the first PREFETCH_ROW_BYTES of this
+     * warp's first weight row head for L2, a 128-byte line a lane. Measured on an H100
+     * (session 22, batch-1 step): 2 KiB 1.679 ms, 1 KiB 1.683, 4 KiB 1.696, none 1.696,
+     * whole rows 1.806 (the wide products' rows overflow L2), the first step into
+     * registers 1.815. */
     if (warp < out_features) {
-        const int64_t row_bytes = in_features * 2;
-        const int64_t bytes = out_features * row_bytes <= (int64_t)PREFETCH_WHOLE_MAX
-                                  ? row_bytes
-                                  : min(row_bytes, (int64_t)PREFETCH_ROW_BYTES);
+        const int64_t bytes = min(in_features * 2, (int64_t)PREFETCH_ROW_BYTES);
         const char* row = reinterpret_cast<const char*>(w + warp * in_features);
         for (int64_t off = (int64_t)lane * 128; off < bytes; off += 32 * 128) PREFETCH_L2(row + off);
     }
