@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--prefetch-o]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -58,7 +58,12 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --bundle DIR   install the CUDA bundle in DIR in its slots (repeatable)
   --no-pdl       launch every kernel plainly (no programmatic dependent launch: the A/B switch)
   --pdl-bundles  launch the --bundle kernels with programmatic dependent launch too (only for
-                 kernels that wait for the grid before them first, as the stock ones do)";
+                 kernels that wait for the grid before them first, as the stock ones do)
+  --unfused      batch 1 without the engine's fused one-row kernels (q|k|v + RoPE + cache
+                 writes, gate|up + SwiGLU): the rope, k-write and silu_and_mul launches
+                 come back (the A/B switch)
+  --prefetch-o   the fused q|k|v GEMV sends the layer's o weights to L2 after its work
+                 (an experiment)";
 
 struct Opts {
     shape: String,
@@ -74,6 +79,8 @@ struct Opts {
     bundles: Vec<String>,
     programmatic: bool,
     programmatic_bundles: bool,
+    fused_decode: bool,
+    prefetch_o: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -91,6 +98,8 @@ fn parse_args() -> Result<Opts, String> {
         bundles: Vec::new(),
         programmatic: true,
         programmatic_bundles: false,
+        fused_decode: true,
+        prefetch_o: false,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -112,6 +121,8 @@ fn parse_args() -> Result<Opts, String> {
             "--bundle" => o.bundles.push(it.next().ok_or("--bundle needs a folder")?),
             "--no-pdl" => o.programmatic = false,
             "--pdl-bundles" => o.programmatic_bundles = true,
+            "--unfused" => o.fused_decode = false,
+            "--prefetch-o" => o.prefetch_o = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -252,6 +263,17 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     }
     let mut eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
     eopts.programmatic_launch = opts.programmatic;
+    eopts.fused_decode = opts.fused_decode;
+    eopts.prefetch_o = opts.prefetch_o;
+    out.text(&format!(
+        "batch-1 fused kernels: {}; o weights to L2 after q|k|v: {}",
+        if opts.fused_decode {
+            "on"
+        } else {
+            "off (--unfused)"
+        },
+        if opts.prefetch_o { "on" } else { "off" }
+    ));
     out.text(&format!(
         "programmatic dependent launch: {}",
         if opts.programmatic {

@@ -19,7 +19,8 @@ mod common;
 use cacheon_kernels::bundle::stock;
 use cacheon_kernels::cpu::engine::{Engine, SlotTable};
 use cacheon_kernels::cuda::{
-    CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable, WeightSource,
+    build_cuda_bundle, CudaBuildOptions, CudaDevice, CudaEngine, CudaEngineOptions, CudaSlotTable,
+    WeightSource,
 };
 use cacheon_kernels::model::{Logits, ModelConfig, Weights};
 use cacheon_kernels::slots::SlotId;
@@ -425,4 +426,111 @@ fn graph_decode_equals_eager_decode() {
     assert!(embed.iter().all(|&x| (-1.0..=1.0).contains(&x)));
     let mean = embed.iter().map(|&x| x as f64).sum::<f64>() / embed.len() as f64;
     assert!(mean.abs() < 0.01, "embedding mean {mean}");
+}
+
+/// Batch-1 decode with the engine's fused one-row kernels (q|k|v + RoPE + both cache
+/// writes; gate|up + SwiGLU) follows the unfused step (the rope, k-write and silu_and_mul
+/// launches), runs no rope or silu_and_mul slot call, and gives a proposal installed over
+/// the stock rope kernel its calls back (that fusion then steps aside; the other stays).
+#[test]
+fn batch_one_fused_kernels_follow_the_slot_calls() {
+    let Some(dev) = device_or_skip() else { return };
+    let cfg = ModelConfig::named("tiny").unwrap();
+    let make = |fused: bool, rope_proposal: bool| {
+        let mut slots = CudaSlotTable::stock(&dev).expect("stock CUDA kernels build");
+        if rope_proposal {
+            let b = stock::cuda_bundles()
+                .iter()
+                .find(|b| b.slot == SlotId::Rope)
+                .expect("a stock CUDA rope bundle");
+            let built = build_cuda_bundle(
+                &b.files(),
+                "rope proposal",
+                &dev,
+                &CudaBuildOptions::default(),
+            )
+            .expect("the rope bundle builds");
+            for k in built.into_kernels() {
+                slots.install(k);
+            }
+        }
+        let mut o = CudaEngineOptions::new(4, 64, 32);
+        o.fused_decode = fused;
+        CudaEngine::new(
+            &dev,
+            cfg.clone(),
+            WeightSource::Synthesize { seed: 7 },
+            slots,
+            o,
+        )
+        .expect("engine starts")
+    };
+    let (mut fused, mut plain, mut proposal) =
+        (make(true, false), make(false, false), make(true, true));
+    let prompt = &prompts()[0];
+    let mut tokens = vec![0u32; 1];
+    for e in [&mut fused, &mut plain, &mut proposal] {
+        tokens[0] = e.prefill(0, prompt).unwrap();
+    }
+    let before = |e: &CudaEngine| {
+        let s = e.slots();
+        [
+            s.dispatch_count(SlotId::Rope),
+            s.dispatch_count(SlotId::SiluAndMul),
+        ]
+    };
+    let (f0, p0, r0) = (before(&fused), before(&plain), before(&proposal));
+    const B1_STEPS: usize = 12;
+    let mut agree = 0;
+    for step in 0..B1_STEPS {
+        let want = plain.decode(&tokens).unwrap();
+        let got = fused.decode(&tokens).unwrap();
+        let other = proposal.decode(&tokens).unwrap();
+        let (lp, lf) = (plain.logits(1).unwrap(), fused.logits(1).unwrap());
+        let diff = lp
+            .iter()
+            .zip(&lf)
+            .fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+        let scale = lp.iter().fold(0f32, |m, &x| m.max(x.abs()));
+        assert!(
+            lf.iter().all(|x| x.is_finite()),
+            "step {step}: non-finite logits"
+        );
+        assert!(
+            diff <= 2e-2 * scale,
+            "step {step}: fused vs unfused logits differ by {diff} (scale {scale})"
+        );
+        agree += usize::from(got == want) + usize::from(other == want);
+        tokens = want; // teacher-forced: all three see the same tokens
+    }
+    println!(
+        "batch-1 fused vs unfused: greedy agreement {agree}/{}",
+        2 * B1_STEPS
+    );
+    assert!(agree + 1 >= 2 * B1_STEPS, "greedy tokens agree too rarely");
+    assert_eq!(fused.graph_buckets(), vec![1], "batch 1 replays its graph");
+    let layers = cfg.num_hidden_layers as u64;
+    let calls = (B1_STEPS as u64) * layers;
+    let after = |e: &CudaEngine, b: [u64; 2]| {
+        let a = [
+            e.slots().dispatch_count(SlotId::Rope),
+            e.slots().dispatch_count(SlotId::SiluAndMul),
+        ];
+        [a[0] - b[0], a[1] - b[1]]
+    };
+    assert_eq!(
+        after(&fused, f0),
+        [0, 0],
+        "fused: no rope or silu_and_mul calls"
+    );
+    assert_eq!(
+        after(&plain, p0),
+        [calls, calls],
+        "unfused: one of each a layer"
+    );
+    assert_eq!(
+        after(&proposal, r0),
+        [calls, 0],
+        "a rope proposal gets its calls; SwiGLU stays fused"
+    );
 }

@@ -114,6 +114,78 @@ static void test_gemv_qkv() {
     }
 }
 
+static double dot_ref(const bf16_t* x, const bf16_t* w, long long k, double* mag) {
+    double s = 0, m = 0;
+    for (long long i = 0; i < k; ++i) {
+        double p = (double)b2f(x[i]) * b2f(w[i]);
+        s += p;
+        m += fabs(p);
+    }
+    *mag = m;
+    return s;
+}
+
+/* The fused one-row q|k|v GEMV with RoPE: q rotated into q_rot, k rotated and v into the
+ * cache rows, nothing into the cache for a padding row, the prefetch tail harmless. */
+static void test_gemv_qkv_rope() {
+    const long long qh = 2, kvh = 1, hd = 16, half = hd / 2, k = 8 * 140, kv_dim = kvh * hd;
+    const long long n = (qh + 2 * kvh) * hd, total_rows = 6;
+    const float theta = 10000.0f;
+    for (int cache_row : {3, -1}) {
+        auto x = rand_bf16(k), w = rand_bf16(n * k);
+        std::vector<int> cr = {cache_row}, pos = {1234};
+        std::vector<bf16_t> q(qh * hd, 0x7F81), kc(total_rows * kv_dim, 0x7F81), vc(kc);
+        emu_launch(dim3{2, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
+            eng_gemv_qkv_rope(q.data(), kc.data(), vc.data(), cr.data(), pos.data(), x.data(), w.data(), qh, kvh,
+                              hd, k, theta, reinterpret_cast<const char*>(w.data()), 1000);
+        });
+        for (long long hh = 0; hh < qh + 2 * kvh; ++hh)
+            for (long long i = 0; i < half; ++i) {
+                const long long j0 = hh * hd + i, j1 = j0 + half;
+                double m0, m1;
+                const double d0 = dot_ref(x.data(), &w[j0 * k], k, &m0), d1 = dot_ref(x.data(), &w[j1 * k], k, &m1);
+                double r0 = d0, r1 = d1;
+                if (hh < qh + kvh) {
+                    const double a = pos[0] * pow((double)theta, -2.0 * i / hd);
+                    r0 = d0 * cos(a) - d1 * sin(a);
+                    r1 = d1 * cos(a) + d0 * sin(a);
+                }
+                const double tol0 = 8e-3 * (fabs(d0) + fabs(d1)) + 1e-5 * (m0 + m1), tol1 = tol0;
+                const bf16_t* at;
+                if (hh < qh) at = &q[hh * hd];
+                else if (cache_row < 0) continue;
+                else if (hh < qh + kvh) at = &kc[cache_row * kv_dim + (hh - qh) * hd];
+                else at = &vc[cache_row * kv_dim + (hh - qh - kvh) * hd];
+                CHECK(fabs(b2f(at[i]) - r0) <= tol0, "gemv_qkv_rope row %d head %lld i %lld: %g vs %g", cache_row,
+                      hh, i, b2f(at[i]), r0);
+                CHECK(fabs(b2f(at[i + half]) - r1) <= tol1, "gemv_qkv_rope row %d head %lld i+half %lld: %g vs %g",
+                      cache_row, hh, i, b2f(at[i + half]), r1);
+            }
+        int written = 0;
+        for (size_t i = 0; i < kc.size(); ++i) written += (kc[i] != 0x7F81) + (vc[i] != 0x7F81);
+        CHECK(written == (cache_row < 0 ? 0 : 2 * kv_dim), "gemv_qkv_rope wrote %d cache values (row %d)", written,
+              cache_row);
+        for (auto v : q) CHECK(v != 0x7F81, "gemv_qkv_rope left a q value unwritten");
+    }
+}
+
+/* The fused one-row gate|up GEMV with SwiGLU against silu(x.w_g) * (x.w_u) in double. */
+static void test_gemv_gate_up_silu() {
+    const long long inter = 40, k = 8 * 150;
+    auto x = rand_bf16(k), w = rand_bf16(2 * inter * k);
+    std::vector<bf16_t> act(inter + 8, 0x7F81);
+    emu_launch(dim3{2, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1},
+               [&] { eng_gemv_gate_up_silu(act.data(), x.data(), w.data(), inter, k); });
+    for (long long i = 0; i < inter; ++i) {
+        double mg, mu;
+        const double g = dot_ref(x.data(), &w[i * k], k, &mg), u = dot_ref(x.data(), &w[(inter + i) * k], k, &mu);
+        const double sg = g / (1.0 + exp(-g)), ref = sg * u;
+        const double tol = 1.2e-2 * fabs(ref) + 2e-5 * (mg * fabs(u) + mu * fabs(sg)) + 1e-6;
+        CHECK(fabs(b2f(act[i]) - ref) <= tol, "gate_up_silu %lld: %g vs %g", i, b2f(act[i]), ref);
+    }
+    for (long long i = inter; i < inter + 8; ++i) CHECK(act[i] == 0x7F81, "gate_up_silu wrote past its output");
+}
+
 static void test_softmax() {
     const long long heads = 2, n = 5, klen = 9, start = 4;
     std::vector<float> s(heads * n * klen);
@@ -192,6 +264,8 @@ static void test_split_write_embed_synth() {
 int main() {
     test_argmax();
     test_gemv_qkv();
+    test_gemv_qkv_rope();
+    test_gemv_gate_up_silu();
     test_softmax();
     test_split_write_embed_synth();
     if (failures) return 1;

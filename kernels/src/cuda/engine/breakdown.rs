@@ -66,11 +66,13 @@ impl CudaEngine {
         let (h, inter, vocab) = (c.hidden_size, c.intermediate_size, c.vocab_size);
         let (q_dim, kv_dim) = (c.q_dim(), c.kv_dim());
         let qkv_out = q_dim + 2 * kv_dim;
+        let pass = Pass::Decode { bucket: n };
         let fused = self.qkv_fused(
             n,
             self.ptr(&self.s.normed),
             self.ptr(&self.weights.layers[0].qkv),
         );
+        let rope_fused = self.rope_fused(pass, 0);
         let nb = n as u64;
         let kv_read: u64 = self.lens[..n]
             .iter()
@@ -89,8 +91,14 @@ impl CudaEngine {
         };
         let mut ops = self.norm_ops(n);
         ops.extend([(
-            "qkv_proj+v_write",
-            if fused {
+            if rope_fused {
+                "qkv_proj+rope+kv_write"
+            } else {
+                "qkv_proj+v_write"
+            },
+            if rope_fused {
+                format!("fused pair gemv {n}x{h} · {qkv_out}x{h}, rope, both cache rows")
+            } else if fused {
                 format!("fused gemv {n}x{h} · {qkv_out}x{h}")
             } else {
                 format!("{} + split", gemm_impl(qkv_out, h))
@@ -105,7 +113,9 @@ impl CudaEngine {
                 }
                 + 4 * nb,
         )]);
-        ops.extend(self.rope_ops(n));
+        if !rope_fused {
+            ops.extend(self.rope_ops(n));
+        }
         ops.extend([
             (
                 "attention.decode",
@@ -120,12 +130,23 @@ impl CudaEngine {
             ),
             gemm("o_proj", Step::OProj, h, q_dim, layers),
         ]);
-        ops.extend(self.mlp_seam_ops(n).unwrap_or_else(|| {
-            vec![
-                gemm("gate_up_proj", Step::GateUpProj, 2 * inter, h, layers),
-                silu_op(n, inter, layers),
-            ]
-        }));
+        let mlp = if self.swiglu_fused(pass, 0) {
+            vec![(
+                "gate_up_silu",
+                format!("fused pair gemv {n}x{h} · {}x{h}, swiglu", 2 * inter),
+                Step::GateUpProj,
+                layers,
+                2 * (2 * inter * h + n * h + n * inter) as u64,
+            )]
+        } else {
+            self.mlp_seam_ops(n).unwrap_or_else(|| {
+                vec![
+                    gemm("gate_up_proj", Step::GateUpProj, 2 * inter, h, layers),
+                    silu_op(n, inter, layers),
+                ]
+            })
+        };
+        ops.extend(mlp);
         ops.extend([
             gemm("down_proj", Step::DownProj, h, inter, layers),
             gemm("lm_head", Step::LmHead, vocab, h, 1),
@@ -137,7 +158,7 @@ impl CudaEngine {
                 2 * (n * vocab) as u64 + 4 * nb,
             ),
         ]);
-        let out = self.time_ops(ops, Pass::Decode { bucket: n }, warmup, reps, true)?;
+        let out = self.time_ops(ops, pass, warmup, reps, true)?;
         self.slots.set_counts(&counts);
         Ok(out)
     }

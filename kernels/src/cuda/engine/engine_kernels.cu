@@ -321,3 +321,150 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv(bf16_t* q, bf16_t
         }
     });
 }
+
+// The pair GEMV behind the engine's fused one-row decode kernels: one row x, two output
+// features a warp (pairs p = warp, warp + warps, ...; `rows_of(p, j0, j1)` names the
+// pair's two weight rows), both streamed with 16-byte loads, UNR a row and lane in
+// flight; `store(p, v0, v1)` writes the pair's results (lane 0). Needs k % 8 == 0 and
+// 16-byte aligned x, w (the host checks).
+template <int UNR, class RowsOf, class Store>
+__device__ __forceinline__ void gemv_pair_body(const bf16_t* x, const bf16_t* w, long long pairs,
+                                               long long k, RowsOf rows_of, Store store) {
+    const int lane = threadIdx.x & 31;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const long long kv = k >> 3;
+    const uint4* xv = reinterpret_cast<const uint4*>(x);
+    const uint4* w4 = reinterpret_cast<const uint4*>(w);
+    for (long long p = warp; p < pairs; p += warps) {
+        long long j0, j1;
+        rows_of(p, j0, j1);
+        const uint4* r0 = w4 + j0 * kv;
+        const uint4* r1 = w4 + j1 * kv;
+        float s0 = 0.0f, s1 = 0.0f;
+        long long i = lane;
+        for (; i + 32 * (UNR - 1) < kv; i += 32 * UNR) {
+            uint4 a0[UNR], a1[UNR];
+#pragma unroll
+            for (int u = 0; u < UNR; ++u) {
+                a0[u] = r0[i + 32 * u];
+                a1[u] = r1[i + 32 * u];
+            }
+#pragma unroll
+            for (int u = 0; u < UNR; ++u) {
+                const uint4 xx = xv[i + 32 * u];
+                s0 = dot8(a0[u], xx, s0);
+                s1 = dot8(a1[u], xx, s1);
+            }
+        }
+        for (; i < kv; i += 32) {
+            const uint4 xx = xv[i];
+            s0 = dot8(r0[i], xx, s0);
+            s1 = dot8(r1[i], xx, s1);
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            s0 += __shfl_xor_sync(0xffffffffu, s0, off);
+            s1 += __shfl_xor_sync(0xffffffffu, s1, off);
+        }
+        if (lane == 0) store(p, s0, s1);
+    }
+}
+
+// Before the dependency wait (the weights do not depend on the grid before): the first
+// 2 KiB of both weight rows of this warp's first pair head for L2 (lanes 0-15 row j0,
+// 16-31 row j1; a 128-byte line a lane).
+template <class RowsOf>
+__device__ __forceinline__ void prefetch_first_pair(const bf16_t* w, long long pairs, long long k,
+                                                    RowsOf rows_of) {
+    const int lane = threadIdx.x & 31;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+    if (warp >= pairs || (lane & 15) * 128 >= k * 2) return;
+    long long j0, j1;
+    rows_of(warp, j0, j1);
+    PREFETCH_L2(reinterpret_cast<const char*>(w + (lane < 16 ? j0 : j1) * k) + (lane & 15) * 128);
+}
+
+// RoPE (rotate-half) of one pair, as the stock position.rope kernel computes it: the
+// angle pos * theta^(-2i/D) in double, reduced to [-pi, pi], then sincosf; x0, x1 are the
+// projection's outputs rounded to bf16 (what the rope slot would read).
+__device__ __forceinline__ void rope_pair(float x0, float x1, long long i, long long head_dim, double pos,
+                                          double log2_theta, float* o0, float* o1) {
+    const double TWO_PI = 6.283185307179586476925286766559;
+    const double INV_TWO_PI = 0.15915494309189533576888376337251;
+    const double inv_freq = exp2(-2.0 * (double)i / (double)head_dim * log2_theta);
+    double a = pos * inv_freq;
+    a -= rint(a * INV_TWO_PI) * TWO_PI;
+    float s, c;
+    sincosf((float)a, &s, &c);
+    *o0 = x0 * c - x1 * s;
+    *o1 = x1 * c + x0 * s;
+}
+
+// The q|k|v projection of ONE decode row with RoPE and both cache writes fused (decode at
+// batch 1 runs no rope and no k-write launch): pair (i, i + D/2) of every head is one warp's
+// two features; q heads are rotated into q_rot, k heads rotated into the key cache row
+// cache_rows[0], v heads written to the value cache row (no cache write when that row is
+// negative: a padding row). positions[0] is the row's position. w is
+// [(q_heads + 2 kv_heads) * D, k]. After its pairs, every thread sends its share of the
+// lines of [pf, pf + pf_bytes) to L2 (the next projection's weights, read after attention,
+// which leaves the memory mostly idle; pf_bytes 0: nothing).
+extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
+    bf16_t* q_rot, bf16_t* k_cache, bf16_t* v_cache, const int* cache_rows, const int* positions,
+    const bf16_t* x, const bf16_t* w, long long q_heads, long long kv_heads, long long head_dim,
+    long long k, float theta, const char* pf, long long pf_bytes) {
+    const long long half = head_dim / 2, kv_dim = kv_heads * head_dim;
+    const long long pairs = (q_heads + 2 * kv_heads) * half;
+    auto rows_of = [=](long long p, long long& j0, long long& j1) {
+        j0 = (p / half) * head_dim + p % half;
+        j1 = j0 + half;
+    };
+    prefetch_first_pair(w, pairs, k, rows_of);
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
+    const long long row = cache_rows[0];
+    const double pos = (double)positions[0], log2_theta = log2((double)theta);
+    gemv_pair_body<2>(x, w, pairs, k, rows_of, [=](long long p, float v0, float v1) {
+        const long long hh = p / half, i = p % half;
+        const bf16_t b0 = f2b(v0), b1 = f2b(v1);
+        if (hh >= q_heads + kv_heads) {
+            if (row >= 0) {
+                bf16_t* v = v_cache + row * kv_dim + (hh - q_heads - kv_heads) * head_dim;
+                v[i] = b0;
+                v[i + half] = b1;
+            }
+            return;
+        }
+        float o0, o1;
+        rope_pair(b2f(b0), b2f(b1), i, head_dim, pos, log2_theta, &o0, &o1);
+        bf16_t* dst;
+        if (hh < q_heads) dst = q_rot + hh * head_dim;
+        else if (row >= 0) dst = k_cache + row * kv_dim + (hh - q_heads) * head_dim;
+        else return;
+        dst[i] = f2b(o0);
+        dst[i + half] = f2b(o1);
+    });
+    const long long lines = (pf_bytes + 127) / 128;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < lines; l += stride)
+        PREFETCH_L2(pf + l * 128);
+}
+
+// The gate|up projection of ONE decode row with SwiGLU fused (decode at batch 1 runs no
+// silu_and_mul launch): feature i's gate row i and up row inter + i are one warp's pair;
+// act[i] = silu(g) * u with g and u rounded to bf16 first, as the stock
+// activation.silu_and_mul kernel reads them from the product. w is [2 inter, k].
+extern "C" __global__ void __launch_bounds__(256) eng_gemv_gate_up_silu(bf16_t* act, const bf16_t* x,
+                                                                        const bf16_t* w, long long inter,
+                                                                        long long k) {
+    auto rows_of = [=](long long p, long long& j0, long long& j1) {
+        j0 = p;
+        j1 = inter + p;
+    };
+    prefetch_first_pair(w, inter, k, rows_of);
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
+    gemv_pair_body<4>(x, w, inter, k, rows_of, [=](long long p, float v0, float v1) {
+        const float g = b2f(f2b(v0)), u = b2f(f2b(v1));
+        act[p] = f2b(g / (1.0f + __expf(-g)) * u);
+    });
+}

@@ -132,7 +132,10 @@ impl CudaEngine {
                 &[ni, hi],
             )?),
             Step::AttnNorm => add_norm(residual, p(&lw.attn_norm)),
+            Step::QkvProj if self.rope_fused(pass, l) => self.qkv_rope_projection(l, normed),
             Step::QkvProj => self.qkv_projection(n, normed, p(&lw.qkv), vc),
+            // Done by the fused q|k|v GEMV.
+            Step::Rope | Step::KWrite if self.rope_fused(pass, l) => Ok(()),
             Step::Rope => Ok(slots.launch(
                 st,
                 SlotId::Rope,
@@ -189,8 +192,9 @@ impl CudaEngine {
                 &[],
                 &self.gate_up_silu_shape(n),
             )?),
+            Step::GateUpProj if self.swiglu_fused(pass, l) => self.gate_up_silu_gemv(l, normed),
             Step::GateUpProj => self.linear(gate_up, normed, p(&lw.gate_up), n, 2 * inter, h),
-            Step::SiluAndMul if self.seam_serves(n) => Ok(()),
+            Step::SiluAndMul if self.seam_serves(n) || self.swiglu_fused(pass, l) => Ok(()),
             Step::SiluAndMul => Ok(slots.launch(
                 st,
                 SlotId::SiluAndMul,

@@ -97,6 +97,111 @@ impl CudaEngine {
         self.qkv_split(n, vc)
     }
 
+    /// Whether layer `l` of `pass` runs the fused q|k|v GEMV with RoPE and both cache
+    /// writes ([`CudaEngineOptions::fused_decode`]; the Rope and KWrite steps then launch
+    /// nothing): a one-row decode step, the fused GEMV's conditions, and the stock
+    /// `position.rope` kernel serving the call.
+    pub(super) fn rope_fused(&self, pass: Pass, l: usize) -> bool {
+        let c = &self.config;
+        let Pass::Decode { bucket: 1 } = pass else {
+            return false;
+        };
+        let shape = [
+            1,
+            c.num_attention_heads as i64,
+            c.kv_heads() as i64,
+            c.head_dim() as i64,
+        ];
+        self.opts.fused_decode
+            && c.head_dim().is_multiple_of(2)
+            && self.qkv_fused(
+                1,
+                self.ptr(&self.s.normed),
+                self.ptr(&self.weights.layers[l].qkv),
+            )
+            && self.slots.stock_serves(SlotId::Rope, &shape)
+    }
+
+    /// Whether layer `l` of `pass` runs gate|up with SwiGLU as one engine GEMV
+    /// ([`CudaEngineOptions::fused_decode`]; the SiluAndMul step then launches nothing): a
+    /// one-row decode step, 16-byte vectors, the stock `linear.matmul` and
+    /// `activation.silu_and_mul` kernels serving both calls, and no `mlp.gate_up_silu`
+    /// kernel taking the seam.
+    pub(super) fn swiglu_fused(&self, pass: Pass, l: usize) -> bool {
+        let c = &self.config;
+        let Pass::Decode { bucket: 1 } = pass else {
+            return false;
+        };
+        let (h, inter) = (c.hidden_size as i64, c.intermediate_size as i64);
+        self.opts.fused_decode
+            && self.uses_gemv(
+                1,
+                c.hidden_size,
+                self.ptr(&self.s.normed),
+                self.ptr(&self.weights.layers[l].gate_up),
+            )
+            && !self.seam_serves(1)
+            && self
+                .slots
+                .stock_serves(SlotId::LinearMatmul, &[1, 2 * inter, h])
+            && self.slots.stock_serves(SlotId::SiluAndMul, &[1, inter])
+    }
+
+    /// The fused q|k|v projection of one decode row of `x` by layer `l`'s weights: q
+    /// rotated into `q_rot`, k rotated into the key cache row, v into the value cache row
+    /// (see [`Self::rope_fused`]); with [`CudaEngineOptions::prefetch_o`], the layer's o
+    /// weights sent to L2 after.
+    pub(super) fn qkv_rope_projection(&self, l: usize, x: u64) -> Result<(), CudaEngineError> {
+        let c = &self.config;
+        let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
+        let lw = &self.weights.layers[l];
+        let pf_bytes = if self.opts.prefetch_o {
+            (c.hidden_size * c.q_dim() * 2) as i64
+        } else {
+            0
+        };
+        self.run(
+            &self.kernels.gemv_qkv_rope,
+            (self.gemv_blocks((q_heads + 2 * kv_heads) * hd / 2), 1, 1),
+            (256, 1, 1),
+            &[
+                Arg::Ptr(self.ptr(&self.s.q_rot)),
+                Arg::Ptr(self.ptr(&self.k_cache[l])),
+                Arg::Ptr(self.ptr(&self.v_cache[l])),
+                Arg::Ptr(self.ptr(&self.s.cache_rows)),
+                Arg::Ptr(self.ptr(&self.s.positions)),
+                Arg::Ptr(x),
+                Arg::Ptr(self.ptr(&lw.qkv)),
+                Arg::I64(q_heads as i64),
+                Arg::I64(kv_heads as i64),
+                Arg::I64(hd as i64),
+                Arg::I64(c.hidden_size as i64),
+                Arg::F32(c.rope_theta),
+                Arg::Ptr(self.ptr(&lw.o)),
+                Arg::I64(pf_bytes),
+            ],
+        )
+    }
+
+    /// gate|up and SwiGLU of one decode row of `x` by layer `l`'s weights into `act` (see
+    /// [`Self::swiglu_fused`]).
+    pub(super) fn gate_up_silu_gemv(&self, l: usize, x: u64) -> Result<(), CudaEngineError> {
+        let c = &self.config;
+        let inter = c.intermediate_size;
+        self.run(
+            &self.kernels.gemv_gate_up_silu,
+            (self.gemv_blocks(inter), 1, 1),
+            (256, 1, 1),
+            &[
+                Arg::Ptr(self.ptr(&self.s.act)),
+                Arg::Ptr(x),
+                Arg::Ptr(self.ptr(&self.weights.layers[l].gate_up)),
+                Arg::I64(inter as i64),
+                Arg::I64(c.hidden_size as i64),
+            ],
+        )
+    }
+
     /// The split kernel: `qkv` rows into q, k and the v cache.
     pub(super) fn qkv_split(&self, n: usize, vc: u64) -> Result<(), CudaEngineError> {
         let c = &self.config;

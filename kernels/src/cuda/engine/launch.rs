@@ -1,5 +1,6 @@
 //! The engine's own kernels (`engine_kernels.cu`: embedding, the q|k|v split, the key
-//! cache write, the prefill softmax of the builtin prefill attention, the GEMVs, greedy argmax and weight synthesis):
+//! cache write, the prefill softmax of the builtin prefill attention, the GEMVs (with the
+//! fused one-row decode kernels), greedy argmax and weight synthesis):
 //! compiled once per engine with NVRTC and launched on the engine's stream.
 
 use super::*;
@@ -21,6 +22,8 @@ pub(super) struct EngineKernels {
     pub(super) softmax: CudaFunction,
     pub(super) argmax: CudaFunction,
     pub(super) gemv_qkv: CudaFunction,
+    pub(super) gemv_qkv_rope: CudaFunction,
+    pub(super) gemv_gate_up_silu: CudaFunction,
     _module: Arc<CudaModule>,
 }
 
@@ -56,6 +59,8 @@ impl EngineKernels {
             softmax: func("eng_causal_softmax")?,
             argmax: func("eng_argmax")?,
             gemv_qkv: func("eng_gemv_qkv")?,
+            gemv_qkv_rope: func("eng_gemv_qkv_rope")?,
+            gemv_gate_up_silu: func("eng_gemv_gate_up_silu")?,
             _module: module,
         })
     }
@@ -63,9 +68,16 @@ impl EngineKernels {
     /// Whether `f` waits for the grid before it (`GRID_DEPENDENCY_WAIT` in the file) and may
     /// so be launched programmatically.
     fn waits_for_the_grid_before(&self, f: &CudaFunction) -> bool {
-        [&self.embed, &self.k_write, &self.argmax, &self.gemv_qkv]
-            .iter()
-            .any(|k| k.cu_function() == f.cu_function())
+        [
+            &self.embed,
+            &self.k_write,
+            &self.argmax,
+            &self.gemv_qkv,
+            &self.gemv_qkv_rope,
+            &self.gemv_gate_up_silu,
+        ]
+        .iter()
+        .any(|k| k.cu_function() == f.cu_function())
     }
 }
 
@@ -173,6 +185,8 @@ mod tests {
             "eng_causal_softmax",
             "eng_argmax",
             "eng_gemv_qkv",
+            "eng_gemv_qkv_rope",
+            "eng_gemv_gate_up_silu",
         ] {
             assert!(ENGINE_KERNELS.contains(&format!(" {name}(")), "{name}");
         }

@@ -125,6 +125,19 @@ pub struct CudaEngineOptions {
     /// the grid before (the stock slot kernels' switch is [`CudaSlotTable::stock_with`]); a
     /// benchmark's A/B switch, the validator never clears it.
     pub programmatic_launch: bool,
+    /// A batch-1 decode step runs the engine's fused one-row kernels where the stock
+    /// kernels hold the slots they stand in for: the q|k|v GEMV applies RoPE and writes the
+    /// key cache itself (no `position.rope` and no k-write launch; while the stock rope
+    /// kernel serves the call), and gate|up with SwiGLU is one GEMV (no
+    /// `activation.silu_and_mul` launch; while the stock `linear.matmul` and
+    /// `silu_and_mul` kernels serve both calls and no `mlp.gate_up_silu` kernel does).
+    /// A proposal for any of those slots whose domain takes the call turns its fusion off,
+    /// so the proposal is what runs. A benchmark's A/B switch; the validator never clears it.
+    pub fused_decode: bool,
+    /// The fused q|k|v GEMV sends the layer's o-projection weights to L2 after its own
+    /// work, to be read from there after attention (a benchmark's experiment, off unless
+    /// set).
+    pub prefetch_o: bool,
 }
 
 impl CudaEngineOptions {
@@ -138,6 +151,8 @@ impl CudaEngineOptions {
             small_gemv: true,
             flash_prefill: true,
             programmatic_launch: true,
+            fused_decode: true,
+            prefetch_o: false,
         }
     }
 }

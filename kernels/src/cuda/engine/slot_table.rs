@@ -106,6 +106,15 @@ impl CudaSlotTable {
         self.stacks.pick(slot, shape).is_some()
     }
 
+    /// Whether the slot's stock kernel (the bottom of its stack) is the one that serves
+    /// `shape`: nothing installed over it takes the call (false for a seam).
+    pub fn stock_serves(&self, slot: SlotId, shape: &[i64]) -> bool {
+        match (self.stacks.pick(slot, shape), self.stacks.bottom(slot)) {
+            (Some(p), Some(b)) => std::ptr::eq(p.kernel, b.kernel),
+            _ => false,
+        }
+    }
+
     /// The kernel installed last in a slot (none in a seam nothing was installed for).
     pub fn kernel(&self, slot: SlotId) -> Option<&CudaKernel> {
         self.stacks.top(slot)
