@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--prefetch-o]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -61,9 +61,7 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
                  kernels that wait for the grid before them first, as the stock ones do)
   --unfused      batch 1 without the engine's fused one-row kernels (q|k|v + RoPE + cache
                  writes, gate|up + SwiGLU): the rope, k-write and silu_and_mul launches
-                 come back (the A/B switch)
-  --prefetch-o   the fused q|k|v GEMV sends the layer's o weights to L2 after its work
-                 (an experiment)";
+                 come back (the A/B switch)";
 
 struct Opts {
     shape: String,
@@ -80,7 +78,6 @@ struct Opts {
     programmatic: bool,
     programmatic_bundles: bool,
     fused_decode: bool,
-    prefetch_o: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -99,7 +96,6 @@ fn parse_args() -> Result<Opts, String> {
         programmatic: true,
         programmatic_bundles: false,
         fused_decode: true,
-        prefetch_o: false,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -122,7 +118,6 @@ fn parse_args() -> Result<Opts, String> {
             "--no-pdl" => o.programmatic = false,
             "--pdl-bundles" => o.programmatic_bundles = true,
             "--unfused" => o.fused_decode = false,
-            "--prefetch-o" => o.prefetch_o = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -264,15 +259,13 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     let mut eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
     eopts.programmatic_launch = opts.programmatic;
     eopts.fused_decode = opts.fused_decode;
-    eopts.prefetch_o = opts.prefetch_o;
     out.text(&format!(
-        "batch-1 fused kernels: {}; o weights to L2 after q|k|v: {}",
+        "batch-1 fused kernels: {}",
         if opts.fused_decode {
             "on"
         } else {
             "off (--unfused)"
-        },
-        if opts.prefetch_o { "on" } else { "off" }
+        }
     ));
     out.text(&format!(
         "programmatic dependent launch: {}",

@@ -126,7 +126,7 @@ static double dot_ref(const bf16_t* x, const bf16_t* w, long long k, double* mag
 }
 
 /* The fused one-row q|k|v GEMV with RoPE: q rotated into q_rot, k rotated and v into the
- * cache rows, nothing into the cache for a padding row, the prefetch tail harmless. */
+ * cache rows, nothing into the cache for a padding row. */
 static void test_gemv_qkv_rope() {
     const long long qh = 2, kvh = 1, hd = 16, half = hd / 2, k = 8 * 140, kv_dim = kvh * hd;
     const long long n = (qh + 2 * kvh) * hd, total_rows = 6;
@@ -137,7 +137,7 @@ static void test_gemv_qkv_rope() {
         std::vector<bf16_t> q(qh * hd, 0x7F81), kc(total_rows * kv_dim, 0x7F81), vc(kc);
         emu_launch(dim3{2, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
             eng_gemv_qkv_rope(q.data(), kc.data(), vc.data(), cr.data(), pos.data(), x.data(), w.data(), qh, kvh,
-                              hd, k, theta, reinterpret_cast<const char*>(w.data()), 1000);
+                              hd, k, theta);
         });
         for (long long hh = 0; hh < qh + 2 * kvh; ++hh)
             for (long long i = 0; i < half; ++i) {

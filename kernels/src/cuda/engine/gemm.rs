@@ -149,17 +149,11 @@ impl CudaEngine {
 
     /// The fused q|k|v projection of one decode row of `x` by layer `l`'s weights: q
     /// rotated into `q_rot`, k rotated into the key cache row, v into the value cache row
-    /// (see [`Self::rope_fused`]); with [`CudaEngineOptions::prefetch_o`], the layer's o
-    /// weights sent to L2 after.
+    /// (see [`Self::rope_fused`]).
     pub(super) fn qkv_rope_projection(&self, l: usize, x: u64) -> Result<(), CudaEngineError> {
         let c = &self.config;
         let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
         let lw = &self.weights.layers[l];
-        let pf_bytes = if self.opts.prefetch_o {
-            (c.hidden_size * c.q_dim() * 2) as i64
-        } else {
-            0
-        };
         self.run(
             &self.kernels.gemv_qkv_rope,
             (self.gemv_blocks((q_heads + 2 * kv_heads) * hd / 2), 1, 1),
@@ -177,8 +171,6 @@ impl CudaEngine {
                 Arg::I64(hd as i64),
                 Arg::I64(c.hidden_size as i64),
                 Arg::F32(c.rope_theta),
-                Arg::Ptr(self.ptr(&lw.o)),
-                Arg::I64(pf_bytes),
             ],
         )
     }

@@ -134,10 +134,6 @@ pub struct CudaEngineOptions {
     /// A proposal for any of those slots whose domain takes the call turns its fusion off,
     /// so the proposal is what runs. A benchmark's A/B switch; the validator never clears it.
     pub fused_decode: bool,
-    /// The fused q|k|v GEMV sends the layer's o-projection weights to L2 after its own
-    /// work, to be read from there after attention (a benchmark's experiment, off unless
-    /// set).
-    pub prefetch_o: bool,
 }
 
 impl CudaEngineOptions {
@@ -152,7 +148,6 @@ impl CudaEngineOptions {
             flash_prefill: true,
             programmatic_launch: true,
             fused_decode: true,
-            prefetch_o: false,
         }
     }
 }
