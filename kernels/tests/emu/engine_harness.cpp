@@ -135,7 +135,8 @@ static void test_gemv_qkv_rope() {
         auto x = rand_bf16(k), w = rand_bf16(n * k);
         std::vector<int> cr = {cache_row}, pos = {1234};
         std::vector<bf16_t> q(qh * hd, 0x7F81), kc(total_rows * kv_dim, 0x7F81), vc(kc);
-        emu_launch(dim3{2, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
+        /* 3 blocks take 12 pairs a step: the last step of 32 pairs is partial. */
+        emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
             eng_gemv_qkv_rope(q.data(), kc.data(), vc.data(), cr.data(), pos.data(), x.data(), w.data(), qh, kvh,
                               hd, k, theta);
         });
@@ -174,7 +175,7 @@ static void test_gemv_gate_up_silu() {
     const long long inter = 40, k = 8 * 150;
     auto x = rand_bf16(k), w = rand_bf16(2 * inter * k);
     std::vector<bf16_t> act(inter + 8, 0x7F81);
-    emu_launch(dim3{2, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1},
+    emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, /* 40 pairs, 12 a step */
                [&] { eng_gemv_gate_up_silu(act.data(), x.data(), w.data(), inter, k); });
     for (long long i = 0; i < inter; ++i) {
         double mg, mu;

@@ -322,66 +322,68 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv(bf16_t* q, bf16_t
     });
 }
 
-// The pair GEMV behind the engine's fused one-row decode kernels: one row x, two output
-// features a warp (pairs p = warp, warp + warps, ...; `rows_of(p, j0, j1)` names the
-// pair's two weight rows), both streamed with 16-byte loads, UNR a row and lane in
-// flight; `store(p, v0, v1)` writes the pair's results (lane 0). Needs k % 8 == 0 and
+// One weight row against one row x: the warp's f32 dot product (in every lane), UNR
+// 16-byte loads a lane in flight; the loop of the one-row GEMVs.
+template <int UNR>
+__device__ __forceinline__ float dot_row(const uint4* xv, const uint4* wr, long long kv, int lane) {
+    float acc = 0.0f;
+    long long i = lane;
+    for (; i + 32 * (UNR - 1) < kv; i += 32 * UNR) {
+        uint4 a[UNR];
+#pragma unroll
+        for (int u = 0; u < UNR; ++u) a[u] = wr[i + 32 * u];
+#pragma unroll
+        for (int u = 0; u < UNR; ++u) acc = dot8(a[u], xv[i + 32 * u], acc);
+    }
+    for (; i < kv; i += 32) acc = dot8(wr[i], xv[i], acc);
+    for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    return acc;
+}
+
+// Where warp `wib` of a 256-thread block of the pair GEMV works: a block step takes 4
+// pairs, warps 0-3 their first rows (j0), warps 4-7 their second (j1).
+template <class RowsOf>
+__device__ __forceinline__ long long pair_row(long long p, int wib, RowsOf rows_of) {
+    long long j0, j1;
+    rows_of(p, j0, j1);
+    return wib < 4 ? j0 : j1;
+}
+
+// The pair GEMV behind the engine's fused one-row decode kernels: one row x, output
+// features in pairs (`rows_of(p, j0, j1)` names pair p's two weight rows) whose results
+// meet in one epilogue, `store(p, v0, v1)`. Every warp streams ONE weight row at a time,
+// as the one-row GEMVs do (a warp streaming both rows of a pair was slower: gate|up 82.4
+// against 75.1 us a launch on an H100); the block's 8 warps take 4 pairs a step and hand
+// their sums over through shared memory. blockDim.x must be 256. Needs k % 8 == 0 and
 // 16-byte aligned x, w (the host checks).
 template <int UNR, class RowsOf, class Store>
 __device__ __forceinline__ void gemv_pair_body(const bf16_t* x, const bf16_t* w, long long pairs,
                                                long long k, RowsOf rows_of, Store store) {
-    const int lane = threadIdx.x & 31;
-    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
-    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    __shared__ float part[8];
+    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     const long long kv = k >> 3;
     const uint4* xv = reinterpret_cast<const uint4*>(x);
     const uint4* w4 = reinterpret_cast<const uint4*>(w);
-    for (long long p = warp; p < pairs; p += warps) {
-        long long j0, j1;
-        rows_of(p, j0, j1);
-        const uint4* r0 = w4 + j0 * kv;
-        const uint4* r1 = w4 + j1 * kv;
-        float s0 = 0.0f, s1 = 0.0f;
-        long long i = lane;
-        for (; i + 32 * (UNR - 1) < kv; i += 32 * UNR) {
-            uint4 a0[UNR], a1[UNR];
-#pragma unroll
-            for (int u = 0; u < UNR; ++u) {
-                a0[u] = r0[i + 32 * u];
-                a1[u] = r1[i + 32 * u];
-            }
-#pragma unroll
-            for (int u = 0; u < UNR; ++u) {
-                const uint4 xx = xv[i + 32 * u];
-                s0 = dot8(a0[u], xx, s0);
-                s1 = dot8(a1[u], xx, s1);
-            }
-        }
-        for (; i < kv; i += 32) {
-            const uint4 xx = xv[i];
-            s0 = dot8(r0[i], xx, s0);
-            s1 = dot8(r1[i], xx, s1);
-        }
-        for (int off = 16; off > 0; off >>= 1) {
-            s0 += __shfl_xor_sync(0xffffffffu, s0, off);
-            s1 += __shfl_xor_sync(0xffffffffu, s1, off);
-        }
-        if (lane == 0) store(p, s0, s1);
+    for (long long base = blockIdx.x * 4ll; base < pairs; base += gridDim.x * 4ll) {
+        const long long p = base + (wib & 3);
+        float v = 0.0f;
+        if (p < pairs) v = dot_row<UNR>(xv, w4 + pair_row(p, wib, rows_of) * kv, kv, lane);
+        if (lane == 0) part[wib] = v;
+        __syncthreads();
+        if (wib < 4 && lane == 0 && p < pairs) store(p, part[wib], part[wib + 4]);
+        __syncthreads();
     }
 }
 
 // Before the dependency wait (the weights do not depend on the grid before): the first
-// 2 KiB of both weight rows of this warp's first pair head for L2 (lanes 0-15 row j0,
-// 16-31 row j1; a 128-byte line a lane).
+// 2 KiB of this warp's first weight row head for L2 (a 128-byte line a lane).
 template <class RowsOf>
 __device__ __forceinline__ void prefetch_first_pair(const bf16_t* w, long long pairs, long long k,
                                                     RowsOf rows_of) {
-    const int lane = threadIdx.x & 31;
-    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
-    if (warp >= pairs || (lane & 15) * 128 >= k * 2) return;
-    long long j0, j1;
-    rows_of(warp, j0, j1);
-    PREFETCH_L2(reinterpret_cast<const char*>(w + (lane < 16 ? j0 : j1) * k) + (lane & 15) * 128);
+    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+    const long long p = blockIdx.x * 4ll + (wib & 3);
+    if (p >= pairs || lane * 128 >= k * 2 || lane * 128 >= 2048) return;
+    PREFETCH_L2(reinterpret_cast<const char*>(w + pair_row(p, wib, rows_of) * k) + lane * 128);
 }
 
 // RoPE (rotate-half) of one pair, as the stock position.rope kernel computes it: the
@@ -405,9 +407,7 @@ __device__ __forceinline__ void rope_pair(float x0, float x1, long long i, long 
 // two features; q heads are rotated into q_rot, k heads rotated into the key cache row
 // cache_rows[0], v heads written to the value cache row (no cache write when that row is
 // negative: a padding row). positions[0] is the row's position. w is
-// [(q_heads + 2 kv_heads) * D, k]. 4 loads a row and lane in flight: with half as many
-// warps as features, that keeps as many bytes in flight as the one-row GEMV's 4 (2 a row
-// measured 19.7 against ~16 us a launch on an H100).
+// [(q_heads + 2 kv_heads) * D, k]. Grid: one block per 8 features (at most 8 a SM).
 extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
     bf16_t* q_rot, bf16_t* k_cache, bf16_t* v_cache, const int* cache_rows, const int* positions,
     const bf16_t* x, const bf16_t* w, long long q_heads, long long kv_heads, long long head_dim,
@@ -448,7 +448,9 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
 // The gate|up projection of ONE decode row with SwiGLU fused (decode at batch 1 runs no
 // silu_and_mul launch): feature i's gate row i and up row inter + i are one warp's pair;
 // act[i] = silu(g) * u with g and u rounded to bf16 first, as the stock
-// activation.silu_and_mul kernel reads them from the product. w is [2 inter, k].
+// activation.silu_and_mul kernel reads them from the product. w is [2 inter, k]. 8 loads
+// a lane in flight, as the stock GEMV for products of 16384 features or more. Grid: one
+// block per 8 features (at most 8 a SM).
 extern "C" __global__ void __launch_bounds__(256) eng_gemv_gate_up_silu(bf16_t* act, const bf16_t* x,
                                                                         const bf16_t* w, long long inter,
                                                                         long long k) {
@@ -459,7 +461,7 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_gate_up_silu(bf16_t* 
     prefetch_first_pair(w, inter, k, rows_of);
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
-    gemv_pair_body<4>(x, w, inter, k, rows_of, [=](long long p, float v0, float v1) {
+    gemv_pair_body<8>(x, w, inter, k, rows_of, [=](long long p, float v0, float v1) {
         const float g = b2f(f2b(v0)), u = b2f(f2b(v1));
         act[p] = f2b(g / (1.0f + __expf(-g)) * u);
     });

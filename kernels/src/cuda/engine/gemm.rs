@@ -156,7 +156,7 @@ impl CudaEngine {
         let lw = &self.weights.layers[l];
         self.run(
             &self.kernels.gemv_qkv_rope,
-            (self.gemv_blocks((q_heads + 2 * kv_heads) * hd / 2), 1, 1),
+            (self.gemv_blocks((q_heads + 2 * kv_heads) * hd), 1, 1),
             (256, 1, 1),
             &[
                 Arg::Ptr(self.ptr(&self.s.q_rot)),
@@ -182,7 +182,7 @@ impl CudaEngine {
         let inter = c.intermediate_size;
         self.run(
             &self.kernels.gemv_gate_up_silu,
-            (self.gemv_blocks(inter), 1, 1),
+            (self.gemv_blocks(2 * inter), 1, 1),
             (256, 1, 1),
             &[
                 Arg::Ptr(self.ptr(&self.s.act)),
