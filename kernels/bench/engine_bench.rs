@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--unfused-swiglu]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -61,7 +61,8 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
                  kernels that wait for the grid before them first, as the stock ones do)
   --unfused      batch 1 without the engine's fused one-row kernels (q|k|v + RoPE + cache
                  writes, gate|up + SwiGLU): the rope, k-write and silu_and_mul launches
-                 come back (the A/B switch)";
+                 come back (the A/B switch)
+  --unfused-swiglu  only gate|up + SwiGLU unfused";
 
 struct Opts {
     shape: String,
@@ -77,7 +78,8 @@ struct Opts {
     bundles: Vec<String>,
     programmatic: bool,
     programmatic_bundles: bool,
-    fused_decode: bool,
+    fuse_qkv_rope: bool,
+    fuse_gate_up_silu: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -95,7 +97,8 @@ fn parse_args() -> Result<Opts, String> {
         bundles: Vec::new(),
         programmatic: true,
         programmatic_bundles: false,
-        fused_decode: true,
+        fuse_qkv_rope: true,
+        fuse_gate_up_silu: true,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -117,7 +120,8 @@ fn parse_args() -> Result<Opts, String> {
             "--bundle" => o.bundles.push(it.next().ok_or("--bundle needs a folder")?),
             "--no-pdl" => o.programmatic = false,
             "--pdl-bundles" => o.programmatic_bundles = true,
-            "--unfused" => o.fused_decode = false,
+            "--unfused" => (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false),
+            "--unfused-swiglu" => o.fuse_gate_up_silu = false,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -258,14 +262,13 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     }
     let mut eopts = CudaEngineOptions::new(max_batch, max_seq, opts.prompt);
     eopts.programmatic_launch = opts.programmatic;
-    eopts.fused_decode = opts.fused_decode;
+    eopts.fuse_qkv_rope = opts.fuse_qkv_rope;
+    eopts.fuse_gate_up_silu = opts.fuse_gate_up_silu;
+    let on = |b: bool| if b { "on" } else { "off" };
     out.text(&format!(
-        "batch-1 fused kernels: {}",
-        if opts.fused_decode {
-            "on"
-        } else {
-            "off (--unfused)"
-        }
+        "batch-1 fused kernels: q|k|v + rope + cache writes {}, gate|up + swiglu {}",
+        on(opts.fuse_qkv_rope),
+        on(opts.fuse_gate_up_silu)
     ));
     out.text(&format!(
         "programmatic dependent launch: {}",

@@ -455,7 +455,8 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
             }
         }
         let mut o = CudaEngineOptions::new(4, 64, 32);
-        o.fused_decode = fused;
+        o.fuse_qkv_rope = fused;
+        o.fuse_gate_up_silu = fused;
         CudaEngine::new(
             &dev,
             cfg.clone(),

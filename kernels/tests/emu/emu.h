@@ -72,6 +72,8 @@ struct EmuBlock {
     std::vector<unsigned char> dyn;
     std::map<int, std::vector<unsigned char>> stat;
     std::mutex stat_mu;
+    std::map<unsigned, pthread_barrier_t> named; /* bar.sync id, count (id > 0) */
+    std::mutex named_mu;
 };
 struct EmuCluster {
     pthread_barrier_t bar;
@@ -91,6 +93,23 @@ static thread_local EmuThread* emu_self;
 #define gridDim (emu_self->gdim)
 
 static inline void __syncthreads() { pthread_barrier_wait(&emu_self->blk->bar); }
+
+/* PTX `bar.sync id, count`: a named barrier of `count` threads of the block (whole warps);
+ * made on first use, so every use of one id must give the same count. */
+static inline void emu_bar_sync(unsigned id, unsigned count) {
+    EmuBlock* b = emu_self->blk;
+    pthread_barrier_t* bar;
+    {
+        std::lock_guard<std::mutex> g(b->named_mu);
+        auto it = b->named.find(id);
+        if (it == b->named.end()) {
+            it = b->named.emplace(id, pthread_barrier_t{}).first;
+            pthread_barrier_init(&it->second, nullptr, count);
+        }
+        bar = &it->second;
+    }
+    pthread_barrier_wait(bar);
+}
 
 /* A full-warp exchange: every lane deposits v, then reads the value of lane
  * `xor_with ? lane ^ arg : arg & 31`. */
@@ -310,6 +329,7 @@ static void emu_launch(dim3 grid, dim3 block, size_t smem, dim3 cluster, F body)
         for (auto& t : th) pthread_join(t, nullptr);
         for (auto* b : blocks) {
             for (auto& w : b->warps) pthread_barrier_destroy(&w.bar);
+            for (auto& n : b->named) pthread_barrier_destroy(&n.second);
             pthread_barrier_destroy(&b->bar);
             delete b;
         }

@@ -98,7 +98,7 @@ impl CudaEngine {
     }
 
     /// Whether layer `l` of `pass` runs the fused q|k|v GEMV with RoPE and both cache
-    /// writes ([`CudaEngineOptions::fused_decode`]; the Rope and KWrite steps then launch
+    /// writes ([`CudaEngineOptions::fuse_qkv_rope`]; the Rope and KWrite steps then launch
     /// nothing): a one-row decode step, the fused GEMV's conditions, and the stock
     /// `position.rope` kernel serving the call.
     pub(super) fn rope_fused(&self, pass: Pass, l: usize) -> bool {
@@ -112,7 +112,7 @@ impl CudaEngine {
             c.kv_heads() as i64,
             c.head_dim() as i64,
         ];
-        self.opts.fused_decode
+        self.opts.fuse_qkv_rope
             && c.head_dim().is_multiple_of(2)
             && self.qkv_fused(
                 1,
@@ -123,7 +123,7 @@ impl CudaEngine {
     }
 
     /// Whether layer `l` of `pass` runs gate|up with SwiGLU as one engine GEMV
-    /// ([`CudaEngineOptions::fused_decode`]; the SiluAndMul step then launches nothing): a
+    /// ([`CudaEngineOptions::fuse_gate_up_silu`]; the SiluAndMul step then launches nothing): a
     /// one-row decode step, 16-byte vectors, the stock `linear.matmul` and
     /// `activation.silu_and_mul` kernels serving both calls, and no `mlp.gate_up_silu`
     /// kernel taking the seam.
@@ -133,7 +133,7 @@ impl CudaEngine {
             return false;
         };
         let (h, inter) = (c.hidden_size as i64, c.intermediate_size as i64);
-        self.opts.fused_decode
+        self.opts.fuse_gate_up_silu
             && self.uses_gemv(
                 1,
                 c.hidden_size,

@@ -125,15 +125,17 @@ pub struct CudaEngineOptions {
     /// the grid before (the stock slot kernels' switch is [`CudaSlotTable::stock_with`]); a
     /// benchmark's A/B switch, the validator never clears it.
     pub programmatic_launch: bool,
-    /// A batch-1 decode step runs the engine's fused one-row kernels where the stock
-    /// kernels hold the slots they stand in for: the q|k|v GEMV applies RoPE and writes the
-    /// key cache itself (no `position.rope` and no k-write launch; while the stock rope
-    /// kernel serves the call), and gate|up with SwiGLU is one GEMV (no
-    /// `activation.silu_and_mul` launch; while the stock `linear.matmul` and
-    /// `silu_and_mul` kernels serve both calls and no `mlp.gate_up_silu` kernel does).
-    /// A proposal for any of those slots whose domain takes the call turns its fusion off,
-    /// so the proposal is what runs. A benchmark's A/B switch; the validator never clears it.
-    pub fused_decode: bool,
+    /// A batch-1 decode step runs the engine's fused q|k|v GEMV, which applies RoPE and
+    /// writes the key cache itself (no `position.rope` and no k-write launch), while the
+    /// stock rope kernel serves the call. A rope proposal whose domain takes the call turns
+    /// it off, so the proposal is what runs. A benchmark's A/B switch; the validator never
+    /// clears it.
+    pub fuse_qkv_rope: bool,
+    /// A batch-1 decode step runs gate|up with SwiGLU as one engine GEMV (no
+    /// `activation.silu_and_mul` launch) while the stock `linear.matmul` and `silu_and_mul`
+    /// kernels serve both calls and no `mlp.gate_up_silu` kernel takes the seam; a proposal
+    /// for any of them turns it off. A benchmark's A/B switch; the validator never clears it.
+    pub fuse_gate_up_silu: bool,
 }
 
 impl CudaEngineOptions {
@@ -147,7 +149,8 @@ impl CudaEngineOptions {
             small_gemv: true,
             flash_prefill: true,
             programmatic_launch: true,
-            fused_decode: true,
+            fuse_qkv_rope: true,
+            fuse_gate_up_silu: true,
         }
     }
 }
