@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--unfused-swiglu]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -59,10 +59,10 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --no-pdl       launch every kernel plainly (no programmatic dependent launch: the A/B switch)
   --pdl-bundles  launch the --bundle kernels with programmatic dependent launch too (only for
                  kernels that wait for the grid before them first, as the stock ones do)
-  --unfused      batch 1 without the engine's fused one-row kernels (q|k|v + RoPE + cache
-                 writes, gate|up + SwiGLU): the rope, k-write and silu_and_mul launches
-                 come back (the A/B switch)
-  --unfused-swiglu  only gate|up + SwiGLU unfused";
+  --unfused      batch 1 without the engine's fused q|k|v GEMV (RoPE and both cache
+                 writes in its epilogue): the rope and k-write launches come back (the A/B
+                 switch)
+  --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)";
 
 struct Opts {
     shape: String,
@@ -98,7 +98,7 @@ fn parse_args() -> Result<Opts, String> {
         programmatic: true,
         programmatic_bundles: false,
         fuse_qkv_rope: true,
-        fuse_gate_up_silu: true,
+        fuse_gate_up_silu: false,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -121,7 +121,7 @@ fn parse_args() -> Result<Opts, String> {
             "--no-pdl" => o.programmatic = false,
             "--pdl-bundles" => o.programmatic_bundles = true,
             "--unfused" => (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false),
-            "--unfused-swiglu" => o.fuse_gate_up_silu = false,
+            "--fuse-swiglu" => o.fuse_gate_up_silu = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }

@@ -134,7 +134,9 @@ pub struct CudaEngineOptions {
     /// A batch-1 decode step runs gate|up with SwiGLU as one engine GEMV (no
     /// `activation.silu_and_mul` launch) while the stock `linear.matmul` and `silu_and_mul`
     /// kernels serve both calls and no `mlp.gate_up_silu` kernel takes the seam; a proposal
-    /// for any of them turns it off. A benchmark's A/B switch; the validator never clears it.
+    /// for any of them turns it off. Off: on an H100 the fused GEMV has not yet matched the
+    /// stock gate|up GEMV plus the SwiGLU launch (`kernels-bench-h200.md`); a benchmark's
+    /// experiment (`--fuse-swiglu`).
     pub fuse_gate_up_silu: bool,
 }
 
@@ -150,7 +152,7 @@ impl CudaEngineOptions {
             flash_prefill: true,
             programmatic_launch: true,
             fuse_qkv_rope: true,
-            fuse_gate_up_silu: true,
+            fuse_gate_up_silu: false,
         }
     }
 }
