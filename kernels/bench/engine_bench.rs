@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--unfused-norm] [--fuse-swiglu] [--pair-blocks-per-sm N]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -62,10 +62,7 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --unfused      batch 1 without the engine's fused q|k|v GEMV (RoPE and both cache
                  writes in its epilogue): the rope and k-write launches come back (the A/B
                  switch)
-  --unfused-norm  batch 1 with the attention norm launched (not in the fused q|k|v GEMV)
-  --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)
-  --pair-blocks-per-sm N  blocks a SM for the fused batch-1 GEMVs (an experiment; default:
-                 one block per 8 features, at most 8 a SM)";
+  --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)";
 
 struct Opts {
     shape: String,
@@ -83,8 +80,6 @@ struct Opts {
     programmatic_bundles: bool,
     fuse_qkv_rope: bool,
     fuse_gate_up_silu: bool,
-    fuse_attn_norm: bool,
-    pair_blocks_per_sm: usize,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -104,8 +99,6 @@ fn parse_args() -> Result<Opts, String> {
         programmatic_bundles: false,
         fuse_qkv_rope: true,
         fuse_gate_up_silu: false,
-        fuse_attn_norm: true,
-        pair_blocks_per_sm: 0,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -129,10 +122,6 @@ fn parse_args() -> Result<Opts, String> {
             "--pdl-bundles" => o.programmatic_bundles = true,
             "--unfused" => (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false),
             "--fuse-swiglu" => o.fuse_gate_up_silu = true,
-            "--unfused-norm" => o.fuse_attn_norm = false,
-            "--pair-blocks-per-sm" => {
-                o.pair_blocks_per_sm = num(it.next(), "--pair-blocks-per-sm")?
-            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -275,13 +264,10 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     eopts.programmatic_launch = opts.programmatic;
     eopts.fuse_qkv_rope = opts.fuse_qkv_rope;
     eopts.fuse_gate_up_silu = opts.fuse_gate_up_silu;
-    eopts.pair_blocks_per_sm = opts.pair_blocks_per_sm;
-    eopts.fuse_attn_norm = opts.fuse_attn_norm;
     let on = |b: bool| if b { "on" } else { "off" };
     out.text(&format!(
-        "batch-1 fused kernels: q|k|v + rope + cache writes {} (+ attention norm {}), gate|up + swiglu {}",
+        "batch-1 fused kernels: q|k|v + rope + cache writes {}, gate|up + swiglu {}",
         on(opts.fuse_qkv_rope),
-        on(opts.fuse_qkv_rope && opts.fuse_attn_norm),
         on(opts.fuse_gate_up_silu)
     ));
     out.text(&format!(

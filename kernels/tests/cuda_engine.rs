@@ -428,11 +428,10 @@ fn graph_decode_equals_eager_decode() {
     assert!(mean.abs() < 0.01, "embedding mean {mean}");
 }
 
-/// Batch-1 decode with the engine's fused one-row kernels (the attention norm, q|k|v, RoPE
-/// and both cache writes in one GEMV; gate|up + SwiGLU, turned on here) follows the unfused
-/// step (the norm, rope, k-write and silu_and_mul launches), makes none of those slot calls,
-/// and gives a proposal installed over the stock rope kernel its calls back (that fusion
-/// then steps aside; the other stays).
+/// Batch-1 decode with the engine's fused one-row kernels (q|k|v + RoPE + both cache
+/// writes; gate|up + SwiGLU) follows the unfused step (the rope, k-write and silu_and_mul
+/// launches), runs no rope or silu_and_mul slot call, and gives a proposal installed over
+/// the stock rope kernel its calls back (that fusion then steps aside; the other stays).
 #[test]
 fn batch_one_fused_kernels_follow_the_slot_calls() {
     let Some(dev) = device_or_skip() else { return };
@@ -474,13 +473,13 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
     for e in [&mut fused, &mut plain, &mut proposal] {
         tokens[0] = e.prefill(0, prompt).unwrap();
     }
-    const COUNTED: [SlotId; 4] = [
-        SlotId::Rope,
-        SlotId::SiluAndMul,
-        SlotId::RmsNorm,
-        SlotId::FusedAddRmsNorm,
-    ];
-    let before = |e: &CudaEngine| COUNTED.map(|s| e.slots().dispatch_count(s));
+    let before = |e: &CudaEngine| {
+        let s = e.slots();
+        [
+            s.dispatch_count(SlotId::Rope),
+            s.dispatch_count(SlotId::SiluAndMul),
+        ]
+    };
     let (f0, p0, r0) = (before(&fused), before(&plain), before(&proposal));
     const B1_STEPS: usize = 12;
     let mut agree = 0;
@@ -513,26 +512,26 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
     assert_eq!(fused.graph_buckets(), vec![1], "batch 1 replays its graph");
     let layers = cfg.num_hidden_layers as u64;
     let calls = (B1_STEPS as u64) * layers;
-    let after = |e: &CudaEngine, b: [u64; 4]| {
-        let a = before(e);
-        [0, 1, 2, 3].map(|i| a[i] - b[i])
+    let after = |e: &CudaEngine, b: [u64; 2]| {
+        let a = [
+            e.slots().dispatch_count(SlotId::Rope),
+            e.slots().dispatch_count(SlotId::SiluAndMul),
+        ];
+        [a[0] - b[0], a[1] - b[1]]
     };
-    let steps = B1_STEPS as u64;
-    // Unfused, a step makes one rope and one SwiGLU call a layer, layer 0's rmsnorm, and
-    // fused_add_rmsnorm for the other attention norms, every MLP norm and the final one.
     assert_eq!(
         after(&fused, f0),
-        [0, 0, 0, steps * (layers + 1)],
-        "fused: no rope, SwiGLU or attention-norm calls"
+        [0, 0],
+        "fused: no rope or silu_and_mul calls"
     );
     assert_eq!(
         after(&plain, p0),
-        [calls, calls, steps, steps * 2 * layers],
-        "unfused"
+        [calls, calls],
+        "unfused: one of each a layer"
     );
     assert_eq!(
         after(&proposal, r0),
-        [calls, 0, steps, steps * 2 * layers],
-        "a rope proposal gets its calls back (and the attention norms, fused only with q|k|v); SwiGLU stays fused"
+        [calls, 0],
+        "a rope proposal gets its calls; SwiGLU stays fused"
     );
 }

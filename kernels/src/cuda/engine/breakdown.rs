@@ -90,14 +90,6 @@ impl CudaEngine {
             )
         };
         let mut ops = self.norm_ops(n);
-        if self.attn_norm_fused(pass, 0) {
-            // Layer 0's rmsnorm and the 7 later attention norms are in the q|k|v GEMV.
-            ops.retain(|op| op.2 != Step::AttnNorm);
-            for op in ops.iter_mut().filter(|op| op.2 == Step::MlpNorm) {
-                op.1 = format!("{n}x{h} ({layers} mlp + final)");
-                op.3 = layers + 1;
-            }
-        }
         ops.extend([(
             if rope_fused {
                 "qkv_proj+rope+kv_write"

@@ -387,69 +387,21 @@ __device__ __forceinline__ long long pair_row(long long p, int wib, RowsOf rows_
 // the unfused gate|up GEMV + SwiGLU (75.0 + 1.3 us): one warp streaming both rows 82.4 us,
 // the block's 8 warps in lockstep (__syncthreads a step) 77.8. blockDim.x must be 256.
 // Needs k % 8 == 0 and 16-byte aligned x, w (the host checks).
-template <class RowsOf, class Dot, class Store>
-__device__ __forceinline__ void gemv_pair_body(const bf16_t* __restrict__ w, long long pairs, long long k,
-                                               RowsOf rows_of, Dot dot, Store store) {
+template <int UNR, class RowsOf, class Store>
+__device__ __forceinline__ void gemv_pair_body(const bf16_t* __restrict__ x, const bf16_t* __restrict__ w,
+                                               long long pairs, long long k, RowsOf rows_of, Store store) {
     __shared__ float part[8]; /* [parity][slot] */
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5, slot = wib & 3;
     const long long kv = k >> 3;
+    const uint4* xv = reinterpret_cast<const uint4*>(x);
     const uint4* w4 = reinterpret_cast<const uint4*>(w);
     int parity = 0;
     for (long long p = blockIdx.x * 4ll + slot; p < pairs; p += gridDim.x * 4ll, parity ^= 1) {
-        const float v = dot(w4 + pair_row(p, wib, rows_of) * kv, kv, lane);
+        const float v = dot_row<UNR>(xv, w4 + pair_row(p, wib, rows_of) * kv, kv, lane);
         if (wib >= 4 && lane == 0) part[parity * 4 + slot] = v;
         PAIR_SYNC(1 + slot);
         if (wib < 4 && lane == 0) store(p, v, part[parity * 4 + slot]);
     }
-}
-
-// The dot product of weight row wr with the RMS-normalized sum s = res + add (add null:
-// s = res) scaled by nw, as the stock norm kernels define it (inv = rsqrt(mean(s^2) + eps),
-// s in f32), in the same pass: every warp reads all of s anyway, so it sums s^2 beside
-// sum w * s * nw and scales by inv at the end (the normalized row is not rounded to bf16
-// in between, as the unfused engine's `normed` buffer is). UNR vectors of each a lane in
-// flight; returns the sum in every lane.
-template <int UNR, bool ADD>
-__device__ __forceinline__ float dot_row_norm(const uint4* __restrict__ res, const uint4* __restrict__ add,
-                                              const uint4* __restrict__ nw, const uint4* __restrict__ wr,
-                                              long long kv, int lane, float eps) {
-    float acc = 0.0f, ss = 0.0f;
-    for (long long i0 = lane; i0 < kv; i0 += 32 * UNR) {
-        uint4 a[UNR], r[UNR], b[UNR], g[UNR];
-#pragma unroll
-        for (int u = 0; u < UNR; ++u) {
-            const long long i = i0 + 32 * u;
-            if (i < kv) {
-                a[u] = ld_nc(wr + i);
-                r[u] = ld_nc(res + i);
-                b[u] = ADD ? ld_nc(add + i) : uint4{0u, 0u, 0u, 0u};
-                g[u] = ld_nc(nw + i);
-            } else {
-                a[u] = r[u] = b[u] = g[u] = uint4{0u, 0u, 0u, 0u};
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < UNR; ++u) {
-            const unsigned int aw[4] = {a[u].x, a[u].y, a[u].z, a[u].w};
-            const unsigned int rw[4] = {r[u].x, r[u].y, r[u].z, r[u].w};
-            const unsigned int bw[4] = {b[u].x, b[u].y, b[u].z, b[u].w};
-            const unsigned int gw[4] = {g[u].x, g[u].y, g[u].z, g[u].w};
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const float s0 = __uint_as_float(rw[e] << 16) + __uint_as_float(bw[e] << 16);
-                const float s1 = __uint_as_float(rw[e] & 0xffff0000u) + __uint_as_float(bw[e] & 0xffff0000u);
-                ss = fmaf(s0, s0, ss);
-                ss = fmaf(s1, s1, ss);
-                acc = fmaf(__uint_as_float(aw[e] << 16), s0 * __uint_as_float(gw[e] << 16), acc);
-                acc = fmaf(__uint_as_float(aw[e] & 0xffff0000u), s1 * __uint_as_float(gw[e] & 0xffff0000u), acc);
-            }
-        }
-    }
-    for (int off = 16; off > 0; off >>= 1) {
-        acc += __shfl_xor_sync(0xffffffffu, acc, off);
-        ss += __shfl_xor_sync(0xffffffffu, ss, off);
-    }
-    return acc * rsqrtf(ss / (float)(kv * 8) + eps);
 }
 
 // Before the dependency wait (the weights do not depend on the grid before): the first
@@ -476,21 +428,16 @@ __device__ __forceinline__ void rope_angle(long long i, long long head_dim, doub
 }
 
 // The q|k|v projection of ONE decode row with RoPE and both cache writes fused (decode at
-// batch 1 runs no rope and no k-write launch): pair (i, i + D/2) of every head is one
-// pair of the pair GEMV; q heads are rotated into q_rot, k heads rotated into the key
-// cache row cache_rows[0], v heads written to the value cache row (no cache write when
-// that row is negative: a padding row). positions[0] is the row's position. w is
+// batch 1 runs no rope and no k-write launch): pair (i, i + D/2) of every head is one warp's
+// two features; q heads are rotated into q_rot, k heads rotated into the key cache row
+// cache_rows[0], v heads written to the value cache row (no cache write when that row is
+// negative: a padding row). positions[0] is the row's position. w is
 // [(q_heads + 2 kv_heads) * D, k]. Grid: one block per 8 features (at most 8 a SM).
-// The input row: x, or with res non-null the attention norm fused in too (no norm launch):
-// the RMS norm of s = res + add (add null: s = res, layer 0's `norm.rmsnorm`) scaled by
-// nw (see dot_row_norm); block 0 then writes bf16(s) to res_out (the next residual, as
-// `norm.fused_add_rmsnorm` does; not written when add is null).
 extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
     bf16_t* __restrict__ q_rot, bf16_t* __restrict__ k_cache, bf16_t* __restrict__ v_cache,
     const int* __restrict__ cache_rows, const int* __restrict__ positions, const bf16_t* __restrict__ x,
     const bf16_t* __restrict__ w, long long q_heads, long long kv_heads, long long head_dim,
-    long long k, float theta, const bf16_t* __restrict__ res, const bf16_t* __restrict__ add,
-    const bf16_t* __restrict__ nw, bf16_t* __restrict__ res_out, float eps) {
+    long long k, float theta) {
     const long long half = head_dim / 2, kv_dim = kv_heads * head_dim;
     const long long pairs = (q_heads + 2 * kv_heads) * half;
     auto rows_of = [=](long long p, long long& j0, long long& j1) {
@@ -508,7 +455,7 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
         rope_angle(p0 % half, head_dim, pos, log2_theta, &c0, &s0);
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
-    auto store = [=](long long p, float v0, float v1) {
+    gemv_pair_body<4>(x, w, pairs, k, rows_of, [=](long long p, float v0, float v1) {
         const long long hh = p / half, i = p % half;
         const bf16_t b0 = f2b(v0), b1 = f2b(v1);
         if (hh >= q_heads + kv_heads) {
@@ -529,44 +476,7 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
         else return;
         dst[i] = f2b(o0);
         dst[i + half] = f2b(o1);
-    };
-    if (!res) {
-        const uint4* xv = reinterpret_cast<const uint4*>(x);
-        gemv_pair_body(w, pairs, k, rows_of,
-                       [=](const uint4* wr, long long kv, int lane) { return dot_row<4>(xv, wr, kv, lane); },
-                       store);
-        return;
-    }
-    const uint4* r4 = reinterpret_cast<const uint4*>(res);
-    const uint4* a4 = reinterpret_cast<const uint4*>(add);
-    const uint4* n4 = reinterpret_cast<const uint4*>(nw);
-    if (add && blockIdx.x == 0) {
-        uint4* o4 = reinterpret_cast<uint4*>(res_out);
-        for (long long v = threadIdx.x; v < (k >> 3); v += blockDim.x) {
-            const uint4 r = ld_nc(r4 + v), b = ld_nc(a4 + v);
-            const unsigned int rw[4] = {r.x, r.y, r.z, r.w}, bw[4] = {b.x, b.y, b.z, b.w};
-            unsigned int ow[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const float lo = __uint_as_float(rw[e] << 16) + __uint_as_float(bw[e] << 16);
-                const float hi = __uint_as_float(rw[e] & 0xffff0000u) + __uint_as_float(bw[e] & 0xffff0000u);
-                ow[e] = (unsigned int)f2b(lo) | ((unsigned int)f2b(hi) << 16);
-            }
-            o4[v] = uint4{ow[0], ow[1], ow[2], ow[3]};
-        }
-    }
-    if (add)
-        gemv_pair_body(w, pairs, k, rows_of,
-                       [=](const uint4* wr, long long kv, int lane) {
-                           return dot_row_norm<4, true>(r4, a4, n4, wr, kv, lane, eps);
-                       },
-                       store);
-    else
-        gemv_pair_body(w, pairs, k, rows_of,
-                       [=](const uint4* wr, long long kv, int lane) {
-                           return dot_row_norm<4, false>(r4, a4, n4, wr, kv, lane, eps);
-                       },
-                       store);
+    });
 }
 
 // The gate|up projection of ONE decode row with SwiGLU fused (decode at batch 1 runs no
@@ -585,11 +495,8 @@ eng_gemv_gate_up_silu(bf16_t* __restrict__ act, const bf16_t* __restrict__ x, co
     prefetch_first_pair(w, inter, k, rows_of);
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
-    const uint4* xv = reinterpret_cast<const uint4*>(x);
-    gemv_pair_body(
-        w, inter, k, rows_of, [=](const uint4* wr, long long kv, int lane) { return dot_row<8>(xv, wr, kv, lane); },
-        [=](long long p, float v0, float v1) {
-            const float g = b2f(f2b(v0)), u = b2f(f2b(v1));
-            act[p] = f2b(g / (1.0f + __expf(-g)) * u);
-        });
+    gemv_pair_body<8>(x, w, inter, k, rows_of, [=](long long p, float v0, float v1) {
+        const float g = b2f(f2b(v0)), u = b2f(f2b(v1));
+        act[p] = f2b(g / (1.0f + __expf(-g)) * u);
+    });
 }

@@ -123,14 +123,6 @@ impl CudaEngine {
                     Arg::I64(hi),
                 ],
             ),
-            // Done by the fused q|k|v GEMV, which writes the next residual after layer 0.
-            Step::AttnNorm if self.attn_norm_fused(pass, l) => {
-                if l > 0 {
-                    let (res_a, res_b) = (p(&s.res_a), p(&s.res_b));
-                    *residual = if *residual == res_a { res_b } else { res_a };
-                }
-                Ok(())
-            }
             Step::AttnNorm if l == 0 => Ok(slots.launch(
                 st,
                 SlotId::RmsNorm,
@@ -140,18 +132,7 @@ impl CudaEngine {
                 &[ni, hi],
             )?),
             Step::AttnNorm => add_norm(residual, p(&lw.attn_norm)),
-            Step::QkvProj if self.attn_norm_fused(pass, l) => {
-                // The AttnNorm step moved `residual` to the next residual (layers after 0).
-                let norm = if l == 0 {
-                    [*residual, 0, 0]
-                } else {
-                    let (res_a, res_b) = (p(&s.res_a), p(&s.res_b));
-                    let prev = if *residual == res_a { res_b } else { res_a };
-                    [prev, block_out, *residual]
-                };
-                self.qkv_rope_projection(l, normed, Some(norm))
-            }
-            Step::QkvProj if self.rope_fused(pass, l) => self.qkv_rope_projection(l, normed, None),
+            Step::QkvProj if self.rope_fused(pass, l) => self.qkv_rope_projection(l, normed),
             Step::QkvProj => self.qkv_projection(n, normed, p(&lw.qkv), vc),
             // Done by the fused q|k|v GEMV.
             Step::Rope | Step::KWrite if self.rope_fused(pass, l) => Ok(()),

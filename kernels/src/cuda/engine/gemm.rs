@@ -53,18 +53,6 @@ impl CudaEngine {
         n.div_ceil(8).min(sms * 8) as u32
     }
 
-    /// Blocks for a fused one-row GEMV of `n` features (the pair GEMV: 8 features a block
-    /// step): [`Self::gemv_blocks`], or [`CudaEngineOptions::pair_blocks_per_sm`] a SM.
-    fn pair_gemv_blocks(&self, n: usize) -> u32 {
-        match self.opts.pair_blocks_per_sm {
-            0 => self.gemv_blocks(n),
-            per_sm => {
-                let sms = self.dev.info().multiprocessors.max(1) as usize;
-                n.div_ceil(8).min(sms * per_sm) as u32
-            }
-        }
-    }
-
     /// Whether the q|k|v projection of `n` rows is one GEMV that writes q, k and the v
     /// cache rows itself (no split launch).
     pub(super) fn qkv_fused(&self, n: usize, x: u64, w: u64) -> bool {
@@ -134,22 +122,6 @@ impl CudaEngine {
             && self.slots.stock_serves(SlotId::Rope, &shape)
     }
 
-    /// Whether layer `l`'s attention norm is done by its fused q|k|v GEMV
-    /// ([`CudaEngineOptions::fuse_attn_norm`]; the AttnNorm step then launches nothing): the
-    /// fused GEMV runs, and the stock norm kernel (`norm.rmsnorm` in layer 0,
-    /// `norm.fused_add_rmsnorm` after it) serves the call.
-    pub(super) fn attn_norm_fused(&self, pass: Pass, l: usize) -> bool {
-        let h = self.config.hidden_size as i64;
-        let slot = if l == 0 {
-            SlotId::RmsNorm
-        } else {
-            SlotId::FusedAddRmsNorm
-        };
-        self.opts.fuse_attn_norm
-            && self.rope_fused(pass, l)
-            && self.slots.stock_serves(slot, &[1, h])
-    }
-
     /// Whether layer `l` of `pass` runs gate|up with SwiGLU as one engine GEMV
     /// ([`CudaEngineOptions::fuse_gate_up_silu`]; the SiluAndMul step then launches nothing): a
     /// one-row decode step, 16-byte vectors, the stock `linear.matmul` and
@@ -177,27 +149,14 @@ impl CudaEngine {
 
     /// The fused q|k|v projection of one decode row of `x` by layer `l`'s weights: q
     /// rotated into `q_rot`, k rotated into the key cache row, v into the value cache row
-    /// (see [`Self::rope_fused`]). With `norm` (the residual in, the MLP output to add or 0
-    /// in layer 0, the next residual out or 0), the input row is the attention norm of the
-    /// residual, computed in the same pass ([`Self::attn_norm_fused`]); `x` is then unused.
-    pub(super) fn qkv_rope_projection(
-        &self,
-        l: usize,
-        x: u64,
-        norm: Option<[u64; 3]>,
-    ) -> Result<(), CudaEngineError> {
+    /// (see [`Self::rope_fused`]).
+    pub(super) fn qkv_rope_projection(&self, l: usize, x: u64) -> Result<(), CudaEngineError> {
         let c = &self.config;
-        let [res, add, res_out] = norm.unwrap_or([0; 3]);
-        let nw = if norm.is_some() {
-            self.ptr(&self.weights.layers[l].attn_norm)
-        } else {
-            0
-        };
         let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
         let lw = &self.weights.layers[l];
         self.run(
             &self.kernels.gemv_qkv_rope,
-            (self.pair_gemv_blocks((q_heads + 2 * kv_heads) * hd), 1, 1),
+            (self.gemv_blocks((q_heads + 2 * kv_heads) * hd), 1, 1),
             (256, 1, 1),
             &[
                 Arg::Ptr(self.ptr(&self.s.q_rot)),
@@ -212,11 +171,6 @@ impl CudaEngine {
                 Arg::I64(hd as i64),
                 Arg::I64(c.hidden_size as i64),
                 Arg::F32(c.rope_theta),
-                Arg::Ptr(res),
-                Arg::Ptr(add),
-                Arg::Ptr(nw),
-                Arg::Ptr(res_out),
-                Arg::F32(c.rms_norm_eps),
             ],
         )
     }
@@ -228,7 +182,7 @@ impl CudaEngine {
         let inter = c.intermediate_size;
         self.run(
             &self.kernels.gemv_gate_up_silu,
-            (self.pair_gemv_blocks(2 * inter), 1, 1),
+            (self.gemv_blocks(2 * inter), 1, 1),
             (256, 1, 1),
             &[
                 Arg::Ptr(self.ptr(&self.s.act)),

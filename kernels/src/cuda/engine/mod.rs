@@ -138,16 +138,6 @@ pub struct CudaEngineOptions {
     /// stock gate|up GEMV plus the SwiGLU launch (`kernels-bench-h200.md`); a benchmark's
     /// experiment (`--fuse-swiglu`).
     pub fuse_gate_up_silu: bool,
-    /// With [`Self::fuse_qkv_rope`], the fused q|k|v GEMV also does the attention norm
-    /// (`norm.rmsnorm` in layer 0, `norm.fused_add_rmsnorm` after it, each while its stock
-    /// kernel serves the call): it reads the residual and the MLP output, normalizes in the
-    /// same pass and writes the next residual, so the norm makes no launch. A benchmark's
-    /// A/B switch (`--unfused-norm`); the validator never clears it.
-    pub fuse_attn_norm: bool,
-    /// Blocks a SM for the fused one-row GEMVs (0: one block per 8 features, at most 8 a
-    /// SM). A benchmark's experiment (`--pair-blocks-per-sm`): the stock GEMV's registers
-    /// leave it 2 blocks a SM, the fused ones up to 8.
-    pub pair_blocks_per_sm: usize,
 }
 
 impl CudaEngineOptions {
@@ -163,8 +153,6 @@ impl CudaEngineOptions {
             programmatic_launch: true,
             fuse_qkv_rope: true,
             fuse_gate_up_silu: false,
-            fuse_attn_norm: true,
-            pair_blocks_per_sm: 0,
         }
     }
 }
