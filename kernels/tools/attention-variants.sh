@@ -13,6 +13,9 @@
 #   mma-t512     16 warps a block (512 threads, one block an SM): half the positions a warp
 #   mma-noloop   no cache reads (prologue, merges and launch only; wrong results)
 #   mma-empty    writes the output and returns (the cluster grid's launch; wrong results)
+# Session 23 (clusters of 16, non-portable: half the positions a block and a warp):
+#   mma-c16      16-block clusters, z 1 at batch 1 (128 blocks, 4 heads a block)
+#   mma-c16z2    16-block clusters, the stock z (2 at batch 1: 256 blocks)
 # linear.matmul (session 22):
 #   gemv-row     the stock GEMV of commit 3e39b36: the warp's whole first weight row to L2
 #                before the dependency wait (stock: its first 2 KiB)
@@ -52,6 +55,9 @@ mk mma-noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;
 mk mma-empty 's/if (D > 256) {/if (D > 0) {/' ''
 
 mk mma-z4 '' "$z4"
+c16='s/^#define NSPLIT 8$/#define NSPLIT 16/'
+mk mma-c16 "$c16" 's|^grid = \["batch \* kv_heads", 8, \(.*\)ceil_div(16, |grid = ["batch * kv_heads", 16, \1ceil_div(8, |'
+mk mma-c16z2 "$c16" 's|^grid = \["batch \* kv_heads", 8, |grid = ["batch * kv_heads", 16, |'
 mkdir -p "$out/decode-simt/kernels"
 git show aa76376:kernels/stock/cuda/attention_decode/manifest.toml |
   sed 's/^name = .*/name = "variant-decode-simt"/' > "$out/decode-simt/manifest.toml"
