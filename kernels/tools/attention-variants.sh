@@ -23,6 +23,8 @@
 #                before the wait
 #   gemv-4k, gemv-1k, gemv-0  the first 4 KiB, 1 KiB, nothing (time the GEMV variants with
 #                --pdl-bundles: launched as stock is)
+#   gemv-mb3, gemv-mb4  __launch_bounds__ asking for 3 or 4 blocks a SM (session 23: ptxas
+#                gives the stock GEMV 96 registers, 2 blocks a SM)
 # A bundle that is not stock launches without programmatic dependent launch: time these
 # against stock with --no-pdl.
 # Prefill (attention.prefill, session 20):
@@ -69,14 +71,16 @@ git show 3e39b36:kernels/stock/cuda/linear_matmul/manifest.toml |
 git show 3e39b36:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
   > "$out/gemv-row/kernels/linear_matmul.cu"
 lsrc=kernels/stock/cuda/linear_matmul
-for v in gemv-4k gemv-1k gemv-0; do
+for v in gemv-4k gemv-1k gemv-0 gemv-mb3 gemv-mb4; do
   cp -r "$lsrc" "$out/$v"
   sed -i "s/^name = .*/name = \"variant-$v\"/" "$out/$v/manifest.toml"
 done
+sed -i 's/^#define MIN_BLOCKS 1$/#define MIN_BLOCKS 3/' "$out/gemv-mb3/kernels/linear_matmul.cu"
+sed -i 's/^#define MIN_BLOCKS 1$/#define MIN_BLOCKS 4/' "$out/gemv-mb4/kernels/linear_matmul.cu"
 sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 4096/' "$out/gemv-4k/kernels/linear_matmul.cu"
 sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 1024/' "$out/gemv-1k/kernels/linear_matmul.cu"
 sed -i 's/^#define PREFETCH_ROW_BYTES 2048$/#define PREFETCH_ROW_BYTES 0/' "$out/gemv-0/kernels/linear_matmul.cu"
-for v in gemv-4k gemv-1k gemv-0; do
+for v in gemv-4k gemv-1k gemv-0 gemv-mb3 gemv-mb4; do
   if diff -q "$lsrc/kernels/linear_matmul.cu" "$out/$v/kernels/linear_matmul.cu" >/dev/null; then
     echo "variant $v is the stock kernel" >&2
     exit 1
