@@ -118,7 +118,9 @@ pub struct ArenaSpec {
     /// through (`/v2`: the `mlp.gate_up_silu` seam, served by its member slots until a
     /// kernel for it is crowned; `/v3`: a stock `collective.all_reduce`, which only
     /// engines split over ranks call, and on CUDA the double-buffered flash prefill; `/v4` on
-    /// CUDA: decode attention on tensor cores and programmatic dependent launch).
+    /// CUDA: decode attention on tensor cores and programmatic dependent launch; `/v5` on
+    /// CUDA: batch-1 decode's q|k|v GEMV applies RoPE and writes both cache rows, so no
+    /// `position.rope` call is made there while the stock rope kernel serves it).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
@@ -151,7 +153,7 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     hardware: "sm90a",
     model: "llama8b-8l",
     workload: "h200-llama8b/batched-v2",
-    stock: "cuda-bf16-hopper/v4",
+    stock: "cuda-bf16-hopper/v5",
     min_margin_ppm: 10_000,
     max_noise_ppm: 20_000,
     noise_multiplier: 3,
