@@ -351,6 +351,13 @@ fn check_against_cpu(
     );
 }
 
+/// The `tiny` shape with device-synthesized weights (seed 7) on `slots`.
+fn tiny_engine(dev: &CudaDevice, slots: CudaSlotTable, o: CudaEngineOptions) -> CudaEngine {
+    let cfg = ModelConfig::named("tiny").unwrap();
+    CudaEngine::new(dev, cfg, WeightSource::Synthesize { seed: 7 }, slots, o)
+        .expect("engine starts")
+}
+
 #[test]
 fn graph_decode_equals_eager_decode() {
     let Some(dev) = device_or_skip() else { return };
@@ -359,14 +366,7 @@ fn graph_decode_equals_eager_decode() {
         let slots = CudaSlotTable::stock(&dev).expect("stock CUDA kernels build");
         let mut o = CudaEngineOptions::new(4, 64, 32);
         o.use_graphs = graphs;
-        CudaEngine::new(
-            &dev,
-            cfg.clone(),
-            WeightSource::Synthesize { seed: 7 },
-            slots,
-            o,
-        )
-        .expect("engine starts")
+        tiny_engine(&dev, slots, o)
     };
     let (mut g, mut eager) = (make(true), make(false));
     let prompts = prompts();
@@ -457,14 +457,7 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         let mut o = CudaEngineOptions::new(4, 64, 32);
         o.fuse_qkv_rope = fused;
         o.fuse_gate_up_silu = fused;
-        CudaEngine::new(
-            &dev,
-            cfg.clone(),
-            WeightSource::Synthesize { seed: 7 },
-            slots,
-            o,
-        )
-        .expect("engine starts")
+        tiny_engine(&dev, slots, o)
     };
     let (mut fused, mut plain, mut proposal) =
         (make(true, false), make(false, false), make(true, true));

@@ -1,4 +1,4 @@
-# Sourced by the session-22 device scripts (run18.sh to run22.sh) with the results folder's
+# Sourced by the device scripts of sessions 22 and 23 (run18.sh to run34.sh) with the results folder's
 # name: unpacks the carried binaries (target/gpu-carry), names the GPU, runs the GPU test
 # executables (cuda_stock: every stock kernel against the reference; cuda_engine: graph =
 # eager bitwise, tokens = the CPU engine's), and defines `el` (seconds since the start),
@@ -21,4 +21,25 @@ run() { # name, prompt length, engine bench flags...
   local n=$1 p=$2; shift 2
   timeout 90 $B/cacheon-engine-bench --prompt "$p" --context 2048 --batch 1 --batch 8 --replays 100 "$@" --json-out "$R/$n.jsonl" > "$R/$n.txt" 2>&1
   echo "rc $? $(summary "$n" "$R/$n.jsonl")"
+}
+torch() { # PyTorch eager at batches 1 and 8 on this GPU, in this call
+  timeout 120 python3 kernels/bench/torch_eager.py --batch 1 --batch 8 > "$R/torch.txt" 2>&1; el "torch rc $?"
+  grep -o '"kind": "[a-z]*", "shape": "[^"]*", "batch": [0-9]*.*"ms[_a-z]*": [0-9.]*' "$R/torch.txt"
+}
+breakdown() { # name, engine bench flags...: the batch-1 breakdown at context 2048 (16-token prompt), its rows
+  local n=$1; shift
+  timeout 60 $B/cacheon-engine-bench --prompt 16 --context 2048 --batch 1 --breakdown --breakdown-reps 20 "$@" > "$R/$n.txt" 2>&1; el "$n rc $?"
+  grep -E "^(embedding|rmsnorm|fused|qkv|rope|k_write|attention.decode|o_proj|gate_up|silu|down|lm_head|argmax|sum)" "$R/$n.txt" | cut -c1-150 | head -14
+}
+regs() { # .cu files: the registers (and spills) ptxas gives each entry for sm_90a
+  local f
+  for f in "$@"; do
+    timeout 60 nvcc -cubin -arch=sm_90a -std=c++17 -Xptxas -v -o /dev/null "$f" 2>&1 | grep -E "Compiling entry|registers" | paste - - \
+      | sed -E 's/.*entry function .([a-z_]+). for .sm_90a.*Used ([0-9]+) registers(.*)/\1 \2 regs\3/'
+  done
+}
+headline() { # the stock set's full run (prefill 2048, batches 1 and 8), its floor, and PyTorch eager
+  run stock 2048
+  grep -E "^(copy bandwidth|batch-1 floor)" "$R/stock.txt"
+  torch
 }

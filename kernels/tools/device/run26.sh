@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
-# Session 23, second call: the fused batch-1 kernels with 4 loads a row in flight in the
-# q|k|v pair GEMV (run25 had 2) against --unfused, each three times, interleaved, at
-# context 2048 (16-token prompt), the full run, PyTorch eager, and both breakdowns.
+# Session 23, second and third calls, the same commands on two builds: the fused batch-1
+# kernels against --unfused, each three times, interleaved, at context 2048 (16-token
+# prompt), the full run, PyTorch eager, and both breakdowns. `run26.sh` (results r26) ran
+# commit b0e04c8 (each warp streams both rows of a pair, 4 loads a row in flight);
+# `run26.sh r27` ran commit a4b5f9e (one weight row a warp, the block's 8 warps in lockstep).
 # Carries target/gpu-carry.
 set -u
-. "$(dirname "$0")/lib.sh" r26
-run stock 2048
-grep -E "^(copy bandwidth|batch-1 floor)" $R/stock.txt
-timeout 120 python3 kernels/bench/torch_eager.py --batch 1 --batch 8 > $R/torch.txt 2>&1; el "torch rc $?"; grep -o '"kind": "[a-z]*", "shape": "[^"]*", "batch": [0-9]*.*"ms[_a-z]*": [0-9.]*' $R/torch.txt
+. "$(dirname "$0")/lib.sh" "${1:-r26}"
+headline
 for i in 1 2 3; do
   run stock-$i 16
   run unfused-$i 16 --unfused
 done
 for f in "" --unfused; do
-  timeout 60 $B/cacheon-engine-bench --prompt 16 --context 2048 --batch 1 --breakdown --breakdown-reps 20 $f > $R/breakdown$f.txt 2>&1; el "breakdown $f rc $?"
-  grep -E "^(embedding|rmsnorm|fused|qkv|rope|k_write|attention.decode|o_proj|gate_up|silu|down|lm_head|argmax|sum)" $R/breakdown$f.txt | cut -c1-150 | head -14
+  breakdown breakdown$f $f
 done
 el done

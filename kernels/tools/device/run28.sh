@@ -1,23 +1,20 @@
 #!/usr/bin/env bash
-# Session 23, fourth call: the fused batch-1 kernels with one weight row a warp and a
-# barrier per pair of warps (run27: the whole block in lockstep), rope's angle before the
-# dependency wait; stock (both fusions) against --unfused and --unfused-swiglu, each three
-# times, interleaved, at context 2048 (16-token prompt), the full run, PyTorch eager, the
-# breakdown, and the registers ptxas gives the engine kernels and the stock GEMV.
-# Carries target/gpu-carry.
+# Session 23, fourth and fifth calls, the same commands on two builds: the fused batch-1
+# kernels with one weight row a warp and a barrier per pair of warps (the third call's
+# block was in lockstep), rope's angle before the dependency wait; stock (both fusions)
+# against --unfused and --unfused-swiglu, each three times, interleaved, at context 2048
+# (16-token prompt), the full run, PyTorch eager, the breakdown, and the registers ptxas
+# gives the engine kernels and the stock GEMV. `run28.sh` (results r28) ran commit bfb5401
+# (the pair loop written plainly: 40 registers); `run28.sh r29` ran commit 9758852 (x
+# staged beside w, read-only pointers). Carries target/gpu-carry.
 set -u
-. "$(dirname "$0")/lib.sh" r28
-run stock 2048
-grep -E "^(copy bandwidth|batch-1 floor)" $R/stock.txt
-timeout 120 python3 kernels/bench/torch_eager.py --batch 1 --batch 8 > $R/torch.txt 2>&1; el "torch rc $?"; grep -o '"kind": "[a-z]*", "shape": "[^"]*", "batch": [0-9]*.*"ms[_a-z]*": [0-9.]*' $R/torch.txt
+. "$(dirname "$0")/lib.sh" "${1:-r28}"
+headline
 for i in 1 2 3; do
   run stock-$i 16
   run unfused-$i 16 --unfused
   run unfused-swiglu-$i 16 --unfused-swiglu
 done
-timeout 60 $B/cacheon-engine-bench --prompt 16 --context 2048 --batch 1 --breakdown --breakdown-reps 20 > $R/breakdown.txt 2>&1; el "breakdown rc $?"
-grep -E "^(embedding|rmsnorm|fused|qkv|rope|k_write|attention.decode|o_proj|gate_up|silu|down|lm_head|argmax|sum)" $R/breakdown.txt | cut -c1-150 | head -12
-for f in kernels/src/cuda/engine/engine_kernels.cu kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu; do
-  timeout 60 nvcc -cubin -arch=sm_90a -std=c++17 -Xptxas -v -o /dev/null "$f" 2>&1 | grep -E "Compiling entry|registers" | paste - - | sed -E 's/.*entry function .([a-z_]+). for .sm_90a.*Used ([0-9]+) registers.*/\1 \2 regs/' | grep -E "gemv|linear"
-done
+breakdown breakdown
+regs kernels/src/cuda/engine/engine_kernels.cu kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu
 el done

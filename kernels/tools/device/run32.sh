@@ -13,7 +13,6 @@ for i in 1 2 3; do
 done
 grep -h "attention.decode (" $R/stock-1.txt $R/mma-c16-1.txt $R/mma-c16z2-1.txt | cut -c1-160
 for v in mma-c16 mma-c16z2; do
-  timeout 60 $B/cacheon-engine-bench --prompt 16 --context 2048 --batch 1 --batch 8 --breakdown --breakdown-reps 20 --pdl-bundles --bundle $V/$v > $R/breakdown-$v.txt 2>&1; el "breakdown $v rc $?"
-  grep -E "^(attention.decode|sum)" $R/breakdown-$v.txt | cut -c1-150 | head -4
+  breakdown breakdown-$v --pdl-bundles --bundle $V/$v
 done
 el done

@@ -11,8 +11,7 @@ for i in 1 2 3; do
   for v in gemv-mb3 gemv-mb4; do run $v-$i 16 --pdl-bundles --bundle $V/$v; done
 done
 for v in gemv-mb3 gemv-mb4; do
-  timeout 60 $B/cacheon-engine-bench --prompt 16 --context 2048 --batch 1 --breakdown --breakdown-reps 20 --pdl-bundles --bundle $V/$v > $R/breakdown-$v.txt 2>&1; el "breakdown $v rc $?"
-  grep -E "^(o_proj|gate_up|down|lm_head|sum)" $R/breakdown-$v.txt | cut -c1-150 | head -5
-  timeout 60 nvcc -cubin -arch=sm_90a -std=c++17 -Xptxas -v -o /dev/null $V/$v/kernels/linear_matmul.cu 2>&1 | grep -E "registers|spill" | head -3
+  breakdown breakdown-$v --pdl-bundles --bundle $V/$v
+  regs $V/$v/kernels/linear_matmul.cu
 done
 el done

@@ -11,7 +11,6 @@ for i in 1 2 3; do
   run stock-$i 16
   run unfused-$i 16 --unfused
 done
-timeout 60 $B/cacheon-engine-bench --prompt 16 --context 2048 --batch 1 --breakdown --breakdown-reps 20 > $R/breakdown.txt 2>&1; el "breakdown rc $?"
-grep -E "^(qkv|sum)" $R/breakdown.txt | cut -c1-150 | head -3
-timeout 60 nvcc -cubin -arch=sm_90a -std=c++17 -Xptxas -v -o /dev/null kernels/src/cuda/engine/engine_kernels.cu 2>&1 | grep -E "Compiling entry|registers" | paste - - | sed -E 's/.*entry function .([a-z_]+). for .sm_90a.*Used ([0-9]+) registers.*/\1 \2 regs/' | grep -E "gemv"
+breakdown breakdown
+regs kernels/src/cuda/engine/engine_kernels.cu
 el done

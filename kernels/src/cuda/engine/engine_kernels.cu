@@ -485,9 +485,9 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
 // activation.silu_and_mul kernel reads them from the product. w is [2 inter, k]. 8 loads
 // a lane in flight, as the stock GEMV for products of 16384 features or more. Grid: one
 // block per 8 features (at most 8 a SM).
-extern "C" __global__ void __launch_bounds__(256)
-eng_gemv_gate_up_silu(bf16_t* __restrict__ act, const bf16_t* __restrict__ x, const bf16_t* __restrict__ w,
-                      long long inter, long long k) {
+extern "C" __global__ void __launch_bounds__(256) eng_gemv_gate_up_silu(
+    bf16_t* __restrict__ act, const bf16_t* __restrict__ x, const bf16_t* __restrict__ w, long long inter,
+    long long k) {
     auto rows_of = [=](long long p, long long& j0, long long& j1) {
         j0 = p;
         j1 = inter + p;
