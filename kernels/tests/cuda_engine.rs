@@ -430,26 +430,25 @@ fn graph_decode_equals_eager_decode() {
 
 /// Batch-1 decode with the engine's fused one-row kernels (q|k|v + RoPE + both cache
 /// writes; gate|up + SwiGLU) follows the unfused step (the rope, k-write and silu_and_mul
-/// launches), runs no rope or silu_and_mul slot call, and gives a proposal installed over
-/// the stock rope kernel its calls back (that fusion then steps aside; the other stays).
+/// launches), runs no rope or silu_and_mul slot call, gives a proposal installed over the
+/// stock rope kernel its calls back (that fusion then steps aside; the other stays), and
+/// one over the stock `linear.matmul` kernel every product (both fusions and the engine's
+/// q|k|v GEMV step aside).
 #[test]
 fn batch_one_fused_kernels_follow_the_slot_calls() {
     let Some(dev) = device_or_skip() else { return };
     let cfg = ModelConfig::named("tiny").unwrap();
-    let make = |fused: bool, rope_proposal: bool| {
+    // `proposal`: a copy of that slot's stock bundle installed over the stock kernel.
+    let make = |fused: bool, proposal: Option<SlotId>| {
         let mut slots = CudaSlotTable::stock(&dev).expect("stock CUDA kernels build");
-        if rope_proposal {
+        if let Some(slot) = proposal {
             let b = stock::cuda_bundles()
                 .iter()
-                .find(|b| b.slot == SlotId::Rope)
-                .expect("a stock CUDA rope bundle");
-            let built = build_cuda_bundle(
-                &b.files(),
-                "rope proposal",
-                &dev,
-                &CudaBuildOptions::default(),
-            )
-            .expect("the rope bundle builds");
+                .find(|b| b.slot == slot)
+                .expect("a stock CUDA bundle for the slot");
+            let built =
+                build_cuda_bundle(&b.files(), "proposal", &dev, &CudaBuildOptions::default())
+                    .expect("the bundle builds");
             for k in built.into_kernels() {
                 slots.install(k);
             }
@@ -459,27 +458,29 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         o.fuse_gate_up_silu = fused;
         tiny_engine(&dev, slots, o)
     };
-    let (mut fused, mut plain, mut proposal) =
-        (make(true, false), make(false, false), make(true, true));
+    let (mut fused, mut plain) = (make(true, None), make(false, None));
+    let mut proposal = make(true, Some(SlotId::Rope));
+    let mut matmul = make(true, Some(SlotId::LinearMatmul));
     let prompt = &prompts()[0];
     let mut tokens = vec![0u32; 1];
-    for e in [&mut fused, &mut plain, &mut proposal] {
+    for e in [&mut fused, &mut plain, &mut proposal, &mut matmul] {
         tokens[0] = e.prefill(0, prompt).unwrap();
     }
-    let before = |e: &CudaEngine| {
-        let s = e.slots();
-        [
-            s.dispatch_count(SlotId::Rope),
-            s.dispatch_count(SlotId::SiluAndMul),
-        ]
-    };
-    let (f0, p0, r0) = (before(&fused), before(&plain), before(&proposal));
+    const COUNTED: [SlotId; 3] = [SlotId::Rope, SlotId::SiluAndMul, SlotId::LinearMatmul];
+    let before = |e: &CudaEngine| COUNTED.map(|s| e.slots().dispatch_count(s));
+    let (f0, p0, r0, m0) = (
+        before(&fused),
+        before(&plain),
+        before(&proposal),
+        before(&matmul),
+    );
     const B1_STEPS: usize = 12;
     let mut agree = 0;
     for step in 0..B1_STEPS {
         let want = plain.decode(&tokens).unwrap();
         let got = fused.decode(&tokens).unwrap();
         let other = proposal.decode(&tokens).unwrap();
+        let third = matmul.decode(&tokens).unwrap();
         let (lp, lf) = (plain.logits(1).unwrap(), fused.logits(1).unwrap());
         let diff = lp
             .iter()
@@ -494,37 +495,45 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
             diff <= 2e-2 * scale,
             "step {step}: fused vs unfused logits differ by {diff} (scale {scale})"
         );
-        agree += usize::from(got == want) + usize::from(other == want);
-        tokens = want; // teacher-forced: all three see the same tokens
+        agree += [&got, &other, &third]
+            .iter()
+            .filter(|t| ***t == want)
+            .count();
+        tokens = want; // teacher-forced: all four see the same tokens
     }
     println!(
         "batch-1 fused vs unfused: greedy agreement {agree}/{}",
-        2 * B1_STEPS
+        3 * B1_STEPS
     );
-    assert!(agree + 1 >= 2 * B1_STEPS, "greedy tokens agree too rarely");
+    assert!(agree + 1 >= 3 * B1_STEPS, "greedy tokens agree too rarely");
     assert_eq!(fused.graph_buckets(), vec![1], "batch 1 replays its graph");
     let layers = cfg.num_hidden_layers as u64;
     let calls = (B1_STEPS as u64) * layers;
-    let after = |e: &CudaEngine, b: [u64; 2]| {
-        let a = [
-            e.slots().dispatch_count(SlotId::Rope),
-            e.slots().dispatch_count(SlotId::SiluAndMul),
-        ];
-        [a[0] - b[0], a[1] - b[1]]
+    let after = |e: &CudaEngine, b: [u64; 3]| {
+        let a = before(e);
+        [0, 1, 2].map(|i| a[i] - b[i])
     };
+    let steps = B1_STEPS as u64;
+    // [rope, silu_and_mul, linear.matmul] calls of the decode steps. Fused: q|k|v and
+    // gate|up are engine GEMVs, so linear.matmul serves o, down and the LM head.
     assert_eq!(
         after(&fused, f0),
-        [0, 0],
+        [0, 0, steps * (2 * layers + 1)],
         "fused: no rope or silu_and_mul calls"
     );
     assert_eq!(
         after(&plain, p0),
-        [calls, calls],
-        "unfused: one of each a layer"
+        [calls, calls, steps * (3 * layers + 1)],
+        "unfused: one of each a layer; q|k|v still the engine's GEMV"
     );
     assert_eq!(
         after(&proposal, r0),
-        [calls, 0],
+        [calls, 0, steps * (2 * layers + 1)],
         "a rope proposal gets its calls; SwiGLU stays fused"
+    );
+    assert_eq!(
+        after(&matmul, m0),
+        [calls, calls, steps * (4 * layers + 1)],
+        "a linear.matmul proposal gets every product, q|k|v and gate|up included"
     );
 }

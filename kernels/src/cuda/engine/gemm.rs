@@ -1,7 +1,8 @@
 //! Matrix products: every projection is a `linear.matmul` slot call, served by the slot
 //! table's kernels inside their `when` domains (the stock GEMV takes single rows) and by
 //! the slot's validator-owned builtin, cuBLAS (bf16 in and out, f32 accumulation), outside
-//! them; plus the q|k|v projection, whose decode row is the engine's own fused GEMV.
+//! them; plus the q|k|v projection, whose decode row is the engine's own fused GEMV while
+//! the stock kernel would serve it.
 
 use super::*;
 
@@ -54,9 +55,18 @@ impl CudaEngine {
     }
 
     /// Whether the q|k|v projection of `n` rows is one GEMV that writes q, k and the v
-    /// cache rows itself (no split launch).
+    /// cache rows itself (no split launch): the GEMV's conditions, and the stock
+    /// `linear.matmul` kernel serving the product (a proposal whose domain takes it gets the
+    /// call, then the split kernel runs).
     pub(super) fn qkv_fused(&self, n: usize, x: u64, w: u64) -> bool {
-        self.uses_gemv(n, self.config.hidden_size, x, w)
+        let c = &self.config;
+        let shape = [
+            n as i64,
+            (c.q_dim() + 2 * c.kv_dim()) as i64,
+            c.hidden_size as i64,
+        ];
+        self.uses_gemv(n, c.hidden_size, x, w)
+            && self.slots.stock_serves(SlotId::LinearMatmul, &shape)
     }
 
     /// The q|k|v projection of `n` rows of `x` by `w`: q and k into the scratch buffers,
