@@ -9,7 +9,7 @@ tar xJf target/gpu-carry/gpu.tar.xz
 R=$OUT/$1; mkdir -p "$R"; B=target/gpu-bin; V=target/attention-variants
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$R/gpu.txt"
 timeout 90 $B/cuda_stock --test-threads=1 > "$R/cuda_stock.txt" 2>&1; el "cuda_stock rc $?"; grep -E "test result|FAIL|panic" "$R/cuda_stock.txt" | head -5
-timeout 150 $B/cuda_engine --test-threads=1 > "$R/cuda_engine.txt" 2>&1; el "cuda_engine rc $?"; grep -E "test result|FAIL|panic" "$R/cuda_engine.txt" | head -5
+timeout 150 $B/cuda_engine --test-threads=1 --nocapture > "$R/cuda_engine.txt" 2>&1; el "cuda_engine rc $?"; grep -E "test result|FAIL|panic" "$R/cuda_engine.txt" | head -5
 summary() { # name, jsonl
   local p b1 b8
   p=$(grep -h '"kind":"prefill"' "$2" | grep -o '"ms":[0-9.]*' | cut -d: -f2)
