@@ -367,18 +367,21 @@ pub fn load_cuda_bundle(
         })?;
         // Clusters of up to 16 blocks (the portable limit is 8): Hopper holds them, and a
         // kernel's compile-time cluster dimensions above 8 fail to launch without this.
-        // SAFETY: the function handle is live (its module is held by `func`).
-        unsafe {
-            cudarc::driver::result::function::set_function_attribute(
-                func.cu_function(),
-                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                1,
-            )
+        // Older GPUs have no clusters (nor the attribute).
+        if dev.info().compute_capability.0 >= 9 {
+            // SAFETY: the function handle is live (its module is held by `func`).
+            unsafe {
+                cudarc::driver::result::function::set_function_attribute(
+                    func.cu_function(),
+                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                    1,
+                )
+            }
+            .map_err(|e| CudaBuildError::Load {
+                source_path: op.source.clone(),
+                message: format!("cuFuncSetAttribute (non-portable cluster size): {e:?}"),
+            })?;
         }
-        .map_err(|e| CudaBuildError::Load {
-            source_path: op.source.clone(),
-            message: format!("cuFuncSetAttribute (non-portable cluster size): {e:?}"),
-        })?;
         let launch = op
             .launch
             .clone()
