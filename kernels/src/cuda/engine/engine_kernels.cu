@@ -345,10 +345,10 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv(bf16_t* q, bf16_t
 }
 
 // One weight row against one row x: the warp's f32 dot product (in every lane), UNR
-// 16-byte loads of w and UNR of x a lane in flight, all read-only (`ld.global.nc`). The
-// stock linear.matmul GEMV's loop gets 96 registers from ptxas (2 blocks a SM); this one
-// got 40 written plainly (gate|up + SwiGLU 82.1 us on an H100 against 75.0 + 1.3 unfused)
-// and 32 with x staged and __restrict__ (77.8 us).
+// 16-byte loads of w and UNR of x a lane in flight, all read-only (`ld.global.nc`). In
+// the gate|up + SwiGLU kernel ptxas gives it 48 registers (77.6 us a launch on an H100,
+// against 75.0 + 1.3 unfused), where the stock linear.matmul GEMV's same loop gets 96
+// (2 blocks a SM).
 template <int UNR>
 __device__ __forceinline__ float dot_row(const uint4* __restrict__ xv, const uint4* __restrict__ wr,
                                          long long kv, int lane) {
@@ -368,8 +368,11 @@ __device__ __forceinline__ float dot_row(const uint4* __restrict__ xv, const uin
     return acc;
 }
 
-// Where warp `wib` of a 256-thread block of the pair GEMV works: a block step takes 4
-// pairs, warps 0-3 their first rows (j0), warps 4-7 their second (j1).
+// A block step of the pair GEMV takes 4 pairs: warp `wib` of the 256-thread block works
+// on pair first_pair() + 4 * gridDim.x * step, warps 0-3 on its first row (j0), warps 4-7
+// on its second (j1).
+__device__ __forceinline__ long long first_pair() { return blockIdx.x * 4ll + ((threadIdx.x >> 5) & 3); }
+
 template <class RowsOf>
 __device__ __forceinline__ long long pair_row(long long p, int wib, RowsOf rows_of) {
     long long j0, j1;
@@ -396,7 +399,7 @@ __device__ __forceinline__ void gemv_pair_body(const bf16_t* __restrict__ x, con
     const uint4* xv = reinterpret_cast<const uint4*>(x);
     const uint4* w4 = reinterpret_cast<const uint4*>(w);
     int parity = 0;
-    for (long long p = blockIdx.x * 4ll + slot; p < pairs; p += gridDim.x * 4ll, parity ^= 1) {
+    for (long long p = first_pair(); p < pairs; p += gridDim.x * 4ll, parity ^= 1) {
         const float v = dot_row<UNR>(xv, w4 + pair_row(p, wib, rows_of) * kv, kv, lane);
         if (wib >= 4 && lane == 0) part[parity * 4 + slot] = v;
         PAIR_SYNC(1 + slot);
@@ -410,7 +413,7 @@ template <class RowsOf>
 __device__ __forceinline__ void prefetch_first_pair(const bf16_t* w, long long pairs, long long k,
                                                     RowsOf rows_of) {
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-    const long long p = blockIdx.x * 4ll + (wib & 3);
+    const long long p = first_pair();
     if (p >= pairs || lane * 128 >= k * 2 || lane * 128 >= 2048) return;
     PREFETCH_L2(reinterpret_cast<const char*>(w + pair_row(p, wib, rows_of) * k) + lane * 128);
 }
@@ -428,8 +431,8 @@ __device__ __forceinline__ void rope_angle(long long i, long long head_dim, doub
 }
 
 // The q|k|v projection of ONE decode row with RoPE and both cache writes fused (decode at
-// batch 1 runs no rope and no k-write launch): pair (i, i + D/2) of every head is one warp's
-// two features; q heads are rotated into q_rot, k heads rotated into the key cache row
+// batch 1 runs no rope and no k-write launch): rows i and i + D/2 of every head are one
+// pair of the pair GEMV (two warps of a block); q heads are rotated into q_rot, k heads rotated into the key cache row
 // cache_rows[0], v heads written to the value cache row (no cache write when that row is
 // negative: a padding row). positions[0] is the row's position. w is
 // [(q_heads + 2 kv_heads) * D, k]. Grid: one block per 8 features (at most 8 a SM).
@@ -449,7 +452,7 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
     // first pair's angle: double-precision math off the critical path) come before the wait.
     const long long row = cache_rows[0];
     const double pos = (double)positions[0], log2_theta = log2((double)theta);
-    const long long p0 = blockIdx.x * 4ll + ((threadIdx.x >> 5) & 3);
+    const long long p0 = first_pair();
     float c0 = 1.0f, s0 = 0.0f;
     if ((threadIdx.x & 31) == 0 && threadIdx.x < 128 && p0 < pairs && p0 / half < q_heads + kv_heads)
         rope_angle(p0 % half, head_dim, pos, log2_theta, &c0, &s0);
@@ -480,7 +483,8 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
 }
 
 // The gate|up projection of ONE decode row with SwiGLU fused (decode at batch 1 runs no
-// silu_and_mul launch): feature i's gate row i and up row inter + i are one warp's pair;
+// silu_and_mul launch): feature i's gate row i and up row inter + i are one pair of the
+// pair GEMV;
 // act[i] = silu(g) * u with g and u rounded to bf16 first, as the stock
 // activation.silu_and_mul kernel reads them from the product. w is [2 inter, k]. 8 loads
 // a lane in flight, as the stock GEMV for products of 16384 features or more. Grid: one
