@@ -76,14 +76,6 @@ fn rewrite_shared(src: &str) -> String {
     out
 }
 
-/// The kernels' compile-time cluster shapes (`__cluster_dims__`), by slot.
-fn cluster_of(slot: SlotId) -> [u32; 3] {
-    match slot {
-        SlotId::AttentionDecode => [1, 8, 1],
-        _ => [1, 1, 1],
-    }
-}
-
 fn build(slot: SlotId, dir: &Path) -> PathBuf {
     let b = stock::cuda_bundle(slot).expect("a plain slot has a stock bundle");
     build_bundle(slot, b.name, &b.files(), dir)
@@ -155,7 +147,8 @@ fn run_op(slot: SlotId, m: &Manifest, bin: &Path, dir: &Path, args: &SlotArgs) -
         put(&v.to_le_bytes());
     }
     put(&geo.shared_mem_bytes.to_le_bytes());
-    for v in cluster_of(slot) {
+    // The manifest's launch-time cluster (the emulated kernels declare none at compile time).
+    for v in [geo.cluster.0, geo.cluster.1, geo.cluster.2] {
         put(&v.to_le_bytes());
     }
     put(&(args.inputs.len() as u32).to_le_bytes());

@@ -249,3 +249,75 @@ fn validation_names_the_key() {
         .join("[[ops]]");
     assert_eq!(invalid_key(&only_rope), "ops");
 }
+
+/// `cluster = [x, y, z]` is launch geometry like the grid: expressions over the shape
+/// symbols, evaluated per call, refused where a cluster would not tile the grid or holds
+/// more blocks than Hopper allows; CPU ops have none.
+#[test]
+fn a_launch_time_cluster_follows_the_shape_and_tiles_the_grid() {
+    use cacheon_kernels::cuda::{evaluate_geometry, LaunchError};
+    let with = |cluster: &str| {
+        CUDA.replace(
+            "shared_mem_bytes = 0",
+            &format!("shared_mem_bytes = 0\ncluster = {cluster}"),
+        )
+    };
+    let geometry = |text: &str, shape: &[i64]| {
+        let m = manifest::parse("manifest.toml", text).unwrap();
+        let launch = m.ops[0].launch.clone().unwrap();
+        evaluate_geometry(SlotId::SiluAndMul, &launch, shape, 48 * 1024)
+    };
+    // No `cluster`: no launch-time cluster.
+    assert_eq!(geometry(CUDA, &[3, 4096]).unwrap().cluster, (1, 1, 1));
+    // grid y = ceil_div(d, 2048): the cluster takes all of it.
+    let follows = with("[1, \"ceil_div(d, 2048)\", 1]");
+    assert_eq!(geometry(&follows, &[3, 4096]).unwrap().cluster, (1, 2, 1));
+    assert_eq!(geometry(&follows, &[3, 32768]).unwrap().cluster, (1, 16, 1));
+    let refused = |text: &str, shape: &[i64]| match geometry(text, shape) {
+        Err(LaunchError::Geometry { what, reason, .. }) => format!("{what}: {reason}"),
+        other => panic!("expected a geometry error, got {other:?}"),
+    };
+    // 3 rows do not split into clusters of 2 along x.
+    let ragged = refused(&with("[2, 1, 1]"), &[3, 4096]);
+    assert!(ragged.contains("not a multiple of cluster[0]"), "{ragged}");
+    // 17 × 2048 features: a cluster of 17 blocks is over the limit.
+    let big = refused(&follows, &[1, 17 * 2048]);
+    assert!(big.starts_with("cluster[1]"), "{big}");
+    let product = refused(&with("[2, \"ceil_div(d, 2048)\", 1]"), &[4, 8 * 2048 * 2]);
+    assert!(product.contains("blocks in a cluster"), "{product}");
+    // Expressions are checked like the grid's; CPU ops have no cluster.
+    assert_eq!(
+        invalid_key(&with("[1, \"hidden\", 1]")),
+        "ops[0].cluster[1]"
+    );
+    let cpu = ATOMIC_CPU.replace(
+        "dtype = \"f32\"\n[[ops]]",
+        "dtype = \"f32\"\ncluster = [1, 1, 1]\n[[ops]]",
+    );
+    assert_eq!(invalid_key(&cpu), "ops[0].cluster");
+}
+
+/// The stock decode attention's cluster follows the batch: 16 blocks a cluster while there
+/// are at most 8 (sequence, KV head) pairs (batch 1 of Llama-3-8B: 128 blocks, all four
+/// query heads of a KV head in one block), 8 beyond (batch 8: 512 blocks).
+#[test]
+fn the_stock_decode_attention_clusters_by_batch() {
+    use cacheon_kernels::bundle::stock;
+    use cacheon_kernels::cuda::evaluate_geometry;
+    let b = stock::cuda_bundle(SlotId::AttentionDecode).unwrap();
+    let m = manifest::Manifest::from_bundle(&b.files()).unwrap();
+    let launch = m.ops[0].launch.clone().unwrap();
+    let at = |batch: i64| {
+        let g = evaluate_geometry(
+            SlotId::AttentionDecode,
+            &launch,
+            &[batch, 32, 8, 128, 4096],
+            227 * 1024,
+        )
+        .unwrap();
+        (g.grid, g.cluster)
+    };
+    assert_eq!(at(1), ((8, 16, 1), (1, 16, 1)));
+    assert_eq!(at(2), ((16, 8, 1), (1, 8, 1)));
+    assert_eq!(at(8), ((64, 8, 1), (1, 8, 1)));
+}

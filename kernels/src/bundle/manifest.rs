@@ -116,6 +116,7 @@ struct RawOp {
     block: Option<[Geom; 3]>,
     grid: Option<[Geom; 3]>,
     shared_mem_bytes: Option<Geom>,
+    cluster: Option<[Geom; 3]>,
     when: Option<BTreeMap<String, Domain>>,
 }
 
@@ -125,6 +126,10 @@ pub struct Launch {
     pub block: [Expr; 3],
     pub grid: [Expr; 3],
     pub shared_mem_bytes: Expr,
+    /// Thread-block cluster dimensions given at launch time (`cluster = [x, y, z]`), which
+    /// may follow the shape; `None` launches without one (a kernel may still declare
+    /// compile-time `__cluster_dims__`, but not both).
+    pub cluster: Option<[Expr; 3]>,
 }
 
 /// One validated op: a kernel for one slot.
@@ -343,6 +348,7 @@ fn validate(file: &str, raw: RawManifest) -> Result<Manifest, ManifestError> {
                     ("block", op.block.is_some()),
                     ("grid", op.grid.is_some()),
                     ("shared_mem_bytes", op.shared_mem_bytes.is_some()),
+                    ("cluster", op.cluster.is_some()),
                 ];
                 if let Some((k, _)) = present.iter().find(|(_, p)| *p) {
                     return Err(invalid(key(k), "CPU ops have no launch geometry".into()));
@@ -366,10 +372,15 @@ fn validate(file: &str, raw: RawManifest) -> Result<Manifest, ManifestError> {
                 let smem = op.shared_mem_bytes.unwrap_or(Geom::Int(0));
                 let shared_mem_bytes =
                     geom_expr(&smem, &symbols).map_err(|r| invalid(key("shared_mem_bytes"), r))?;
+                let cluster = match op.cluster {
+                    Some(c) => Some(dims("cluster", Some(c))?),
+                    None => None,
+                };
                 Some(Launch {
                     block,
                     grid,
                     shared_mem_bytes,
+                    cluster,
                 })
             }
         };

@@ -386,6 +386,28 @@ pub fn load_cuda_bundle(
             .launch
             .clone()
             .expect("validated CUDA ops carry launch geometry");
+        // A cluster given twice (the manifest's `cluster` and `__cluster_dims__` in the
+        // source) would fail at every launch: refuse it here, by name.
+        if launch.cluster.is_some() {
+            use cudarc::driver::sys::CUfunction_attribute as A;
+            // SAFETY: the function handle is live (its module is held by `func`).
+            let width = unsafe {
+                cudarc::driver::result::function::get_function_attribute(
+                    func.cu_function(),
+                    A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+                )
+            }
+            .unwrap_or(0);
+            if width > 0 {
+                return Err(CudaBuildError::Load {
+                    source_path: op.source.clone(),
+                    message: format!(
+                        "`{}` declares compile-time cluster dimensions and the manifest gives `cluster`: keep one",
+                        op.entry
+                    ),
+                });
+            }
+        }
         kernels.push(CudaKernel::new(
             op.slot,
             op.entry.clone(),

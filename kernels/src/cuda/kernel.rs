@@ -104,12 +104,47 @@ pub fn evaluate_geometry(
         0,
         max_smem as i64,
     )?;
+    let cluster = match &launch.cluster {
+        None => (1, 1, 1),
+        Some(c) => {
+            let hi = MAX_CLUSTER_BLOCKS as i64;
+            let cluster = (
+                eval("cluster[0]".into(), &c[0], 1, hi)?,
+                eval("cluster[1]".into(), &c[1], 1, hi)?,
+                eval("cluster[2]".into(), &c[2], 1, hi)?,
+            );
+            let geometry = |reason: String| LaunchError::Geometry {
+                slot,
+                what: "cluster".into(),
+                reason,
+            };
+            if cluster.0 * cluster.1 * cluster.2 > MAX_CLUSTER_BLOCKS {
+                return Err(geometry(format!(
+                    "{} blocks in a cluster (at most {MAX_CLUSTER_BLOCKS})",
+                    cluster.0 * cluster.1 * cluster.2
+                )));
+            }
+            let (g, c) = ([grid.0, grid.1, grid.2], [cluster.0, cluster.1, cluster.2]);
+            if let Some(d) = (0..3).find(|&d| g[d] % c[d] != 0) {
+                return Err(geometry(format!(
+                    "grid[{d}] = {} is not a multiple of cluster[{d}] = {}",
+                    g[d], c[d]
+                )));
+            }
+            cluster
+        }
+    };
     Ok(Geometry {
         grid,
         block,
         shared_mem_bytes,
+        cluster,
     })
 }
+
+/// Most blocks a thread-block cluster may hold (Hopper's non-portable limit; the loader
+/// allows it on every kernel of a GPU with clusters).
+pub const MAX_CLUSTER_BLOCKS: u32 = 16;
 
 /// A kernel resolved from a loaded CUDA module, typed by its slot, with its launch
 /// geometry. Keeps the module (and its context) alive.
@@ -156,13 +191,33 @@ pub(crate) unsafe fn launch_function(
     params: &mut [*mut c_void],
     programmatic: bool,
 ) -> Result<(), cudarc::driver::DriverError> {
-    // SAFETY: a zeroed attribute is a valid plain-data value; its id and value are set below.
-    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attr.value.programmaticStreamSerializationAllowed = 1;
-    let config = launch_config(geo, stream, &mut attr, u32::from(programmatic));
-    // SAFETY: the caller's contract; the config and attribute outlive the call.
+    let mut attrs = launch_attributes(geo, programmatic);
+    let config = launch_config(geo, stream, attrs.as_mut_ptr(), attrs.len() as u32);
+    // SAFETY: the caller's contract; the config and attributes outlive the call.
     unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }.result()
+}
+
+/// The launch attributes of `geo`: its cluster dimensions when it has a launch-time
+/// cluster, and programmatic stream serialization when asked for.
+fn launch_attributes(geo: Geometry, programmatic: bool) -> Vec<sys::CUlaunchAttribute> {
+    let mut attrs = Vec::with_capacity(2);
+    if geo.cluster != (1, 1, 1) {
+        // SAFETY: a zeroed attribute is a valid plain-data value; id and value are set here.
+        let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        a.value.clusterDim.x = geo.cluster.0;
+        a.value.clusterDim.y = geo.cluster.1;
+        a.value.clusterDim.z = geo.cluster.2;
+        attrs.push(a);
+    }
+    if programmatic {
+        // SAFETY: as above.
+        let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        a.value.programmaticStreamSerializationAllowed = 1;
+        attrs.push(a);
+    }
+    attrs
 }
 
 /// A `cuLaunchKernelEx` configuration of `geo` on `stream` with `num_attrs` attributes at
@@ -193,6 +248,8 @@ pub struct Geometry {
     pub grid: (u32, u32, u32),
     pub block: (u32, u32, u32),
     pub shared_mem_bytes: u32,
+    /// Launch-time cluster dimensions; `(1, 1, 1)` launches without a cluster attribute.
+    pub cluster: (u32, u32, u32),
 }
 
 /// What [`CudaKernel::residency`] reports for one launch geometry.
@@ -202,7 +259,7 @@ pub struct Residency {
     pub grid_blocks: i64,
     /// Blocks an SM can hold at once (registers, shared memory, threads).
     pub blocks_per_sm: i32,
-    /// Blocks per cluster (1: no compile-time cluster).
+    /// Blocks per cluster (1: no cluster, launch-time or compile-time).
     pub cluster_blocks: i32,
     /// Clusters the GPU can hold at once, for a clustered kernel.
     pub max_active_clusters: Option<i32>,
@@ -321,8 +378,8 @@ impl CudaKernel {
     }
 
     /// How much of the launch for `shape` the GPU holds at once: the occupancy API's
-    /// blocks per SM and, for a kernel with compile-time cluster dimensions, how many
-    /// clusters can be resident together. A grid larger than that runs in more than one
+    /// blocks per SM and, for a clustered launch (the manifest's `cluster` or the kernel's
+    /// compile-time cluster dimensions), how many clusters can be resident together. A grid larger than that runs in more than one
     /// wave.
     pub fn residency(&self, shape: &[i64]) -> Result<Residency, LaunchError> {
         let g = self.geometry(shape)?;
@@ -333,11 +390,16 @@ impl CudaKernel {
                 .map_err(|e| driver_err("cuFuncGetAttribute", e))
         };
         use sys::CUfunction_attribute as A;
-        let cluster = (
-            attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)?.max(1),
-            attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)?.max(1),
-            attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)?.max(1),
-        );
+        let cluster = if g.cluster != (1, 1, 1) {
+            let c = g.cluster;
+            (c.0 as i32, c.1 as i32, c.2 as i32)
+        } else {
+            (
+                attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)?.max(1),
+                attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)?.max(1),
+                attr(A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)?.max(1),
+            )
+        };
         self.ensure_smem(g.shared_mem_bytes)?;
         let threads = (g.block.0 * g.block.1 * g.block.2) as i32;
         // SAFETY: as above.
@@ -351,9 +413,15 @@ impl CudaKernel {
         .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
         let cluster_blocks = cluster.0 * cluster.1 * cluster.2;
         let max_active_clusters = if cluster_blocks > 1 {
-            let config = launch_config(g, std::ptr::null_mut(), std::ptr::null_mut(), 0);
+            let mut attrs = launch_attributes(g, false);
+            let config = launch_config(
+                g,
+                std::ptr::null_mut(),
+                attrs.as_mut_ptr(),
+                attrs.len() as u32,
+            );
             let mut n = 0i32;
-            // SAFETY: as above; `config` lives across the call and names no attributes.
+            // SAFETY: as above; `config` and its attributes live across the call.
             unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f, &config) }
                 .result()
                 .map_err(|e| driver_err("cuOccupancyMaxActiveClusters", e))?;

@@ -131,6 +131,7 @@ impl CudaEngine {
             grid,
             block,
             shared_mem_bytes: smem,
+            cluster: (1, 1, 1),
         };
         // SAFETY: each kernel of `engine_kernels.cu` is called with its parameter list
         // (pointers and 64-bit integers in 8-byte cells, floats in 4 bytes); the buffers
