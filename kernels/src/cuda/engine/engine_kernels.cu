@@ -504,3 +504,209 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_gate_up_silu(
         act[p] = f2b(g / (1.0f + __expf(-g)) * u);
     });
 }
+
+// ---- One-row GEMVs with the next launch's work in their last block ----
+//
+// At batch 1 the kernel after a GEMV is often tiny (the residual add + RMSNorm of one row,
+// the argmax of the logits) and costs mostly its own launch. These GEMVs run the stock
+// linear.matmul kernel's loop (the same arithmetic, so the same bf16 outputs) and then
+// count their blocks in; the grid's last block does that next step with the stock
+// kernel's own arithmetic, so the fused step's outputs are bit-equal to the unfused ones.
+
+// A 16-byte load that skips L1: data other blocks of this grid wrote (the last block
+// reads them after the count says every block is done).
+__device__ __forceinline__ uint4 ld_cg(const uint4* p) {
+#if defined(__CUDA_ARCH__)
+    uint4 r;
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return r;
+#else
+    return *p; /* the emulation runs one block at a time */
+#endif
+}
+
+// True in every thread of the grid's last block to get here: once the block's threads are
+// past a barrier, its first thread publishes their writes (a fence, cumulative over what
+// the barrier ordered) and counts the block in `count`; the last resets it (for the next
+// launch: nothing else touches it before this grid ends) and fences again before reading
+// what the others wrote. Every thread of every block must call it.
+__device__ __forceinline__ bool last_block(unsigned int* count) {
+    __shared__ unsigned last[1];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last[0] = atomicAdd(count, 1u) == gridDim.x - 1 ? 1u : 0u;
+        if (last[0]) *count = 0u;
+    }
+    __syncthreads();
+    if (!last[0]) return false;
+    __threadfence();
+    return true;
+}
+
+// Before the dependency wait: the first 2 KiB of this warp's first weight row head for L2
+// (as the stock linear.matmul GEMV does).
+__device__ __forceinline__ void prefetch_first_row(const bf16_t* w, long long n, long long k) {
+    const int lane = threadIdx.x & 31;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+    if (warp < n && lane * 128 < k * 2 && lane * 128 < 2048)
+        PREFETCH_L2(reinterpret_cast<const char*>(w + warp * k) + lane * 128);
+}
+
+// The stock linear.matmul GEMV of one row, its gemv_row loop as written there (plain
+// loads, w streamed with UNR 16-byte loads a lane in flight, x read through L1, one
+// accumulator, the xor-shuffle sum; the caller picks UNR as the stock kernel does: 8 from
+// 16384 features, else 4): `row(j, v)` gets each feature's f32 sum in lane 0 of its warp.
+template <int UNR, class Row>
+__device__ __forceinline__ void stock_gemv_rows(const bf16_t* __restrict__ x, const bf16_t* __restrict__ w,
+                                                long long n, long long k, Row row) {
+    const int lane = threadIdx.x & 31;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const long long kv = k >> 3;
+    const uint4* xv = reinterpret_cast<const uint4*>(x);
+    const uint4* w4 = reinterpret_cast<const uint4*>(w);
+    for (long long j = warp; j < n; j += warps) {
+        const uint4* wr = w4 + j * kv;
+        float acc = 0.0f;
+        long long i = lane;
+        for (; i + 32 * (UNR - 1) < kv; i += 32 * UNR) {
+            uint4 a[UNR];
+#pragma unroll
+            for (int u = 0; u < UNR; ++u) a[u] = wr[i + 32 * u];
+#pragma unroll
+            for (int u = 0; u < UNR; ++u) acc = dot8(a[u], xv[i + 32 * u], acc);
+        }
+        for (; i < kv; i += 32) acc = dot8(wr[i], xv[i], acc);
+        for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+        if (lane == 0) row(j, acc);
+    }
+}
+
+// The f32 sum over the block's first nt threads (nt a multiple of 32, at most blockDim.x),
+// in every thread: the stock norm kernels' block_sum at a block of nt threads (the other
+// threads add zeros, which changes no bit).
+__device__ __forceinline__ float norm_block_sum(float v) {
+    __shared__ float red[33];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (lane == 0) red[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        float s = lane < nwarps ? red[lane] : 0.0f;
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+        if (lane == 0) red[32] = s;
+    }
+    __syncthreads();
+    return red[32];
+}
+
+__device__ __forceinline__ void unpack8(uint4 v, float f[8]) {
+    const unsigned int w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        f[2 * i] = __uint_as_float(w[i] << 16);
+        f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    }
+}
+
+__device__ __forceinline__ uint4 pack8(const float f[8]) {
+    uint4 r;
+    r.x = (unsigned int)f2b(f[0]) | ((unsigned int)f2b(f[1]) << 16);
+    r.y = (unsigned int)f2b(f[2]) | ((unsigned int)f2b(f[3]) << 16);
+    r.z = (unsigned int)f2b(f[4]) | ((unsigned int)f2b(f[5]) << 16);
+    r.w = (unsigned int)f2b(f[6]) | ((unsigned int)f2b(f[7]) << 16);
+    return r;
+}
+
+// One row of the stock norm.fused_add_rmsnorm kernel (vector path), with its arithmetic
+// and order as its block of nt threads computes it: s = y + residual (f32), res_out =
+// bf16(s), normed = bf16(s * inv * norm_w) with inv = rsqrt(mean(s^2) + eps); thread t
+// takes vectors t, t + nt, ... (the stock kernel's first four of them held in registers,
+// then the rest: the same order), threads from nt on none. Two passes over L2 (s is
+// recomputed, bit for bit, rather than held) keep the GEMV before it at its registers.
+// n % 8 == 0 and 16-byte aligned rows.
+__device__ __forceinline__ void add_rmsnorm_row(bf16_t* __restrict__ normed, bf16_t* __restrict__ res_out,
+                                                const bf16_t* y, const bf16_t* __restrict__ residual,
+                                                const bf16_t* __restrict__ norm_w, long long n,
+                                                long long nt, float eps) {
+    const long long nvec = n / 8, t = threadIdx.x;
+    const uint4* y4 = reinterpret_cast<const uint4*>(y);
+    const uint4* r4 = reinterpret_cast<const uint4*>(residual);
+    const uint4* w4 = reinterpret_cast<const uint4*>(norm_w);
+    uint4* on4 = reinterpret_cast<uint4*>(normed);
+    uint4* or4 = reinterpret_cast<uint4*>(res_out);
+    float ss = 0.0f;
+    for (long long v = t; t < nt && v < nvec; v += nt) {
+        float a[8], b[8], part = 0.0f;
+        unpack8(ld_cg(y4 + v), a);
+        unpack8(r4[v], b);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            a[i] += b[i];
+            part = fmaf(a[i], a[i], part);
+        }
+        ss += part;
+        or4[v] = pack8(a);
+    }
+    const float inv = rsqrtf(norm_block_sum(ss) / (float)n + eps);
+    for (long long v = t; t < nt && v < nvec; v += nt) {
+        float a[8], b[8], g[8], o[8];
+        unpack8(ld_cg(y4 + v), a);
+        unpack8(r4[v], b);
+        unpack8(w4[v], g);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) o[i] = (a[i] + b[i]) * inv * g[i];
+        on4[v] = pack8(o);
+    }
+}
+
+// A decode row's projection y = W x (W [n, k]) followed by the residual add and RMSNorm
+// of the next norm.fused_add_rmsnorm call: y into `y` (as linear.matmul writes it), then,
+// in the grid's last block, res_out = y + residual and normed = rmsnorm(res_out) * norm_w
+// (`nt`: the stock norm kernel's block size for this row, at most blockDim.x). The o and
+// down projections of a batch-1 step, when both stock kernels serve the calls.
+extern "C" __global__ void __launch_bounds__(256, 2) eng_gemv_add_norm(
+    bf16_t* __restrict__ normed, bf16_t* __restrict__ res_out, bf16_t* y, unsigned int* count,
+    const bf16_t* __restrict__ x, const bf16_t* __restrict__ w, const bf16_t* __restrict__ residual,
+    const bf16_t* __restrict__ norm_w, long long n, long long k, long long nt, float eps) {
+    prefetch_first_row(w, n, k);
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
+    auto store = [=](long long j, float v) { y[j] = f2b(v); };
+    if (n >= 16384) stock_gemv_rows<8>(x, w, n, k, store);
+    else stock_gemv_rows<4>(x, w, n, k, store);
+    if (!last_block(count)) return;
+    add_rmsnorm_row(normed, res_out, y, residual, norm_w, n, nt, eps);
+}
+
+// The LM head of one decode row with the greedy argmax in its last block: logits = W x
+// (W [vocab, k]) as linear.matmul writes them, and out[0] = the index of the largest
+// logit (eng_argmax's key: first index on ties, NaN never wins, 0 when nothing beats
+// -inf). Each block leaves its best key in part[blockIdx.x] (gridDim.x entries).
+extern "C" __global__ void __launch_bounds__(256, 2) eng_gemv_argmax(
+    int* out, bf16_t* logits, unsigned long long* part, unsigned int* count, const bf16_t* __restrict__ x,
+    const bf16_t* __restrict__ w, long long vocab, long long k) {
+    __shared__ u64_t red[32];
+    prefetch_first_row(w, vocab, k);
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
+    unsigned long long best = 0ull;
+    auto store = [&](long long j, float v) {
+        const bf16_t b = f2b(v);
+        logits[j] = b;
+        best = max_u64(best, argmax_key(b2f(b), j));
+    };
+    if (vocab >= 16384) stock_gemv_rows<8>(x, w, vocab, k, store);
+    else stock_gemv_rows<4>(x, w, vocab, k, store);
+    best = block_max_u64(best, red);
+    if (threadIdx.x == 0) part[blockIdx.x] = best;
+    if (!last_block(count)) return;
+    best = 0ull;
+    for (unsigned int i = threadIdx.x; i < gridDim.x; i += blockDim.x)
+        best = max_u64(best, ((volatile unsigned long long*)part)[i]);
+    best = block_max_u64(best, red);
+    if (threadIdx.x == 0) out[0] = best == 0ull ? 0 : (int)(0xffffffffu - (unsigned int)(best & 0xffffffffull));
+}

@@ -204,6 +204,122 @@ impl CudaEngine {
         )
     }
 
+    /// Whether the one-row decode product of `x` by `w` (`hidden` features from `k`
+    /// inputs: the o or the down projection) runs as the engine GEMV that also adds it to
+    /// the residual and normalizes the sum ([`CudaEngineOptions::fuse_add_norm`]; the
+    /// norm step after it then launches nothing): a one-row decode step, 16-byte vectors
+    /// everywhere the stock norm's vector path needs them, a stock norm block of at most
+    /// 256 threads, and the stock `linear.matmul` and `norm.fused_add_rmsnorm` kernels
+    /// serving both calls.
+    pub(super) fn add_norm_fused(&self, pass: Pass, k: usize, x: u64, w: u64, norm_w: u64) -> bool {
+        let Pass::Decode { bucket: 1 } = pass else {
+            return false;
+        };
+        let h = self.config.hidden_size as i64;
+        self.opts.fuse_add_norm
+            && self.uses_gemv(1, k, x, w)
+            && h % 8 == 0
+            && norm_w.is_multiple_of(16)
+            && self
+                .slots
+                .stock_serves(SlotId::LinearMatmul, &[1, h, k as i64])
+            && self.slots.stock_serves(SlotId::FusedAddRmsNorm, &[1, h])
+            && self.norm_threads().is_some()
+    }
+
+    /// The stock `norm.fused_add_rmsnorm` kernel's block size for one row, where the fused
+    /// GEMV's 256-thread block can reproduce it (a multiple of 32, at most 256).
+    fn norm_threads(&self) -> Option<u32> {
+        let norm = self.slots.stock_kernel(SlotId::FusedAddRmsNorm)?;
+        let g = norm.geometry(&[1, self.config.hidden_size as i64]).ok()?;
+        let t = g.block.0;
+        (g.block.1 == 1 && g.block.2 == 1 && t.is_multiple_of(32) && t <= 256).then_some(t)
+    }
+
+    /// The fused GEMV + residual add + norm of one decode row (see
+    /// [`Self::add_norm_fused`]): `block_out = x · wᵀ`, then the residual stream moves to
+    /// the other of `res_a` and `res_b` (`block_out` + the old residual) and `normed` is
+    /// its norm by `norm_w`.
+    pub(super) fn gemv_add_norm(
+        &self,
+        x: u64,
+        w: u64,
+        k: usize,
+        residual: &mut u64,
+        norm_w: u64,
+    ) -> Result<(), CudaEngineError> {
+        let c = &self.config;
+        let s = &self.s;
+        let (res_a, res_b) = (self.ptr(&s.res_a), self.ptr(&s.res_b));
+        let next = if *residual == res_a { res_b } else { res_a };
+        let nt = self.norm_threads().expect("add_norm_fused checked it");
+        let count = self.ptr(&s.fused_count) + 4 * ADD_NORM_COUNT;
+        self.run(
+            &self.kernels.gemv_add_norm,
+            (self.gemv_blocks(c.hidden_size), 1, 1),
+            (256, 1, 1),
+            &[
+                Arg::Ptr(self.ptr(&s.normed)),
+                Arg::Ptr(next),
+                Arg::Ptr(self.ptr(&s.block_out)),
+                Arg::Ptr(count),
+                Arg::Ptr(x),
+                Arg::Ptr(w),
+                Arg::Ptr(*residual),
+                Arg::Ptr(norm_w),
+                Arg::I64(c.hidden_size as i64),
+                Arg::I64(k as i64),
+                Arg::I64(nt as i64),
+                Arg::F32(c.rms_norm_eps),
+            ],
+        )?;
+        *residual = next;
+        Ok(())
+    }
+
+    /// Whether a one-row decode step's LM head runs as the engine GEMV that also takes the
+    /// greedy argmax ([`CudaEngineOptions::fuse_argmax`]; the argmax step then launches
+    /// nothing): 16-byte vectors and the stock `linear.matmul` kernel serving the call.
+    pub(super) fn argmax_fused(&self, pass: Pass) -> bool {
+        let Pass::Decode { bucket: 1 } = pass else {
+            return false;
+        };
+        let c = &self.config;
+        let (h, vocab) = (c.hidden_size, c.vocab_size);
+        self.opts.fuse_argmax
+            && self.uses_gemv(
+                1,
+                h,
+                self.ptr(&self.s.normed),
+                self.ptr(&self.weights.lm_head),
+            )
+            && self
+                .slots
+                .stock_serves(SlotId::LinearMatmul, &[1, vocab as i64, h as i64])
+    }
+
+    /// The LM head of one decode row with the argmax in its last block: `logits`, and the
+    /// token into `s.next` (see [`Self::argmax_fused`]).
+    pub(super) fn gemv_argmax(&self) -> Result<(), CudaEngineError> {
+        let c = &self.config;
+        let s = &self.s;
+        self.run(
+            &self.kernels.gemv_argmax,
+            (self.gemv_blocks(c.vocab_size), 1, 1),
+            (256, 1, 1),
+            &[
+                Arg::Ptr(self.ptr(&s.next)),
+                Arg::Ptr(self.ptr(&s.logits)),
+                Arg::Ptr(self.ptr(&s.fused_part)),
+                Arg::Ptr(self.ptr(&s.fused_count) + 4 * ARGMAX_COUNT),
+                Arg::Ptr(self.ptr(&s.normed)),
+                Arg::Ptr(self.ptr(&self.weights.lm_head)),
+                Arg::I64(c.vocab_size as i64),
+                Arg::I64(c.hidden_size as i64),
+            ],
+        )
+    }
+
     /// The split kernel: `qkv` rows into q, k and the v cache.
     pub(super) fn qkv_split(&self, n: usize, vc: u64) -> Result<(), CudaEngineError> {
         let c = &self.config;

@@ -16,7 +16,8 @@
  * the group needs when the clusters alone would be fewer than 128 blocks (down to one
  * head per block; each K/V row is then read by several blocks at about the same time, the
  * repeats from L2); a one-head pass keeps four positions' K and V loads in flight per
- * lane instead of two.
+ * lane instead of two. C is a compile-time constant of each of the two paths (8 and 16);
+ * any other cluster size gets NaN outputs.
  *
  * Inside a block, a group of TG lanes (TG = next power of two of D/8, at most 32) covers
  * one cache row with 16-byte loads (8 bf16 per lane); a warp holds 32/TG groups, the
@@ -95,7 +96,7 @@ DEVI float merge_weight(float m, float M) { return m == NEG_INF ? 0.0f : exp2f(m
  * C the cluster's size) for query heads hq0 .. hq0+gl-1, KV head kvh (gl <= G <= GMAX heads);
  * leaves each warp's partial (per head: D weighted sums, then m, then l) in
  * part[warp * GMAX * (D + 2) ...]. */
-template <int E, int NV, int UNROLL, int G>
+template <int C, int E, int NV, int UNROLL, int G>
 DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
                        const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
                        int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t D,
@@ -133,8 +134,7 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
      * overlap (H200: batch-8 decode 1.808 -> 1.800 ms). */
     int64_t len = seq_lens[b];
     len = len < 0 ? 0 : (len > max_seq ? max_seq : len);
-    const int64_t nsplit = __clusterSizeInBlocks();
-    const int64_t chunk = (len + nsplit - 1) / nsplit;
+    const int64_t chunk = (len + C - 1) / C;
     const int64_t s0 = min(len, (int64_t)__clusterRelativeBlockRank() * chunk);
     const int64_t s1 = min(len, s0 + chunk);
 
@@ -373,7 +373,7 @@ DEVI void mma_step(const unsigned (&qw)[D / 8], const unsigned (&kw)[D / 8], con
     }
 }
 
-template <int D, int U>
+template <int C, int D, int U>
 DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
                            const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
                            int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t max_seq,
@@ -399,8 +399,7 @@ DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloa
 
     int64_t len = seq_lens[b];
     len = len < 0 ? 0 : (len > max_seq ? max_seq : len);
-    const int64_t nsplit = __clusterSizeInBlocks();
-    const int64_t chunk = (len + nsplit - 1) / nsplit;
+    const int64_t chunk = (len + C - 1) / C;
     const int64_t s0 = min(len, (int64_t)__clusterRelativeBlockRank() * chunk);
     const int64_t s1 = min(len, s0 + chunk);
 
@@ -475,62 +474,14 @@ DEVI void finish_outputs(__nv_bfloat16* __restrict__ out, float* blk, int64_t hs
     }
 }
 
-/* The same for any cluster size `nblk`: the maxima first, then the sums. */
-DEVI void finish_outputs_any(__nv_bfloat16* __restrict__ out, float* blk, int64_t hs, int gl, int64_t D,
-                             unsigned rank, unsigned nblk, int64_t row0) {
-    const int64_t per = (gl * D + nblk - 1) / nblk;
-    const int64_t iend = min((int64_t)gl * D, (int64_t)(rank + 1) * per);
-    for (int64_t i = (int64_t)rank * per + threadIdx.x; i < iend; i += NTHREADS) {
-        const int64_t g = i / D, d = i % D;
-        float M = NEG_INF;
-        for (unsigned r = 0; r < nblk; ++r) {
-            const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
-            M = fmaxf(M, pr[g * hs + D]);
-        }
-        float o = 0.0f, l = 0.0f;
-        for (unsigned r = 0; r < nblk; ++r) {
-            const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
-            const float wgt = merge_weight(pr[g * hs + D], M);
-            o = fmaf(wgt, pr[g * hs + d], o);
-            l = fmaf(wgt, pr[g * hs + D + 1], l);
-        }
-        out[(row0 + g) * D + d] = __float2bfloat16_rn(l > 0.0f ? o / l : 0.0f);
-    }
-}
-
-extern "C" __global__ void __launch_bounds__(NTHREADS, 512 / NTHREADS)
-attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
-                 const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
-                 const int32_t* __restrict__ seq_lens, float scale, int64_t batch, int64_t q_heads,
-                 int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
-    GRID_DEPENDENCY_WAIT();
-    GRID_LAUNCH_DEPENDENTS();
-    extern __shared__ float smem[]; /* [NWARPS + 1][GMAX][head_dim + 2] */
-    const int64_t D = head_dim;
-    const int64_t group = q_heads / kv_heads;
-    const int64_t b = blockIdx.x / kv_heads;
-    const int64_t kvh = blockIdx.x % kv_heads;
-    /* Grid z splits the GQA group: each z index takes hpb consecutive query heads (any
-     * grid z is correct; the manifest picks more z when batch * kv_heads alone would leave
-     * most of the GPU idle, trading repeated K/V reads, served by L2, for parallelism). */
-    const int64_t hpb = (group + gridDim.z - 1) / gridDim.z;
-    const int64_t g0 = (int64_t)blockIdx.z * hpb;
-    /* Everything that ends a block early is the same for the whole cluster (its blocks
-     * differ only in y), so whole clusters leave together. */
-    if (b >= batch || g0 >= group) return;
-    const int64_t gend = min(group, g0 + hpb);
-    const unsigned rank = __clusterRelativeBlockRank();
-    const unsigned nblk = __clusterSizeInBlocks();
-
-    const bool vec = (D % 8 == 0) &&
-                     ((((uintptr_t)q) | ((uintptr_t)k_cache) | ((uintptr_t)v_cache)) % 16 == 0);
-    if (D > 256) {
-        for (int64_t i = rank * NTHREADS + threadIdx.x; i < (gend - g0) * D; i += (int64_t)nblk * NTHREADS)
-            out[(b * q_heads + kvh * group + g0 + i / D) * D + i % D] =
-                __float2bfloat16_rn(__int_as_float(0x7fc00000));
-        return;
-    }
-
+/* The passes of one block (up to GMAX query heads each) in clusters of C blocks: this
+ * block's share of the positions, the merge of its warps, then of the cluster's blocks. */
+template <int C>
+DEVI void decode_passes(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
+                        const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
+                        const int32_t* __restrict__ seq_lens, float scale, int64_t q_heads, int64_t kv_heads,
+                        int64_t D, int64_t max_seq, int64_t b, int64_t kvh, int64_t group, int64_t g0,
+                        int64_t gend, unsigned rank, bool vec, float* smem) {
     const int64_t hs = D + 2; /* floats per head in a partial */
     float* blk = smem + (int64_t)NWARPS * GMAX * hs;
 
@@ -539,17 +490,17 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
         const int gl = (int)min((int64_t)GMAX, gend - gc);
         const int64_t hq0 = kvh * group + gc;
         if (vec && D == 128)
-            attend_block_mma<128, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
+            attend_block_mma<C, 128, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
         else if (vec && D == 64)
-            attend_block_mma<64, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
+            attend_block_mma<C, 64, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
         else if (vec && gl == 1)
-            attend_block<8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
+            attend_block<C, 8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         else if (vec && gl == 2)
-            attend_block<8, 1, UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
+            attend_block<C, 8, 1, UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         else if (vec)
-            attend_block<8, 1, 2, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
+            attend_block<C, 8, 1, 2, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         else
-            attend_block<1, 8, 1, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
+            attend_block<C, 1, 8, 1, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         __syncthreads();
 
         /* Merge the warps into the block's partial. */
@@ -585,17 +536,55 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
         __cluster_barrier_wait();
 
         /* Block `rank` finishes a contiguous 1/C of the cluster's outputs, every remote read
-         * of a thread in flight at once where C is 8 or 16 (the manifest's sizes). */
-        if (nblk == 16)
-            finish_outputs<16>(out, blk, hs, gl, D, rank, b * q_heads + hq0);
-        else if (nblk == 8)
-            finish_outputs<8>(out, blk, hs, gl, D, rank, b * q_heads + hq0);
-        else
-            finish_outputs_any(out, blk, hs, gl, D, rank, nblk, b * q_heads + hq0);
+         * of a thread in flight at once. */
+        finish_outputs<C>(out, blk, hs, gl, D, rank, b * q_heads + hq0);
 
         /* No block leaves (freeing its shared memory) or starts the next pass (rewriting
          * it) while another may still read it. */
         __cluster_barrier_arrive();
         __cluster_barrier_wait();
     }
+}
+
+extern "C" __global__ void __launch_bounds__(NTHREADS, 512 / NTHREADS)
+attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
+                 const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
+                 const int32_t* __restrict__ seq_lens, float scale, int64_t batch, int64_t q_heads,
+                 int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
+    extern __shared__ float smem[]; /* [NWARPS + 1][GMAX][head_dim + 2] */
+    const int64_t D = head_dim;
+    const int64_t group = q_heads / kv_heads;
+    const int64_t b = blockIdx.x / kv_heads;
+    const int64_t kvh = blockIdx.x % kv_heads;
+    /* Grid z splits the GQA group: each z index takes hpb consecutive query heads (any
+     * grid z is correct; the manifest picks more z when batch * kv_heads alone would leave
+     * most of the GPU idle, trading repeated K/V reads, served by L2, for parallelism). */
+    const int64_t hpb = (group + gridDim.z - 1) / gridDim.z;
+    const int64_t g0 = (int64_t)blockIdx.z * hpb;
+    /* Everything that ends a block early is the same for the whole cluster (its blocks
+     * differ only in y), so whole clusters leave together. */
+    if (b >= batch || g0 >= group) return;
+    const int64_t gend = min(group, g0 + hpb);
+    const unsigned rank = __clusterRelativeBlockRank();
+    const unsigned nblk = __clusterSizeInBlocks();
+
+    const bool vec = (D % 8 == 0) &&
+                     ((((uintptr_t)q) | ((uintptr_t)k_cache) | ((uintptr_t)v_cache)) % 16 == 0);
+    if (D > 256 || (nblk != 8 && nblk != 16)) {
+        for (int64_t i = rank * NTHREADS + threadIdx.x; i < (gend - g0) * D; i += (int64_t)nblk * NTHREADS)
+            out[(b * q_heads + kvh * group + g0 + i / D) * D + i % D] =
+                __float2bfloat16_rn(__int_as_float(0x7fc00000));
+        return;
+    }
+
+    /* The cluster size is a compile-time constant of each path (the chunk arithmetic, the
+     * merge's remote reads in flight): the manifest launches clusters of 16 or 8. */
+    if (nblk == 16)
+        decode_passes<16>(out, q, k_cache, v_cache, seq_lens, scale, q_heads, kv_heads, D, max_seq, b, kvh,
+                          group, g0, gend, rank, vec, smem);
+    else
+        decode_passes<8>(out, q, k_cache, v_cache, seq_lens, scale, q_heads, kv_heads, D, max_seq, b, kvh,
+                         group, g0, gend, rank, vec, smem);
 }
