@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--unfused-norm] [--unfused-argmax] [--fuse-swiglu]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -59,11 +59,9 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --no-pdl       launch every kernel plainly (no programmatic dependent launch: the A/B switch)
   --pdl-bundles  launch the --bundle kernels with programmatic dependent launch too (only for
                  kernels that wait for the grid before them first, as the stock ones do)
-  --unfused      batch 1 without the engine's fused kernels (the q|k|v GEMV with RoPE and
-                 both cache writes, the o and down GEMVs with the next residual add + norm,
-                 the LM head with the argmax): every slot launch comes back (the A/B switch)
-  --unfused-norm    batch 1 without the o and down GEMVs' residual add + norm only
-  --unfused-argmax  batch 1 without the LM head's argmax only
+  --unfused      batch 1 without the engine's fused q|k|v GEMV (RoPE and both cache
+                 writes in its epilogue): the rope and k-write launches come back (the A/B
+                 switch)
   --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)";
 
 struct Opts {
@@ -82,8 +80,6 @@ struct Opts {
     programmatic_bundles: bool,
     fuse_qkv_rope: bool,
     fuse_gate_up_silu: bool,
-    fuse_add_norm: bool,
-    fuse_argmax: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -103,8 +99,6 @@ fn parse_args() -> Result<Opts, String> {
         programmatic_bundles: false,
         fuse_qkv_rope: true,
         fuse_gate_up_silu: false,
-        fuse_add_norm: true,
-        fuse_argmax: true,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -126,12 +120,7 @@ fn parse_args() -> Result<Opts, String> {
             "--bundle" => o.bundles.push(it.next().ok_or("--bundle needs a folder")?),
             "--no-pdl" => o.programmatic = false,
             "--pdl-bundles" => o.programmatic_bundles = true,
-            "--unfused" => {
-                (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false);
-                (o.fuse_add_norm, o.fuse_argmax) = (false, false);
-            }
-            "--unfused-norm" => o.fuse_add_norm = false,
-            "--unfused-argmax" => o.fuse_argmax = false,
+            "--unfused" => (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false),
             "--fuse-swiglu" => o.fuse_gate_up_silu = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
@@ -275,14 +264,10 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     eopts.programmatic_launch = opts.programmatic;
     eopts.fuse_qkv_rope = opts.fuse_qkv_rope;
     eopts.fuse_gate_up_silu = opts.fuse_gate_up_silu;
-    eopts.fuse_add_norm = opts.fuse_add_norm;
-    eopts.fuse_argmax = opts.fuse_argmax;
     let on = |b: bool| if b { "on" } else { "off" };
     out.text(&format!(
-        "batch-1 fused kernels: q|k|v + rope + cache writes {}, o/down + residual add + norm {}, lm head + argmax {}, gate|up + swiglu {}",
+        "batch-1 fused kernels: q|k|v + rope + cache writes {}, gate|up + swiglu {}",
         on(opts.fuse_qkv_rope),
-        on(opts.fuse_add_norm),
-        on(opts.fuse_argmax),
         on(opts.fuse_gate_up_silu)
     ));
     out.text(&format!(

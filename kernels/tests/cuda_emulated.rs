@@ -76,6 +76,15 @@ fn rewrite_shared(src: &str) -> String {
     out
 }
 
+/// The stock kernels' compile-time cluster shapes (`__cluster_dims__`, which the
+/// emulation's build ignores), by slot.
+fn compile_time_cluster(slot: SlotId) -> [u32; 3] {
+    match slot {
+        SlotId::AttentionDecode => [1, 8, 1],
+        _ => [1, 1, 1],
+    }
+}
+
 fn build(slot: SlotId, dir: &Path) -> PathBuf {
     let b = stock::cuda_bundle(slot).expect("a plain slot has a stock bundle");
     build_bundle(slot, b.name, &b.files(), dir)
@@ -147,8 +156,12 @@ fn run_op(slot: SlotId, m: &Manifest, bin: &Path, dir: &Path, args: &SlotArgs) -
         put(&v.to_le_bytes());
     }
     put(&geo.shared_mem_bytes.to_le_bytes());
-    // The manifest's launch-time cluster (the emulated kernels declare none at compile time).
-    for v in [geo.cluster.0, geo.cluster.1, geo.cluster.2] {
+    // The manifest's launch-time cluster, else the kernel's compile-time one.
+    let cluster = match m.ops[0].launch.as_ref().and_then(|l| l.cluster.as_ref()) {
+        Some(_) => [geo.cluster.0, geo.cluster.1, geo.cluster.2],
+        None => compile_time_cluster(slot),
+    };
+    for v in cluster {
         put(&v.to_le_bytes());
     }
     put(&(args.inputs.len() as u32).to_le_bytes());
@@ -345,6 +358,52 @@ fn example_cuda_bundles_emulated_on_the_cpu_match_the_reference() {
             check_op(slot, &m, &bin, dir.path(), args);
             println!("{name} {shape:?}: ok ({:.1} s)", t.elapsed().as_secs_f64());
         }
+    }
+}
+
+/// A launch-time cluster (the manifest's `cluster`) reaches the kernel: the stock decode
+/// attention with its compile-time `__cluster_dims__` taken out and `cluster = [1, 8, 1]`
+/// in the manifest instead matches the reference at every verification shape (its blocks
+/// find their rank and their cluster's shared memory only through that launch).
+#[test]
+fn a_launch_time_cluster_reaches_the_kernel() {
+    if !have_gxx() {
+        println!("SKIP: no g++ to build the CUDA emulation");
+        return;
+    }
+    let slot = SlotId::AttentionDecode;
+    let mut files = stock::cuda_bundle(slot).unwrap().files();
+    for f in files.iter_mut() {
+        let text = String::from_utf8(f.data.clone()).unwrap();
+        let edited = if f.path.ends_with(".cu") {
+            let t = text.replace("__cluster_dims__(1, NSPLIT, 1) ", "");
+            assert_ne!(
+                t, text,
+                "the stock kernel declares its cluster at compile time"
+            );
+            t
+        } else {
+            let t = text.replace(
+                "\nshared_mem_bytes",
+                "\ncluster = [1, 8, 1]\nshared_mem_bytes",
+            );
+            assert_ne!(t, text, "the manifest takes the cluster");
+            t
+        };
+        f.data = edited.into_bytes();
+    }
+    let m = Manifest::from_bundle(&files).unwrap();
+    assert!(m.ops[0].launch.as_ref().unwrap().cluster.is_some());
+    let dir = tempfile::tempdir().unwrap();
+    let bin = build_bundle(slot, "launch-cluster", &files, dir.path());
+    for (i, shape) in shapes(slot).iter().enumerate() {
+        check_op(
+            slot,
+            &m,
+            &bin,
+            dir.path(),
+            cases::generate(slot, shape, 0xC1 + i as u64),
+        );
     }
 }
 

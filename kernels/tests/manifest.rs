@@ -296,28 +296,3 @@ fn a_launch_time_cluster_follows_the_shape_and_tiles_the_grid() {
     );
     assert_eq!(invalid_key(&cpu), "ops[0].cluster");
 }
-
-/// The stock decode attention's cluster follows the batch: 16 blocks a cluster while there
-/// are at most 8 (sequence, KV head) pairs (batch 1 of Llama-3-8B: 128 blocks, all four
-/// query heads of a KV head in one block), 8 beyond (batch 8: 512 blocks).
-#[test]
-fn the_stock_decode_attention_clusters_by_batch() {
-    use cacheon_kernels::bundle::stock;
-    use cacheon_kernels::cuda::evaluate_geometry;
-    let b = stock::cuda_bundle(SlotId::AttentionDecode).unwrap();
-    let m = manifest::Manifest::from_bundle(&b.files()).unwrap();
-    let launch = m.ops[0].launch.clone().unwrap();
-    let at = |batch: i64| {
-        let g = evaluate_geometry(
-            SlotId::AttentionDecode,
-            &launch,
-            &[batch, 32, 8, 128, 4096],
-            227 * 1024,
-        )
-        .unwrap();
-        (g.grid, g.cluster)
-    };
-    assert_eq!(at(1), ((8, 16, 1), (1, 16, 1)));
-    assert_eq!(at(2), ((16, 8, 1), (1, 8, 1)));
-    assert_eq!(at(8), ((64, 8, 1), (1, 8, 1)));
-}

@@ -8,20 +8,16 @@
 #                levels a score; the path head dims other than 64 and 128 still take)
 #   mma2         two 8-position steps in flight per warp on the tensor-core path (stock: 1;
 #                session 22's first stock kernel)
-#   mma-z1, mma-z4 (one z; session 19's z4) set a grid y of 8: they are in this file's
-#                history (commit a11775b); the stock grid y now follows the cluster
+#   mma-z1       one z (all of a KV head's query heads in one block: each K/V row read once)
+#   mma-z4       z as session 19's z4 (more blocks at batch 1, K/V rows re-read from L2)
 #   mma-t512     16 warps a block (512 threads, one block an SM): half the positions a warp
 #   mma-noloop   no cache reads (prologue, merges and launch only; wrong results)
 #   mma-empty    writes the output and returns (the cluster grid's launch; wrong results)
-# Session 23's mma-c16 (16-block clusters, z 1 at batch 1) is the stock kernel's batch-1
-# launch since session 24; mma-c16z2 is in this file's history (commit a11775b).
-# Session 24 (the stock kernel's cluster became the manifest's, 16 at batch 1):
-#   decode-c8    the stock kernel of commit a11775b (compile-time 8-block clusters, z 2 at
-#                batch 1): the A/B against the launch-time clusters
-#   c8-code      today's kernel with compile-time __cluster_dims__(1, 8, 1) and a11775b's
-#                grid (no launch-time cluster): the code's share of a difference
-#   c8-launch    today's kernel with a11775b's grid and a launch-time cluster of 8: the
-#                launch attribute's share
+# Session 23 (clusters of 16, non-portable: half the positions a block and a warp):
+#   mma-c16      16-block clusters, z 1 at batch 1 (128 blocks, 4 heads a block)
+#   mma-c16z2    16-block clusters, the stock z (2 at batch 1: 256 blocks)
+# Session 24 (the launch-time cluster variants of run38-run41 are in this file's history,
+# commit 70c2387; docs/kernels-bench-h200.md has their rows):
 #   early-attn, early-norm, early-silu  the stock attention.decode, norm.fused_add_rmsnorm
 #                and activation.silu_and_mul kernels letting the next grid launch before
 #                they wait for theirs (griddepcontrol.launch_dependents first), so the next
@@ -58,20 +54,18 @@ mk() { # name, sed script for the source, sed script for the manifest
   sed -i "$3" "$out/$1/manifest.toml"
   sed -i "s/^name = .*/name = \"variant-$1\"/" "$out/$1/manifest.toml"
 }
+z4='s|^grid = .*|grid = ["batch * kv_heads", 8, "max(ceil_div(q_heads / max(kv_heads, 1), 4), min(q_heads / max(kv_heads, 1), ceil_div(32, max(batch * kv_heads, 1))))"]|'
+z1='s|^grid = .*|grid = ["batch * kv_heads", 8, "ceil_div(q_heads / max(kv_heads, 1), 4)"]|'
 mk mma2 's/#define MMA_STEPS 1 /#define MMA_STEPS 2 /' ''
+mk mma-z1 '' "$z1"
 mk mma-t512 's/^#define NTHREADS 256 /#define NTHREADS 512 /' 's/^block = .*/block = [512, 1, 1]/; s/^shared_mem_bytes = .*/shared_mem_bytes = "272 * (head_dim + 2)"/'
 mk mma-noloop 's/const int64_t s1 = min(len, s0 + chunk);/const int64_t s1 = s0;/g' ''
 mk mma-empty 's/if (D > 256) {/if (D > 0) {/' ''
 
-mkdir -p "$out/decode-c8/kernels"
-git show a11775b:kernels/stock/cuda/attention_decode/manifest.toml |
-  sed 's/^name = .*/name = "variant-decode-c8"/' > "$out/decode-c8/manifest.toml"
-git show a11775b:kernels/stock/cuda/attention_decode/kernels/attention_decode.cu \
-  > "$out/decode-c8/kernels/attention_decode.cu"
-old_grid=$(git show a11775b:kernels/stock/cuda/attention_decode/manifest.toml | grep '^grid = ')
-mk c8-code 's/^extern "C" __global__ void __launch_bounds__/extern "C" __global__ void __cluster_dims__(1, 8, 1) __launch_bounds__/' \
-  "s|^grid = .*|$old_grid|; /^cluster = /d"
-mk c8-launch '' "s|^grid = .*|$old_grid|; s|^cluster = .*|cluster = [1, 8, 1]|"
+mk mma-z4 '' "$z4"
+c16='s/^#define NSPLIT 8$/#define NSPLIT 16/'
+mk mma-c16 "$c16" 's|^grid = \["batch \* kv_heads", 8, \(.*\)ceil_div(16, |grid = ["batch * kv_heads", 16, \1ceil_div(8, |'
+mk mma-c16z2 "$c16" 's|^grid = \["batch \* kv_heads", 8, |grid = ["batch * kv_heads", 16, |'
 early() { # name, stock folder, source file: the launch_dependents before the wait
   cp -r "kernels/stock/cuda/$2" "$out/$1"
   perl -0pi -e 's/GRID_DEPENDENCY_WAIT\(\);\n(\s*)GRID_LAUNCH_DEPENDENTS\(\);/GRID_LAUNCH_DEPENDENTS();\n$1GRID_DEPENDENCY_WAIT();/' "$out/$1/kernels/$3"

@@ -89,31 +89,7 @@ impl CudaEngine {
                 bytes,
             )
         };
-        let (o_fused, down_fused) = (self.o_norm_fused(pass, 0), self.down_norm_fused(pass, 0));
-        let argmax_fused = self.argmax_fused(pass);
-        let mut ops = self.norm_ops(n, o_fused, down_fused);
-        // A GEMV that takes the next norm in its last block: the norm's bytes too.
-        let norm_bytes = 2 * (4 * nb * h as u64 + h as u64);
-        let with_norm = |op: Op, fused: bool| -> Op {
-            let (name, detail, step, launches, bytes) = op;
-            match (fused, name) {
-                (false, _) => (name, detail, step, launches, bytes),
-                (true, "o_proj") => (
-                    "o_proj+add_norm",
-                    format!("fused gemv {n}x{q_dim} · {h}x{q_dim}, residual add + rmsnorm"),
-                    step,
-                    launches,
-                    bytes + norm_bytes,
-                ),
-                (true, _) => (
-                    "down_proj+add_norm",
-                    format!("fused gemv {n}x{inter} · {h}x{inter}, residual add + rmsnorm"),
-                    step,
-                    launches,
-                    bytes + norm_bytes,
-                ),
-            }
-        };
+        let mut ops = self.norm_ops(n);
         ops.extend([(
             if rope_fused {
                 "qkv_proj+rope+kv_write"
@@ -152,7 +128,7 @@ impl CudaEngine {
                 layers,
                 2 * 2 * (n * q_dim) as u64 + kv_read + 4 * nb,
             ),
-            with_norm(gemm("o_proj", Step::OProj, h, q_dim, layers), o_fused),
+            gemm("o_proj", Step::OProj, h, q_dim, layers),
         ]);
         let mlp = if self.swiglu_fused(pass, 0) {
             vec![(
@@ -171,24 +147,14 @@ impl CudaEngine {
             })
         };
         ops.extend(mlp);
-        let lm_head = gemm("lm_head", Step::LmHead, vocab, h, 1);
         ops.extend([
-            with_norm(
-                gemm("down_proj", Step::DownProj, h, inter, layers),
-                down_fused,
-            ),
-            if argmax_fused {
-                let (_, _, step, launches, bytes) = lm_head;
-                let detail = format!("fused gemv {n}x{h} · {vocab}x{h}, argmax");
-                ("lm_head+argmax", detail, step, launches, bytes)
-            } else {
-                lm_head
-            },
+            gemm("down_proj", Step::DownProj, h, inter, layers),
+            gemm("lm_head", Step::LmHead, vocab, h, 1),
             (
                 "argmax",
                 format!("{n}x{vocab}"),
                 Step::Argmax,
-                usize::from(!argmax_fused),
+                1,
                 2 * (n * vocab) as u64 + 4 * nb,
             ),
         ]);
@@ -247,7 +213,7 @@ impl CudaEngine {
         } else {
             "builtin (cuBLAS + softmax)".to_string()
         };
-        let mut ops = self.norm_ops(n, false, false);
+        let mut ops = self.norm_ops(n);
         ops.extend([{
             let (name, detail, op, l, b) = gemm("qkv_proj", Step::QkvProj, n, qkv_out, h, layers);
             (
@@ -320,25 +286,10 @@ impl CudaEngine {
         )])
     }
 
-    /// The embedding and the norms of a pass of `n` rows: the same in decode and prefill,
-    /// less the norms the o projections (`o_fused`: the MLP norms) or the down projections
-    /// (`down_fused`: the later attention norms and the final norm) take in their last block.
-    fn norm_ops(&self, n: usize, o_fused: bool, down_fused: bool) -> Vec<Op> {
+    /// The embedding and the norms of a pass of `n` rows: the same in decode and prefill.
+    fn norm_ops(&self, n: usize) -> Vec<Op> {
         let (h, layers) = (self.config.hidden_size, self.config.num_hidden_layers);
         let (nb, hb) = (n as u64, h as u64);
-        let left = [(!o_fused, layers), (!down_fused, layers)];
-        let launches: usize = left.iter().filter(|(l, _)| *l).map(|(_, n)| n).sum();
-        // The norm steps still launched (the final norm stands for the down side's).
-        let step = if o_fused {
-            Step::FinalNorm
-        } else {
-            Step::MlpNorm
-        };
-        let detail = match (o_fused, down_fused) {
-            (false, false) => format!("{n}x{h} ({} attn + {layers} mlp + final)", layers - 1),
-            (true, false) => format!("{n}x{h} ({} attn + final)", layers - 1),
-            _ => format!("{n}x{h} ({layers} mlp)"),
-        };
         vec![
             (
                 "embedding",
@@ -356,9 +307,9 @@ impl CudaEngine {
             ),
             (
                 "fused_add_rmsnorm",
-                detail,
-                step,
-                launches,
+                format!("{n}x{h} ({} attn + {layers} mlp + final)", layers - 1),
+                Step::MlpNorm,
+                2 * layers,
                 2 * (4 * nb * hb + hb),
             ),
         ]

@@ -16,11 +16,6 @@ pub(super) fn alloc_zeroed<T: cudarc::driver::DeviceRepr + cudarc::driver::Valid
 /// cuBLAS workspace the engine gives the handle (so nothing is allocated during capture).
 const BLAS_WORKSPACE_BYTES: usize = 32 << 20;
 
-/// Index of `fused_count` for the GEMV + residual add + norm kernel.
-pub(super) const ADD_NORM_COUNT: u64 = 0;
-/// Index of `fused_count` for the LM-head GEMV + argmax kernel.
-pub(super) const ARGMAX_COUNT: u64 = 1;
-
 /// Per-forward-pass scratch buffers, `rows` tokens each.
 pub(super) struct Scratch {
     pub(super) tokens: CudaSlice<i32>,
@@ -32,11 +27,6 @@ pub(super) struct Scratch {
     /// finished-block counters (zero between launches: the last block resets its row's).
     pub(super) argmax_part: CudaSlice<u64>,
     pub(super) argmax_count: CudaSlice<u32>,
-    /// The one-row GEMVs that finish the next step in their last block: the LM head's
-    /// per-block best keys (one per block: 8 per SM at most) and the finished-block
-    /// counters ([`ADD_NORM_COUNT`], [`ARGMAX_COUNT`]; zero between launches).
-    pub(super) fused_part: CudaSlice<u64>,
-    pub(super) fused_count: CudaSlice<u32>,
     pub(super) hidden: Buf,
     pub(super) res_a: Buf,
     pub(super) res_b: Buf,
@@ -79,8 +69,6 @@ impl Scratch {
             next: i(rows)?,
             argmax_part: alloc_zeroed::<u64>(dev, rows * ARGMAX_MAX_BLOCKS)?,
             argmax_count: alloc_zeroed::<u32>(dev, rows)?,
-            fused_part: alloc_zeroed::<u64>(dev, 8 * dev.info().multiprocessors.max(1) as usize)?,
-            fused_count: alloc_zeroed::<u32>(dev, 2)?,
             hidden: z(rows * h)?,
             res_a: z(rows * h)?,
             res_b: z(rows * h)?,

@@ -131,8 +131,6 @@ impl CudaEngine {
                 &[eps],
                 &[ni, hi],
             )?),
-            // Done by the previous layer's down projection.
-            Step::AttnNorm if self.down_norm_fused(pass, l - 1) => Ok(()),
             Step::AttnNorm => add_norm(residual, p(&lw.attn_norm)),
             Step::QkvProj if self.rope_fused(pass, l) => self.qkv_rope_projection(l, normed),
             Step::QkvProj => self.qkv_projection(n, normed, p(&lw.qkv), vc),
@@ -182,11 +180,7 @@ impl CudaEngine {
                     }
                 }
             }
-            Step::OProj if self.o_norm_fused(pass, l) => {
-                self.gemv_add_norm(attn, p(&lw.o), q_dim, residual, p(&lw.mlp_norm))
-            }
             Step::OProj => self.linear(block_out, attn, p(&lw.o), n, h, q_dim),
-            Step::MlpNorm if self.o_norm_fused(pass, l) => Ok(()),
             Step::MlpNorm => add_norm(residual, p(&lw.mlp_norm)),
             // The MLP seam: one `mlp.gate_up_silu` call where a kernel's domain takes it
             // (then SiluAndMul has nothing left to do), else its members.
@@ -209,14 +203,9 @@ impl CudaEngine {
                 &[],
                 &[ni, inter as i64],
             )?),
-            Step::DownProj if self.down_norm_fused(pass, l) => {
-                self.gemv_add_norm(act, p(&lw.down), inter, residual, self.norm_after(l))
-            }
             Step::DownProj => self.linear(block_out, act, p(&lw.down), n, h, inter),
-            Step::FinalNorm if self.down_norm_fused(pass, w.layers.len() - 1) => Ok(()),
             Step::FinalNorm => add_norm(residual, p(&w.norm)),
             // A prefill's logits are its last row's.
-            Step::LmHead if self.argmax_fused(pass) => self.gemv_argmax(),
             Step::LmHead => match pass {
                 Pass::Decode { .. } => self.linear(logits, normed, p(&w.lm_head), n, vocab, h),
                 Pass::Prefill { .. } => {
@@ -224,49 +213,10 @@ impl CudaEngine {
                     self.linear(logits, last, p(&w.lm_head), 1, vocab, h)
                 }
             },
-            Step::Argmax if self.argmax_fused(pass) => Ok(()),
             Step::Argmax => match pass {
                 Pass::Decode { .. } => self.argmax(n, logits),
                 Pass::Prefill { .. } => self.argmax(1, logits),
             },
-        }
-    }
-
-    /// Whether layer `l`'s o projection adds to the residual and takes the MLP norm in its
-    /// last block (see [`Self::add_norm_fused`]).
-    pub(super) fn o_norm_fused(&self, pass: Pass, l: usize) -> bool {
-        let lw = &self.weights.layers[l];
-        let k = self.config.q_dim();
-        self.add_norm_fused(
-            pass,
-            k,
-            self.ptr(&self.s.attn),
-            self.ptr(&lw.o),
-            self.ptr(&lw.mlp_norm),
-        )
-    }
-
-    /// Whether layer `l`'s down projection adds to the residual and takes the next norm
-    /// (the next layer's attention norm, or the final norm) in its last block.
-    pub(super) fn down_norm_fused(&self, pass: Pass, l: usize) -> bool {
-        let lw = &self.weights.layers[l];
-        let k = self.config.intermediate_size;
-        self.add_norm_fused(
-            pass,
-            k,
-            self.ptr(&self.s.act),
-            self.ptr(&lw.down),
-            self.norm_after(l),
-        )
-    }
-
-    /// The norm weights after layer `l`'s MLP: the next layer's attention norm, or the
-    /// final norm after the last layer.
-    fn norm_after(&self, l: usize) -> u64 {
-        let w = &self.weights;
-        match w.layers.get(l + 1) {
-            Some(next) => self.ptr(&next.attn_norm),
-            None => self.ptr(&w.norm),
         }
     }
 

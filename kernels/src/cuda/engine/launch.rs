@@ -1,7 +1,6 @@
 //! The engine's own kernels (`engine_kernels.cu`: embedding, the q|k|v split, the key
 //! cache write, the prefill softmax of the builtin prefill attention, the GEMVs (with the
-//! fused one-row decode kernels, two of them finishing with the next step's norm or the
-//! argmax in their last block), greedy argmax and weight synthesis):
+//! fused one-row decode kernels), greedy argmax and weight synthesis):
 //! compiled once per engine with NVRTC and launched on the engine's stream.
 
 use super::*;
@@ -25,8 +24,6 @@ pub(super) struct EngineKernels {
     pub(super) gemv_qkv: CudaFunction,
     pub(super) gemv_qkv_rope: CudaFunction,
     pub(super) gemv_gate_up_silu: CudaFunction,
-    pub(super) gemv_add_norm: CudaFunction,
-    pub(super) gemv_argmax: CudaFunction,
     _module: Arc<CudaModule>,
 }
 
@@ -64,8 +61,6 @@ impl EngineKernels {
             gemv_qkv: func("eng_gemv_qkv")?,
             gemv_qkv_rope: func("eng_gemv_qkv_rope")?,
             gemv_gate_up_silu: func("eng_gemv_gate_up_silu")?,
-            gemv_add_norm: func("eng_gemv_add_norm")?,
-            gemv_argmax: func("eng_gemv_argmax")?,
             _module: module,
         })
     }
@@ -80,8 +75,6 @@ impl EngineKernels {
             &self.gemv_qkv,
             &self.gemv_qkv_rope,
             &self.gemv_gate_up_silu,
-            &self.gemv_add_norm,
-            &self.gemv_argmax,
         ]
         .iter()
         .any(|k| k.cu_function() == f.cu_function())
@@ -195,8 +188,6 @@ mod tests {
             "eng_gemv_qkv",
             "eng_gemv_qkv_rope",
             "eng_gemv_gate_up_silu",
-            "eng_gemv_add_norm",
-            "eng_gemv_argmax",
         ] {
             assert!(ENGINE_KERNELS.contains(&format!(" {name}(")), "{name}");
         }

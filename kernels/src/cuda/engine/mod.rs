@@ -87,7 +87,7 @@ mod profile;
 mod slot_table;
 mod weights;
 
-use buffers::{alloc_zeroed, Buf, Scratch, ADD_NORM_COUNT, ARGMAX_COUNT};
+use buffers::{alloc_zeroed, Buf, Scratch};
 use gemm::{blas_err, blas_handle};
 use graphs::Graph;
 use launch::{Arg, EngineKernels, ARGMAX_MAX_BLOCKS};
@@ -138,18 +138,6 @@ pub struct CudaEngineOptions {
     /// stock gate|up GEMV plus the SwiGLU launch (`kernels-bench-h200.md`); a benchmark's
     /// experiment (`--fuse-swiglu`).
     pub fuse_gate_up_silu: bool,
-    /// A batch-1 decode step runs the o and down projections as engine GEMVs whose last
-    /// block adds the row to the residual and normalizes it (the next
-    /// `norm.fused_add_rmsnorm` call, which then launches nothing), while the stock
-    /// `linear.matmul` and `norm.fused_add_rmsnorm` kernels serve both calls. The same
-    /// arithmetic as the stock kernels: bit-equal outputs. A proposal for either slot that
-    /// takes the call turns it off. A benchmark's A/B switch; the validator never clears it.
-    pub fuse_add_norm: bool,
-    /// A batch-1 decode step runs the LM head as an engine GEMV whose last block takes the
-    /// greedy argmax (no argmax launch), while the stock `linear.matmul` kernel serves the
-    /// call: bit-equal logits and the same token. A benchmark's A/B switch; the validator
-    /// never clears it.
-    pub fuse_argmax: bool,
 }
 
 impl CudaEngineOptions {
@@ -165,8 +153,6 @@ impl CudaEngineOptions {
             programmatic_launch: true,
             fuse_qkv_rope: true,
             fuse_gate_up_silu: false,
-            fuse_add_norm: true,
-            fuse_argmax: true,
         }
     }
 }

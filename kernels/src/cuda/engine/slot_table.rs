@@ -115,11 +115,6 @@ impl CudaSlotTable {
         }
     }
 
-    /// The slot's stock kernel (the bottom of its stack; none for a seam).
-    pub fn stock_kernel(&self, slot: SlotId) -> Option<&CudaKernel> {
-        self.stacks.bottom(slot).map(|b| b.kernel)
-    }
-
     /// The kernel installed last in a slot (none in a seam nothing was installed for).
     pub fn kernel(&self, slot: SlotId) -> Option<&CudaKernel> {
         self.stacks.top(slot)

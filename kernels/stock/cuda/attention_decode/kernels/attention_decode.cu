@@ -6,18 +6,16 @@
  *   out = sum_s p_s v_s;  an empty sequence gives zeros.
  *
  * Split-KV ("flash-decoding") in a single launch. The ABI gives a kernel no scratch
- * memory, so the partial results meet in distributed shared memory: the manifest launches
- * clusters of C blocks along grid y (grid y = C: 16 when there are at most 8 (sequence,
- * KV head) pairs, as at batch 1 of an 8-KV-head model, else 8). A cluster owns one
- * (sequence b, KV head) pair (grid x = batch * kv_heads) and the query heads of that KV
- * head's group that grid z gives it (ceil(group / gridDim.z) heads per z index, taken up
- * to GMAX = 4 at a time), so each K/V row is read once for all of them. Block `rank` of
- * the cluster takes the rank-th C-th of the sequence. The manifest asks for more z than
- * the group needs when the clusters alone would be fewer than 128 blocks (down to one
- * head per block; each K/V row is then read by several blocks at about the same time, the
- * repeats from L2); a one-head pass keeps four positions' K and V loads in flight per
- * lane instead of two. C is a compile-time constant of each of the two paths (8 and 16);
- * any other cluster size gets NaN outputs.
+ * memory, so the partial results meet in distributed shared memory: the kernel has a
+ * compile-time cluster of NSPLIT = 8 blocks along grid y (grid y must be 8). A cluster
+ * owns one (sequence b, KV head) pair (grid x = batch * kv_heads) and the query heads of
+ * that KV head's group that grid z gives it (ceil(group / gridDim.z) heads per z index,
+ * taken up to GMAX = 4 at a time), so each K/V row is read once for all of them. Block
+ * `rank` of the cluster takes the rank-th eighth of the sequence. With few sequences
+ * (batch 1) the manifest asks for more z than the group needs, down to one head per
+ * block: 4x the blocks, each K/V row then read by 4 blocks at about the same time (the
+ * repeats come from L2), which beats leaving half the GPU idle; a one-head pass keeps
+ * four positions' K and V loads in flight per lane instead of two.
  *
  * Inside a block, a group of TG lanes (TG = next power of two of D/8, at most 32) covers
  * one cache row with 16-byte loads (8 bf16 per lane); a warp holds 32/TG groups, the
@@ -53,6 +51,7 @@
 
 #define DEVI static __device__ __forceinline__
 #define MEMBER __device__ __forceinline__ static
+#define NSPLIT 8
 #define NTHREADS 256 /* the manifest's block size */
 #define NWARPS (NTHREADS / 32)
 #define GMAX 4
@@ -92,11 +91,11 @@ template <> struct Slot<1> {
 /* Weight of a partial with max m in a merge with overall max M (0 for an empty one). */
 DEVI float merge_weight(float m, float M) { return m == NEG_INF ? 0.0f : exp2f(m - M); }
 
-/* Runs this block's share of sequence b (its rank-th C-th of the seq_lens[b] positions,
- * C the cluster's size) for query heads hq0 .. hq0+gl-1, KV head kvh (gl <= G <= GMAX heads);
+/* Runs this block's share of sequence b (its rank-th eighth of the seq_lens[b]
+ * positions) for query heads hq0 .. hq0+gl-1, KV head kvh (gl <= G <= GMAX heads);
  * leaves each warp's partial (per head: D weighted sums, then m, then l) in
  * part[warp * GMAX * (D + 2) ...]. */
-template <int C, int E, int NV, int UNROLL, int G>
+template <int E, int NV, int UNROLL, int G>
 DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
                        const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
                        int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t D,
@@ -129,12 +128,12 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
         }
     }
 
-    /* This block's positions [s0, s1): the rank-th of C equal chunks of the sequence (C
-     * the cluster's size). Read after the q loads are issued, so that the two round trips
-     * overlap (H200: batch-8 decode 1.808 -> 1.800 ms). */
+    /* This block's positions [s0, s1): the rank-th of NSPLIT equal chunks of the sequence
+     * (the cluster size is NSPLIT by __cluster_dims__). Read after the q loads are issued,
+     * so that the two round trips overlap (H200: batch-8 decode 1.808 -> 1.800 ms). */
     int64_t len = seq_lens[b];
     len = len < 0 ? 0 : (len > max_seq ? max_seq : len);
-    const int64_t chunk = (len + C - 1) / C;
+    const int64_t chunk = (len + NSPLIT - 1) / NSPLIT;
     const int64_t s0 = min(len, (int64_t)__clusterRelativeBlockRank() * chunk);
     const int64_t s1 = min(len, s0 + chunk);
 
@@ -373,7 +372,7 @@ DEVI void mma_step(const unsigned (&qw)[D / 8], const unsigned (&kw)[D / 8], con
     }
 }
 
-template <int C, int D, int U>
+template <int D, int U>
 DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
                            const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
                            int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t max_seq,
@@ -399,7 +398,7 @@ DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloa
 
     int64_t len = seq_lens[b];
     len = len < 0 ? 0 : (len > max_seq ? max_seq : len);
-    const int64_t chunk = (len + C - 1) / C;
+    const int64_t chunk = (len + NSPLIT - 1) / NSPLIT;
     const int64_t s0 = min(len, (int64_t)__clusterRelativeBlockRank() * chunk);
     const int64_t s1 = min(len, s0 + chunk);
 
@@ -443,45 +442,39 @@ DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloa
     }
 }
 
-/* Merges the C blocks' partials (in each block's `blk`: per head D weighted sums, then m
- * and l) into block `rank`'s contiguous 1/C of the gl * D outputs, rows from `row0`. */
-template <int C>
-DEVI void finish_outputs(__nv_bfloat16* __restrict__ out, float* blk, int64_t hs, int gl, int64_t D,
-                         unsigned rank, int64_t row0) {
-    const int64_t per = (gl * D + C - 1) / C;
-    const int64_t iend = min((int64_t)gl * D, (int64_t)(rank + 1) * per);
-    for (int64_t i = (int64_t)rank * per + threadIdx.x; i < iend; i += NTHREADS) {
-        const int64_t g = i / D, d = i % D;
-        float mr[C], lr[C], orr[C];
-#pragma unroll
-        for (int r = 0; r < C; ++r) {
-            const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
-            mr[r] = pr[g * hs + D];
-            lr[r] = pr[g * hs + D + 1];
-            orr[r] = pr[g * hs + d];
-        }
-        float M = NEG_INF;
-#pragma unroll
-        for (int r = 0; r < C; ++r) M = fmaxf(M, mr[r]);
-        float o = 0.0f, l = 0.0f;
-#pragma unroll
-        for (int r = 0; r < C; ++r) {
-            const float wgt = merge_weight(mr[r], M);
-            o = fmaf(wgt, orr[r], o);
-            l = fmaf(wgt, lr[r], l);
-        }
-        out[(row0 + g) * D + d] = __float2bfloat16_rn(l > 0.0f ? o / l : 0.0f);
-    }
-}
+extern "C" __global__ void __cluster_dims__(1, NSPLIT, 1) __launch_bounds__(NTHREADS, 512 / NTHREADS)
+attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
+                 const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
+                 const int32_t* __restrict__ seq_lens, float scale, int64_t batch, int64_t q_heads,
+                 int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
+    extern __shared__ float smem[]; /* [NWARPS + 1][GMAX][head_dim + 2] */
+    const int64_t D = head_dim;
+    const int64_t group = q_heads / kv_heads;
+    const int64_t b = blockIdx.x / kv_heads;
+    const int64_t kvh = blockIdx.x % kv_heads;
+    /* Grid z splits the GQA group: each z index takes hpb consecutive query heads (any
+     * grid z is correct; the manifest picks more z when batch * kv_heads alone would leave
+     * most of the GPU idle, trading repeated K/V reads, served by L2, for parallelism). */
+    const int64_t hpb = (group + gridDim.z - 1) / gridDim.z;
+    const int64_t g0 = (int64_t)blockIdx.z * hpb;
+    /* Everything that ends a block early is the same for the whole cluster (cluster
+     * dims are (1, NSPLIT, 1)), so whole clusters leave together. */
+    if (b >= batch || g0 >= group) return;
+    const int64_t gend = min(group, g0 + hpb);
+    const unsigned rank = __clusterRelativeBlockRank();
+    const unsigned nblk = __clusterSizeInBlocks();
 
-/* The passes of one block (up to GMAX query heads each) in clusters of C blocks: this
- * block's share of the positions, the merge of its warps, then of the cluster's blocks. */
-template <int C>
-DEVI void decode_passes(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
-                        const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
-                        const int32_t* __restrict__ seq_lens, float scale, int64_t q_heads, int64_t kv_heads,
-                        int64_t D, int64_t max_seq, int64_t b, int64_t kvh, int64_t group, int64_t g0,
-                        int64_t gend, unsigned rank, bool vec, float* smem) {
+    const bool vec = (D % 8 == 0) &&
+                     ((((uintptr_t)q) | ((uintptr_t)k_cache) | ((uintptr_t)v_cache)) % 16 == 0);
+    if (D > 256) {
+        for (int64_t i = rank * NTHREADS + threadIdx.x; i < (gend - g0) * D; i += (int64_t)nblk * NTHREADS)
+            out[(b * q_heads + kvh * group + g0 + i / D) * D + i % D] =
+                __float2bfloat16_rn(__int_as_float(0x7fc00000));
+        return;
+    }
+
     const int64_t hs = D + 2; /* floats per head in a partial */
     float* blk = smem + (int64_t)NWARPS * GMAX * hs;
 
@@ -490,17 +483,17 @@ DEVI void decode_passes(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __
         const int gl = (int)min((int64_t)GMAX, gend - gc);
         const int64_t hq0 = kvh * group + gc;
         if (vec && D == 128)
-            attend_block_mma<C, 128, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
+            attend_block_mma<128, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
         else if (vec && D == 64)
-            attend_block_mma<C, 64, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
+            attend_block_mma<64, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
         else if (vec && gl == 1)
-            attend_block<C, 8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
+            attend_block<8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         else if (vec && gl == 2)
-            attend_block<C, 8, 1, UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
+            attend_block<8, 1, UNROLL_SMALL, 2>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         else if (vec)
-            attend_block<C, 8, 1, 2, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
+            attend_block<8, 1, 2, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         else
-            attend_block<C, 1, 8, 1, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
+            attend_block<1, 8, 1, GMAX>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         __syncthreads();
 
         /* Merge the warps into the block's partial. */
@@ -535,56 +528,38 @@ DEVI void decode_passes(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __
         __cluster_barrier_arrive();
         __cluster_barrier_wait();
 
-        /* Block `rank` finishes a contiguous 1/C of the cluster's outputs, every remote read
-         * of a thread in flight at once. */
-        finish_outputs<C>(out, blk, hs, gl, D, rank, b * q_heads + hq0);
+        /* Block `rank` finishes a contiguous 1/NSPLIT of the cluster's outputs; a thread
+         * issues all its remote reads at once (cluster size is NSPLIT by __cluster_dims__). */
+        {
+            const int64_t per = (gl * D + NSPLIT - 1) / NSPLIT;
+            const int64_t iend = min((int64_t)gl * D, (int64_t)(rank + 1) * per);
+            for (int64_t i = (int64_t)rank * per + threadIdx.x; i < iend; i += NTHREADS) {
+                const int64_t g = i / D, d = i % D;
+                float mr[NSPLIT], lr[NSPLIT], orr[NSPLIT];
+#pragma unroll
+                for (int r = 0; r < NSPLIT; ++r) {
+                    const float* pr = static_cast<const float*>(__cluster_map_shared_rank((void*)blk, r));
+                    mr[r] = pr[g * hs + D];
+                    lr[r] = pr[g * hs + D + 1];
+                    orr[r] = pr[g * hs + d];
+                }
+                float M = NEG_INF;
+#pragma unroll
+                for (int r = 0; r < NSPLIT; ++r) M = fmaxf(M, mr[r]);
+                float o = 0.0f, l = 0.0f;
+#pragma unroll
+                for (int r = 0; r < NSPLIT; ++r) {
+                    const float wgt = merge_weight(mr[r], M);
+                    o = fmaf(wgt, orr[r], o);
+                    l = fmaf(wgt, lr[r], l);
+                }
+                out[(b * q_heads + hq0 + g) * D + d] = __float2bfloat16_rn(l > 0.0f ? o / l : 0.0f);
+            }
+        }
 
         /* No block leaves (freeing its shared memory) or starts the next pass (rewriting
          * it) while another may still read it. */
         __cluster_barrier_arrive();
         __cluster_barrier_wait();
     }
-}
-
-extern "C" __global__ void __launch_bounds__(NTHREADS, 512 / NTHREADS)
-attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
-                 const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
-                 const int32_t* __restrict__ seq_lens, float scale, int64_t batch, int64_t q_heads,
-                 int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
-    GRID_DEPENDENCY_WAIT();
-    GRID_LAUNCH_DEPENDENTS();
-    extern __shared__ float smem[]; /* [NWARPS + 1][GMAX][head_dim + 2] */
-    const int64_t D = head_dim;
-    const int64_t group = q_heads / kv_heads;
-    const int64_t b = blockIdx.x / kv_heads;
-    const int64_t kvh = blockIdx.x % kv_heads;
-    /* Grid z splits the GQA group: each z index takes hpb consecutive query heads (any
-     * grid z is correct; the manifest picks more z when batch * kv_heads alone would leave
-     * most of the GPU idle, trading repeated K/V reads, served by L2, for parallelism). */
-    const int64_t hpb = (group + gridDim.z - 1) / gridDim.z;
-    const int64_t g0 = (int64_t)blockIdx.z * hpb;
-    /* Everything that ends a block early is the same for the whole cluster (its blocks
-     * differ only in y), so whole clusters leave together. */
-    if (b >= batch || g0 >= group) return;
-    const int64_t gend = min(group, g0 + hpb);
-    const unsigned rank = __clusterRelativeBlockRank();
-    const unsigned nblk = __clusterSizeInBlocks();
-
-    const bool vec = (D % 8 == 0) &&
-                     ((((uintptr_t)q) | ((uintptr_t)k_cache) | ((uintptr_t)v_cache)) % 16 == 0);
-    if (D > 256 || (nblk != 8 && nblk != 16)) {
-        for (int64_t i = rank * NTHREADS + threadIdx.x; i < (gend - g0) * D; i += (int64_t)nblk * NTHREADS)
-            out[(b * q_heads + kvh * group + g0 + i / D) * D + i % D] =
-                __float2bfloat16_rn(__int_as_float(0x7fc00000));
-        return;
-    }
-
-    /* The cluster size is a compile-time constant of each path (the chunk arithmetic, the
-     * merge's remote reads in flight): the manifest launches clusters of 16 or 8. */
-    if (nblk == 16)
-        decode_passes<16>(out, q, k_cache, v_cache, seq_lens, scale, q_heads, kv_heads, D, max_seq, b, kvh,
-                          group, g0, gend, rank, vec, smem);
-    else
-        decode_passes<8>(out, q, k_cache, v_cache, seq_lens, scale, q_heads, kv_heads, D, max_seq, b, kvh,
-                         group, g0, gend, rank, vec, smem);
 }
