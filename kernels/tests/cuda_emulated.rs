@@ -269,8 +269,8 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
             &[2, 8, 2, 128, 1100],
         ],
         // Two rows, nine rows (a second block of 8), the wide path with a short k, a
-        // product the ragged k sends down the scalar path, and batched rows whose steps
-        // run past the unrolled loop (65 and 33 steps of 32 inputs).
+        // product the ragged k sends down the scalar path, batched rows whose steps run
+        // past the unrolled loop (65 and 33 steps of 32 inputs), and the pipelined rows.
         SlotId::LinearMatmul => &[
             &[2, 100, 64],
             &[5, 100, 2080],
@@ -279,6 +279,9 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
             &[1, 16400, 16],
             &[1, 300, 1024],
             &[3, 50, 13],
+            // One row streamed across rows: more features than the grid has warps (8448),
+            // two steps of 1024 inputs a row.
+            &[1, 8500, 2048],
         ],
         // Two rows, a ragged product, batched rows past the unrolled loop (33 steps), one
         // row (the GEMV) with a tail past its unrolled loop.

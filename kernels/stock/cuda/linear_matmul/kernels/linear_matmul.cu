@@ -72,6 +72,53 @@ DEVI void gemv_row(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_bfloat16
     }
 }
 
+/* The rows of gemv_row as ONE stream of steps (for an inner size that is a whole number of
+ * steps, k % (256 * UNR) == 0): a warp runs over all its rows j = warp, warp + warps, ...
+ * and issues the next step's UNR loads (the next row's first, at a row's end) before this
+ * step's math, so 2 * UNR loads a lane stay in flight and no round trip waits at a row's
+ * end. The same sums in the same order as gemv_row, so the same bits. */
+template <int UNR>
+DEVI void gemv_rows_pipelined(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_bfloat16* w, int64_t n,
+                              int64_t k, int64_t warp, int64_t warps, int lane) {
+    const int64_t kv = k >> 3;
+    const int64_t steps = kv / (32 * UNR);
+    const uint4* xv = reinterpret_cast<const uint4*>(x);
+    const uint4* w4 = reinterpret_cast<const uint4*>(w);
+    if (warp >= n) return;
+    int64_t j = warp, s = 0;
+    uint4 a[UNR];
+#pragma unroll
+    for (int u = 0; u < UNR; ++u) a[u] = w4[j * kv + lane + 32 * u];
+    float acc = 0.0f;
+    for (;;) {
+        int64_t sn = s + 1, jn = j; /* the step after this one */
+        if (sn == steps) {
+            sn = 0;
+            jn = j + warps;
+        }
+        const bool more = jn < n;
+        uint4 b[UNR];
+        if (more) {
+            const uint4* wn = w4 + jn * kv + sn * 32 * UNR + lane;
+#pragma unroll
+            for (int u = 0; u < UNR; ++u) b[u] = wn[32 * u];
+        }
+        const uint4* xs = xv + s * 32 * UNR + lane;
+#pragma unroll
+        for (int u = 0; u < UNR; ++u) acc = dot8(a[u], xs[32 * u], acc);
+        if (sn == 0) { /* row j is done */
+            const float v = warp_sum(acc);
+            if (lane == 0) y[j] = __float2bfloat16_rn(v);
+            acc = 0.0f;
+        }
+        if (!more) break;
+#pragma unroll
+        for (int u = 0; u < UNR; ++u) a[u] = b[u];
+        s = sn;
+        j = jn;
+    }
+}
+
 /* The same row, one element per lane per step (any k, any alignment). */
 DEVI void gemv_row_scalar(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_bfloat16* w,
                           int64_t n, int64_t k, int64_t warp, int64_t warps, int lane) {
@@ -87,6 +134,9 @@ DEVI void gemv_row_scalar(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_b
 
 #ifndef WIDE_UNR
 #define WIDE_UNR 8
+#endif
+#ifndef NARROW_UNR
+#define NARROW_UNR 8
 #endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1
@@ -125,6 +175,8 @@ linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x
             gemv_row_scalar(yr, xr, w, out_features, in_features, warp, warps, lane);
         } else if (out_features >= 16384) {
             gemv_row<WIDE_UNR>(yr, xr, w, out_features, in_features, warp, warps, lane);
+        } else if (in_features % (256 * NARROW_UNR) == 0) {
+            gemv_rows_pipelined<NARROW_UNR>(yr, xr, w, out_features, in_features, warp, warps, lane);
         } else {
             gemv_row<4>(yr, xr, w, out_features, in_features, warp, warps, lane);
         }
