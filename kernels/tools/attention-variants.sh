@@ -31,16 +31,15 @@
 #                --pdl-bundles: launched as stock is)
 #   gemv-mb3, gemv-mb4  __launch_bounds__ asking for 3 or 4 blocks a SM (session 23: ptxas
 #                gives the stock GEMV 96 registers, 2 blocks a SM)
-# linear.matmul (session 24: the narrow products' rows as one pipelined stream):
+# linear.matmul (session 24: a warp's rows as one pipelined stream of 8-load steps):
 #   gemv-prev    the stock GEMV of commit 8f0a810 (a round trip per row end)
+#   gemv-narrow  the stock GEMV of commit c0b668a (only the narrow products streamed)
 #   gemv-stock   the stock GEMV itself as a bundle: installed like the others, so the
 #                q|k|v row also goes to it (the engine's fused q|k|v GEMV steps aside for
 #                any installed linear.matmul kernel) and the A/B changes only the GEMV
-#   gemv-pipe4   the pipelined narrow products with 4 loads a step (8 in flight; stock: 8)
-#   gemv-pipe-wide  the wide products (>= 16384 features) pipelined too, 8 loads a step
+#   gemv-pipe4   streamed with 4 loads a step (8 in flight; stock: 8 and 16)
 #   gemv-wave    the narrow products in one wave (264 blocks: 2 an SM of 132, 124
 #                registers), so each warp streams about two rows instead of a second wave
-#   gemv-wave-wide  every product in one wave of 264 blocks, the wide ones pipelined too
 # A bundle that is not stock launches without programmatic dependent launch: time these
 # against stock with --no-pdl.
 # Prefill (attention.prefill, session 20):
@@ -99,29 +98,25 @@ git show 3e39b36:kernels/stock/cuda/linear_matmul/manifest.toml |
 git show 3e39b36:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
   > "$out/gemv-row/kernels/linear_matmul.cu"
 lsrc=kernels/stock/cuda/linear_matmul
-mkdir -p "$out/gemv-prev/kernels"
-git show 8f0a810:kernels/stock/cuda/linear_matmul/manifest.toml |
-  sed 's/^name = .*/name = "variant-gemv-prev"/' > "$out/gemv-prev/manifest.toml"
-git show 8f0a810:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu \
-  > "$out/gemv-prev/kernels/linear_matmul.cu"
-for v in gemv-stock gemv-pipe4 gemv-pipe-wide gemv-wave gemv-wave-wide; do
+for c in gemv-prev:8f0a810 gemv-narrow:c0b668a; do
+  v=${c%%:*}
+  mkdir -p "$out/$v/kernels"
+  git show "${c#*:}:kernels/stock/cuda/linear_matmul/manifest.toml" |
+    sed "s/^name = .*/name = \"variant-$v\"/" > "$out/$v/manifest.toml"
+  git show "${c#*:}:kernels/stock/cuda/linear_matmul/kernels/linear_matmul.cu" \
+    > "$out/$v/kernels/linear_matmul.cu"
+done
+for v in gemv-stock gemv-pipe4 gemv-wave; do
   cp -r "$lsrc" "$out/$v"
   sed -i "s/^name = .*/name = \"variant-$v\"/" "$out/$v/manifest.toml"
 done
-sed -i 's/^#define NARROW_UNR 8$/#define NARROW_UNR 4/' "$out/gemv-pipe4/kernels/linear_matmul.cu"
-sed -i 's/} else if (out_features >= 16384) {/} else if (out_features >= 16384 \&\& in_features % (256 * NARROW_UNR) != 0) {/' \
-  "$out/gemv-pipe-wide/kernels/linear_matmul.cu"
-sed -i 's/} else if (out_features >= 16384) {/} else if (out_features >= 16384 \&\& in_features % (256 * NARROW_UNR) != 0) {/' \
-  "$out/gemv-wave-wide/kernels/linear_matmul.cu"
+sed -i 's/^#define STREAM_UNR 8$/#define STREAM_UNR 4/' "$out/gemv-pipe4/kernels/linear_matmul.cu"
 sed -i 's|^grid = .*|grid = ["min(ceil_div(out_features, 8), 264 + 792 * min(1, out_features / 16384))", 1, 1]|' \
   "$out/gemv-wave/manifest.toml"
-sed -i 's|^grid = .*|grid = ["min(ceil_div(out_features, 8), 264)", 1, 1]|' "$out/gemv-wave-wide/manifest.toml"
-for v in gemv-pipe4 gemv-pipe-wide gemv-wave-wide; do
-  if diff -q "$lsrc/kernels/linear_matmul.cu" "$out/$v/kernels/linear_matmul.cu" >/dev/null; then
-    echo "variant $v is the stock kernel" >&2
-    exit 1
-  fi
-done
+if diff -q "$lsrc/kernels/linear_matmul.cu" "$out/gemv-pipe4/kernels/linear_matmul.cu" >/dev/null; then
+  echo "variant gemv-pipe4 is the stock kernel" >&2
+  exit 1
+fi
 for v in gemv-4k gemv-1k gemv-0 gemv-mb3 gemv-mb4; do
   cp -r "$lsrc" "$out/$v"
   sed -i "s/^name = .*/name = \"variant-$v\"/" "$out/$v/manifest.toml"

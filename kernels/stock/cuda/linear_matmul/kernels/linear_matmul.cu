@@ -4,11 +4,15 @@
  *
  * accumulated in f32 and rounded to nearest-even bf16. Written for the decode row, where
  * the product is bound by streaming w once: one warp per output feature (grid-stride, so
- * any grid is correct), each lane loading 16-byte vectors of the weight row with UNR
- * loads in flight (8 for the widest products, 4 otherwise: measured on an H200), x read
- * through L1, then a warp shuffle reduction. One row at a time, with one accumulator, so
- * the kernel needs few registers and many warps fit on an SM. A ragged in_features or an
- * unaligned pointer takes the scalar path (one element per lane per step). */
+ * any grid is correct), each lane loading 16-byte vectors of the weight row, x read
+ * through L1, then a warp shuffle reduction; one accumulator, so few registers (124 with
+ * both loops below: 2 blocks an SM). When in_features is a whole number of 8-load steps
+ * (k % 2048 == 0: every projection of the Llama models), a warp's rows are one stream of
+ * steps with the next step's loads (the next row's first, at a row's end) in flight
+ * during this step's math: 16 loads a lane in flight and no round trip lost at a row's
+ * end (session 24). Otherwise a row at a time with UNR loads in flight (8 from 16384
+ * features, else 4). A ragged in_features or an unaligned pointer takes the scalar path
+ * (one element per lane per step). */
 #include <cuda_bf16.h>
 #include <stdint.h>
 
@@ -135,8 +139,8 @@ DEVI void gemv_row_scalar(__nv_bfloat16* y, const __nv_bfloat16* x, const __nv_b
 #ifndef WIDE_UNR
 #define WIDE_UNR 8
 #endif
-#ifndef NARROW_UNR
-#define NARROW_UNR 8
+#ifndef STREAM_UNR
+#define STREAM_UNR 8
 #endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1
@@ -173,10 +177,10 @@ linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x
         const __nv_bfloat16* xr = x + t * in_features;
         if (!vec) {
             gemv_row_scalar(yr, xr, w, out_features, in_features, warp, warps, lane);
+        } else if (in_features % (256 * STREAM_UNR) == 0) {
+            gemv_rows_pipelined<STREAM_UNR>(yr, xr, w, out_features, in_features, warp, warps, lane);
         } else if (out_features >= 16384) {
             gemv_row<WIDE_UNR>(yr, xr, w, out_features, in_features, warp, warps, lane);
-        } else if (in_features % (256 * NARROW_UNR) == 0) {
-            gemv_rows_pipelined<NARROW_UNR>(yr, xr, w, out_features, in_features, warp, warps, lane);
         } else {
             gemv_row<4>(yr, xr, w, out_features, in_features, warp, warps, lane);
         }
