@@ -444,7 +444,11 @@ mod tests {
         // fused q|k|v GEMV) and, since the flash kernel, the prompts' attention (0.69 %):
         // not even a free kernel clears the 1 % margin. The decode attention (7.3 %, most
         // of it batched) and linear.matmul (86 %) easily.
-        for id in ["activation.silu_and_mul", "position.rope", "attention.prefill"] {
+        for id in [
+            "activation.silu_and_mul",
+            "position.rope",
+            "attention.prefill",
+        ] {
             assert!(!get(id).can_pass, "{:?}", get(id));
         }
         assert!(get("linear.matmul").share > 0.8);
