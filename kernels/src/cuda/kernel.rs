@@ -379,8 +379,8 @@ impl CudaKernel {
 
     /// How much of the launch for `shape` the GPU holds at once: the occupancy API's
     /// blocks per SM and, for a clustered launch (the manifest's `cluster` or the kernel's
-    /// compile-time cluster dimensions), how many clusters can be resident together. A grid larger than that runs in more than one
-    /// wave.
+    /// compile-time cluster dimensions), how many clusters can be resident together. A
+    /// grid larger than that runs in more than one wave.
     pub fn residency(&self, shape: &[i64]) -> Result<Residency, LaunchError> {
         let g = self.geometry(shape)?;
         let f = self.func.cu_function();
