@@ -157,9 +157,9 @@ fn run_op(slot: SlotId, m: &Manifest, bin: &Path, dir: &Path, args: &SlotArgs) -
     }
     put(&geo.shared_mem_bytes.to_le_bytes());
     // The manifest's launch-time cluster, else the kernel's compile-time one.
-    let cluster = match m.ops[0].launch.as_ref().and_then(|l| l.cluster.as_ref()) {
-        Some(_) => [geo.cluster.0, geo.cluster.1, geo.cluster.2],
-        None => compile_time_cluster(slot),
+    let cluster = match geo.cluster {
+        (1, 1, 1) => compile_time_cluster(slot),
+        (x, y, z) => [x, y, z],
     };
     for v in cluster {
         put(&v.to_le_bytes());

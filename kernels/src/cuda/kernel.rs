@@ -191,33 +191,34 @@ pub(crate) unsafe fn launch_function(
     params: &mut [*mut c_void],
     programmatic: bool,
 ) -> Result<(), cudarc::driver::DriverError> {
-    let mut attrs = launch_attributes(geo, programmatic);
-    let config = launch_config(geo, stream, attrs.as_mut_ptr(), attrs.len() as u32);
+    let (mut attrs, n) = launch_attributes(geo, programmatic);
+    let config = launch_config(geo, stream, attrs.as_mut_ptr(), n);
     // SAFETY: the caller's contract; the config and attributes outlive the call.
     unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }.result()
 }
 
-/// The launch attributes of `geo`: its cluster dimensions when it has a launch-time
-/// cluster, and programmatic stream serialization when asked for.
-fn launch_attributes(geo: Geometry, programmatic: bool) -> Vec<sys::CUlaunchAttribute> {
-    let mut attrs = Vec::with_capacity(2);
+/// The launch attributes of `geo` (the first `n` of the array; no allocation per launch):
+/// its cluster dimensions when it has a launch-time cluster, and programmatic stream
+/// serialization when asked for.
+fn launch_attributes(geo: Geometry, programmatic: bool) -> ([sys::CUlaunchAttribute; 2], u32) {
+    // SAFETY: a zeroed attribute is a valid plain-data value; ids and values are set below.
+    let mut attrs: [sys::CUlaunchAttribute; 2] = unsafe { std::mem::zeroed() };
+    let mut n = 0;
     if geo.cluster != (1, 1, 1) {
-        // SAFETY: a zeroed attribute is a valid plain-data value; id and value are set here.
-        let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        let a = &mut attrs[n];
         a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
         a.value.clusterDim.x = geo.cluster.0;
         a.value.clusterDim.y = geo.cluster.1;
         a.value.clusterDim.z = geo.cluster.2;
-        attrs.push(a);
+        n += 1;
     }
     if programmatic {
-        // SAFETY: as above.
-        let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        let a = &mut attrs[n];
         a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
         a.value.programmaticStreamSerializationAllowed = 1;
-        attrs.push(a);
+        n += 1;
     }
-    attrs
+    (attrs, n as u32)
 }
 
 /// A `cuLaunchKernelEx` configuration of `geo` on `stream` with `num_attrs` attributes at
@@ -413,13 +414,8 @@ impl CudaKernel {
         .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
         let cluster_blocks = cluster.0 * cluster.1 * cluster.2;
         let max_active_clusters = if cluster_blocks > 1 {
-            let mut attrs = launch_attributes(g, false);
-            let config = launch_config(
-                g,
-                std::ptr::null_mut(),
-                attrs.as_mut_ptr(),
-                attrs.len() as u32,
-            );
+            let (mut attrs, n) = launch_attributes(g, false);
+            let config = launch_config(g, std::ptr::null_mut(), attrs.as_mut_ptr(), n);
             let mut n = 0i32;
             // SAFETY: as above; `config` and its attributes live across the call.
             unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f, &config) }
