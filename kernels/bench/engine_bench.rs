@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-stock]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -62,7 +62,9 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --unfused      batch 1 without the engine's fused q|k|v GEMV (RoPE and both cache
                  writes in its epilogue): the rope and k-write launches come back (the A/B
                  switch)
-  --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)";
+  --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)
+  --qkv-stock    batch 1's fused q|k|v step as the stock GEMV plus one rope + cache-row
+                 kernel (an experiment, off)";
 
 struct Opts {
     shape: String,
@@ -80,6 +82,7 @@ struct Opts {
     programmatic_bundles: bool,
     fuse_qkv_rope: bool,
     fuse_gate_up_silu: bool,
+    qkv_rope_after_stock: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -99,6 +102,7 @@ fn parse_args() -> Result<Opts, String> {
         programmatic_bundles: false,
         fuse_qkv_rope: true,
         fuse_gate_up_silu: false,
+        qkv_rope_after_stock: false,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -122,6 +126,7 @@ fn parse_args() -> Result<Opts, String> {
             "--pdl-bundles" => o.programmatic_bundles = true,
             "--unfused" => (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false),
             "--fuse-swiglu" => o.fuse_gate_up_silu = true,
+            "--qkv-stock" => o.qkv_rope_after_stock = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -264,10 +269,16 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     eopts.programmatic_launch = opts.programmatic;
     eopts.fuse_qkv_rope = opts.fuse_qkv_rope;
     eopts.fuse_gate_up_silu = opts.fuse_gate_up_silu;
+    eopts.qkv_rope_after_stock = opts.qkv_rope_after_stock;
     let on = |b: bool| if b { "on" } else { "off" };
     out.text(&format!(
-        "batch-1 fused kernels: q|k|v + rope + cache writes {}, gate|up + swiglu {}",
+        "batch-1 fused kernels: q|k|v + rope + cache writes {}{}, gate|up + swiglu {}",
         on(opts.fuse_qkv_rope),
+        if opts.qkv_rope_after_stock {
+            " (stock GEMV, then rope + cache rows)"
+        } else {
+            ""
+        },
         on(opts.fuse_gate_up_silu)
     ));
     out.text(&format!(

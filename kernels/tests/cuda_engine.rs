@@ -433,13 +433,14 @@ fn graph_decode_equals_eager_decode() {
 /// launches), runs no rope or silu_and_mul slot call, gives a proposal installed over the
 /// stock rope kernel its calls back (that fusion then steps aside; the other stays), and
 /// one over the stock `linear.matmul` kernel every product (both fusions and the engine's
-/// q|k|v GEMV step aside).
+/// q|k|v GEMV step aside). The q|k|v step as the stock GEMV plus the RoPE + cache-row
+/// kernel (`qkv_rope_after_stock`) gives the fused kernel's logits bit for bit.
 #[test]
 fn batch_one_fused_kernels_follow_the_slot_calls() {
     let Some(dev) = device_or_skip() else { return };
     let cfg = ModelConfig::named("tiny").unwrap();
     // `proposal`: a copy of that slot's stock bundle installed over the stock kernel.
-    let make = |fused: bool, proposal: Option<SlotId>| {
+    let make = |fused: bool, proposal: Option<SlotId>, after_stock: bool| {
         let mut slots = CudaSlotTable::stock(&dev).expect("stock CUDA kernels build");
         if let Some(slot) = proposal {
             let b = stock::cuda_bundles()
@@ -456,23 +457,32 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         let mut o = CudaEngineOptions::new(4, 64, 32);
         o.fuse_qkv_rope = fused;
         o.fuse_gate_up_silu = fused;
+        o.qkv_rope_after_stock = after_stock;
         tiny_engine(&dev, slots, o)
     };
-    let (mut fused, mut plain) = (make(true, None), make(false, None));
-    let mut proposal = make(true, Some(SlotId::Rope));
-    let mut matmul = make(true, Some(SlotId::LinearMatmul));
+    let (mut fused, mut plain) = (make(true, None, false), make(false, None, false));
+    let mut proposal = make(true, Some(SlotId::Rope), false);
+    let mut matmul = make(true, Some(SlotId::LinearMatmul), false);
+    let mut two_launch = make(true, None, true);
     let prompt = &prompts()[0];
     let mut tokens = vec![0u32; 1];
-    for e in [&mut fused, &mut plain, &mut proposal, &mut matmul] {
+    for e in [
+        &mut fused,
+        &mut plain,
+        &mut proposal,
+        &mut matmul,
+        &mut two_launch,
+    ] {
         tokens[0] = e.prefill(0, prompt).unwrap();
     }
     const COUNTED: [SlotId; 3] = [SlotId::Rope, SlotId::SiluAndMul, SlotId::LinearMatmul];
     let before = |e: &CudaEngine| COUNTED.map(|s| e.slots().dispatch_count(s));
-    let (f0, p0, r0, m0) = (
+    let (f0, p0, r0, m0, t0) = (
         before(&fused),
         before(&plain),
         before(&proposal),
         before(&matmul),
+        before(&two_launch),
     );
     const B1_STEPS: usize = 12;
     let mut agree = 0;
@@ -481,7 +491,13 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         let got = fused.decode(&tokens).unwrap();
         let other = proposal.decode(&tokens).unwrap();
         let third = matmul.decode(&tokens).unwrap();
+        two_launch.decode(&tokens).unwrap();
         let (lp, lf) = (plain.logits(1).unwrap(), fused.logits(1).unwrap());
+        let lt = two_launch.logits(1).unwrap();
+        assert!(
+            lt.iter().zip(&lf).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "step {step}: the two-launch q|k|v step's logits differ from the fused kernel's"
+        );
         let diff = lp
             .iter()
             .zip(&lf)
@@ -535,5 +551,10 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         after(&matmul, m0),
         [calls, calls, steps * (4 * layers + 1)],
         "a linear.matmul proposal gets every product, q|k|v and gate|up included"
+    );
+    assert_eq!(
+        after(&two_launch, t0),
+        [0, 0, steps * (3 * layers + 1)],
+        "two-launch q|k|v: the stock GEMV takes the product, RoPE stays the engine's"
     );
 }

@@ -167,6 +167,18 @@ static void test_gemv_qkv_rope() {
         CHECK(written == (cache_row < 0 ? 0 : 2 * kv_dim), "gemv_qkv_rope wrote %d cache values (row %d)", written,
               cache_row);
         for (auto v : q) CHECK(v != 0x7F81, "gemv_qkv_rope left a q value unwritten");
+
+        /* The two-launch form (the one-row product into a stacked buffer, then
+         * eng_rope_cache_row) writes the same bits: 64 threads, half past the 32 pairs. */
+        std::vector<bf16_t> qkv(n), q2(q.size(), 0x7F81), kc2(kc.size(), 0x7F81), vc2(kc2);
+        emu_launch(dim3{4, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
+            gemv_body<4>(x.data(), w.data(), 1, n, k, [&](long long, long long j, float v) { qkv[j] = f2b(v); });
+        });
+        emu_launch(dim3{1, 1, 1}, dim3{64, 1, 1}, 0, dim3{1, 1, 1}, [&] {
+            eng_rope_cache_row(q2.data(), kc2.data(), vc2.data(), cr.data(), pos.data(), qkv.data(), qh, kvh, hd,
+                               theta);
+        });
+        CHECK(q2 == q && kc2 == kc && vc2 == vc, "rope_cache_row differs from gemv_qkv_rope (row %d)", cache_row);
     }
 }
 

@@ -482,6 +482,43 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
     });
 }
 
+// RoPE and both cache writes of ONE decode row whose q|k|v product is already in `qkv`
+// (the stock linear.matmul GEMV's output, [(q_heads + 2 kv_heads) * D]): what the fused
+// eng_gemv_qkv_rope does in its epilogue, bit for bit, as a second launch
+// (CudaEngineOptions::qkv_rope_after_stock). One thread per pair (i, i + D/2) of a head;
+// its angle is computed before the dependency wait.
+extern "C" __global__ void __launch_bounds__(256) eng_rope_cache_row(
+    bf16_t* __restrict__ q_rot, bf16_t* __restrict__ k_cache, bf16_t* __restrict__ v_cache,
+    const int* __restrict__ cache_rows, const int* __restrict__ positions, const bf16_t* __restrict__ qkv,
+    long long q_heads, long long kv_heads, long long head_dim, float theta) {
+    const long long half = head_dim / 2, kv_dim = kv_heads * head_dim;
+    const long long pairs = (q_heads + 2 * kv_heads) * half;
+    const long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const long long hh = p / half, i = p % half, row = cache_rows[0];
+    float c = 1.0f, sn = 0.0f;
+    if (p < pairs && hh < q_heads + kv_heads)
+        rope_angle(i, head_dim, (double)positions[0], log2((double)theta), &c, &sn);
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
+    if (p >= pairs) return;
+    const bf16_t b0 = qkv[hh * head_dim + i], b1 = qkv[hh * head_dim + i + half];
+    bf16_t* dst;
+    if (hh >= q_heads + kv_heads) {
+        if (row < 0) return;
+        dst = v_cache + row * kv_dim + (hh - q_heads - kv_heads) * head_dim;
+        dst[i] = b0;
+        dst[i + half] = b1;
+        return;
+    }
+    const float x0 = b2f(b0), x1 = b2f(b1);
+    const float o0 = x0 * c - x1 * sn, o1 = x1 * c + x0 * sn;
+    if (hh < q_heads) dst = q_rot + hh * head_dim;
+    else if (row >= 0) dst = k_cache + row * kv_dim + (hh - q_heads) * head_dim;
+    else return;
+    dst[i] = f2b(o0);
+    dst[i + half] = f2b(o1);
+}
+
 // The gate|up projection of ONE decode row with SwiGLU fused (decode at batch 1 runs no
 // silu_and_mul launch): feature i's gate row i and up row inter + i are one pair of the
 // pair GEMV;

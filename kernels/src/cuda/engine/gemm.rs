@@ -164,6 +164,29 @@ impl CudaEngine {
         let c = &self.config;
         let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
         let lw = &self.weights.layers[l];
+        if self.opts.qkv_rope_after_stock {
+            // The stock GEMV serves this shape (`rope_fused` checked it).
+            let qkv = self.ptr(&self.s.qkv);
+            let out = (q_heads + 2 * kv_heads) * hd;
+            self.linear(qkv, x, self.ptr(&lw.qkv), 1, out, c.hidden_size)?;
+            return self.run(
+                &self.kernels.rope_cache_row,
+                ((out / 2).div_ceil(256) as u32, 1, 1),
+                (256, 1, 1),
+                &[
+                    Arg::Ptr(self.ptr(&self.s.q_rot)),
+                    Arg::Ptr(self.ptr(&self.k_cache[l])),
+                    Arg::Ptr(self.ptr(&self.v_cache[l])),
+                    Arg::Ptr(self.ptr(&self.s.cache_rows)),
+                    Arg::Ptr(self.ptr(&self.s.positions)),
+                    Arg::Ptr(qkv),
+                    Arg::I64(q_heads as i64),
+                    Arg::I64(kv_heads as i64),
+                    Arg::I64(hd as i64),
+                    Arg::F32(c.rope_theta),
+                ],
+            );
+        }
         self.run(
             &self.kernels.gemv_qkv_rope,
             (self.gemv_blocks((q_heads + 2 * kv_heads) * hd), 1, 1),

@@ -24,6 +24,7 @@ pub(super) struct EngineKernels {
     pub(super) gemv_qkv: CudaFunction,
     pub(super) gemv_qkv_rope: CudaFunction,
     pub(super) gemv_gate_up_silu: CudaFunction,
+    pub(super) rope_cache_row: CudaFunction,
     _module: Arc<CudaModule>,
 }
 
@@ -61,6 +62,7 @@ impl EngineKernels {
             gemv_qkv: func("eng_gemv_qkv")?,
             gemv_qkv_rope: func("eng_gemv_qkv_rope")?,
             gemv_gate_up_silu: func("eng_gemv_gate_up_silu")?,
+            rope_cache_row: func("eng_rope_cache_row")?,
             _module: module,
         })
     }
@@ -75,6 +77,7 @@ impl EngineKernels {
             &self.gemv_qkv,
             &self.gemv_qkv_rope,
             &self.gemv_gate_up_silu,
+            &self.rope_cache_row,
         ]
         .iter()
         .any(|k| k.cu_function() == f.cu_function())
@@ -188,6 +191,7 @@ mod tests {
             "eng_gemv_qkv",
             "eng_gemv_qkv_rope",
             "eng_gemv_gate_up_silu",
+            "eng_rope_cache_row",
         ] {
             assert!(ENGINE_KERNELS.contains(&format!(" {name}(")), "{name}");
         }

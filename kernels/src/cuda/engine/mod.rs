@@ -138,6 +138,11 @@ pub struct CudaEngineOptions {
     /// stock gate|up GEMV plus the SwiGLU launch (`kernels-bench-h200.md`); a benchmark's
     /// experiment (`--fuse-swiglu`).
     pub fuse_gate_up_silu: bool,
+    /// With `fuse_qkv_rope`, the batch-1 q|k|v step runs as the stock `linear.matmul` GEMV
+    /// (streaming a warp's rows) into the stacked buffer and one small engine kernel for
+    /// RoPE and both cache rows, instead of the engine's pair GEMV doing all of it in one
+    /// launch (same values, bit for bit). A benchmark's experiment (`--qkv-stock`).
+    pub qkv_rope_after_stock: bool,
 }
 
 impl CudaEngineOptions {
@@ -153,6 +158,7 @@ impl CudaEngineOptions {
             programmatic_launch: true,
             fuse_qkv_rope: true,
             fuse_gate_up_silu: false,
+            qkv_rope_after_stock: false,
         }
     }
 }
