@@ -85,6 +85,17 @@ early() { # name, stock folder, source file: the launch_dependents before the wa
   fi
 }
 early early-attn attention_decode attention_decode.cu
+# Session 25: the stock decode attention as a bundle (the baseline of the next one) and
+#   attn-pf      before its dependency wait, a block sends its share of the cached K and V
+#                rows (all but the newest) to L2 (kernels/tools/variants/attn-prefetch.cu)
+cp -r "$src" "$out/attn-stock"
+sed -i 's/^name = .*/name = "variant-attn-stock"/' "$out/attn-stock/manifest.toml"
+cp -r "$src" "$out/attn-pf"
+sed -i 's/^name = .*/name = "variant-attn-pf"/' "$out/attn-pf/manifest.toml"
+perl -0pi -e 'BEGIN { local $/; open my $f, "<", "kernels/tools/variants/attn-prefetch.cu" or die; $pf = <$f>; }
+  s/(\n)(    GRID_DEPENDENCY_WAIT\(\);\n    GRID_LAUNCH_DEPENDENTS\(\);\n    extern __shared__)/$1$pf$2/' \
+  "$out/attn-pf/kernels/attention_decode.cu"
+grep -q "variant attn-pf" "$out/attn-pf/kernels/attention_decode.cu" || { echo "attn-pf: insertion failed" >&2; exit 1; }
 early early-norm fused_add_rmsnorm fused_add_rmsnorm.cu
 early early-silu silu_and_mul silu_and_mul.cu
 mkdir -p "$out/decode-simt/kernels"
@@ -159,6 +170,7 @@ for v in prefill-mb2 prefill-br128 prefill-old; do
 done
 # Every decode variant must differ from the stock bundle (early-* check themselves).
 for v in "$out"/[!pge]*; do
+  [ "$(basename "$v")" = attn-stock ] && continue
   if diff -q "$src/kernels/attention_decode.cu" "$v/kernels/attention_decode.cu" >/dev/null &&
      [ "$(grep '^grid' "$src/manifest.toml")" = "$(grep '^grid' "$v/manifest.toml")" ]; then
     echo "variant $(basename "$v") is the stock kernel: its sed script no longer matches" >&2
