@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-stock]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-stock] [--qkv-split N] [--qkv-split-grid G]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -64,7 +64,9 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
                  switch)
   --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)
   --qkv-stock    batch 1's fused q|k|v step as the stock GEMV plus one rope + cache-row
-                 kernel (an experiment, off)";
+                 kernel (an experiment, off)
+  --qkv-split N  the fused q|k|v GEMV with weight rows cut in N slices of k (1, 2, 4;
+                 an experiment, 1); --qkv-split-grid G sets its grid (0: resident blocks)";
 
 struct Opts {
     shape: String,
@@ -83,6 +85,8 @@ struct Opts {
     fuse_qkv_rope: bool,
     fuse_gate_up_silu: bool,
     qkv_rope_after_stock: bool,
+    qkv_split: usize,
+    qkv_split_grid: u32,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -103,6 +107,8 @@ fn parse_args() -> Result<Opts, String> {
         fuse_qkv_rope: true,
         fuse_gate_up_silu: false,
         qkv_rope_after_stock: false,
+        qkv_split: 1,
+        qkv_split_grid: 0,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -127,6 +133,8 @@ fn parse_args() -> Result<Opts, String> {
             "--unfused" => (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false),
             "--fuse-swiglu" => o.fuse_gate_up_silu = true,
             "--qkv-stock" => o.qkv_rope_after_stock = true,
+            "--qkv-split" => o.qkv_split = num(it.next(), "--qkv-split")?,
+            "--qkv-split-grid" => o.qkv_split_grid = num(it.next(), "--qkv-split-grid")? as u32,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -270,6 +278,8 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     eopts.fuse_qkv_rope = opts.fuse_qkv_rope;
     eopts.fuse_gate_up_silu = opts.fuse_gate_up_silu;
     eopts.qkv_rope_after_stock = opts.qkv_rope_after_stock;
+    eopts.qkv_split = opts.qkv_split;
+    eopts.qkv_split_grid = opts.qkv_split_grid;
     let on = |b: bool| if b { "on" } else { "off" };
     out.text(&format!(
         "batch-1 fused kernels: q|k|v + rope + cache writes {}{}, gate|up + swiglu {}",

@@ -187,9 +187,30 @@ impl CudaEngine {
                 ],
             );
         }
+        let pairs = (q_heads + 2 * kv_heads) * hd / 2;
+        let split = self.opts.qkv_split;
+        let (f, grid) = match split {
+            2 | 4 if (c.hidden_size / 8).is_multiple_of(split) => {
+                let f = if split == 2 {
+                    &self.kernels.gemv_qkv_rope_s2
+                } else {
+                    &self.kernels.gemv_qkv_rope_s4
+                };
+                let steps = (pairs * split).div_ceil(4) as u32;
+                let grid = match self.opts.qkv_split_grid {
+                    0 => steps.min(self.resident_blocks(f)?),
+                    g => g,
+                };
+                (f, grid)
+            }
+            _ => (
+                &self.kernels.gemv_qkv_rope,
+                self.gemv_blocks((q_heads + 2 * kv_heads) * hd),
+            ),
+        };
         self.run(
-            &self.kernels.gemv_qkv_rope,
-            (self.gemv_blocks((q_heads + 2 * kv_heads) * hd), 1, 1),
+            f,
+            (grid, 1, 1),
             (256, 1, 1),
             &[
                 Arg::Ptr(self.ptr(&self.s.q_rot)),
@@ -225,6 +246,18 @@ impl CudaEngine {
                 Arg::I64(c.hidden_size as i64),
             ],
         )
+    }
+
+    /// Blocks of 256 threads of `f` the GPU holds at once (the occupancy API).
+    fn resident_blocks(&self, f: &CudaFunction) -> Result<u32, CudaEngineError> {
+        // SAFETY: the function handle is live (its module is held by `self.kernels`).
+        let per_sm = unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(f.cu_function(), 256, 0)
+        }
+        .map_err(|e| {
+            CudaEngineError::Device(driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))
+        })?;
+        Ok((per_sm.max(1) as u32) * self.dev.info().multiprocessors.max(1) as u32)
     }
 
     /// The split kernel: `qkv` rows into q, k and the v cache.

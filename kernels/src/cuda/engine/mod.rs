@@ -143,6 +143,12 @@ pub struct CudaEngineOptions {
     /// RoPE and both cache rows, instead of the engine's pair GEMV doing all of it in one
     /// launch (same values, bit for bit). A benchmark's experiment (`--qkv-stock`).
     pub qkv_rope_after_stock: bool,
+    /// The fused batch-1 q|k|v GEMV cuts each weight row into this many slices of k (1, 2
+    /// or 4; one warp a slice), on a grid of the blocks resident at once
+    /// (`qkv_split_grid`, when not 0, sets the grid). A benchmark's experiment
+    /// (`--qkv-split N`, `--qkv-split-grid G`).
+    pub qkv_split: usize,
+    pub qkv_split_grid: u32,
 }
 
 impl CudaEngineOptions {
@@ -159,6 +165,8 @@ impl CudaEngineOptions {
             fuse_qkv_rope: true,
             fuse_gate_up_silu: false,
             qkv_rope_after_stock: false,
+            qkv_split: 1,
+            qkv_split_grid: 0,
         }
     }
 }
