@@ -43,7 +43,7 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-stock] [--qkv-split N] [--qkv-split-grid G]
+const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-pair]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -59,14 +59,12 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
   --no-pdl       launch every kernel plainly (no programmatic dependent launch: the A/B switch)
   --pdl-bundles  launch the --bundle kernels with programmatic dependent launch too (only for
                  kernels that wait for the grid before them first, as the stock ones do)
-  --unfused      batch 1 without the engine's fused q|k|v GEMV (RoPE and both cache
-                 writes in its epilogue): the rope and k-write launches come back (the A/B
-                 switch)
+  --unfused      batch 1 without the engine's RoPE + cache-row kernel after the q|k|v
+                 product: the rope and k-write launches come back (the A/B switch)
   --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)
-  --qkv-stock    batch 1's fused q|k|v step as the stock GEMV plus one rope + cache-row
-                 kernel (an experiment, off)
-  --qkv-split N  the fused q|k|v GEMV with weight rows cut in N slices of k (1, 2, 4;
-                 an experiment, 1); --qkv-split-grid G sets its grid (0: resident blocks)";
+  --qkv-pair     batch 1's q|k|v step as the engine's one-launch pair GEMV (product, RoPE
+                 and both cache rows; the default until session 25) instead of the GEMV
+                 plus one rope + cache-row kernel";
 
 struct Opts {
     shape: String,
@@ -84,9 +82,7 @@ struct Opts {
     programmatic_bundles: bool,
     fuse_qkv_rope: bool,
     fuse_gate_up_silu: bool,
-    qkv_rope_after_stock: bool,
-    qkv_split: usize,
-    qkv_split_grid: u32,
+    qkv_pair_gemv: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -106,9 +102,7 @@ fn parse_args() -> Result<Opts, String> {
         programmatic_bundles: false,
         fuse_qkv_rope: true,
         fuse_gate_up_silu: false,
-        qkv_rope_after_stock: false,
-        qkv_split: 1,
-        qkv_split_grid: 0,
+        qkv_pair_gemv: false,
     };
     let mut it = std::env::args().skip(1);
     let num = |v: Option<String>, what: &str| -> Result<usize, String> {
@@ -132,9 +126,7 @@ fn parse_args() -> Result<Opts, String> {
             "--pdl-bundles" => o.programmatic_bundles = true,
             "--unfused" => (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false),
             "--fuse-swiglu" => o.fuse_gate_up_silu = true,
-            "--qkv-stock" => o.qkv_rope_after_stock = true,
-            "--qkv-split" => o.qkv_split = num(it.next(), "--qkv-split")?,
-            "--qkv-split-grid" => o.qkv_split_grid = num(it.next(), "--qkv-split-grid")? as u32,
+            "--qkv-pair" => o.qkv_pair_gemv = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -277,17 +269,15 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
     eopts.programmatic_launch = opts.programmatic;
     eopts.fuse_qkv_rope = opts.fuse_qkv_rope;
     eopts.fuse_gate_up_silu = opts.fuse_gate_up_silu;
-    eopts.qkv_rope_after_stock = opts.qkv_rope_after_stock;
-    eopts.qkv_split = opts.qkv_split;
-    eopts.qkv_split_grid = opts.qkv_split_grid;
+    eopts.qkv_pair_gemv = opts.qkv_pair_gemv;
     let on = |b: bool| if b { "on" } else { "off" };
     out.text(&format!(
         "batch-1 fused kernels: q|k|v + rope + cache writes {}{}, gate|up + swiglu {}",
         on(opts.fuse_qkv_rope),
-        if opts.qkv_rope_after_stock {
-            " (stock GEMV, then rope + cache rows)"
+        if opts.qkv_pair_gemv {
+            " (one pair GEMV, --qkv-pair)"
         } else {
-            ""
+            " (the GEMV, then one rope + cache-row kernel)"
         },
         on(opts.fuse_gate_up_silu)
     ));

@@ -428,19 +428,19 @@ fn graph_decode_equals_eager_decode() {
     assert!(mean.abs() < 0.01, "embedding mean {mean}");
 }
 
-/// Batch-1 decode with the engine's fused one-row kernels (q|k|v + RoPE + both cache
-/// writes; gate|up + SwiGLU) follows the unfused step (the rope, k-write and silu_and_mul
-/// launches), runs no rope or silu_and_mul slot call, gives a proposal installed over the
-/// stock rope kernel its calls back (that fusion then steps aside; the other stays), and
-/// one over the stock `linear.matmul` kernel every product (both fusions and the engine's
-/// q|k|v GEMV step aside). The q|k|v step as the stock GEMV plus the RoPE + cache-row
-/// kernel (`qkv_rope_after_stock`) gives the fused kernel's logits bit for bit.
+/// Batch-1 decode with the engine's fused one-row kernels (RoPE + both cache writes after
+/// the q|k|v product; gate|up + SwiGLU) follows the unfused step (the rope, k-write and
+/// silu_and_mul launches), runs no rope or silu_and_mul slot call, gives a proposal
+/// installed over the stock rope kernel its calls back (that fusion then steps aside; the
+/// other stays), and one over the stock `linear.matmul` kernel every product, q|k|v
+/// included (the SwiGLU fusion steps aside, the RoPE + cache-row kernel stays). The
+/// one-launch pair GEMV (`qkv_pair_gemv`) gives the same logits bit for bit.
 #[test]
 fn batch_one_fused_kernels_follow_the_slot_calls() {
     let Some(dev) = device_or_skip() else { return };
     let cfg = ModelConfig::named("tiny").unwrap();
     // `proposal`: a copy of that slot's stock bundle installed over the stock kernel.
-    let make = |fused: bool, proposal: Option<SlotId>, after_stock: bool| {
+    let make = |fused: bool, proposal: Option<SlotId>, pair: bool| {
         let mut slots = CudaSlotTable::stock(&dev).expect("stock CUDA kernels build");
         if let Some(slot) = proposal {
             let b = stock::cuda_bundles()
@@ -457,13 +457,13 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         let mut o = CudaEngineOptions::new(4, 64, 32);
         o.fuse_qkv_rope = fused;
         o.fuse_gate_up_silu = fused;
-        o.qkv_rope_after_stock = after_stock;
+        o.qkv_pair_gemv = pair;
         tiny_engine(&dev, slots, o)
     };
     let (mut fused, mut plain) = (make(true, None, false), make(false, None, false));
     let mut proposal = make(true, Some(SlotId::Rope), false);
     let mut matmul = make(true, Some(SlotId::LinearMatmul), false);
-    let mut two_launch = make(true, None, true);
+    let mut pair = make(true, None, true);
     let prompt = &prompts()[0];
     let mut tokens = vec![0u32; 1];
     for e in [
@@ -471,7 +471,7 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         &mut plain,
         &mut proposal,
         &mut matmul,
-        &mut two_launch,
+        &mut pair,
     ] {
         tokens[0] = e.prefill(0, prompt).unwrap();
     }
@@ -482,7 +482,7 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         before(&plain),
         before(&proposal),
         before(&matmul),
-        before(&two_launch),
+        before(&pair),
     );
     const B1_STEPS: usize = 12;
     let mut agree = 0;
@@ -491,12 +491,12 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         let got = fused.decode(&tokens).unwrap();
         let other = proposal.decode(&tokens).unwrap();
         let third = matmul.decode(&tokens).unwrap();
-        two_launch.decode(&tokens).unwrap();
+        pair.decode(&tokens).unwrap();
         let (lp, lf) = (plain.logits(1).unwrap(), fused.logits(1).unwrap());
-        let lt = two_launch.logits(1).unwrap();
+        let lt = pair.logits(1).unwrap();
         assert!(
             lt.iter().zip(&lf).all(|(a, b)| a.to_bits() == b.to_bits()),
-            "step {step}: the two-launch q|k|v step's logits differ from the fused kernel's"
+            "step {step}: the pair GEMV's logits differ from the two-launch q|k|v step's"
         );
         let diff = lp
             .iter()
@@ -530,11 +530,11 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
         [0, 1, 2].map(|i| a[i] - b[i])
     };
     let steps = B1_STEPS as u64;
-    // [rope, silu_and_mul, linear.matmul] calls of the decode steps. Fused: q|k|v and
-    // gate|up are engine GEMVs, so linear.matmul serves o, down and the LM head.
+    // [rope, silu_and_mul, linear.matmul] calls of the decode steps. Fused: gate|up is an
+    // engine GEMV, so linear.matmul serves q|k|v, o, down and the LM head.
     assert_eq!(
         after(&fused, f0),
-        [0, 0, steps * (2 * layers + 1)],
+        [0, 0, steps * (3 * layers + 1)],
         "fused: no rope or silu_and_mul calls"
     );
     assert_eq!(
@@ -549,12 +549,12 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
     );
     assert_eq!(
         after(&matmul, m0),
-        [calls, calls, steps * (4 * layers + 1)],
-        "a linear.matmul proposal gets every product, q|k|v and gate|up included"
+        [0, calls, steps * (4 * layers + 1)],
+        "a linear.matmul proposal gets every product, q|k|v and gate|up included; RoPE stays fused"
     );
     assert_eq!(
-        after(&two_launch, t0),
-        [0, 0, steps * (3 * layers + 1)],
-        "two-launch q|k|v: the stock GEMV takes the product, RoPE stays the engine's"
+        after(&pair, t0),
+        [0, 0, steps * (2 * layers + 1)],
+        "the pair GEMV takes the q|k|v product from linear.matmul"
     );
 }

@@ -225,6 +225,9 @@ fn engine_kernels_compile_without_headers() {
             "eng_causal_softmax",
             "eng_argmax",
             "eng_gemv_qkv",
+            "eng_gemv_qkv_rope",
+            "eng_rope_cache_row",
+            "eng_gemv_gate_up_silu",
         ] {
             assert!(
                 out.ptx.contains(&format!(".entry {name}(")),

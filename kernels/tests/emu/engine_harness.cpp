@@ -126,22 +126,19 @@ static double dot_ref(const bf16_t* x, const bf16_t* w, long long k, double* mag
 }
 
 /* The fused one-row q|k|v GEMV with RoPE: q rotated into q_rot, k rotated and v into the
- * cache rows, nothing into the cache for a padding row; whole rows (split 1) and rows in
- * halves or quarters of k (split 2, 4). */
+ * cache rows, nothing into the cache for a padding row. */
 static void test_gemv_qkv_rope() {
     const long long qh = 2, kvh = 1, hd = 16, half = hd / 2, k = 8 * 140, kv_dim = kvh * hd;
     const long long n = (qh + 2 * kvh) * hd, total_rows = 6;
     const float theta = 10000.0f;
-    for (int split : {1, 2, 4})
     for (int cache_row : {3, -1}) {
         auto x = rand_bf16(k), w = rand_bf16(n * k);
         std::vector<int> cr = {cache_row}, pos = {1234};
         std::vector<bf16_t> q(qh * hd, 0x7F81), kc(total_rows * kv_dim, 0x7F81), vc(kc);
-        /* 3 blocks take 12 pairs a step at split 1 (the last step of 32 pairs is partial),
-         * 6 at split 2, 3 at split 4 (grid-stride over 32 pairs). */
+        /* 3 blocks take 12 pairs a step: the last step of 32 pairs is partial. */
         emu_launch(dim3{3, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
-            auto f = split == 1 ? eng_gemv_qkv_rope : split == 2 ? eng_gemv_qkv_rope_s2 : eng_gemv_qkv_rope_s4;
-            f(q.data(), kc.data(), vc.data(), cr.data(), pos.data(), x.data(), w.data(), qh, kvh, hd, k, theta);
+            eng_gemv_qkv_rope(q.data(), kc.data(), vc.data(), cr.data(), pos.data(), x.data(), w.data(), qh, kvh,
+                              hd, k, theta);
         });
         for (long long hh = 0; hh < qh + 2 * kvh; ++hh)
             for (long long i = 0; i < half; ++i) {
@@ -160,18 +157,16 @@ static void test_gemv_qkv_rope() {
                 else if (cache_row < 0) continue;
                 else if (hh < qh + kvh) at = &kc[cache_row * kv_dim + (hh - qh) * hd];
                 else at = &vc[cache_row * kv_dim + (hh - qh - kvh) * hd];
-                CHECK(fabs(b2f(at[i]) - r0) <= tol0, "gemv_qkv_rope split %d row %d head %lld i %lld: %g vs %g",
-                      split, cache_row, hh, i, b2f(at[i]), r0);
-                CHECK(fabs(b2f(at[i + half]) - r1) <= tol1,
-                      "gemv_qkv_rope split %d row %d head %lld i+half %lld: %g vs %g", split, cache_row, hh, i,
-                      b2f(at[i + half]), r1);
+                CHECK(fabs(b2f(at[i]) - r0) <= tol0, "gemv_qkv_rope row %d head %lld i %lld: %g vs %g", cache_row,
+                      hh, i, b2f(at[i]), r0);
+                CHECK(fabs(b2f(at[i + half]) - r1) <= tol1, "gemv_qkv_rope row %d head %lld i+half %lld: %g vs %g",
+                      cache_row, hh, i, b2f(at[i + half]), r1);
             }
         int written = 0;
         for (size_t i = 0; i < kc.size(); ++i) written += (kc[i] != 0x7F81) + (vc[i] != 0x7F81);
-        CHECK(written == (cache_row < 0 ? 0 : 2 * kv_dim), "gemv_qkv_rope split %d wrote %d cache values (row %d)",
-              split, written, cache_row);
-        for (auto v : q) CHECK(v != 0x7F81, "gemv_qkv_rope split %d left a q value unwritten", split);
-        if (split != 1) continue;
+        CHECK(written == (cache_row < 0 ? 0 : 2 * kv_dim), "gemv_qkv_rope wrote %d cache values (row %d)", written,
+              cache_row);
+        for (auto v : q) CHECK(v != 0x7F81, "gemv_qkv_rope left a q value unwritten");
 
         /* The two-launch form (the one-row product into a stacked buffer, then
          * eng_rope_cache_row) writes the same bits: 64 threads, half past the 32 pairs. */

@@ -72,7 +72,8 @@ impl CudaEngine {
             self.ptr(&self.s.normed),
             self.ptr(&self.weights.layers[0].qkv),
         );
-        let rope_fused = self.rope_fused(pass, 0);
+        let rope_fused = self.rope_fused(pass);
+        let pair = rope_fused && self.qkv_pair(0);
         let nb = n as u64;
         let kv_read: u64 = self.lens[..n]
             .iter()
@@ -96,8 +97,13 @@ impl CudaEngine {
             } else {
                 "qkv_proj+v_write"
             },
-            if rope_fused {
+            if pair {
                 format!("fused pair gemv {n}x{h} · {qkv_out}x{h}, rope, both cache rows")
+            } else if rope_fused {
+                format!(
+                    "{} {n}x{h} · {qkv_out}x{h} + rope, both cache rows",
+                    gemm_impl(qkv_out, h)
+                )
             } else if fused {
                 format!("fused gemv {n}x{h} · {qkv_out}x{h}")
             } else {
@@ -106,7 +112,7 @@ impl CudaEngine {
             Step::QkvProj,
             layers,
             2 * (qkv_out * h + n * h + n * qkv_out) as u64
-                + if fused {
+                + if pair || (fused && !rope_fused) {
                     0
                 } else {
                     2 * 2 * (n * qkv_out) as u64

@@ -25,10 +25,8 @@ typedef unsigned long long u64_t;
 // other only (ids 1-4; 0 is __syncthreads'). The CPU emulation has its own.
 #if defined(__CUDA_ARCH__)
 #define PAIR_SYNC(id) asm volatile("bar.sync %0, 64;\n" ::"r"(id) : "memory")
-#define GROUP_SYNC(id, n) asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory")
 #else
 #define PAIR_SYNC(id) emu_bar_sync((id), 64)
-#define GROUP_SYNC(id, n) emu_bar_sync((id), (n))
 #endif
 
 // A 16-byte load through the read-only (non-coherent) path: for data no kernel of the
@@ -420,60 +418,6 @@ __device__ __forceinline__ void prefetch_first_pair(const bf16_t* w, long long p
     PREFETCH_L2(reinterpret_cast<const char*>(w + pair_row(p, wib, rows_of) * k) + lane * 128);
 }
 
-// The pair GEMV with each weight row cut into SPLIT equal slices of k (k / 8 a multiple
-// of SPLIT), one warp a slice: a block step takes 4 / SPLIT pairs, 2 * SPLIT warps each
-// (warp w: pair w / (2 SPLIT), row (w / SPLIT) % 2, slice w % SPLIT), whose lane-reduced
-// slice sums meet in shared memory behind the group's own barrier; the group's first
-// lane adds them in slice order and calls `store(p, v0, v1)`. Shorter work a warp step
-// than the whole-row pair GEMV (gemv_pair_body, SPLIT 1), so a grid of resident blocks
-// ends with a short tail. blockDim.x must be 256.
-template <int SPLIT>
-__device__ __forceinline__ long long split_first_pair() {
-    return blockIdx.x * (4ll / SPLIT) + (threadIdx.x >> 5) / (2 * SPLIT);
-}
-
-template <int UNR, int SPLIT, class RowsOf, class Store>
-__device__ __forceinline__ void gemv_pair_split_body(const bf16_t* __restrict__ x, const bf16_t* __restrict__ w,
-                                                     long long pairs, long long k, RowsOf rows_of, Store store) {
-    __shared__ float part[16]; /* [parity][warp] */
-    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-    const int group = wib / (2 * SPLIT), row = (wib / SPLIT) & 1, piece = wib % SPLIT;
-    const long long kvs = (k >> 3) / SPLIT;
-    const uint4* xv = reinterpret_cast<const uint4*>(x) + piece * kvs;
-    const uint4* w4 = reinterpret_cast<const uint4*>(w) + piece * kvs;
-    int parity = 0;
-    for (long long p = split_first_pair<SPLIT>(); p < pairs; p += gridDim.x * (4ll / SPLIT), parity ^= 1) {
-        long long j0, j1;
-        rows_of(p, j0, j1);
-        const float v = dot_row<UNR>(xv, w4 + (row ? j1 : j0) * (k >> 3), kvs, lane);
-        if (lane == 0) part[parity * 8 + wib] = v;
-        GROUP_SYNC(1 + group, 64 * SPLIT);
-        if (row == 0 && piece == 0 && lane == 0) {
-            const float* pp = part + parity * 8 + group * 2 * SPLIT;
-            float v0 = pp[0], v1 = pp[SPLIT];
-#pragma unroll
-            for (int q = 1; q < SPLIT; ++q) {
-                v0 += pp[q];
-                v1 += pp[SPLIT + q];
-            }
-            store(p, v0, v1);
-        }
-    }
-}
-
-// gemv_pair_split_body's prefetch: the first 2 KiB of this warp's first slice to L2.
-template <int SPLIT, class RowsOf>
-__device__ __forceinline__ void prefetch_first_split(const bf16_t* w, long long pairs, long long k,
-                                                     RowsOf rows_of) {
-    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-    const long long p = split_first_pair<SPLIT>(), slice = k / SPLIT;
-    if (p >= pairs || lane * 128 >= slice * 2 || lane * 128 >= 2048) return;
-    long long j0, j1;
-    rows_of(p, j0, j1);
-    const long long j = ((wib / SPLIT) & 1) ? j1 : j0;
-    PREFETCH_L2(reinterpret_cast<const char*>(w + j * k + (wib % SPLIT) * slice) + lane * 128);
-}
-
 // RoPE's angle for pair i of a head at position pos, as the stock position.rope kernel
 // computes it: pos * theta^(-2i/D) in double, reduced to [-pi, pi], then sincosf.
 __device__ __forceinline__ void rope_angle(long long i, long long head_dim, double pos, double log2_theta,
@@ -491,10 +435,10 @@ __device__ __forceinline__ void rope_angle(long long i, long long head_dim, doub
 // pair of the pair GEMV (two warps of a block); q heads are rotated into q_rot, k heads rotated into the key cache row
 // cache_rows[0], v heads written to the value cache row (no cache write when that row is
 // negative: a padding row). positions[0] is the row's position. w is
-// [(q_heads + 2 kv_heads) * D, k]. SPLIT 1: the pair GEMV of whole rows; 2 or 4: rows in
-// slices of k (gemv_pair_split_body).
-template <int SPLIT>
-__device__ __forceinline__ void gemv_qkv_rope(
+// [(q_heads + 2 kv_heads) * D, k]. Grid: one block per 8 features (at most 8 a SM).
+// Not the engine's default (CudaEngineOptions::qkv_pair_gemv): the stock GEMV and
+// eng_rope_cache_row measured 15.7 us a step faster on an H100.
+extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
     bf16_t* __restrict__ q_rot, bf16_t* __restrict__ k_cache, bf16_t* __restrict__ v_cache,
     const int* __restrict__ cache_rows, const int* __restrict__ positions, const bf16_t* __restrict__ x,
     const bf16_t* __restrict__ w, long long q_heads, long long kv_heads, long long head_dim,
@@ -505,20 +449,18 @@ __device__ __forceinline__ void gemv_qkv_rope(
         j0 = (p / half) * head_dim + p % half;
         j1 = j0 + half;
     };
-    if (SPLIT == 1) prefetch_first_pair(w, pairs, k, rows_of);
-    else prefetch_first_split<SPLIT>(w, pairs, k, rows_of);
+    prefetch_first_pair(w, pairs, k, rows_of);
     // The host writes the row's position and cache row before the step, so they (and the
     // first pair's angle: double-precision math off the critical path) come before the wait.
     const long long row = cache_rows[0];
     const double pos = (double)positions[0], log2_theta = log2((double)theta);
-    const long long p0 = SPLIT == 1 ? first_pair() : split_first_pair<SPLIT>();
-    const bool stores = SPLIT == 1 ? threadIdx.x < 128 : (threadIdx.x >> 5) % (2 * SPLIT) == 0;
+    const long long p0 = first_pair();
     float c0 = 1.0f, s0 = 0.0f;
-    if ((threadIdx.x & 31) == 0 && stores && p0 < pairs && p0 / half < q_heads + kv_heads)
+    if ((threadIdx.x & 31) == 0 && threadIdx.x < 128 && p0 < pairs && p0 / half < q_heads + kv_heads)
         rope_angle(p0 % half, head_dim, pos, log2_theta, &c0, &s0);
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
-    auto store = [=](long long p, float v0, float v1) {
+    gemv_pair_body<4>(x, w, pairs, k, rows_of, [=](long long p, float v0, float v1) {
         const long long hh = p / half, i = p % half;
         const bf16_t b0 = f2b(v0), b1 = f2b(v1);
         if (hh >= q_heads + kv_heads) {
@@ -539,35 +481,15 @@ __device__ __forceinline__ void gemv_qkv_rope(
         else return;
         dst[i] = f2b(o0);
         dst[i + half] = f2b(o1);
-    };
-    if (SPLIT == 1) gemv_pair_body<4>(x, w, pairs, k, rows_of, store);
-    else gemv_pair_split_body<4, SPLIT>(x, w, pairs, k, rows_of, store);
-}
-
-#define QKV_ROPE_PARAMS                                                                                    \
-    bf16_t *__restrict__ q_rot, bf16_t *__restrict__ k_cache, bf16_t *__restrict__ v_cache,               \
-        const int *__restrict__ cache_rows, const int *__restrict__ positions, const bf16_t *__restrict__ x, \
-        const bf16_t *__restrict__ w, long long q_heads, long long kv_heads, long long head_dim, long long k, \
-        float theta
-#define QKV_ROPE_ARGS q_rot, k_cache, v_cache, cache_rows, positions, x, w, q_heads, kv_heads, head_dim, k, theta
-// Grid: one block per 8 features (at most 8 a SM).
-extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(QKV_ROPE_PARAMS) {
-    gemv_qkv_rope<1>(QKV_ROPE_ARGS);
-}
-// Rows in halves or quarters of k (CudaEngineOptions::qkv_split; k / 8 a multiple of 2 or
-// 4): a block step takes 2 pairs or 1. Grid: up to the blocks resident at once.
-extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope_s2(QKV_ROPE_PARAMS) {
-    gemv_qkv_rope<2>(QKV_ROPE_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope_s4(QKV_ROPE_PARAMS) {
-    gemv_qkv_rope<4>(QKV_ROPE_ARGS);
+    });
 }
 
 // RoPE and both cache writes of ONE decode row whose q|k|v product is already in `qkv`
-// (the stock linear.matmul GEMV's output, [(q_heads + 2 kv_heads) * D]): what the fused
-// eng_gemv_qkv_rope does in its epilogue, bit for bit, as a second launch
-// (CudaEngineOptions::qkv_rope_after_stock). One thread per pair (i, i + D/2) of a head;
-// its angle is computed before the dependency wait.
+// (the linear.matmul kernel's output, [(q_heads + 2 kv_heads) * D]): the batch-1 decode
+// step's RoPE and k-write launches in one (decode at batch 1 runs no position.rope call
+// while the stock kernel holds the slot). What eng_gemv_qkv_rope does in its epilogue,
+// bit for bit. One thread per pair (i, i + D/2) of a head; its angle is computed before
+// the dependency wait.
 extern "C" __global__ void __launch_bounds__(256) eng_rope_cache_row(
     bf16_t* __restrict__ q_rot, bf16_t* __restrict__ k_cache, bf16_t* __restrict__ v_cache,
     const int* __restrict__ cache_rows, const int* __restrict__ positions, const bf16_t* __restrict__ qkv,

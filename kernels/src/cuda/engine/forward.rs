@@ -132,10 +132,10 @@ impl CudaEngine {
                 &[ni, hi],
             )?),
             Step::AttnNorm => add_norm(residual, p(&lw.attn_norm)),
-            Step::QkvProj if self.rope_fused(pass, l) => self.qkv_rope_projection(l, normed),
+            Step::QkvProj if self.rope_fused(pass) => self.qkv_rope_projection(l, normed),
             Step::QkvProj => self.qkv_projection(n, normed, p(&lw.qkv), vc),
-            // Done by the fused q|k|v GEMV.
-            Step::Rope | Step::KWrite if self.rope_fused(pass, l) => Ok(()),
+            // Done with the q|k|v projection.
+            Step::Rope | Step::KWrite if self.rope_fused(pass) => Ok(()),
             Step::Rope => Ok(slots.launch(
                 st,
                 SlotId::Rope,

@@ -107,11 +107,13 @@ impl CudaEngine {
         self.qkv_split(n, vc)
     }
 
-    /// Whether layer `l` of `pass` runs the fused q|k|v GEMV with RoPE and both cache
-    /// writes ([`CudaEngineOptions::fuse_qkv_rope`]; the Rope and KWrite steps then launch
-    /// nothing): a one-row decode step, the fused GEMV's conditions, and the stock
-    /// `position.rope` kernel serving the call.
-    pub(super) fn rope_fused(&self, pass: Pass, l: usize) -> bool {
+    /// Whether `pass` applies RoPE and writes both cache rows in one engine kernel after
+    /// the q|k|v product ([`CudaEngineOptions::fuse_qkv_rope`]; the Rope and KWrite steps
+    /// then launch nothing): a one-row decode step whose RoPE call the stock
+    /// `position.rope` kernel serves. The product stays a `linear.matmul` call, served by
+    /// whichever kernel's domain takes it (a proposal's too), unless
+    /// [`CudaEngineOptions::qkv_pair_gemv`] asks for the engine's one-launch pair GEMV.
+    pub(super) fn rope_fused(&self, pass: Pass) -> bool {
         let c = &self.config;
         let Pass::Decode { bucket: 1 } = pass else {
             return false;
@@ -124,12 +126,18 @@ impl CudaEngine {
         ];
         self.opts.fuse_qkv_rope
             && c.head_dim().is_multiple_of(2)
+            && self.slots.stock_serves(SlotId::Rope, &shape)
+    }
+
+    /// Whether layer `l`'s fused q|k|v step (see [`Self::rope_fused`]) is the engine's
+    /// one-launch pair GEMV: asked for, and the GEMV's conditions met.
+    pub(super) fn qkv_pair(&self, l: usize) -> bool {
+        self.opts.qkv_pair_gemv
             && self.qkv_fused(
                 1,
                 self.ptr(&self.s.normed),
                 self.ptr(&self.weights.layers[l].qkv),
             )
-            && self.slots.stock_serves(SlotId::Rope, &shape)
     }
 
     /// Whether layer `l` of `pass` runs gate|up with SwiGLU as one engine GEMV
@@ -157,75 +165,55 @@ impl CudaEngine {
             && self.slots.stock_serves(SlotId::SiluAndMul, &[1, inter])
     }
 
-    /// The fused q|k|v projection of one decode row of `x` by layer `l`'s weights: q
-    /// rotated into `q_rot`, k rotated into the key cache row, v into the value cache row
-    /// (see [`Self::rope_fused`]).
+    /// The q|k|v projection of one decode row of `x` by layer `l`'s weights with RoPE and
+    /// both cache writes (see [`Self::rope_fused`]): q rotated into `q_rot`, k rotated into
+    /// the key cache row, v into the value cache row. The product is a `linear.matmul` call
+    /// into the stacked buffer, then one small kernel does the rest; or, with
+    /// [`Self::qkv_pair`], one engine GEMV does it all.
     pub(super) fn qkv_rope_projection(&self, l: usize, x: u64) -> Result<(), CudaEngineError> {
         let c = &self.config;
         let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
-        let lw = &self.weights.layers[l];
-        if self.opts.qkv_rope_after_stock {
-            // The stock GEMV serves this shape (`rope_fused` checked it).
-            let qkv = self.ptr(&self.s.qkv);
-            let out = (q_heads + 2 * kv_heads) * hd;
-            self.linear(qkv, x, self.ptr(&lw.qkv), 1, out, c.hidden_size)?;
+        let out = (q_heads + 2 * kv_heads) * hd;
+        let (q_rot, kc, vc) = (
+            self.ptr(&self.s.q_rot),
+            self.ptr(&self.k_cache[l]),
+            self.ptr(&self.v_cache[l]),
+        );
+        let (rows, positions) = (self.ptr(&self.s.cache_rows), self.ptr(&self.s.positions));
+        let w = self.ptr(&self.weights.layers[l].qkv);
+        let tail = [
+            Arg::I64(q_heads as i64),
+            Arg::I64(kv_heads as i64),
+            Arg::I64(hd as i64),
+        ];
+        if self.qkv_pair(l) {
+            let mut args = vec![Arg::Ptr(q_rot), Arg::Ptr(kc), Arg::Ptr(vc)];
+            args.extend([
+                Arg::Ptr(rows),
+                Arg::Ptr(positions),
+                Arg::Ptr(x),
+                Arg::Ptr(w),
+            ]);
+            args.extend(tail);
+            args.extend([Arg::I64(c.hidden_size as i64), Arg::F32(c.rope_theta)]);
             return self.run(
-                &self.kernels.rope_cache_row,
-                ((out / 2).div_ceil(256) as u32, 1, 1),
+                &self.kernels.gemv_qkv_rope,
+                (self.gemv_blocks(out), 1, 1),
                 (256, 1, 1),
-                &[
-                    Arg::Ptr(self.ptr(&self.s.q_rot)),
-                    Arg::Ptr(self.ptr(&self.k_cache[l])),
-                    Arg::Ptr(self.ptr(&self.v_cache[l])),
-                    Arg::Ptr(self.ptr(&self.s.cache_rows)),
-                    Arg::Ptr(self.ptr(&self.s.positions)),
-                    Arg::Ptr(qkv),
-                    Arg::I64(q_heads as i64),
-                    Arg::I64(kv_heads as i64),
-                    Arg::I64(hd as i64),
-                    Arg::F32(c.rope_theta),
-                ],
+                &args,
             );
         }
-        let pairs = (q_heads + 2 * kv_heads) * hd / 2;
-        let split = self.opts.qkv_split;
-        let (f, grid) = match split {
-            2 | 4 if (c.hidden_size / 8).is_multiple_of(split) => {
-                let f = if split == 2 {
-                    &self.kernels.gemv_qkv_rope_s2
-                } else {
-                    &self.kernels.gemv_qkv_rope_s4
-                };
-                let steps = (pairs * split).div_ceil(4) as u32;
-                let grid = match self.opts.qkv_split_grid {
-                    0 => steps.min(self.resident_blocks(f)?),
-                    g => g,
-                };
-                (f, grid)
-            }
-            _ => (
-                &self.kernels.gemv_qkv_rope,
-                self.gemv_blocks((q_heads + 2 * kv_heads) * hd),
-            ),
-        };
+        let qkv = self.ptr(&self.s.qkv);
+        self.linear(qkv, x, w, 1, out, c.hidden_size)?;
+        let mut args = vec![Arg::Ptr(q_rot), Arg::Ptr(kc), Arg::Ptr(vc)];
+        args.extend([Arg::Ptr(rows), Arg::Ptr(positions), Arg::Ptr(qkv)]);
+        args.extend(tail);
+        args.push(Arg::F32(c.rope_theta));
         self.run(
-            f,
-            (grid, 1, 1),
+            &self.kernels.rope_cache_row,
+            ((out / 2).div_ceil(256) as u32, 1, 1),
             (256, 1, 1),
-            &[
-                Arg::Ptr(self.ptr(&self.s.q_rot)),
-                Arg::Ptr(self.ptr(&self.k_cache[l])),
-                Arg::Ptr(self.ptr(&self.v_cache[l])),
-                Arg::Ptr(self.ptr(&self.s.cache_rows)),
-                Arg::Ptr(self.ptr(&self.s.positions)),
-                Arg::Ptr(x),
-                Arg::Ptr(self.ptr(&lw.qkv)),
-                Arg::I64(q_heads as i64),
-                Arg::I64(kv_heads as i64),
-                Arg::I64(hd as i64),
-                Arg::I64(c.hidden_size as i64),
-                Arg::F32(c.rope_theta),
-            ],
+            &args,
         )
     }
 
@@ -246,18 +234,6 @@ impl CudaEngine {
                 Arg::I64(c.hidden_size as i64),
             ],
         )
-    }
-
-    /// Blocks of 256 threads of `f` the GPU holds at once (the occupancy API).
-    fn resident_blocks(&self, f: &CudaFunction) -> Result<u32, CudaEngineError> {
-        // SAFETY: the function handle is live (its module is held by `self.kernels`).
-        let per_sm = unsafe {
-            result::occupancy::max_active_block_per_multiprocessor(f.cu_function(), 256, 0)
-        }
-        .map_err(|e| {
-            CudaEngineError::Device(driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))
-        })?;
-        Ok((per_sm.max(1) as u32) * self.dev.info().multiprocessors.max(1) as u32)
     }
 
     /// The split kernel: `qkv` rows into q, k and the v cache.

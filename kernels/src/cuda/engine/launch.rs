@@ -1,6 +1,7 @@
 //! The engine's own kernels (`engine_kernels.cu`: embedding, the q|k|v split, the key
 //! cache write, the prefill softmax of the builtin prefill attention, the GEMVs (with the
-//! fused one-row decode kernels), greedy argmax and weight synthesis):
+//! fused one-row decode kernels), the batch-1 RoPE + cache-row kernel, greedy argmax and
+//! weight synthesis):
 //! compiled once per engine with NVRTC and launched on the engine's stream.
 
 use super::*;
@@ -23,8 +24,6 @@ pub(super) struct EngineKernels {
     pub(super) argmax: CudaFunction,
     pub(super) gemv_qkv: CudaFunction,
     pub(super) gemv_qkv_rope: CudaFunction,
-    pub(super) gemv_qkv_rope_s2: CudaFunction,
-    pub(super) gemv_qkv_rope_s4: CudaFunction,
     pub(super) gemv_gate_up_silu: CudaFunction,
     pub(super) rope_cache_row: CudaFunction,
     _module: Arc<CudaModule>,
@@ -63,8 +62,6 @@ impl EngineKernels {
             argmax: func("eng_argmax")?,
             gemv_qkv: func("eng_gemv_qkv")?,
             gemv_qkv_rope: func("eng_gemv_qkv_rope")?,
-            gemv_qkv_rope_s2: func("eng_gemv_qkv_rope_s2")?,
-            gemv_qkv_rope_s4: func("eng_gemv_qkv_rope_s4")?,
             gemv_gate_up_silu: func("eng_gemv_gate_up_silu")?,
             rope_cache_row: func("eng_rope_cache_row")?,
             _module: module,
@@ -80,8 +77,6 @@ impl EngineKernels {
             &self.argmax,
             &self.gemv_qkv,
             &self.gemv_qkv_rope,
-            &self.gemv_qkv_rope_s2,
-            &self.gemv_qkv_rope_s4,
             &self.gemv_gate_up_silu,
             &self.rope_cache_row,
         ]
@@ -196,8 +191,6 @@ mod tests {
             "eng_argmax",
             "eng_gemv_qkv",
             "eng_gemv_qkv_rope",
-            "eng_gemv_qkv_rope_s2",
-            "eng_gemv_qkv_rope_s4",
             "eng_gemv_gate_up_silu",
             "eng_rope_cache_row",
         ] {

@@ -125,11 +125,12 @@ pub struct CudaEngineOptions {
     /// the grid before (the stock slot kernels' switch is [`CudaSlotTable::stock_with`]); a
     /// benchmark's A/B switch, the validator never clears it.
     pub programmatic_launch: bool,
-    /// A batch-1 decode step runs the engine's fused q|k|v GEMV, which applies RoPE and
-    /// writes the key cache itself (no `position.rope` and no k-write launch), while the
-    /// stock rope kernel serves the call. A rope proposal whose domain takes the call turns
-    /// it off, so the proposal is what runs. A benchmark's A/B switch; the validator never
-    /// clears it.
+    /// A batch-1 decode step applies RoPE and writes both cache rows in one engine kernel
+    /// after the q|k|v product (`eng_rope_cache_row`: no `position.rope` and no k-write
+    /// launch) while the stock rope kernel serves the call; the product itself is a
+    /// `linear.matmul` call like any other. A rope proposal whose domain takes the call
+    /// turns it off, so the proposal is what runs. A benchmark's A/B switch; the validator
+    /// never clears it.
     pub fuse_qkv_rope: bool,
     /// A batch-1 decode step runs gate|up with SwiGLU as one engine GEMV (no
     /// `activation.silu_and_mul` launch) while the stock `linear.matmul` and `silu_and_mul`
@@ -138,17 +139,12 @@ pub struct CudaEngineOptions {
     /// stock gate|up GEMV plus the SwiGLU launch (`kernels-bench-h200.md`); a benchmark's
     /// experiment (`--fuse-swiglu`).
     pub fuse_gate_up_silu: bool,
-    /// With `fuse_qkv_rope`, the batch-1 q|k|v step runs as the stock `linear.matmul` GEMV
-    /// (streaming a warp's rows) into the stacked buffer and one small engine kernel for
-    /// RoPE and both cache rows, instead of the engine's pair GEMV doing all of it in one
-    /// launch (same values, bit for bit). A benchmark's experiment (`--qkv-stock`).
-    pub qkv_rope_after_stock: bool,
-    /// The fused batch-1 q|k|v GEMV cuts each weight row into this many slices of k (1, 2
-    /// or 4; one warp a slice), on a grid of the blocks resident at once
-    /// (`qkv_split_grid`, when not 0, sets the grid). A benchmark's experiment
-    /// (`--qkv-split N`, `--qkv-split-grid G`).
-    pub qkv_split: usize,
-    pub qkv_split_grid: u32,
+    /// With `fuse_qkv_rope` and the stock `linear.matmul` kernel serving the q|k|v row,
+    /// that step is instead the engine's one-launch pair GEMV (`eng_gemv_qkv_rope`: the
+    /// product, RoPE and both cache rows), the default until session 25, when the stock
+    /// GEMV plus the RoPE + cache-row kernel measured 15.7 µs a step faster on an H100. A
+    /// benchmark's A/B switch (`--qkv-pair`).
+    pub qkv_pair_gemv: bool,
 }
 
 impl CudaEngineOptions {
@@ -164,9 +160,7 @@ impl CudaEngineOptions {
             programmatic_launch: true,
             fuse_qkv_rope: true,
             fuse_gate_up_silu: false,
-            qkv_rope_after_stock: false,
-            qkv_split: 1,
-            qkv_split_grid: 0,
+            qkv_pair_gemv: false,
         }
     }
 }
