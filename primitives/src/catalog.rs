@@ -120,7 +120,10 @@ pub struct ArenaSpec {
     /// engines split over ranks call, and on CUDA the double-buffered flash prefill; `/v4` on
     /// CUDA: decode attention on tensor cores and programmatic dependent launch; `/v5` on
     /// CUDA: batch-1 decode's q|k|v GEMV applies RoPE and writes both cache rows, so no
-    /// `position.rope` call is made there while the stock rope kernel serves it).
+    /// `position.rope` call is made there while the stock rope kernel serves it; `/v6`: the
+    /// streaming stock GEMV; `/v7`: batch-1 decode's q|k|v product a `linear.matmul` call
+    /// again, whichever kernel serves it, then one engine kernel for RoPE and both cache
+    /// rows).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
@@ -153,7 +156,7 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     hardware: "sm90a",
     model: "llama8b-8l",
     workload: "h200-llama8b/batched-v2",
-    stock: "cuda-bf16-hopper/v6",
+    stock: "cuda-bf16-hopper/v7",
     min_margin_ppm: 10_000,
     max_noise_ppm: 20_000,
     noise_multiplier: 3,

@@ -5,7 +5,9 @@
 # or 4 (the fused GEMV with rows in slices of k; a resident grid, or one block a step), and
 # the stock decode attention as a bundle beside attn-pf (its K/V share sent to L2 before
 # the dependency wait; both with --pdl-bundles); the headline run with PyTorch eager; three
-# batch-1 breakdowns. Carries target/gpu-carry and target/attention-variants.
+# batch-1 breakdowns. Carries target/gpu-carry and target/attention-variants. Ran with the
+# binaries of commit a7b4069 (the flags --qkv-stock and --qkv-split were removed after it:
+# the first became the default, the second was dropped).
 set -u
 . "$(dirname "$0")/lib.sh" r51
 b() { echo "--bundle $V/$1 --pdl-bundles"; }

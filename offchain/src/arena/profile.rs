@@ -100,7 +100,7 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             (SlotId::SiluAndMul, 10.4e-6),
             (SlotId::RmsNorm, 1.5e-6),
             (SlotId::FusedAddRmsNorm, 26.6e-6),
-            // RoPE runs in the fused q|k|v GEMV at batch 1
+            // RoPE runs in the engine's kernel after the q|k|v product at batch 1
             (SlotId::Rope, 0.0),
             (SlotId::AttentionDecode, 98.9e-6),
             // the fused q|k|v row 156.6, o 92.8, gate|up 602.4, down 310.3, LM head 334.7
