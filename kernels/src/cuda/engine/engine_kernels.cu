@@ -407,73 +407,6 @@ __device__ __forceinline__ void gemv_pair_body(const bf16_t* __restrict__ x, con
     }
 }
 
-// The pair GEMV as ONE stream a warp, the loop of the stock linear.matmul kernel's
-// gemv_rows_pipelined (a copy: the two are compiled apart): a warp runs over its pairs
-// p = warp, warp + warps, ..., each as its two rows one after the other (rows_of), and
-// issues the next step's UNR loads of w (the next row's first, at a row's end) before this
-// step's math, so 2 * UNR loads a lane stay in flight and no round trip waits where a row
-// ends. The first row's sum waits in a register; lane 0 calls `store(p, v0, v1)`. Needs
-// k % (256 * UNR) == 0 and 16-byte aligned x, w; the same sums in the same order as the
-// stock GEMV, so the same bits.
-template <int UNR, class RowsOf, class Store>
-__device__ __forceinline__ void gemv_pairs_streamed(const bf16_t* __restrict__ x, const bf16_t* __restrict__ w,
-                                                    long long pairs, long long k, RowsOf rows_of, Store store) {
-    const int lane = threadIdx.x & 31;
-    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
-    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-    const long long kv = k >> 3, steps = kv / (32 * UNR);
-    const uint4* xv = reinterpret_cast<const uint4*>(x);
-    const uint4* w4 = reinterpret_cast<const uint4*>(w);
-    if (warp >= pairs) return;
-    long long p = warp, s = 0, j, j1;
-    rows_of(p, j, j1);
-    bool second = false;
-    uint4 a[UNR];
-#pragma unroll
-    for (int u = 0; u < UNR; ++u) a[u] = ld_nc(w4 + j * kv + lane + 32 * u);
-    float acc = 0.0f, v0 = 0.0f;
-    for (;;) {
-        long long sn = s + 1, jn = j, pn = p, j1n = j1; /* the step after this one */
-        bool second_n = second;
-        if (sn == steps) {
-            sn = 0;
-            if (!second) {
-                jn = j1;
-                second_n = true;
-            } else {
-                pn = p + warps;
-                second_n = false;
-                if (pn < pairs) rows_of(pn, jn, j1n);
-            }
-        }
-        const bool more = pn < pairs;
-        uint4 b[UNR];
-        if (more) {
-            const uint4* wn = w4 + jn * kv + sn * 32 * UNR + lane;
-#pragma unroll
-            for (int u = 0; u < UNR; ++u) b[u] = ld_nc(wn + 32 * u);
-        }
-        const uint4* xs = xv + s * 32 * UNR + lane;
-#pragma unroll
-        for (int u = 0; u < UNR; ++u) acc = dot8(a[u], ld_nc(xs + 32 * u), acc);
-        if (sn == 0) { /* row j is done */
-            float v = acc;
-            for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-            if (!second) v0 = v;
-            else if (lane == 0) store(p, v0, v);
-            acc = 0.0f;
-        }
-        if (!more) break;
-#pragma unroll
-        for (int u = 0; u < UNR; ++u) a[u] = b[u];
-        s = sn;
-        j = jn;
-        j1 = j1n;
-        p = pn;
-        second = second_n;
-    }
-}
-
 // Before the dependency wait (the weights do not depend on the grid before): the first
 // 2 KiB of this warp's first weight row head for L2 (a 128-byte line a lane).
 template <class RowsOf>
@@ -590,13 +523,13 @@ extern "C" __global__ void __launch_bounds__(256) eng_rope_cache_row(
 }
 
 // The gate|up projection of ONE decode row with SwiGLU fused (decode at batch 1 runs no
-// silu_and_mul launch): feature i's gate row i and up row inter + i are one pair;
+// silu_and_mul launch): feature i's gate row i and up row inter + i are one pair of the
+// pair GEMV;
 // act[i] = silu(g) * u with g and u rounded to bf16 first, as the stock
-// activation.silu_and_mul kernel reads them from the product. w is [2 inter, k]. When
-// k % 2048 == 0 (every Llama), the streaming pair GEMV with 8 loads a step, as the stock
-// GEMV streams (two blocks an SM); else the pair GEMV of two warps a pair, 8 loads a lane
-// in flight. Grid: one block per 8 features (at most 8 a SM).
-extern "C" __global__ void __launch_bounds__(256, 2) eng_gemv_gate_up_silu(
+// activation.silu_and_mul kernel reads them from the product. w is [2 inter, k]. 8 loads
+// a lane in flight, as the stock GEMV for products of 16384 features or more. Grid: one
+// block per 8 features (at most 8 a SM).
+extern "C" __global__ void __launch_bounds__(256) eng_gemv_gate_up_silu(
     bf16_t* __restrict__ act, const bf16_t* __restrict__ x, const bf16_t* __restrict__ w, long long inter,
     long long k) {
     auto rows_of = [=](long long p, long long& j0, long long& j1) {
@@ -606,10 +539,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) eng_gemv_gate_up_silu(
     prefetch_first_pair(w, inter, k, rows_of);
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
-    auto store = [=](long long p, float v0, float v1) {
+    gemv_pair_body<8>(x, w, inter, k, rows_of, [=](long long p, float v0, float v1) {
         const float g = b2f(f2b(v0)), u = b2f(f2b(v1));
         act[p] = f2b(g / (1.0f + __expf(-g)) * u);
-    };
-    if (k % 2048 == 0) gemv_pairs_streamed<8>(x, w, inter, k, rows_of, store);
-    else gemv_pair_body<8>(x, w, inter, k, rows_of, store);
+    });
 }
