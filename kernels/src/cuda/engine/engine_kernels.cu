@@ -430,6 +430,31 @@ __device__ __forceinline__ void rope_angle(long long i, long long head_dim, doub
     sincosf((float)a, s, c);
 }
 
+// Where one rotate-half pair (i, i + D/2) of head hh of a decode row goes, from its two
+// bf16 values: a q head rotated by the pair's angle (c, sn) into q_rot, a k head rotated
+// into the key cache row, a v head as it is into the value cache row (no cache write when
+// the row is negative: a padding row). The epilogue of both batch-1 q|k|v paths.
+__device__ __forceinline__ void rope_store_pair(bf16_t* q_rot, bf16_t* k_cache, bf16_t* v_cache, long long row,
+                                                long long hh, long long i, long long q_heads, long long kv_heads,
+                                                long long head_dim, bf16_t b0, bf16_t b1, float c, float sn) {
+    const long long half = head_dim / 2, kv_dim = kv_heads * head_dim;
+    bf16_t* dst;
+    if (hh >= q_heads + kv_heads) {
+        if (row < 0) return;
+        dst = v_cache + row * kv_dim + (hh - q_heads - kv_heads) * head_dim;
+        dst[i] = b0;
+        dst[i + half] = b1;
+        return;
+    }
+    const float x0 = b2f(b0), x1 = b2f(b1);
+    const float o0 = x0 * c - x1 * sn, o1 = x1 * c + x0 * sn;
+    if (hh < q_heads) dst = q_rot + hh * head_dim;
+    else if (row >= 0) dst = k_cache + row * kv_dim + (hh - q_heads) * head_dim;
+    else return;
+    dst[i] = f2b(o0);
+    dst[i + half] = f2b(o1);
+}
+
 // The q|k|v projection of ONE decode row with RoPE and both cache writes fused (decode at
 // batch 1 runs no rope and no k-write launch): rows i and i + D/2 of every head are one
 // pair of the pair GEMV (two warps of a block); q heads are rotated into q_rot, k heads rotated into the key cache row
@@ -443,8 +468,7 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
     const int* __restrict__ cache_rows, const int* __restrict__ positions, const bf16_t* __restrict__ x,
     const bf16_t* __restrict__ w, long long q_heads, long long kv_heads, long long head_dim,
     long long k, float theta) {
-    const long long half = head_dim / 2, kv_dim = kv_heads * head_dim;
-    const long long pairs = (q_heads + 2 * kv_heads) * half;
+    const long long half = head_dim / 2, pairs = (q_heads + 2 * kv_heads) * half;
     auto rows_of = [=](long long p, long long& j0, long long& j1) {
         j0 = (p / half) * head_dim + p % half;
         j1 = j0 + half;
@@ -462,25 +486,9 @@ extern "C" __global__ void __launch_bounds__(256) eng_gemv_qkv_rope(
     GRID_LAUNCH_DEPENDENTS();
     gemv_pair_body<4>(x, w, pairs, k, rows_of, [=](long long p, float v0, float v1) {
         const long long hh = p / half, i = p % half;
-        const bf16_t b0 = f2b(v0), b1 = f2b(v1);
-        if (hh >= q_heads + kv_heads) {
-            if (row >= 0) {
-                bf16_t* v = v_cache + row * kv_dim + (hh - q_heads - kv_heads) * head_dim;
-                v[i] = b0;
-                v[i + half] = b1;
-            }
-            return;
-        }
         float c = c0, sn = s0;
-        if (p != p0) rope_angle(i, head_dim, pos, log2_theta, &c, &sn);
-        const float x0 = b2f(b0), x1 = b2f(b1);
-        const float o0 = x0 * c - x1 * sn, o1 = x1 * c + x0 * sn;
-        bf16_t* dst;
-        if (hh < q_heads) dst = q_rot + hh * head_dim;
-        else if (row >= 0) dst = k_cache + row * kv_dim + (hh - q_heads) * head_dim;
-        else return;
-        dst[i] = f2b(o0);
-        dst[i + half] = f2b(o1);
+        if (p != p0 && hh < q_heads + kv_heads) rope_angle(i, head_dim, pos, log2_theta, &c, &sn);
+        rope_store_pair(q_rot, k_cache, v_cache, row, hh, i, q_heads, kv_heads, head_dim, f2b(v0), f2b(v1), c, sn);
     });
 }
 
@@ -494,8 +502,7 @@ extern "C" __global__ void __launch_bounds__(256) eng_rope_cache_row(
     bf16_t* __restrict__ q_rot, bf16_t* __restrict__ k_cache, bf16_t* __restrict__ v_cache,
     const int* __restrict__ cache_rows, const int* __restrict__ positions, const bf16_t* __restrict__ qkv,
     long long q_heads, long long kv_heads, long long head_dim, float theta) {
-    const long long half = head_dim / 2, kv_dim = kv_heads * head_dim;
-    const long long pairs = (q_heads + 2 * kv_heads) * half;
+    const long long half = head_dim / 2, pairs = (q_heads + 2 * kv_heads) * half;
     const long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long hh = p / half, i = p % half, row = cache_rows[0];
     float c = 1.0f, sn = 0.0f;
@@ -504,22 +511,8 @@ extern "C" __global__ void __launch_bounds__(256) eng_rope_cache_row(
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
     if (p >= pairs) return;
-    const bf16_t b0 = qkv[hh * head_dim + i], b1 = qkv[hh * head_dim + i + half];
-    bf16_t* dst;
-    if (hh >= q_heads + kv_heads) {
-        if (row < 0) return;
-        dst = v_cache + row * kv_dim + (hh - q_heads - kv_heads) * head_dim;
-        dst[i] = b0;
-        dst[i + half] = b1;
-        return;
-    }
-    const float x0 = b2f(b0), x1 = b2f(b1);
-    const float o0 = x0 * c - x1 * sn, o1 = x1 * c + x0 * sn;
-    if (hh < q_heads) dst = q_rot + hh * head_dim;
-    else if (row >= 0) dst = k_cache + row * kv_dim + (hh - q_heads) * head_dim;
-    else return;
-    dst[i] = f2b(o0);
-    dst[i + half] = f2b(o1);
+    rope_store_pair(q_rot, k_cache, v_cache, row, hh, i, q_heads, kv_heads, head_dim, qkv[hh * head_dim + i],
+                    qkv[hh * head_dim + i + half], c, sn);
 }
 
 // The gate|up projection of ONE decode row with SwiGLU fused (decode at batch 1 runs no

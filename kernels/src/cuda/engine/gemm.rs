@@ -181,39 +181,46 @@ impl CudaEngine {
         );
         let (rows, positions) = (self.ptr(&self.s.cache_rows), self.ptr(&self.s.positions));
         let w = self.ptr(&self.weights.layers[l].qkv);
-        let tail = [
-            Arg::I64(q_heads as i64),
-            Arg::I64(kv_heads as i64),
-            Arg::I64(hd as i64),
-        ];
+        let (qh, kvh, d) = (q_heads as i64, kv_heads as i64, hd as i64);
         if self.qkv_pair(l) {
-            let mut args = vec![Arg::Ptr(q_rot), Arg::Ptr(kc), Arg::Ptr(vc)];
-            args.extend([
-                Arg::Ptr(rows),
-                Arg::Ptr(positions),
-                Arg::Ptr(x),
-                Arg::Ptr(w),
-            ]);
-            args.extend(tail);
-            args.extend([Arg::I64(c.hidden_size as i64), Arg::F32(c.rope_theta)]);
             return self.run(
                 &self.kernels.gemv_qkv_rope,
                 (self.gemv_blocks(out), 1, 1),
                 (256, 1, 1),
-                &args,
+                &[
+                    Arg::Ptr(q_rot),
+                    Arg::Ptr(kc),
+                    Arg::Ptr(vc),
+                    Arg::Ptr(rows),
+                    Arg::Ptr(positions),
+                    Arg::Ptr(x),
+                    Arg::Ptr(w),
+                    Arg::I64(qh),
+                    Arg::I64(kvh),
+                    Arg::I64(d),
+                    Arg::I64(c.hidden_size as i64),
+                    Arg::F32(c.rope_theta),
+                ],
             );
         }
         let qkv = self.ptr(&self.s.qkv);
         self.linear(qkv, x, w, 1, out, c.hidden_size)?;
-        let mut args = vec![Arg::Ptr(q_rot), Arg::Ptr(kc), Arg::Ptr(vc)];
-        args.extend([Arg::Ptr(rows), Arg::Ptr(positions), Arg::Ptr(qkv)]);
-        args.extend(tail);
-        args.push(Arg::F32(c.rope_theta));
         self.run(
             &self.kernels.rope_cache_row,
             ((out / 2).div_ceil(256) as u32, 1, 1),
             (256, 1, 1),
-            &args,
+            &[
+                Arg::Ptr(q_rot),
+                Arg::Ptr(kc),
+                Arg::Ptr(vc),
+                Arg::Ptr(rows),
+                Arg::Ptr(positions),
+                Arg::Ptr(qkv),
+                Arg::I64(qh),
+                Arg::I64(kvh),
+                Arg::I64(d),
+                Arg::F32(c.rope_theta),
+            ],
         )
     }
 
