@@ -267,6 +267,10 @@ fn shapes(slot: SlotId) -> Vec<Vec<i64>> {
             // at an odd index the last sequence is emptied, below).
             &[2, 4, 1, 64, 700],
             &[2, 8, 2, 128, 1100],
+            // More steps a warp than the ring has stages (4 and 5 at 2,100 and 2,300
+            // positions), so stages are refilled.
+            &[1, 8, 2, 128, 2300],
+            &[1, 4, 1, 64, 2100],
         ],
         // Two rows, nine rows (a second block of 8), the wide path with a short k, a
         // product the ragged k sends down the scalar path, batched rows whose steps run

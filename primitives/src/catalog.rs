@@ -123,7 +123,8 @@ pub struct ArenaSpec {
     /// `position.rope` call is made there while the stock rope kernel serves it; `/v6`: the
     /// streaming stock GEMV; `/v7`: batch-1 decode's q|k|v product a `linear.matmul` call
     /// again, whichever kernel serves it, then one engine kernel for RoPE and both cache
-    /// rows).
+    /// rows; `/v8`: decode attention streams the cache through two shared-memory stages a
+    /// warp).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
@@ -156,7 +157,7 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     hardware: "sm90a",
     model: "llama8b-8l",
     workload: "h200-llama8b/batched-v2",
-    stock: "cuda-bf16-hopper/v7",
+    stock: "cuda-bf16-hopper/v8",
     min_margin_ppm: 10_000,
     max_noise_ppm: 20_000,
     noise_multiplier: 3,

@@ -94,6 +94,13 @@ static thread_local EmuThread* emu_self;
 
 static inline void __syncthreads() { pthread_barrier_wait(&emu_self->blk->bar); }
 
+/* __syncwarp over the whole warp (the only mask the stock kernels use). */
+static inline void __syncwarp(unsigned mask = 0xffffffffu) {
+    if (mask != 0xffffffffu) { fprintf(stderr, "emu: only full-warp __syncwarp\n"); abort(); }
+    unsigned lin = emu_self->tid.x + emu_self->bdim.x * (emu_self->tid.y + emu_self->bdim.y * emu_self->tid.z);
+    pthread_barrier_wait(&emu_self->blk->warps[lin / 32].bar);
+}
+
 /* PTX `bar.sync id, count`: a named barrier of `count` threads of the block (whole warps);
  * made on first use, so every use of one id must give the same count. */
 static inline void emu_bar_sync(unsigned id, unsigned count) {
@@ -251,6 +258,8 @@ static inline void* __cluster_map_shared_rank(void* p, unsigned rank) {
 }
 
 static inline void* emu_dynamic_smem() { return emu_self->blk->dyn.data(); }
+/* %dynamic_smem_size: the launch's dynamic shared memory (the buffer has 16 guard bytes). */
+static inline unsigned emu_dynamic_smem_size() { return (unsigned)emu_self->blk->dyn.size() - 16; }
 static inline void* emu_static_smem(int key, size_t bytes) {
     EmuBlock* b = emu_self->blk;
     std::lock_guard<std::mutex> g(b->stat_mu);

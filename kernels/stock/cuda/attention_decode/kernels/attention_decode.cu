@@ -56,7 +56,7 @@
 #define NWARPS (NTHREADS / 32)
 #define GMAX 4
 #define UNROLL_SMALL 4 /* positions in flight per group in a pass of 1 or 2 heads */
-#define MMA_STEPS 1 /* 8-position steps in flight per warp on the tensor-core path (H200: 1 beats 2 at batch 1 by 8 us a step, equal at batch 8) */
+#define STAGES 2 /* 8-position steps in flight per warp on the tensor-core path, through shared memory (H100: 2 beat 3 and 4, run56) */
 #define FULL_MASK 0xffffffffu
 #define LOG2E 1.4426950408889634f
 #define NEG_INF (-__int_as_float(0x7f800000))
@@ -271,8 +271,8 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
 
 /* ---- The tensor-core path (head_dim 64 or 128, 16-byte aligned) ----
  *
- * A warp takes STEP = 8 cache positions at a time (MMA_STEPS steps in flight) for all of the
- * pass's query heads at once, with two mma.sync products a step:
+ * A warp takes STEP = 8 cache positions at a time for all of the pass's query heads at
+ * once, with two mma.sync products a step:
  *   scores  S[head][pos] = Q K^T   (m16n8k16; heads are the rows, of which gl are real;
  *                                    the 8 positions the columns; D / 16 products)
  *   output  O^T[dim][head] += V^T P^T  (m16n8k8; 16 dims a product, D / 16 of them; the
@@ -286,8 +286,17 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
  * a row holds dims g D/8 + 2i (row g of the i-th 16-dim product) and + 1 (row g + 8),
  * which __byte_perm pairs across the two positions. Scores are scaled in f32 (q stays
  * bf16 as given); probabilities are rounded to bf16 for the product, their sum l is kept
- * in f32. A lane holds q (D / 8 words), one step's K (D / 8) and V (D / 16 x 2) words a
- * step in flight and O^T (D / 4 floats). */
+ * in f32. A lane holds q (D / 8 words), one step's K (D / 8) and V (D / 16 x 2) words and
+ * O^T (D / 4 floats).
+ *
+ * The cache rows reach the warp through a ring of STAGES shared-memory stages (cp.async,
+ * 32 * D bytes a stage, copied by whole rows), filled STAGES - 1 steps ahead: the next
+ * step's loads are in flight while this step multiplies, without the registers that
+ * holding them would take (two steps in registers spilled at 128 registers a thread). The
+ * stages take 64 KiB a block at head_dim 128 (two blocks an SM); the partials reuse them
+ * once every warp is done. Three stages (96 KiB) made the kernel faster alone but the
+ * step slower (the SMs' shared-memory carveout then differs from the GEMVs' beside it);
+ * docs/kernels-bench-h200.md has the numbers. */
 #define STEP 8
 #ifndef CACHEON_EMU
 DEVI void mma_m16n8k16_bf16(float d[4], const unsigned a[4], const unsigned b[2]) {
@@ -312,27 +321,66 @@ DEVI unsigned pack_bf16x2(float lo, float hi) {
            ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
 }
 
-/* One step's cache rows for lane (g, t): K row base + g (dims [t D/4, (t+1) D/4)) and V
- * rows base + 2t and + 1 (dims [g D/8, (g+1) D/8)); zeros past s1. */
+/* cp.async (16 bytes, zeros when !valid; the source must still be a readable address)
+ * and its groups. The emulation (tests/emu/emu.h) supplies its own. */
+#ifndef CACHEON_EMU
+DEVI void cp_async16(void* smem, const void* gmem, bool valid) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(valid ? 16 : 0));
+}
+DEVI void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> DEVI void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+DEVI unsigned dynamic_smem_bytes() {
+    unsigned r;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+    return r;
+}
+#else
+DEVI unsigned dynamic_smem_bytes() { return emu_dynamic_smem_size(); }
+#endif
+
+/* A stage holds one step's 16 cache rows (rows 0-7: K at positions base .. base + 7; rows
+ * 8-15: V), D / 8 chunks of 16 bytes a row. Logical chunk c of a row is stored at
+ * stage_chunk(row, c): an XOR swizzle within the row, chosen so that the copies (a warp
+ * writes whole rows) and both reads (a lane's K quarter-row, its two V eighth-rows) touch
+ * eight different 16-byte bank groups in each group of eight lanes: no bank conflicts. */
 template <int D>
-DEVI void mma_load(unsigned (&kw)[D / 8], unsigned (&vw)[2][D / 16], const __nv_bfloat16* kbase,
-                   const __nv_bfloat16* vbase, int64_t row_stride, int64_t base, int64_t s1, int g, int t) {
-    const int64_t pk = base + g, pv = base + 2 * t;
-    const uint4* kp = reinterpret_cast<const uint4*>(kbase + pk * row_stride);
+DEVI int stage_chunk(int row, int c) {
+    if (D == 128) return row * 16 + (c ^ ((((c >> 3) ^ (row >> 2)) & 1) | ((row & 1) << 1) | (((row >> 1) & 1) << 2)));
+    return row * 8 + (c ^ (row & 7));
+}
+
+/* Copies the step at base into a stage: each instruction of the warp copies 32 / (D / 8)
+ * whole rows, so every 32-byte sector is fetched once and whole; zeros past s1. */
+template <int D>
+DEVI void mma_stage(uint4* st, const __nv_bfloat16* krow0, const __nv_bfloat16* vrow0, int64_t row_stride,
+                    int64_t base, int64_t s1, int lane) {
+    constexpr int CPR = D / 8, RPI = 32 / CPR;
+#pragma unroll
+    for (int i = 0; i < D / 16; ++i) {
+        const int row = i * RPI + lane / CPR, c = lane % CPR;
+        const int64_t p = base + (row & 7);
+        const __nv_bfloat16* src = (row < 8 ? krow0 : vrow0) + (p < s1 ? p : 0) * row_stride + c * 8;
+        cp_async16(st + stage_chunk<D>(row, c), src, p < s1);
+    }
+}
+
+/* Lane (g, t)'s words of a stage: K row g's dims [t D/4, (t+1) D/4) and V rows 2t and
+ * 2t + 1's dims [g D/8, (g+1) D/8), the layout mma_step takes. */
+template <int D>
+DEVI void mma_unstage(unsigned (&kw)[D / 8], unsigned (&vw)[2][D / 16], const uint4* st, int g, int t) {
 #pragma unroll
     for (int j = 0; j < D / 32; ++j) {
-        const uint4 v = pk < s1 ? __ldg(kp + j) : make_uint4(0u, 0u, 0u, 0u);
+        const uint4 v = st[stage_chunk<D>(g, t * (D / 32) + j)];
         kw[4 * j] = v.x; kw[4 * j + 1] = v.y; kw[4 * j + 2] = v.z; kw[4 * j + 3] = v.w;
     }
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const uint4* vp = reinterpret_cast<const uint4*>(vbase + (pv + r) * row_stride);
+    for (int r = 0; r < 2; ++r)
 #pragma unroll
         for (int j = 0; j < D / 64; ++j) {
-            const uint4 v = pv + r < s1 ? __ldg(vp + j) : make_uint4(0u, 0u, 0u, 0u);
+            const uint4 v = st[stage_chunk<D>(8 + 2 * t + r, g * (D / 64) + j)];
             vw[r][4 * j] = v.x; vw[r][4 * j + 1] = v.y; vw[r][4 * j + 2] = v.z; vw[r][4 * j + 3] = v.w;
         }
-    }
 }
 
 /* One step of 8 positions from base: the scores, the online softmax of head g (m, and l
@@ -372,7 +420,7 @@ DEVI void mma_step(const unsigned (&qw)[D / 8], const unsigned (&kw)[D / 8], con
     }
 }
 
-template <int D, int U>
+template <int D>
 DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k_cache,
                            const __nv_bfloat16* __restrict__ v_cache, float scale, int64_t b, int64_t kvh,
                            int64_t hq0, int gl, int64_t q_heads, int64_t kv_heads, int64_t max_seq,
@@ -409,16 +457,40 @@ DEVI void attend_block_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloa
     for (int i = 0; i < NT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.0f;
 
     const int64_t row_stride = kv_heads * D;
-    const __nv_bfloat16* kbase = k_cache + (b * max_seq * kv_heads + kvh) * D + t * (D / 4);
-    const __nv_bfloat16* vbase = v_cache + (b * max_seq * kv_heads + kvh) * D + g * (D / 8);
+    const __nv_bfloat16* krow0 = k_cache + (b * max_seq * kv_heads + kvh) * D;
+    const __nv_bfloat16* vrow0 = v_cache + (b * max_seq * kv_heads + kvh) * D;
 
-    for (int64_t base = s0 + (int64_t)warp * STEP * U; base < s1; base += (int64_t)NWARPS * STEP * U) {
-        unsigned kw[U][KW], vw[U][2][VW];
+    /* The warp's steps are first, first + WSTRIDE, ...; step n goes through stage n % STAGES
+     * of the warp's ring, issued STAGES - 1 steps ahead (every iteration commits one group,
+     * empty past s1, so wait_group counts steps). Lanes read what other lanes copied, so a
+     * __syncwarp follows each wait (and precedes each refill: the stage refilled is the one
+     * the warp read in the step before). */
+    constexpr int64_t WSTRIDE = (int64_t)NWARPS * STEP;
+    uint4* ring = reinterpret_cast<uint4*>(part) + (int64_t)warp * STAGES * 2 * D; /* 2D chunks a stage */
+    const int64_t first = s0 + (int64_t)warp * STEP;
 #pragma unroll
-        for (int u = 0; u < U; ++u) mma_load<D>(kw[u], vw[u], kbase, vbase, row_stride, base + u * STEP, s1, g, t);
-#pragma unroll
-        for (int u = 0; u < U; ++u) mma_step<D>(qw, kw[u], vw[u], o, m, l, base + u * STEP, s1, qscale, t);
+    for (int i = 0; i < STAGES - 1; ++i) {
+        if (first + i * WSTRIDE < s1)
+            mma_stage<D>(ring + i * 2 * D, krow0, vrow0, row_stride, first + i * WSTRIDE, s1, lane);
+        cp_async_commit();
     }
+    int stage = 0;
+    for (int64_t base = first; base < s1; base += WSTRIDE) {
+        const int ahead = stage == 0 ? STAGES - 1 : stage - 1;
+        __syncwarp(); /* every lane is done reading stage `ahead` (the step before's) */
+        if (base + (STAGES - 1) * WSTRIDE < s1)
+            mma_stage<D>(ring + ahead * 2 * D, krow0, vrow0, row_stride, base + (STAGES - 1) * WSTRIDE, s1, lane);
+        cp_async_commit();
+        cp_async_wait<STAGES - 1>();
+        __syncwarp();
+        unsigned kw[KW], vw[2][VW];
+        mma_unstage<D>(kw, vw, ring + stage * 2 * D, g, t);
+        mma_step<D>(qw, kw, vw, o, m, l, base, s1, qscale, t);
+        stage = stage == STAGES - 1 ? 0 : stage + 1;
+    }
+    /* The partials below reuse the stages: every copy landed, every warp done reading. */
+    cp_async_wait<0>();
+    __syncthreads();
 
     l += __shfl_xor_sync(FULL_MASK, l, 1);
     l += __shfl_xor_sync(FULL_MASK, l, 2);
@@ -449,7 +521,7 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
                  int64_t kv_heads, int64_t head_dim, int64_t max_seq) {
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
-    extern __shared__ float smem[]; /* [NWARPS + 1][GMAX][head_dim + 2] */
+    extern __shared__ float smem[]; /* [NWARPS + 1][GMAX][head_dim + 2]; the tensor-core path's stages first */
     const int64_t D = head_dim;
     const int64_t group = q_heads / kv_heads;
     const int64_t b = blockIdx.x / kv_heads;
@@ -475,6 +547,10 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
         return;
     }
 
+    /* The tensor-core path streams through STAGES shared-memory stages a warp (32 * D
+     * bytes each); with less dynamic shared memory than that the CUDA-core path runs. */
+    const bool staged = vec && (D == 64 || D == 128) &&
+                        dynamic_smem_bytes() >= (unsigned)(STAGES * NWARPS * 32 * D);
     const int64_t hs = D + 2; /* floats per head in a partial */
     float* blk = smem + (int64_t)NWARPS * GMAX * hs;
 
@@ -482,10 +558,10 @@ attention_decode(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restric
     for (int64_t gc = g0; gc < gend; gc += GMAX) {
         const int gl = (int)min((int64_t)GMAX, gend - gc);
         const int64_t hq0 = kvh * group + gc;
-        if (vec && D == 128)
-            attend_block_mma<128, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
-        else if (vec && D == 64)
-            attend_block_mma<64, MMA_STEPS>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
+        if (staged && D == 128)
+            attend_block_mma<128>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
+        else if (staged && D == 64)
+            attend_block_mma<64>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, max_seq, seq_lens, smem);
         else if (vec && gl == 1)
             attend_block<8, 1, UNROLL_SMALL, 1>(q, k_cache, v_cache, scale, b, kvh, hq0, gl, q_heads, kv_heads, D, max_seq, seq_lens, smem);
         else if (vec && gl == 2)
