@@ -294,8 +294,9 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
  * step's loads are in flight while this step multiplies, without the registers that
  * holding them would take (two steps in registers spilled at 128 registers a thread). The
  * stages take 64 KiB a block at head_dim 128 (two blocks an SM); the partials reuse them
- * once every warp is done. Three stages (96 KiB) made the kernel faster alone but the
- * step slower (the SMs' shared-memory carveout then differs from the GEMVs' beside it);
+ * once every warp is done. Three stages (96 KiB) were no faster alone (10.7 against
+ * 10.5 us a layer, on two H100s) and made the step slower (22 us a step between the
+ * kernels: the SMs' shared-memory carveout then differs from the GEMVs' beside it);
  * docs/kernels-bench-h200.md has the numbers. */
 #define STEP 8
 #ifndef CACHEON_EMU
