@@ -10,8 +10,12 @@ set -u
 src=kernels/stock/cuda/attention_decode
 variant() { # name, stages, shared-memory bytes per head_dim
   rm -rf "$V/$1"; mkdir -p "$V"; cp -r "$src" "$V/$1"
-  sed -i "s/^#define STAGES 3 /#define STAGES $2 /" "$V/$1/kernels/attention_decode.cu"
-  sed -i "s/768 \* min(head_dim, 128)/$3 * min(head_dim, 128)/; s/^name = .*/name = \"variant-$1\"/" "$V/$1/manifest.toml"
+  sed -i "s/^#define STAGES [0-9]* /#define STAGES $2 /" "$V/$1/kernels/attention_decode.cu"
+  sed -i "s/[0-9]* \* min(head_dim, 128)/$3 * min(head_dim, 128)/; s/^name = .*/name = \"variant-$1\"/" "$V/$1/manifest.toml"
+  # A variant the seds missed would run the stock ring (or, short of shared memory, the
+  # CUDA-core path) under the variant's name: stop instead.
+  grep -q "^#define STAGES $2 " "$V/$1/kernels/attention_decode.cu" && grep -q "\"max(144 \* (head_dim + 2), $3 \* min" "$V/$1/manifest.toml" \
+    || { echo "variant $1: substitution failed" >&2; exit 1; }
 }
 variant stg2 2 512; variant stg4 4 1024; variant stg3 3 768
 regs $src/kernels/attention_decode.cu target/attn-old.cu $V/stg2/kernels/attention_decode.cu $V/stg4/kernels/attention_decode.cu

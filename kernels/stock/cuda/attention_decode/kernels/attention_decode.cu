@@ -26,9 +26,9 @@
  * merged within the warp by shuffles, warps through shared memory, and the cluster's
  * blocks through distributed shared memory, where each block finishes 1/8 of the outputs.
  *
- * That is the CUDA-core path. Head dims 64 and 128 with aligned pointers take the
- * tensor-core path instead (attend_block_mma, below); the cluster split and the merges are
- * the same.
+ * That is the CUDA-core path. Head dims 64 and 128 with aligned pointers and the dynamic
+ * shared memory its stages need take the tensor-core path instead (attend_block_mma,
+ * below); the cluster split and the merges are the same.
  *
  * D not a multiple of 8, or unaligned q/k/v pointers, take the same code with 2-byte
  * loads (one element per lane slot). Supported head_dim: up to 256 (every model in
