@@ -182,6 +182,42 @@ static void test_gemv_qkv_rope() {
     }
 }
 
+/* The many-row RoPE + cache-row kernel writes, for every row, the bits the one-row kernel
+ * (checked above against double precision) writes for that row alone: head dim 16 (one
+ * 8-pair vector a head half) on the vector path and 12 (D/2 = 6) on the pair-at-a-time
+ * path; 2 + 2 x 3 heads over two head groups of 8 (the second one partial); a padding row;
+ * positions past the first thousand; a misaligned q_rot forcing the pair path. */
+static void test_rope_cache_rows() {
+    const long long qh = 6, kvh = 3, total_rows = 9;
+    const float theta = 500000.0f;
+    for (long long hd : {16ll, 12ll})
+        for (int misalign : {0, 1}) {
+            const long long n = 5, qkv_dim = (qh + 2 * kvh) * hd, kv_dim = kvh * hd;
+            auto qkv = rand_bf16(n * qkv_dim);
+            std::vector<int> cr = {4, -1, 0, 8, 2}, pos = {0, 7, 1023, 4097, 3};
+            std::vector<bf16_t> q(n * qh * hd + 8, 0x7F81), kc(total_rows * kv_dim, 0x7F81), vc(kc);
+            emu_launch(dim3{(unsigned)n, (unsigned)((qh + 2 * kvh + 7) / 8), 1}, dim3{64, 1, 1}, 0, dim3{1, 1, 1},
+                       [&] {
+                           eng_rope_cache_rows(q.data() + misalign, kc.data(), vc.data(), cr.data(), pos.data(),
+                                               qkv.data(), qh, kvh, hd, theta);
+                       });
+            std::vector<bf16_t> q1(q.size(), 0x7F81), kc1(kc.size(), 0x7F81), vc1(kc1);
+            for (long long r = 0; r < n; ++r)
+                emu_launch(dim3{1, 1, 1}, dim3{256, 1, 1}, 0, dim3{1, 1, 1}, [&] {
+                    eng_rope_cache_row(q1.data() + misalign + r * qh * hd, kc1.data(), vc1.data(), &cr[r], &pos[r],
+                                       qkv.data() + r * qkv_dim, qh, kvh, hd, theta);
+                });
+            CHECK(q == q1 && kc == kc1 && vc == vc1, "rope_cache_rows differs from rope_cache_row (hd %lld, misalign %d)",
+                  hd, misalign);
+            int unwritten = 0;
+            for (long long i = 0; i < n * qh * hd; ++i) unwritten += q[misalign + i] == 0x7F81;
+            CHECK(unwritten == 0, "rope_cache_rows left %d q values unwritten (hd %lld)", unwritten, hd);
+            int written = 0;
+            for (size_t i = 0; i < kc.size(); ++i) written += (kc[i] != 0x7F81) + (vc[i] != 0x7F81);
+            CHECK(written == 4 * 2 * kv_dim, "rope_cache_rows wrote %d cache values (hd %lld)", written, hd);
+        }
+}
+
 /* The fused one-row gate|up GEMV with SwiGLU against silu(x.w_g) * (x.w_u) in double. */
 static void test_gemv_gate_up_silu() {
     const long long inter = 40, k = 8 * 150;
@@ -278,6 +314,7 @@ int main() {
     test_argmax();
     test_gemv_qkv();
     test_gemv_qkv_rope();
+    test_rope_cache_rows();
     test_gemv_gate_up_silu();
     test_softmax();
     test_split_write_embed_synth();

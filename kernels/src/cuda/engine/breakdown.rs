@@ -73,7 +73,7 @@ impl CudaEngine {
             self.ptr(&self.weights.layers[0].qkv),
         );
         let rope_fused = self.rope_fused(pass);
-        let pair = rope_fused && self.qkv_pair(0);
+        let pair = rope_fused && n == 1 && self.qkv_pair(0);
         let nb = n as u64;
         let kv_read: u64 = self.lens[..n]
             .iter()
@@ -219,18 +219,28 @@ impl CudaEngine {
         } else {
             "builtin (cuBLAS + softmax)".to_string()
         };
+        let pass = Pass::Prefill {
+            seq: 0,
+            start: 0,
+            n,
+        };
+        let rope_fused = self.rope_fused(pass);
         let mut ops = self.norm_ops(n);
         ops.extend([{
-            let (name, detail, op, l, b) = gemm("qkv_proj", Step::QkvProj, n, qkv_out, h, layers);
-            (
-                name,
-                format!("{detail} + split"),
-                op,
-                l,
-                b + 2 * 2 * (n * qkv_out) as u64,
-            )
+            let (_, detail, op, l, b) = gemm("qkv_proj", Step::QkvProj, n, qkv_out, h, layers);
+            let (name, detail) = if rope_fused {
+                (
+                    "qkv_proj+rope+kv_write",
+                    format!("{detail} + rope, both cache rows"),
+                )
+            } else {
+                ("qkv_proj", format!("{detail} + split"))
+            };
+            (name, detail, op, l, b + 2 * 2 * (n * qkv_out) as u64)
         }]);
-        ops.extend(self.rope_ops(n));
+        if !rope_fused {
+            ops.extend(self.rope_ops(n));
+        }
         ops.extend([
             (
                 "attention.prefill",
@@ -261,11 +271,6 @@ impl CudaEngine {
                 2 * vocab as u64 + 4,
             ),
         ]);
-        let pass = Pass::Prefill {
-            seq: 0,
-            start: 0,
-            n,
-        };
         let out = self.time_ops(ops, pass, warmup, reps.max(1), false)?;
         self.slots.set_counts(&counts);
         Ok(out)

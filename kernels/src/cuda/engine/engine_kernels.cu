@@ -430,6 +430,15 @@ __device__ __forceinline__ void rope_angle(long long i, long long head_dim, doub
     sincosf((float)a, s, c);
 }
 
+// One rotate-half pair (b0, b1) = (x[i], x[i + D/2]) turned by the pair's angle (c, sn)
+// and rounded to bf16, in place: the formula of every engine RoPE path and of the stock
+// position.rope kernel.
+__device__ __forceinline__ void rope_rotate(bf16_t* b0, bf16_t* b1, float c, float sn) {
+    const float x0 = b2f(*b0), x1 = b2f(*b1);
+    *b0 = f2b(x0 * c - x1 * sn);
+    *b1 = f2b(x1 * c + x0 * sn);
+}
+
 // Where one rotate-half pair (i, i + D/2) of head hh of a decode row goes, from its two
 // bf16 values: a q head rotated by the pair's angle (c, sn) into q_rot, a k head rotated
 // into the key cache row, a v head as it is into the value cache row (no cache write when
@@ -446,13 +455,12 @@ __device__ __forceinline__ void rope_store_pair(bf16_t* q_rot, bf16_t* k_cache, 
         dst[i + half] = b1;
         return;
     }
-    const float x0 = b2f(b0), x1 = b2f(b1);
-    const float o0 = x0 * c - x1 * sn, o1 = x1 * c + x0 * sn;
     if (hh < q_heads) dst = q_rot + hh * head_dim;
     else if (row >= 0) dst = k_cache + row * kv_dim + (hh - q_heads) * head_dim;
     else return;
-    dst[i] = f2b(o0);
-    dst[i + half] = f2b(o1);
+    rope_rotate(&b0, &b1, c, sn);
+    dst[i] = b0;
+    dst[i + half] = b1;
 }
 
 // The q|k|v projection of ONE decode row with RoPE and both cache writes fused (decode at
@@ -513,6 +521,77 @@ extern "C" __global__ void __launch_bounds__(256) eng_rope_cache_row(
     if (p >= pairs) return;
     rope_store_pair(q_rot, k_cache, v_cache, row, hh, i, q_heads, kv_heads, head_dim, qkv[hh * head_dim + i],
                     qkv[hh * head_dim + i + half], c, sn);
+}
+
+// RoPE and both cache writes of the n rows of a prefill or a batched decode step whose
+// q|k|v products are in `qkv` ([n, (q_heads + 2 kv_heads) * D], the linear.matmul call's
+// output): eng_rope_cache_row's work, bit for bit, for every row r, at position
+// positions[r] into cache row cache_rows[r] (no position.rope, split or k-write launch
+// while the stock rope kernel serves the call). Block: row r = grid x, ROPE_HEADS heads =
+// grid y (q heads, then k heads, then v heads), 64 threads. The row's angles go into a
+// shared table before the dependency wait, one per pair index; then each thread turns 8
+// pairs at a time with 16-byte loads and stores (one pair at a time when D/2 is not a
+// multiple of 8 or a pointer is not 16-byte aligned). Head dims up to 2 ROPE_TABLE (the
+// engine takes its unfused path above).
+#define ROPE_HEADS 8
+#define ROPE_TABLE 128
+extern "C" __global__ void __launch_bounds__(64) eng_rope_cache_rows(
+    bf16_t* __restrict__ q_rot, bf16_t* __restrict__ k_cache, bf16_t* __restrict__ v_cache,
+    const int* __restrict__ cache_rows, const int* __restrict__ positions, const bf16_t* __restrict__ qkv,
+    long long q_heads, long long kv_heads, long long head_dim, float theta) {
+    __shared__ float cos_t[ROPE_TABLE];
+    __shared__ float sin_t[ROPE_TABLE];
+    const long long r = blockIdx.x, half = head_dim / 2, heads = q_heads + 2 * kv_heads;
+    const long long h0 = (long long)blockIdx.y * ROPE_HEADS;
+    const long long nh = heads - h0 < ROPE_HEADS ? heads - h0 : ROPE_HEADS;
+    if (half > ROPE_TABLE) return;
+    const double pos = (double)positions[r], log2_theta = log2((double)theta);
+    for (long long i = threadIdx.x; i < half; i += blockDim.x)
+        rope_angle(i, head_dim, pos, log2_theta, &cos_t[i], &sin_t[i]);
+    __syncthreads();
+    GRID_DEPENDENCY_WAIT();
+    GRID_LAUNCH_DEPENDENTS();
+    const long long row = cache_rows[r], kv_dim = kv_heads * head_dim;
+    const bool vec = half % 8 == 0 &&
+                     ((((u64_t)q_rot) | ((u64_t)k_cache) | ((u64_t)v_cache) | ((u64_t)qkv)) % 16) == 0;
+    const long long per_head = vec ? half / 8 : half; // items a head
+    for (long long it = threadIdx.x; it < nh * per_head; it += blockDim.x) {
+        const long long hh = h0 + it / per_head;
+        bf16_t* dst;
+        if (hh < q_heads) dst = q_rot + (r * q_heads + hh) * head_dim;
+        else if (row < 0) continue;
+        else if (hh < q_heads + kv_heads) dst = k_cache + row * kv_dim + (hh - q_heads) * head_dim;
+        else dst = v_cache + row * kv_dim + (hh - q_heads - kv_heads) * head_dim;
+        const bf16_t* src = qkv + (r * heads + hh) * head_dim;
+        const bool turn = hh < q_heads + kv_heads;
+        if (!vec) {
+            const long long i = it % per_head;
+            bf16_t b0 = src[i], b1 = src[i + half];
+            if (turn) rope_rotate(&b0, &b1, cos_t[i], sin_t[i]);
+            dst[i] = b0;
+            dst[i + half] = b1;
+            continue;
+        }
+        const long long i = (it % per_head) * 8;
+        const uint4 lo = *reinterpret_cast<const uint4*>(src + i), hi = *reinterpret_cast<const uint4*>(src + i + half);
+        unsigned a[4] = {lo.x, lo.y, lo.z, lo.w}, b[4] = {hi.x, hi.y, hi.z, hi.w};
+        if (turn) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                bf16_t a0 = (bf16_t)(a[e] & 0xffffu), a1 = (bf16_t)(a[e] >> 16);
+                bf16_t b0 = (bf16_t)(b[e] & 0xffffu), b1 = (bf16_t)(b[e] >> 16);
+                rope_rotate(&a0, &b0, cos_t[i + 2 * e], sin_t[i + 2 * e]);
+                rope_rotate(&a1, &b1, cos_t[i + 2 * e + 1], sin_t[i + 2 * e + 1]);
+                a[e] = (unsigned)a0 | ((unsigned)a1 << 16);
+                b[e] = (unsigned)b0 | ((unsigned)b1 << 16);
+            }
+        }
+        uint4 out_lo, out_hi;
+        out_lo.x = a[0], out_lo.y = a[1], out_lo.z = a[2], out_lo.w = a[3];
+        out_hi.x = b[0], out_hi.y = b[1], out_hi.z = b[2], out_hi.w = b[3];
+        *reinterpret_cast<uint4*>(dst + i) = out_lo;
+        *reinterpret_cast<uint4*>(dst + i + half) = out_hi;
+    }
 }
 
 // The gate|up projection of ONE decode row with SwiGLU fused (decode at batch 1 runs no

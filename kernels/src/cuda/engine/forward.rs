@@ -12,8 +12,9 @@ pub(super) enum Step {
     /// `norm.rmsnorm` of the embeddings in layer 0; later layers add the previous MLP
     /// output to the residual first (`norm.fused_add_rmsnorm`).
     AttnNorm,
-    /// q, k and the v cache rows: the fused GEMV for a decode row, else `linear.matmul`
-    /// into the stacked buffer and the split kernel.
+    /// q, k and the v cache rows: `linear.matmul` into the stacked buffer, then one engine
+    /// kernel for RoPE and both cache rows (see `rope_fused`; Rope and KWrite then launch
+    /// nothing), else the split kernel (or the fused GEMV for a decode row).
     QkvProj,
     Rope,
     KWrite,
@@ -86,10 +87,7 @@ impl CudaEngine {
         );
         let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
         let (q_dim, kv_dim, max_seq) = (c.q_dim(), c.kv_dim(), self.opts.max_seq);
-        let n = match pass {
-            Pass::Prefill { n, .. } => n,
-            Pass::Decode { bucket } => bucket,
-        };
+        let n = pass.rows();
         let p = |b: &Buf| self.ptr(b);
         let (ni, hi) = (n as i64, h as i64);
         let (kc, vc) = (p(&self.k_cache[l]), p(&self.v_cache[l]));
@@ -132,7 +130,7 @@ impl CudaEngine {
                 &[ni, hi],
             )?),
             Step::AttnNorm => add_norm(residual, p(&lw.attn_norm)),
-            Step::QkvProj if self.rope_fused(pass) => self.qkv_rope_projection(l, normed),
+            Step::QkvProj if self.rope_fused(pass) => self.qkv_rope_projection(n, l, normed),
             Step::QkvProj => self.qkv_projection(n, normed, p(&lw.qkv), vc),
             // Done with the q|k|v projection.
             Step::Rope | Step::KWrite if self.rope_fused(pass) => Ok(()),

@@ -12,6 +12,12 @@ use super::*;
 /// GEMV step took 1.492 ms against cuBLAS's 1.524 ms; at 8 rows 3.824 ms against 1.890 ms.
 pub(super) const GEMV_MAX_ROWS: usize = 1;
 
+/// Heads a block of `eng_rope_cache_rows` takes (`ROPE_HEADS` in the kernel).
+const ROPE_ROWS_HEADS: usize = 8;
+
+/// Largest head dim `eng_rope_cache_rows` takes (twice its `ROPE_TABLE`).
+pub(super) const ROPE_ROWS_MAX_HEAD_DIM: usize = 256;
+
 pub(super) fn blas_err(call: &str, e: blas::CublasError) -> CudaEngineError {
     CudaEngineError::Blas(format!("{call}: {:?}", e.0))
 }
@@ -109,23 +115,24 @@ impl CudaEngine {
 
     /// Whether `pass` applies RoPE and writes both cache rows in one engine kernel after
     /// the q|k|v product ([`CudaEngineOptions::fuse_qkv_rope`]; the Rope and KWrite steps
-    /// then launch nothing): a one-row decode step whose RoPE call the stock
-    /// `position.rope` kernel serves. The product stays a `linear.matmul` call, served by
-    /// whichever kernel's domain takes it (a proposal's too), unless
-    /// [`CudaEngineOptions::qkv_pair_gemv`] asks for the engine's one-launch pair GEMV.
+    /// then launch nothing, and no split kernel runs): a pass whose RoPE call the stock
+    /// `position.rope` kernel serves, with an even head dim (at most
+    /// [`ROPE_ROWS_MAX_HEAD_DIM`] when the pass has several rows). The product stays a
+    /// `linear.matmul` call, served by whichever kernel's domain takes it (a proposal's
+    /// too), unless [`CudaEngineOptions::qkv_pair_gemv`] asks for the engine's one-launch
+    /// pair GEMV at one row.
     pub(super) fn rope_fused(&self, pass: Pass) -> bool {
         let c = &self.config;
-        let Pass::Decode { bucket: 1 } = pass else {
-            return false;
-        };
+        let n = pass.rows();
         let shape = [
-            1,
+            n as i64,
             c.num_attention_heads as i64,
             c.kv_heads() as i64,
             c.head_dim() as i64,
         ];
         self.opts.fuse_qkv_rope
             && c.head_dim().is_multiple_of(2)
+            && (n == 1 || c.head_dim() <= ROPE_ROWS_MAX_HEAD_DIM)
             && self.slots.stock_serves(SlotId::Rope, &shape)
     }
 
@@ -165,12 +172,19 @@ impl CudaEngine {
             && self.slots.stock_serves(SlotId::SiluAndMul, &[1, inter])
     }
 
-    /// The q|k|v projection of one decode row of `x` by layer `l`'s weights with RoPE and
+    /// The q|k|v projection of the `n` rows of `x` by layer `l`'s weights with RoPE and
     /// both cache writes (see [`Self::rope_fused`]): q rotated into `q_rot`, k rotated into
-    /// the key cache row, v into the value cache row. The product is a `linear.matmul` call
-    /// into the stacked buffer, then one small kernel does the rest; or, with
+    /// the key cache rows, v into the value cache rows. The product is a `linear.matmul`
+    /// call into the stacked buffer, then one small kernel does the rest
+    /// (`eng_rope_cache_row` for one row, a thread a pair over the whole GPU;
+    /// `eng_rope_cache_rows` for more, a block a row and 8 heads); or, with
     /// [`Self::qkv_pair`], one engine GEMV does it all.
-    pub(super) fn qkv_rope_projection(&self, l: usize, x: u64) -> Result<(), CudaEngineError> {
+    pub(super) fn qkv_rope_projection(
+        &self,
+        n: usize,
+        l: usize,
+        x: u64,
+    ) -> Result<(), CudaEngineError> {
         let c = &self.config;
         let (q_heads, kv_heads, hd) = (c.num_attention_heads, c.kv_heads(), c.head_dim());
         let out = (q_heads + 2 * kv_heads) * hd;
@@ -182,7 +196,7 @@ impl CudaEngine {
         let (rows, positions) = (self.ptr(&self.s.cache_rows), self.ptr(&self.s.positions));
         let w = self.ptr(&self.weights.layers[l].qkv);
         let (qh, kvh, d) = (q_heads as i64, kv_heads as i64, hd as i64);
-        if self.qkv_pair(l) {
+        if n == 1 && self.qkv_pair(l) {
             return self.run(
                 &self.kernels.gemv_qkv_rope,
                 (self.gemv_blocks(out), 1, 1),
@@ -204,11 +218,25 @@ impl CudaEngine {
             );
         }
         let qkv = self.ptr(&self.s.qkv);
-        self.linear(qkv, x, w, 1, out, c.hidden_size)?;
+        self.linear(qkv, x, w, n, out, c.hidden_size)?;
+        let (kernel, grid, block) = if n == 1 {
+            (
+                &self.kernels.rope_cache_row,
+                ((out / 2).div_ceil(256) as u32, 1, 1),
+                (256, 1, 1),
+            )
+        } else {
+            let heads = q_heads + 2 * kv_heads;
+            (
+                &self.kernels.rope_cache_rows,
+                (n as u32, heads.div_ceil(ROPE_ROWS_HEADS) as u32, 1),
+                (64, 1, 1),
+            )
+        };
         self.run(
-            &self.kernels.rope_cache_row,
-            ((out / 2).div_ceil(256) as u32, 1, 1),
-            (256, 1, 1),
+            kernel,
+            grid,
+            block,
             &[
                 Arg::Ptr(q_rot),
                 Arg::Ptr(kc),

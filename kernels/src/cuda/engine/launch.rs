@@ -1,6 +1,6 @@
 //! The engine's own kernels (`engine_kernels.cu`: embedding, the q|k|v split, the key
 //! cache write, the prefill softmax of the builtin prefill attention, the GEMVs (with the
-//! fused one-row decode kernels), the batch-1 RoPE + cache-row kernel, greedy argmax and
+//! fused one-row decode kernels), the RoPE + cache-row kernels, greedy argmax and
 //! weight synthesis):
 //! compiled once per engine with NVRTC and launched on the engine's stream.
 
@@ -26,6 +26,7 @@ pub(super) struct EngineKernels {
     pub(super) gemv_qkv_rope: CudaFunction,
     pub(super) gemv_gate_up_silu: CudaFunction,
     pub(super) rope_cache_row: CudaFunction,
+    pub(super) rope_cache_rows: CudaFunction,
     _module: Arc<CudaModule>,
 }
 
@@ -64,6 +65,7 @@ impl EngineKernels {
             gemv_qkv_rope: func("eng_gemv_qkv_rope")?,
             gemv_gate_up_silu: func("eng_gemv_gate_up_silu")?,
             rope_cache_row: func("eng_rope_cache_row")?,
+            rope_cache_rows: func("eng_rope_cache_rows")?,
             _module: module,
         })
     }
@@ -79,6 +81,7 @@ impl EngineKernels {
             &self.gemv_qkv_rope,
             &self.gemv_gate_up_silu,
             &self.rope_cache_row,
+            &self.rope_cache_rows,
         ]
         .iter()
         .any(|k| k.cu_function() == f.cu_function())
@@ -193,6 +196,7 @@ mod tests {
             "eng_gemv_qkv_rope",
             "eng_gemv_gate_up_silu",
             "eng_rope_cache_row",
+            "eng_rope_cache_rows",
         ] {
             assert!(ENGINE_KERNELS.contains(&format!(" {name}(")), "{name}");
         }

@@ -125,10 +125,11 @@ pub struct CudaEngineOptions {
     /// the grid before (the stock slot kernels' switch is [`CudaSlotTable::stock_with`]); a
     /// benchmark's A/B switch, the validator never clears it.
     pub programmatic_launch: bool,
-    /// A batch-1 decode step applies RoPE and writes both cache rows in one engine kernel
-    /// after the q|k|v product (`eng_rope_cache_row`: no `position.rope` and no k-write
-    /// launch) while the stock rope kernel serves the call; the product itself is a
-    /// `linear.matmul` call like any other. A rope proposal whose domain takes the call
+    /// Every pass (decode and prefill) applies RoPE and writes both cache rows in one
+    /// engine kernel after the q|k|v product (`eng_rope_cache_row` at one row,
+    /// `eng_rope_cache_rows` at more: no `position.rope`, split or k-write launch) while
+    /// the stock rope kernel serves the call; the product itself is a `linear.matmul` call
+    /// like any other. A rope proposal whose domain takes the call
     /// turns it off, so the proposal is what runs. A benchmark's A/B switch; the validator
     /// never clears it.
     pub fuse_qkv_rope: bool,
@@ -172,6 +173,16 @@ enum Pass {
     Prefill { seq: usize, start: usize, n: usize },
     /// One token for each of `bucket` rows (padded).
     Decode { bucket: usize },
+}
+
+impl Pass {
+    /// The rows the pass computes.
+    fn rows(self) -> usize {
+        match self {
+            Pass::Prefill { n, .. } => n,
+            Pass::Decode { bucket } => bucket,
+        }
+    }
 }
 
 /// The bf16 Llama decoder on one GPU.
