@@ -430,7 +430,8 @@ fn graph_decode_equals_eager_decode() {
 
 /// Batch-1 decode with the engine's fused one-row kernels (RoPE + both cache writes after
 /// the q|k|v product; gate|up + SwiGLU) follows the unfused step (the rope, k-write and
-/// silu_and_mul launches), runs no rope or silu_and_mul slot call, gives a proposal
+/// silu_and_mul launches), runs no rope or silu_and_mul slot call (nor does the prefill
+/// before it, whose rows take the many-row RoPE + cache-row kernel), gives a proposal
 /// installed over the stock rope kernel its calls back (that fusion then steps aside; the
 /// other stays), and one over the stock `linear.matmul` kernel every product, q|k|v
 /// included (the SwiGLU fusion steps aside, the RoPE + cache-row kernel stays). The
@@ -466,15 +467,41 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
     let mut pair = make(true, None, true);
     let prompt = &prompts()[0];
     let mut tokens = vec![0u32; 1];
-    for e in [
+    let rope_calls = |e: &CudaEngine| e.slots().dispatch_count(SlotId::Rope);
+    let prefill_rope: Vec<u64> = [
         &mut fused,
         &mut plain,
         &mut proposal,
         &mut matmul,
         &mut pair,
-    ] {
+    ]
+    .into_iter()
+    .map(|e| {
+        let before = rope_calls(e);
         tokens[0] = e.prefill(0, prompt).unwrap();
-    }
+        rope_calls(e) - before
+    })
+    .collect();
+    // The prefill's rows take the many-row RoPE + cache-row kernel (no rope call) unless
+    // fusion is off or a rope proposal serves them; the logits stay the unfused pass's.
+    let layers = cfg.num_hidden_layers as u64;
+    assert_eq!(
+        prefill_rope,
+        [0, layers, layers, 0, 0],
+        "prefill rope calls: fused, unfused, rope proposal, matmul proposal, pair"
+    );
+    let (lp, lf) = (plain.logits(1).unwrap(), fused.logits(1).unwrap());
+    let bitwise = lp.iter().zip(&lf).all(|(a, b)| a.to_bits() == b.to_bits());
+    let diff = lp
+        .iter()
+        .zip(&lf)
+        .fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+    let scale = lp.iter().fold(0f32, |m, &x| m.max(x.abs()));
+    println!("prefill fused vs unfused logits: bitwise {bitwise}, max |diff| {diff}");
+    assert!(
+        diff <= 2e-2 * scale,
+        "prefill: fused vs unfused logits differ by {diff} (scale {scale})"
+    );
     const COUNTED: [SlotId; 3] = [SlotId::Rope, SlotId::SiluAndMul, SlotId::LinearMatmul];
     let before = |e: &CudaEngine| COUNTED.map(|s| e.slots().dispatch_count(s));
     let (f0, p0, r0, m0, t0) = (
@@ -523,7 +550,6 @@ fn batch_one_fused_kernels_follow_the_slot_calls() {
     );
     assert!(agree + 1 >= 3 * B1_STEPS, "greedy tokens agree too rarely");
     assert_eq!(fused.graph_buckets(), vec![1], "batch 1 replays its graph");
-    let layers = cfg.num_hidden_layers as u64;
     let calls = (B1_STEPS as u64) * layers;
     let after = |e: &CudaEngine, b: [u64; 3]| {
         let a = before(e);

@@ -124,7 +124,9 @@ pub struct ArenaSpec {
     /// streaming stock GEMV; `/v7`: batch-1 decode's q|k|v product a `linear.matmul` call
     /// again, whichever kernel serves it, then one engine kernel for RoPE and both cache
     /// rows; `/v8`: decode attention streams the cache through two shared-memory stages a
-    /// warp).
+    /// warp; `/v9`: the prefill and batched decode too run RoPE and both cache writes in
+    /// one engine kernel after the q|k|v product, so no `position.rope` call is made in any
+    /// pass while the stock rope kernel serves it).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
@@ -157,7 +159,7 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     hardware: "sm90a",
     model: "llama8b-8l",
     workload: "h200-llama8b/batched-v2",
-    stock: "cuda-bf16-hopper/v8",
+    stock: "cuda-bf16-hopper/v9",
     min_margin_ppm: 10_000,
     max_noise_ppm: 20_000,
     noise_multiplier: 3,

@@ -52,16 +52,17 @@ pub struct PassProfile {
 }
 
 /// The GPU arena's read, measured on an H100 80GB HBM3 (2026-12-06, `cacheon-engine-bench
-/// --breakdown`, the stock kernels of commit 3860a1b; `kernels/tools/device/run48.sh`): a
-/// 2048-token prefill and a batch-1 decode step at context 2048 (`--prompt 2048 --context
-/// 2048 --batch 1 --replays 100`), and, for the batched part, a 512-token prefill and a
-/// batch-8 step at context 576 (`--prompt 512 --context 576 --batch 8`). Each operation is
-/// timed alone; the prefills' q|k|v products count with their split kernel. The batch-1
-/// step's q|k|v row is the engine's fused GEMV with RoPE and both cache writes: it counts
-/// for `linear.matmul` (a kernel of that slot taking one-row products takes the row, and
-/// the fusion steps aside), and `position.rope` has no call there. The prefills are
-/// measured eagerly, the steps graph-replayed. No H200 was lent for it; the arena's name
-/// is its target hardware.
+/// --breakdown`, the stock kernels and engine of commit a87c124;
+/// `kernels/tools/device/run60.sh`): a 2048-token prefill and a batch-1 decode step at
+/// context 2048 (`--prompt 2048 --context 2048 --batch 1 --replays 100`), and, for the
+/// batched part, a 512-token prefill and a batch-8 step at context 576 (`--prompt 512
+/// --context 576 --batch 8`). Each operation is timed alone. In every pass the q|k|v
+/// product is a `linear.matmul` call followed by the engine's RoPE + cache-row kernel
+/// (while the stock rope kernel serves): it counts for `linear.matmul` (a kernel of that
+/// slot taking the product takes the call, and the fusion stays), and `position.rope` has
+/// no call (a rope kernel installed turns the fusion off where its domain reaches, and is
+/// measured against passes without it). The prefills are measured eagerly, the steps
+/// graph-replayed. No H200 was lent for it; the arena's name is its target hardware.
 pub struct GpuReadProfile {
     pub source: &'static str,
     pub prefill: PassProfile,
@@ -71,23 +72,25 @@ pub struct GpuReadProfile {
 }
 
 pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
-    source: "H100 80GB HBM3 (2026-12-06, cacheon-engine-bench --breakdown, commit 3860a1b): \
-             a 2048-token prefill (12.06 ms) and batch-1 decode steps at context 2048 (1.659 \
-             ms each), 512-token prefills (3.35 ms each) and batch-8 decode steps at context \
-             576 (2.080 ms each)",
+    source: "H100 80GB HBM3 (2026-12-06, cacheon-engine-bench --breakdown, commit a87c124): \
+             a 2048-token prefill (12.085 ms) and batch-1 decode steps at context 2048 \
+             (1.606 ms each), 512-token prefills (3.328 ms each) and batch-8 decode steps at \
+             context 576 (1.945 ms each)",
     prefill: PassProfile {
-        seconds: 12.060e-3,
+        seconds: 12.085e-3,
         slots: [
-            (SlotId::SiluAndMul, 499.0e-6),
-            (SlotId::RmsNorm, 8.8e-6),
-            (SlotId::FusedAddRmsNorm, 412.8e-6),
-            (SlotId::Rope, 152.4e-6),
+            (SlotId::SiluAndMul, 493.1e-6),
+            (SlotId::RmsNorm, 9.3e-6),
+            (SlotId::FusedAddRmsNorm, 407.0e-6),
+            // RoPE runs in the engine's kernel after the q|k|v product
+            (SlotId::Rope, 0.0),
             (SlotId::AttentionDecode, 0.0),
-            // q|k|v (with its split) 1278.5, o 681.0, gate|up 4862.7, down 2360.9, LM head 335.9
-            (SlotId::LinearMatmul, 9_519.0e-6),
-            (SlotId::AttentionPrefill, 1_619.6e-6),
+            // q|k|v (with the RoPE + cache-row kernel) 1242.0, o 691.5, gate|up 4928.5,
+            // down 2400.4, LM head 331.4
+            (SlotId::LinearMatmul, 9_593.8e-6),
+            (SlotId::AttentionPrefill, 1_628.3e-6),
             // the seam's members there: gate|up and SwiGLU
-            (SlotId::GateUpSilu, 5_361.7e-6),
+            (SlotId::GateUpSilu, 5_421.6e-6),
             // a single-GPU engine makes no collective calls
             (SlotId::AllReduce, 0.0),
             (SlotId::ArResidualRmsNorm, 0.0),
@@ -95,19 +98,19 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
         ],
     },
     step: PassProfile {
-        seconds: 1.659e-3,
+        seconds: 1.606e-3,
         slots: [
             (SlotId::SiluAndMul, 10.4e-6),
             (SlotId::RmsNorm, 1.5e-6),
-            (SlotId::FusedAddRmsNorm, 26.6e-6),
-            // RoPE runs in the engine's kernel after the q|k|v product at batch 1
+            (SlotId::FusedAddRmsNorm, 26.9e-6),
             (SlotId::Rope, 0.0),
-            (SlotId::AttentionDecode, 98.9e-6),
-            // the fused q|k|v row 156.6, o 92.8, gate|up 602.4, down 310.3, LM head 334.7
-            (SlotId::LinearMatmul, 1_496.8e-6),
+            (SlotId::AttentionDecode, 83.4e-6),
+            // the q|k|v row (with the RoPE + cache-row kernel) 145.2, o 91.7, gate|up
+            // 595.5, down 303.6, LM head 329.3
+            (SlotId::LinearMatmul, 1_465.3e-6),
             (SlotId::AttentionPrefill, 0.0),
             // the seam's members there: gate|up and SwiGLU
-            (SlotId::GateUpSilu, 612.8e-6),
+            (SlotId::GateUpSilu, 605.9e-6),
             // a single-GPU engine makes no collective calls
             (SlotId::AllReduce, 0.0),
             (SlotId::ArResidualRmsNorm, 0.0),
@@ -116,18 +119,19 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
     },
     batch: Some((
         PassProfile {
-            seconds: 3.347e-3,
+            seconds: 3.328e-3,
             slots: [
-                (SlotId::SiluAndMul, 131.7e-6),
-                (SlotId::RmsNorm, 10.7e-6),
-                (SlotId::FusedAddRmsNorm, 151.0e-6),
-                (SlotId::Rope, 84.6e-6),
+                (SlotId::SiluAndMul, 125.1e-6),
+                (SlotId::RmsNorm, 5.9e-6),
+                (SlotId::FusedAddRmsNorm, 99.1e-6),
+                (SlotId::Rope, 0.0),
                 (SlotId::AttentionDecode, 0.0),
-                // q|k|v (with its split) 370.6, o 222.4, gate|up 1309.3, down 653.6, LM head 336.8
-                (SlotId::LinearMatmul, 2_892.7e-6),
-                (SlotId::AttentionPrefill, 246.8e-6),
+                // q|k|v (with the RoPE + cache-row kernel) 360.0, o 217.3, gate|up 1286.5,
+                // down 643.0, LM head 333.7
+                (SlotId::LinearMatmul, 2_840.5e-6),
+                (SlotId::AttentionPrefill, 248.5e-6),
                 // the seam's members there: gate|up and SwiGLU
-                (SlotId::GateUpSilu, 1_441.0e-6),
+                (SlotId::GateUpSilu, 1_411.6e-6),
                 // a single-GPU engine makes no collective calls
                 (SlotId::AllReduce, 0.0),
                 (SlotId::ArResidualRmsNorm, 0.0),
@@ -135,19 +139,19 @@ pub const LLAMA8B_READ_H100: GpuReadProfile = GpuReadProfile {
             ],
         },
         PassProfile {
-            seconds: 2.080e-3,
+            seconds: 1.945e-3,
             slots: [
                 (SlotId::SiluAndMul, 11.3e-6),
                 (SlotId::RmsNorm, 1.5e-6),
                 (SlotId::FusedAddRmsNorm, 26.3e-6),
-                (SlotId::Rope, 16.7e-6),
-                (SlotId::AttentionDecode, 194.2e-6),
-                // cuBLAS: q|k|v (with its split) 208.1, o 124.1, gate|up 678.7, down 350.0,
-                // LM head 376.4
-                (SlotId::LinearMatmul, 1_737.3e-6),
+                (SlotId::Rope, 0.0),
+                (SlotId::AttentionDecode, 160.2e-6),
+                // cuBLAS: q|k|v (with the RoPE + cache-row kernel) 184.1, o 121.9, gate|up
+                // 622.5, down 338.3, LM head 364.1
+                (SlotId::LinearMatmul, 1_630.9e-6),
                 (SlotId::AttentionPrefill, 0.0),
                 // the seam's members there: gate|up and SwiGLU
-                (SlotId::GateUpSilu, 690.0e-6),
+                (SlotId::GateUpSilu, 633.8e-6),
                 // a single-GPU engine makes no collective calls
                 (SlotId::AllReduce, 0.0),
                 (SlotId::ArResidualRmsNorm, 0.0),
