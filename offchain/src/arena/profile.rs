@@ -444,10 +444,10 @@ mod tests {
         let arena = crate::arena::arena("h200-llama8b").unwrap();
         let p = profile(arena, 0).unwrap();
         let get = |id: &str| p.targets.iter().find(|t| t.target == id).unwrap().clone();
-        // silu_and_mul (0.84 % of the read), RoPE (0.57 %: at batch 1 it runs inside the
-        // fused q|k|v GEMV) and, since the flash kernel, the prompts' attention (0.69 %):
-        // not even a free kernel clears the 1 % margin. The decode attention (7.3 %, most
-        // of it batched) and linear.matmul (86 %) easily.
+        // silu_and_mul (0.87 % of the read), RoPE (no call: the engine's kernel after each
+        // q|k|v product does it) and, since the flash kernel, the prompts' attention
+        // (0.73 %): not even a free kernel clears the 1 % margin. The decode attention
+        // (6.3 %, most of it batched) and linear.matmul (87 %) easily.
         for id in [
             "activation.silu_and_mul",
             "position.rope",
