@@ -43,3 +43,7 @@ headline() { # the stock set's full run (prefill 2048, batches 1 and 8), its flo
   grep -E "^(copy bandwidth|batch-1 floor)" "$R/stock.txt"
   torch
 }
+arena_profile() { # the breakdowns behind offchain/src/arena/profile.rs: a 2048-token prefill with batch-1 steps at context 2048, 512-token prefills with batch-8 steps at context 576
+  timeout 120 $B/cacheon-engine-bench --prompt 2048 --context 2048 --batch 1 --replays 100 --breakdown > "$R/profile-2048.txt" 2>&1; el "profile 2048 rc $?"
+  timeout 120 $B/cacheon-engine-bench --prompt 512 --context 576 --batch 8 --replays 100 --breakdown > "$R/profile-512.txt" 2>&1; el "profile 512 rc $?"
+}

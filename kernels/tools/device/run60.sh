@@ -16,8 +16,7 @@ B=target/gpu-bin-old run stock-old 2048
 run new-1 16
 B=target/gpu-bin-old run old-1 16
 run new-2 2048
-timeout 120 $B/cacheon-engine-bench --prompt 2048 --context 2048 --batch 1 --replays 100 --breakdown > "$R/profile-2048.txt" 2>&1; el "profile 2048 rc $?"
-timeout 120 $B/cacheon-engine-bench --prompt 512 --context 576 --batch 8 --replays 100 --breakdown > "$R/profile-512.txt" 2>&1; el "profile 512 rc $?"
+arena_profile
 el done
 } 2>&1 | tee "$R/summary.txt"
 cp "$R/profile-2048.txt" "$R/profile-512.txt" "$R/summary.txt" "$R/torch.txt" "$R/gpu.txt" "$R/stock.txt" "$R/cuda_engine.txt" "$OUT_FINAL/"

@@ -73,7 +73,7 @@ impl CudaEngine {
             self.ptr(&self.weights.layers[0].qkv),
         );
         let rope_fused = self.rope_fused(pass);
-        let pair = rope_fused && n == 1 && self.qkv_pair(0);
+        let pair = rope_fused && self.qkv_pair(n, 0);
         let nb = n as u64;
         let kv_read: u64 = self.lens[..n]
             .iter()

@@ -136,10 +136,11 @@ impl CudaEngine {
             && self.slots.stock_serves(SlotId::Rope, &shape)
     }
 
-    /// Whether layer `l`'s fused q|k|v step (see [`Self::rope_fused`]) is the engine's
-    /// one-launch pair GEMV: asked for, and the GEMV's conditions met.
-    pub(super) fn qkv_pair(&self, l: usize) -> bool {
+    /// Whether layer `l`'s fused q|k|v step of `n` rows (see [`Self::rope_fused`]) is the
+    /// engine's one-launch pair GEMV: asked for, one row, and the GEMV's conditions met.
+    pub(super) fn qkv_pair(&self, n: usize, l: usize) -> bool {
         self.opts.qkv_pair_gemv
+            && n == 1
             && self.qkv_fused(
                 1,
                 self.ptr(&self.s.normed),
@@ -196,7 +197,7 @@ impl CudaEngine {
         let (rows, positions) = (self.ptr(&self.s.cache_rows), self.ptr(&self.s.positions));
         let w = self.ptr(&self.weights.layers[l].qkv);
         let (qh, kvh, d) = (q_heads as i64, kv_heads as i64, hd as i64);
-        if n == 1 && self.qkv_pair(l) {
+        if self.qkv_pair(n, l) {
             return self.run(
                 &self.kernels.gemv_qkv_rope,
                 (self.gemv_blocks(out), 1, 1),
