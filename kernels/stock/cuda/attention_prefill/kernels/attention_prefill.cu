@@ -5,11 +5,12 @@
  * 0..=positions[t] of KV head h / (q_heads / kv_heads):
  *   out[t, h] = sum_j softmax_j(scale * q[t, h] . k_j) v_j   (f32 scores and sums).
  *
- * Grid (ceil(tokens / 64), q_heads), block 128 (4 warps). Block x takes the 64 rows of
+ * Grid (ceil(tokens / 128), q_heads), block 128 (4 warps). Block x takes the 128 rows of
  * row tile (gridDim.x - 1 - x): the tiles with the most keys start first.
  *
  * Head dims 64 and 128 with 16-byte aligned tensors (every engine call) take the flash
- * path: each warp owns 16 rows and holds them as tensor-core A fragments; the block streams
+ * path: each warp owns 32 rows (two m16 tiles, read from the block's Q tile in shared memory
+ * as tensor-core A fragments, so that each K and V fragment serves 32 rows); the block streams
  * its KV head's cache in tiles of 64 keys through two shared-memory stages (cp.async: the
  * next tile is in flight while this one is multiplied), S = Q K^T and O += P V run as
  * mma.sync m16n8k16 products (bf16 in, f32 accumulate) with K's and V's B fragments read
@@ -35,7 +36,9 @@
 #endif
 
 #define NTHREADS 128 /* 4 warps */
-#define BR 64   /* query rows per block: 16 per warp */
+#define NWARPS (NTHREADS / 32)
+#define MT 2    /* m16 tiles per warp */
+#define BR 128  /* query rows per block: 32 per warp */
 #define BC 64   /* keys per tile */
 #define PAD 8   /* shared-memory row padding (bf16): conflict-free fragment reads */
 #define DMAX 128
@@ -110,9 +113,12 @@ static __device__ __forceinline__ unsigned pack2_rn(float lo, float hi) {
 static inline unsigned pack2_rn(float lo, float hi) { return pack2(lo, hi); }
 #endif
 
-/* The flash path for head dim D (64 or 128). The block's shared memory holds two stages,
- * each a K tile and a V tile [BC][D + PAD] (row-major, as in the cache): tile i + 1 is
- * fetched with cp.async while tile i is multiplied. */
+/* The flash path for head dim D (64 or 128). Warp w owns rows w * 32 .. w * 32 + 31 of the
+ * block's tile as two m16 tiles (MT): each K or V fragment read from shared memory feeds
+ * both. The block's shared memory holds its Q tile [BR][D + PAD] (read back as A
+ * fragments, which would not fit in registers beside two tiles' accumulators) and two
+ * stages, each a K tile and a V tile [BC][D + PAD] (row-major, as in the cache): tile
+ * i + 1 is fetched with cp.async while tile i is multiplied. */
 template <int D>
 static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const bits16* kc, const bits16* vc,
                                              const int32_t* positions, float scale, int64_t n,
@@ -126,14 +132,28 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
     const int64_t kvh = h / (q_heads / kv_heads);
     const int64_t q_dim = q_heads * D, kv_dim = kv_heads * D;
     const int64_t tile = (int64_t)gridDim.x - 1 - blockIdx.x;
-    const int64_t r0 = tile * BR + warp * 16 + g, r1 = r0 + 8;
-    const int p0 = r0 < n ? positions[r0] : -1;
-    const int p1 = r1 < n ? positions[r1] : -1;
+    const int64_t row0 = tile * BR;
+    /* This lane's rows: r[m][0] = g and r[m][1] = g + 8 of m tile m. */
+    int64_t r[MT][2];
+    int p[MT][2];
+#pragma unroll
+    for (int m = 0; m < MT; ++m)
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+            r[m][u] = row0 + warp * (16 * MT) + m * 16 + u * 8 + g;
+            p[m][u] = r[m][u] < n ? positions[r[m][u]] : -1;
+        }
 
     /* Keys the block needs: 0 .. its rows' largest position (and < kv_len); keys up to its
      * valid rows' smallest position need no mask. */
-    int pm = p0 > p1 ? p0 : p1;
-    int pn = min(r0 < n ? p0 : NO_ROW, r1 < n ? p1 : NO_ROW);
+    int pm = -1, pn = NO_ROW;
+#pragma unroll
+    for (int m = 0; m < MT; ++m)
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+            pm = p[m][u] > pm ? p[m][u] : pm;
+            if (r[m][u] < n && p[m][u] < pn) pn = p[m][u];
+        }
     for (int off = 16; off > 0; off >>= 1) {
         const int o = __shfl_xor_sync(FULL_MASK, pm, off);
         const int u = __shfl_xor_sync(FULL_MASK, pn, off);
@@ -146,21 +166,33 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
     }
     __syncthreads();
     int64_t kend = -1, kfree = NO_ROW;
-    for (int w = 0; w < BR / 16; ++w) {
+    for (int w = 0; w < NWARPS; ++w) {
         kend = top[w] > kend ? top[w] : kend;
         kfree = bot[w] < kfree ? bot[w] : kfree;
     }
     kend = kend + 1 < kv_len ? kend + 1 : kv_len;
     const int ntiles = (int)((kend + BC - 1) / BC);
 
-    /* Tile i's K and V rows into stage i % 2, zeros past kend: thread x copies the 16-byte
-     * chunk x % (D / 8) of rows x / (D / 8) + RSTEP k. */
+    /* The Q tile (zeros past n) joins tile 0's copy group; tile i's K and V rows go into
+     * stage i % 2, zeros past kend. Thread x copies the 16-byte chunk x % (D / 8) of rows
+     * x / (D / 8) + RSTEP k. */
     constexpr int CPR = D / 8, RSTEP = NTHREADS / CPR;
     const int frow = threadIdx.x / CPR, fc8 = (threadIdx.x % CPR) * 8;
+    bits16* qs = smem;
+    bits16* stages = smem + BR * S;
+    {
+        const bits16* qg = q + h * D + fc8;
+#pragma unroll 4
+        for (int k = 0; k < BR / RSTEP; ++k) {
+            const int64_t rr = row0 + frow + k * RSTEP;
+            const bool ok = rr < n;
+            cp_async16(qs + (frow + k * RSTEP) * S + fc8, qg + (ok ? rr : 0) * q_dim, ok);
+        }
+    }
     const bits16* kg = kc + kvh * D + fc8;
     const bits16* vg = vc + kvh * D + fc8;
     auto fetch = [&](int i) {
-        bits16* ks = smem + (i & 1) * 2 * TILE + frow * S + fc8;
+        bits16* ks = stages + (i & 1) * 2 * TILE + frow * S + fc8;
         const int64_t j0 = (int64_t)i * BC + frow;
 #pragma unroll
         for (int k = 0; k < BC / RSTEP; ++k) {
@@ -173,28 +205,24 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
         cp_async_commit();
     };
     if (ntiles > 0) fetch(0);
-
-    /* This warp's 16 rows as A fragments (zeros past n). */
-    unsigned qa[D / 16][4];
-    const bits16* q0 = q + r0 * q_dim + h * D + 2 * t;
-    const bits16* q1 = q + r1 * q_dim + h * D + 2 * t;
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-        qa[kk][0] = r0 < n ? *reinterpret_cast<const unsigned*>(q0 + kk * 16) : 0u;
-        qa[kk][1] = r1 < n ? *reinterpret_cast<const unsigned*>(q1 + kk * 16) : 0u;
-        qa[kk][2] = r0 < n ? *reinterpret_cast<const unsigned*>(q0 + kk * 16 + 8) : 0u;
-        qa[kk][3] = r1 < n ? *reinterpret_cast<const unsigned*>(q1 + kk * 16 + 8) : 0u;
-    }
+    else cp_async_commit();
 
     const float sl2 = scale * LOG2E;
-    float o[D / 8][4];
+    float o[MT][D / 8][4];
+    float mx[MT][2], l[MT][2];
 #pragma unroll
-    for (int dt = 0; dt < D / 8; ++dt) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.0f;
-    float m0 = NEG_INF, m1 = NEG_INF, l0 = 0.0f, l1 = 0.0f;
-    /* ldmatrix addresses within a tile: lane L reads row L % 8 of matrix L / 8. K (B of
-     * S = Q K^T): keys nt 8 + L % 8, dims 8 (L / 8) of a 32-dim pair of k steps. V (B of
-     * O += P V, transposed): keys 8 ((L / 8) & 1) + L % 8 of a 16-key step, dims 8 (L / 16)
-     * of a pair of 8-dim column tiles. */
+    for (int m = 0; m < MT; ++m) {
+#pragma unroll
+        for (int dt = 0; dt < D / 8; ++dt) o[m][dt][0] = o[m][dt][1] = o[m][dt][2] = o[m][dt][3] = 0.0f;
+        mx[m][0] = mx[m][1] = NEG_INF;
+        l[m][0] = l[m][1] = 0.0f;
+    }
+    /* ldmatrix addresses within a tile: lane L reads row L % 8 of matrix L / 8. Q (A of
+     * S = Q K^T): rows 8 ((L / 8) & 1) + L % 8 of an m tile, dims 8 (L / 16) of a 16-dim
+     * k step. K (B of S = Q K^T): keys nt 8 + L % 8, dims 8 (L / 8) of a 32-dim pair of k
+     * steps. V (B of O += P V, transposed): keys 8 ((L / 8) & 1) + L % 8 of a 16-key step,
+     * dims 8 (L / 16) of a pair of 8-dim column tiles. */
+    const int q_lane = (warp * (16 * MT) + ((lane >> 3) & 1) * 8 + (lane & 7)) * S + (lane >> 4) * 8;
     const int k_lane = (lane & 7) * S + (lane >> 3) * 8;
     const int v_lane = (((lane >> 3) & 1) * 8 + (lane & 7)) * S + (lane >> 4) * 8;
 
@@ -205,112 +233,129 @@ static __device__ __forceinline__ void flash(bits16* out, const bits16* q, const
         } else {
             cp_async_wait<0>();
         }
-        __syncthreads(); /* tile i is in for every thread */
-        const bits16* ks = smem + (i & 1) * 2 * TILE;
+        __syncthreads(); /* tile i (and the Q tile) is in for every thread */
+        const bits16* ks = stages + (i & 1) * 2 * TILE;
         const bits16* vs = ks + TILE;
         const int64_t k0 = (int64_t)i * BC;
 
-        /* S = Q K^T: 16 rows x 64 keys, 8 column tiles of 8 keys. */
-        float s[BC / 8][4];
+        /* S = Q K^T: per m tile 16 rows x 64 keys, 8 column tiles of 8 keys; a 32-dim pair
+         * of k steps at a time, its Q fragments read once for all column tiles. */
+        float s[MT][BC / 8][4];
 #pragma unroll
-        for (int nt = 0; nt < BC / 8; ++nt) {
-            s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.0f;
+        for (int m = 0; m < MT; ++m)
 #pragma unroll
-            for (int kk = 0; kk < D / 16; kk += 2) {
+            for (int nt = 0; nt < BC / 8; ++nt) s[m][nt][0] = s[m][nt][1] = s[m][nt][2] = s[m][nt][3] = 0.0f;
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk += 2) {
+            unsigned qa[MT][2][4];
+#pragma unroll
+            for (int m = 0; m < MT; ++m) {
+                ldsm_x4(qa[m][0], qs + m * 16 * S + kk * 16 + q_lane);
+                ldsm_x4(qa[m][1], qs + m * 16 * S + kk * 16 + 16 + q_lane);
+            }
+#pragma unroll
+            for (int nt = 0; nt < BC / 8; ++nt) {
                 unsigned b[4];
                 ldsm_x4(b, ks + nt * 8 * S + kk * 16 + k_lane);
-                mma_m16n8k16_bf16(s[nt], qa[kk], b);
-                mma_m16n8k16_bf16(s[nt], qa[kk + 1], b + 2);
+#pragma unroll
+                for (int m = 0; m < MT; ++m) {
+                    mma_m16n8k16_bf16(s[m][nt], qa[m][0], b);
+                    mma_m16n8k16_bf16(s[m][nt], qa[m][1], b + 2);
+                }
             }
         }
 
         /* Scale to base 2; the causal mask (key j past the row's position) only where some
-         * key of the tile is past a valid row's position or past kend. */
+         * key of the tile is past a valid row's position or past kend. Then the online
+         * softmax, row by row (the 4 lanes of a row hold its 64 scores). */
         const bool masked = k0 + BC > kend || k0 + BC - 1 > kfree;
 #pragma unroll
-        for (int nt = 0; nt < BC / 8; ++nt) {
+        for (int m = 0; m < MT; ++m) {
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                s[nt][e] *= sl2;
-                if (masked) {
-                    const int j = (int)k0 + nt * 8 + 2 * t + (e & 1);
-                    if (j > (e < 2 ? p0 : p1) || j >= kend) s[nt][e] = NEG_INF;
+            for (int nt = 0; nt < BC / 8; ++nt) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    s[m][nt][e] *= sl2;
+                    if (masked) {
+                        const int j = (int)k0 + nt * 8 + 2 * t + (e & 1);
+                        if (j > p[m][e >> 1] || j >= kend) s[m][nt][e] = NEG_INF;
+                    }
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < 2; ++u) {
+                float tm = NEG_INF;
+#pragma unroll
+                for (int nt = 0; nt < BC / 8; ++nt) tm = fmaxf(tm, fmaxf(s[m][nt][2 * u], s[m][nt][2 * u + 1]));
+#pragma unroll
+                for (int off = 1; off < 4; off <<= 1) tm = fmaxf(tm, __shfl_xor_sync(FULL_MASK, tm, off));
+                const float nm = fmaxf(mx[m][u], tm);
+                /* A row with no key yet keeps m = -inf and its sums 0 (no inf - inf). */
+                const float a = nm == NEG_INF ? 1.0f : exp2f(mx[m][u] - nm);
+                const float b = nm == NEG_INF ? 0.0f : nm;
+                mx[m][u] = nm;
+                float sum = 0.0f;
+#pragma unroll
+                for (int nt = 0; nt < BC / 8; ++nt) {
+                    s[m][nt][2 * u] = exp2f(s[m][nt][2 * u] - b); /* -inf gives 0 */
+                    s[m][nt][2 * u + 1] = exp2f(s[m][nt][2 * u + 1] - b);
+                    sum += s[m][nt][2 * u] + s[m][nt][2 * u + 1];
+                }
+                l[m][u] = l[m][u] * a + sum; /* this lane's part of the row sum (the 4 lanes scale alike) */
+#pragma unroll
+                for (int dt = 0; dt < D / 8; ++dt) {
+                    o[m][dt][2 * u] *= a;
+                    o[m][dt][2 * u + 1] *= a;
                 }
             }
         }
-        float mx0 = NEG_INF, mx1 = NEG_INF;
-#pragma unroll
-        for (int nt = 0; nt < BC / 8; ++nt) {
-            mx0 = fmaxf(mx0, fmaxf(s[nt][0], s[nt][1]));
-            mx1 = fmaxf(mx1, fmaxf(s[nt][2], s[nt][3]));
-        }
-#pragma unroll
-        for (int off = 1; off < 4; off <<= 1) { /* the 4 lanes of a row */
-            mx0 = fmaxf(mx0, __shfl_xor_sync(FULL_MASK, mx0, off));
-            mx1 = fmaxf(mx1, __shfl_xor_sync(FULL_MASK, mx1, off));
-        }
-        const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
-        /* A row with no key yet keeps m = -inf and its sums 0 (no inf - inf). */
-        const float a0 = n0 == NEG_INF ? 1.0f : exp2f(m0 - n0);
-        const float a1 = n1 == NEG_INF ? 1.0f : exp2f(m1 - n1);
-        const float b0 = n0 == NEG_INF ? 0.0f : n0, b1 = n1 == NEG_INF ? 0.0f : n1;
-        m0 = n0;
-        m1 = n1;
-        float rs0 = 0.0f, rs1 = 0.0f;
-#pragma unroll
-        for (int nt = 0; nt < BC / 8; ++nt) {
-            s[nt][0] = exp2f(s[nt][0] - b0); /* -inf gives 0 */
-            s[nt][1] = exp2f(s[nt][1] - b0);
-            s[nt][2] = exp2f(s[nt][2] - b1);
-            s[nt][3] = exp2f(s[nt][3] - b1);
-            rs0 += s[nt][0] + s[nt][1];
-            rs1 += s[nt][2] + s[nt][3];
-        }
-        l0 = l0 * a0 + rs0; /* this lane's part of the row sum (the 4 lanes scale alike) */
-        l1 = l1 * a1 + rs1;
-#pragma unroll
-        for (int dt = 0; dt < D / 8; ++dt) {
-            o[dt][0] *= a0;
-            o[dt][1] *= a0;
-            o[dt][2] *= a1;
-            o[dt][3] *= a1;
-        }
 
-        /* O += P V: keys 16 kt .. 16 kt + 15 of P are S's column tiles 2 kt and 2 kt + 1. */
+        /* O += P V: keys 16 kt .. 16 kt + 15 of P are S's column tiles 2 kt and 2 kt + 1;
+         * each V fragment serves both m tiles. */
 #pragma unroll
         for (int kt = 0; kt < BC / 16; ++kt) {
-            const unsigned pa[4] = {pack2_rn(s[2 * kt][0], s[2 * kt][1]), pack2_rn(s[2 * kt][2], s[2 * kt][3]),
-                                    pack2_rn(s[2 * kt + 1][0], s[2 * kt + 1][1]),
-                                    pack2_rn(s[2 * kt + 1][2], s[2 * kt + 1][3])};
+            unsigned pa[MT][4];
+#pragma unroll
+            for (int m = 0; m < MT; ++m) {
+                pa[m][0] = pack2_rn(s[m][2 * kt][0], s[m][2 * kt][1]);
+                pa[m][1] = pack2_rn(s[m][2 * kt][2], s[m][2 * kt][3]);
+                pa[m][2] = pack2_rn(s[m][2 * kt + 1][0], s[m][2 * kt + 1][1]);
+                pa[m][3] = pack2_rn(s[m][2 * kt + 1][2], s[m][2 * kt + 1][3]);
+            }
 #pragma unroll
             for (int dt = 0; dt < D / 8; dt += 2) {
                 unsigned b[4];
                 ldsm_x4_trans(b, vs + kt * 16 * S + dt * 8 + v_lane);
-                mma_m16n8k16_bf16(o[dt], pa, b);
-                mma_m16n8k16_bf16(o[dt + 1], pa, b + 2);
+#pragma unroll
+                for (int m = 0; m < MT; ++m) {
+                    mma_m16n8k16_bf16(o[m][dt], pa[m], b);
+                    mma_m16n8k16_bf16(o[m][dt + 1], pa[m], b + 2);
+                }
             }
         }
         __syncthreads(); /* every warp is done with stage i % 2 before tile i + 2 lands there */
     }
+    cp_async_wait<0>(); /* no copy still in flight when the block ends (no tiles: the Q tile's) */
 
 #pragma unroll
-    for (int off = 1; off < 4; off <<= 1) {
-        l0 += __shfl_xor_sync(FULL_MASK, l0, off);
-        l1 += __shfl_xor_sync(FULL_MASK, l1, off);
-    }
-    const float i0 = l0 > 0.0f ? 1.0f / l0 : 0.0f, i1 = l1 > 0.0f ? 1.0f / l1 : 0.0f;
+    for (int m = 0; m < MT; ++m)
 #pragma unroll
-    for (int dt = 0; dt < D / 8; ++dt) {
-        if (r0 < n)
-            *reinterpret_cast<unsigned*>(out + r0 * q_dim + h * D + dt * 8 + 2 * t) =
-                pack2(o[dt][0] * i0, o[dt][1] * i0);
-        if (r1 < n)
-            *reinterpret_cast<unsigned*>(out + r1 * q_dim + h * D + dt * 8 + 2 * t) =
-                pack2(o[dt][2] * i1, o[dt][3] * i1);
-    }
+        for (int u = 0; u < 2; ++u) {
+            float sum = l[m][u];
+#pragma unroll
+            for (int off = 1; off < 4; off <<= 1) sum += __shfl_xor_sync(FULL_MASK, sum, off);
+            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+            if (r[m][u] < n) {
+                bits16* orow = out + r[m][u] * q_dim + h * D + 2 * t;
+#pragma unroll
+                for (int dt = 0; dt < D / 8; ++dt)
+                    *reinterpret_cast<unsigned*>(orow + dt * 8) =
+                        pack2(o[m][dt][2 * u] * inv, o[m][dt][2 * u + 1] * inv);
+            }
+        }
 }
 
-/* The plain path: thread x < 64 of the block takes row (tile * 64 + x) of head blockIdx.y. */
+/* The plain path: thread x < BR of the block takes row (tile * BR + x) of head blockIdx.y. */
 static __device__ void plain(bits16* out, const bits16* q, const bits16* kc, const bits16* vc,
                              const int32_t* positions, float scale, int64_t n, int64_t kv_len,
                              int64_t q_heads, int64_t kv_heads, int64_t D) {
@@ -345,18 +390,19 @@ static __device__ void plain(bits16* out, const bits16* q, const bits16* kc, con
     for (int64_t e = 0; e < D; ++e) o[e] = f2b(acc[e] * inv);
 }
 
-extern "C" __global__ void __launch_bounds__(NTHREADS, 3)
+extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
 attention_prefill(__nv_bfloat16* __restrict__ out, const __nv_bfloat16* __restrict__ q,
                   const __nv_bfloat16* __restrict__ k_cache, const __nv_bfloat16* __restrict__ v_cache,
                   const int32_t* __restrict__ positions, float scale, int64_t tokens, int64_t q_heads,
                   int64_t kv_heads, int64_t head_dim, int64_t kv_len) {
     GRID_DEPENDENCY_WAIT();
     GRID_LAUNCH_DEPENDENTS();
-    /* Two stages of a K tile and a V tile [BC][D + PAD] each (the manifest asks for the
-     * bytes of D = DMAX), as 16-byte words. */
+    /* The Q tile [BR][D + PAD] and two stages of a K tile and a V tile [BC][D + PAD] each
+     * (the manifest asks for the bytes of D = DMAX: (128 + 4 * 64) * 136 * 2), as 16-byte
+     * words. */
     extern __shared__ uint4 tiles[];
-    __shared__ int top[BR / 16];
-    __shared__ int bot[BR / 16];
+    __shared__ int top[NWARPS];
+    __shared__ int bot[NWARPS];
     bits16* o = reinterpret_cast<bits16*>(out);
     const bits16* qb = reinterpret_cast<const bits16*>(q);
     const bits16* kb = reinterpret_cast<const bits16*>(k_cache);
