@@ -12,6 +12,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/cacheon/target-kernels
 parts=(target/gpu-bin)
 if [ $# -ge 1 ]; then
   wt=$(mktemp -d)
+  trap 'git worktree remove --force "$wt" 2>/dev/null; rm -rf "$wt"' EXIT
   git worktree add --quiet --detach "$wt" "$1"
   # Its own target folder: cargo's freshness check compares modification times, so a
   # worktree built into this tree's folder would leave it believing the older build fresh.
@@ -19,7 +20,6 @@ if [ $# -ge 1 ]; then
   rm -rf target/gpu-bin-old
   mkdir -p target
   cp -r "$wt/target/gpu-bin" target/gpu-bin-old
-  git worktree remove --force "$wt"
   parts+=(target/gpu-bin-old)
 fi
 bash kernels/tools/gpu-bins.sh > /dev/null
