@@ -126,7 +126,9 @@ pub struct ArenaSpec {
     /// rows; `/v8`: decode attention streams the cache through two shared-memory stages a
     /// warp; `/v9`: the prefill and batched decode too run RoPE and both cache writes in
     /// one engine kernel after the q|k|v product, so no `position.rope` call is made in any
-    /// pass while the stock rope kernel serves it).
+    /// pass while the stock rope kernel serves it; `/v10`: the stock prefill attention
+    /// gives each warp 32 query rows, two m16 tiles, with the block's Q tile in shared
+    /// memory).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
