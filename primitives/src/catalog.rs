@@ -114,21 +114,8 @@ pub struct ArenaSpec {
     /// version: a new name whenever what a read runs changes, so that validators on
     /// builds that read differently never count as measuring the same engine.
     pub workload: &'static str,
-    /// The stock kernel set the engine starts from, with the slot boundaries it calls
-    /// through (`/v2`: the `mlp.gate_up_silu` seam, served by its member slots until a
-    /// kernel for it is crowned; `/v3`: a stock `collective.all_reduce`, which only
-    /// engines split over ranks call, and on CUDA the double-buffered flash prefill; `/v4` on
-    /// CUDA: decode attention on tensor cores and programmatic dependent launch; `/v5` on
-    /// CUDA: batch-1 decode's q|k|v GEMV applies RoPE and writes both cache rows, so no
-    /// `position.rope` call is made there while the stock rope kernel serves it; `/v6`: the
-    /// streaming stock GEMV; `/v7`: batch-1 decode's q|k|v product a `linear.matmul` call
-    /// again, whichever kernel serves it, then one engine kernel for RoPE and both cache
-    /// rows; `/v8`: decode attention streams the cache through two shared-memory stages a
-    /// warp; `/v9`: the prefill and batched decode too run RoPE and both cache writes in
-    /// one engine kernel after the q|k|v product, so no `position.rope` call is made in any
-    /// pass while the stock rope kernel serves it; `/v10`: the stock prefill attention
-    /// gives each warp 32 query rows, two m16 tiles, with the block's Q tile in shared
-    /// memory).
+    /// The stock kernel set the engine starts from, named with its version: a new name
+    /// whenever the slot calls a read makes change (the versions are listed in CHANGELOG.md).
     pub stock: &'static str,
     pub min_margin_ppm: u32,
     pub max_noise_ppm: u32,
