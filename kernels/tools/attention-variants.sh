@@ -2,7 +2,7 @@
 # Diagnostic variants of the stock CUDA attention.decode kernel, as bundles for
 # `cacheon-engine-bench --bundle DIR`, written under target/attention-variants/ (ignored by
 # git; copy it to the GPU machine with target/gpu-bin). Each changes one thing, to split the kernel's 13.5 µs
-# per layer (batch 1, 2,049 cached positions, docs/kernels-bench-h200.md) into its parts:
+# per layer (batch 1, 2,049 cached positions, docs/performance.md) into its parts:
 # Decode (session 22: the tensor-core path for head_dim 64 and 128):
 #   decode-simt  the stock kernel of commit aa76376 (CUDA-core dot products, four shuffle
 #                levels a score; the path head dims other than 64 and 128 still take)
@@ -17,7 +17,7 @@
 #   mma-c16      16-block clusters, z 1 at batch 1 (128 blocks, 4 heads a block)
 #   mma-c16z2    16-block clusters, the stock z (2 at batch 1: 256 blocks)
 # Session 24 (the launch-time cluster variants of run38-run41 are in this file's history,
-# commit 70c2387; docs/kernels-bench-h200.md has their rows):
+# commit 70c2387; docs/performance.md has their rows):
 #   early-attn, early-norm, early-silu  the stock attention.decode, norm.fused_add_rmsnorm
 #                and activation.silu_and_mul kernels letting the next grid launch before
 #                they wait for theirs (griddepcontrol.launch_dependents first), so the next
@@ -50,7 +50,7 @@
 #                tile fetched once for twice the rows
 # Timing only: the wrong-result variants must never be installed anywhere else.
 # Session 19's SIMT diagnostics (u8, noloop, empty, z4, mb3, ...) are in this file's history
-# (commit aa76376) and their results in docs/kernels-bench-h200.md.
+# (commit aa76376) and their results in docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=kernels/stock/cuda/attention_decode

@@ -10,7 +10,7 @@
 #   minb4     __launch_bounds__(256, 4): at most 64 registers a thread
 #   minb5     __launch_bounds__(256, 5)
 # Measured 2026-12-05 on an H100 (batch-1 decode step, stock 1.7395-1.7402 ms in the same
-# calls; docs/kernels-bench-h200.md): narrow8 1.7269/1.7288, n8w16 1.7290, narrow16 1.7336,
+# calls; docs/performance.md): narrow8 1.7269/1.7288, n8w16 1.7290, narrow16 1.7336,
 # minb4 1.7374, wide4 1.7525, minb5 1.7924. All are correct (the macros change only how
 # many loads are in flight), so any can also go to `cacheon qualify` as a proposal.
 #

@@ -137,7 +137,7 @@ pub struct CudaEngineOptions {
     /// `activation.silu_and_mul` launch) while the stock `linear.matmul` and `silu_and_mul`
     /// kernels serve both calls and no `mlp.gate_up_silu` kernel takes the seam; a proposal
     /// for any of them turns it off. Off: on an H100 the fused GEMV has not yet matched the
-    /// stock gate|up GEMV plus the SwiGLU launch (`kernels-bench-h200.md`); a benchmark's
+    /// stock gate|up GEMV plus the SwiGLU launch (`performance.md`); a benchmark's
     /// experiment (`--fuse-swiglu`).
     pub fuse_gate_up_silu: bool,
     /// With `fuse_qkv_rope` and the stock `linear.matmul` kernel serving the q|k|v row,

@@ -297,7 +297,7 @@ DEVI void attend_block(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16*
  * once every warp is done. Three stages (96 KiB) were no faster alone (10.7 against
  * 10.5 us a layer, on two H100s) and made the step slower (22 us a step between the
  * kernels: the SMs' shared-memory carveout then differs from the GEMVs' beside it);
- * docs/kernels-bench-h200.md has the numbers. */
+ * docs/performance.md has the numbers. */
 #define STEP 8
 #ifndef CACHEON_EMU
 DEVI void mma_m16n8k16_bf16(float d[4], const unsigned a[4], const unsigned b[2]) {
