@@ -4,7 +4,7 @@
 # commit's as target/gpu-bin-old (built in a temporary worktree), for the scripts that
 # time a change against the build before it (built in $CARGO_TARGET_DIR-old). About 90 s a
 # build when cargo's cache is warm.
-#   bash kernels/tools/device/pack.sh            # target/gpu-bin only (h200-headline.sh)
+#   bash kernels/tools/device/pack.sh            # target/gpu-bin only
 #   bash kernels/tools/device/pack.sh c3262b6    # and target/gpu-bin-old from c3262b6
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
