@@ -13,7 +13,11 @@
 //! caches only up to each sequence's length). The copy bandwidth is a device-to-device
 //! copy of 2 GiB timed the same way, counting bytes read plus bytes written.
 //!
-//! Exit status: 0 all checks passed, 1 a check or a build failed, 2 no usable GPU.
+//! Exit status: 0 all checks passed, 1 a check or a build failed, 2 no usable GPU, 64 a
+//! command line it does not accept. Its `--json-out` file is what `cacheon-engine-bench
+//! --compare` reads.
+
+mod cli;
 
 use std::process::ExitCode;
 
@@ -95,10 +99,7 @@ fn parse_args() -> Result<Opts, String> {
                 o.slots
                     .push(SlotId::parse(&id).ok_or(format!("unknown slot `{id}`"))?);
             }
-            "--copy-mib" => {
-                let n = it.next().ok_or("--copy-mib needs a number")?;
-                o.copy_mib = n.parse().map_err(|_| format!("bad --copy-mib `{n}`"))?;
-            }
+            "--copy-mib" => o.copy_mib = cli::number(it.next(), "--copy-mib")?,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -283,13 +284,7 @@ impl Report {
 fn main() -> ExitCode {
     let opts = match parse_args() {
         Ok(o) => o,
-        Err(e) => {
-            if !e.is_empty() {
-                eprintln!("cacheon-bench: {e}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(if e.is_empty() { 0 } else { 64 });
-        }
+        Err(e) => return cli::usage_exit("cacheon-bench", USAGE, &e),
     };
     let dev = match CudaDevice::open(0) {
         Ok(d) => d,

@@ -5,9 +5,14 @@
 //!    the stock table and with each example installed in its slot.
 //!
 //! The examples are trusted repository code, built and run in this process.
-//! Usage: `cacheon-cpu-bench [--examples DIR] [--json]`.
+//! Exit status: 0 done, 64 a command line it does not accept (a failing build panics).
+
+// This bench takes no numbers on its command line: `cli::number` goes unused here.
+#[allow(dead_code)]
+mod cli;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use cacheon_kernels::bundle;
@@ -68,15 +73,32 @@ fn time_engine(slots: SlotTable, cfg: &ModelConfig, weights: &Weights) -> f64 {
     median(samples)
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let json = args.iter().any(|a| a == "--json");
-    let dir = args
-        .iter()
-        .position(|a| a == "--examples")
-        .and_then(|i| args.get(i + 1))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/cpu"));
+const USAGE: &str = "usage: cacheon-cpu-bench [--examples DIR] [--json]
+
+  --examples DIR  the folder of example bundles (default: the repository's examples/cpu)
+  --json          JSON lines instead of the tables";
+
+/// `--json` and the examples folder.
+fn parse_args() -> Result<(bool, PathBuf), String> {
+    let mut json = false;
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/cpu");
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => json = true,
+            "--examples" => dir = it.next().ok_or("--examples needs a folder")?.into(),
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok((json, dir))
+}
+
+fn main() -> ExitCode {
+    let (json, dir) = match parse_args() {
+        Ok(a) => a,
+        Err(e) => return cli::usage_exit("cacheon-cpu-bench", USAGE, &e),
+    };
     let opts = CpuBuildOptions::default();
     let stock = SlotTable::genesis_cpu(&opts).expect("stock kernels build");
     let mut examples: Vec<(String, CpuKernel)> = Vec::new();
@@ -183,4 +205,5 @@ fn main() {
     } else {
         println!("{:<28} {:>9.2} {:>8.3}x", "all examples", ms, base / ms);
     }
+    ExitCode::SUCCESS
 }

@@ -28,8 +28,13 @@
 //!   its slots before anything is timed, e.g. to compare a kernel variant with the stock one.
 //!
 //! Prints a table and JSON lines (`--json` for JSON only; `--json-out F` to also write
-//! them to a file). The field names match `kernels/bench/torch_eager.py`.
-//! Exit status: 0 done, 1 a failure, 2 no usable GPU.
+//! them to a file): the device, the copy bandwidth, then every figure. The field names
+//! match `kernels/bench/torch_eager.py`. `--compare A B` puts two such files side by side
+//! with the ratio of every figure (`compare.rs`; no GPU needed).
+//! Exit status: 0 done, 1 a failure, 2 no usable GPU, 64 a command line it does not accept.
+
+mod cli;
+mod compare;
 
 use std::process::ExitCode;
 
@@ -43,7 +48,8 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-pair]
+const USAGE: &str = "usage: cacheon-engine-bench --compare A.jsonl B.jsonl
+       cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-pair]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -63,8 +69,9 @@ const USAGE: &str = "usage: cacheon-engine-bench [--shape NAME] [--prompt N] [--
                  product: the rope and k-write launches come back (the A/B switch)
   --fuse-swiglu  batch 1 with gate|up and SwiGLU as one engine GEMV (an experiment, off)
   --qkv-pair     batch 1's q|k|v step as the engine's one-launch pair GEMV (product, RoPE
-                 and both cache rows; the default until session 25) instead of the GEMV
-                 plus one rope + cache-row kernel";
+                 and both cache rows) instead of the GEMV plus one rope + cache-row kernel
+  --compare A B  print two --json-out files of the benches side by side, every figure
+                 with its ratio B/A, and exit (no GPU needed)";
 
 struct Opts {
     shape: String,
@@ -83,6 +90,8 @@ struct Opts {
     fuse_qkv_rope: bool,
     fuse_gate_up_silu: bool,
     qkv_pair_gemv: bool,
+    /// `--compare A B`: the two result files.
+    compare: Option<(String, String)>,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -103,12 +112,10 @@ fn parse_args() -> Result<Opts, String> {
         fuse_qkv_rope: true,
         fuse_gate_up_silu: false,
         qkv_pair_gemv: false,
+        compare: None,
     };
     let mut it = std::env::args().skip(1);
-    let num = |v: Option<String>, what: &str| -> Result<usize, String> {
-        let v = v.ok_or(format!("{what} needs a number"))?;
-        v.parse().map_err(|_| format!("bad {what} `{v}`"))
-    };
+    let num = cli::number::<usize>;
     while let Some(a) = it.next() {
         match a.as_str() {
             "--shape" => o.shape = it.next().ok_or("--shape needs a name")?,
@@ -127,6 +134,11 @@ fn parse_args() -> Result<Opts, String> {
             "--unfused" => (o.fuse_qkv_rope, o.fuse_gate_up_silu) = (false, false),
             "--fuse-swiglu" => o.fuse_gate_up_silu = true,
             "--qkv-pair" => o.qkv_pair_gemv = true,
+            "--compare" => {
+                let a = it.next().ok_or("--compare needs two files")?;
+                let b = it.next().ok_or("--compare needs two files")?;
+                o.compare = Some((a, b));
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -164,14 +176,20 @@ impl Out {
 fn main() -> ExitCode {
     let opts = match parse_args() {
         Ok(o) => o,
-        Err(e) => {
-            if !e.is_empty() {
-                eprintln!("cacheon-engine-bench: {e}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(if e.is_empty() { 0 } else { 1 });
-        }
+        Err(e) => return cli::usage_exit("cacheon-engine-bench", USAGE, &e),
     };
+    if let Some((a, b)) = &opts.compare {
+        return match compare::compare_files(a, b) {
+            Ok(table) => {
+                print!("{table}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cacheon-engine-bench: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let Some(cfg) = ModelConfig::named(&opts.shape) else {
         eprintln!("cacheon-engine-bench: unknown shape `{}`", opts.shape);
         return ExitCode::from(1);
@@ -217,6 +235,16 @@ fn run(opts: &Opts, cfg: ModelConfig, dev: &CudaDevice) -> Result<(), String> {
         kernel_bw / 1e9,
         bytes >> 20
     ));
+    out.json(json!({
+        "engine": "cacheon", "kind": "device", "name": info.name,
+        "compute_capability": format!("{}.{}", info.compute_capability.0, info.compute_capability.1),
+        "multiprocessors": info.multiprocessors, "total_mem_bytes": info.total_mem_bytes,
+        "driver_version": info.driver_version,
+    }));
+    out.json(json!({
+        "engine": "cacheon", "kind": "copy", "bytes": bytes,
+        "memcpy_bw_gbs": memcpy_bw / 1e9, "kernel_copy_bw_gbs": kernel_bw / 1e9, "copy_bw_gbs": bw / 1e9,
+    }));
 
     // The engine.
     let max_batch = *opts.batches.iter().max().unwrap();
