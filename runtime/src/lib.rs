@@ -63,7 +63,10 @@ pub type UncheckedExtrinsic =
     generic::UncheckedExtrinsic<Address, RuntimeCall, Signature, TxExtension>;
 pub type Block = generic::Block<Header, UncheckedExtrinsic>;
 /// Storage migrations a runtime upgrade runs (each guarded by its pallet's on-chain version).
-pub type Migrations = (pallet_cacheon::migrations::v2::MigrateV1ToV2<Runtime>,);
+pub type Migrations = (
+    pallet_cacheon::migrations::v2::MigrateV1ToV2<Runtime>,
+    pallet_cacheon::migrations::v3::MigrateV2ToV3<Runtime>,
+);
 
 pub type Executive = frame::runtime::prelude::Executive<
     Runtime,
@@ -265,6 +268,10 @@ impl pallet_cacheon::Config for Runtime {
     type RevealPeriod = ConstU32<600>;
     /// A primary PASS waits an hour for another operator's reproduction.
     type ReproductionTimeout = ConstU32<600>;
+    /// A proposal still pending a week (at 6 s blocks) after its reveal expires. An arena's
+    /// leases must fit (`set_arena`): at 600-block leases and 3 attempts they take at most
+    /// 3,950 blocks.
+    type PendingLifetime = ConstU32<{ 7 * 24 * 600 }>;
     /// 10×: no single kernel boundary makes the whole engine faster than that.
     type MaxSpeedupPpm = ConstU32<10_000_000>;
     /// Finished proposals are kept 30 days (at 6 s blocks), then pruned.

@@ -144,10 +144,21 @@ mod benchmarks {
     /// A FAIL that sticks and forfeits the deposit of a maximum-size bundle, leaving a full queue.
     #[benchmark]
     fn attest_fail() {
-        let (v1, _) = arena::<T>(2);
+        let (v1, v2) = arena::<T>(2);
         let miner = funded::<T>("miner", 0);
         let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
         fill_queue::<T>(vec![p]);
+        // A second operator's confiscating FAIL waits: this one agrees, and the deposit goes.
+        Proposals::<T>::mutate(p, |prop| {
+            let prop = prop.as_mut().unwrap();
+            prop.disputed = Some(RecordedFail {
+                validator: v2.clone(),
+                operator: v2.clone(),
+                reason: FailReason::Cheating,
+                evidence_digest: [3; 32],
+            });
+            prop.excluded = BoundedVec::truncate_from(vec![v2.clone()]);
+        });
         Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
         let cheating = verdict(
             Verdict::Fail {
@@ -164,14 +175,15 @@ mod benchmarks {
         ));
     }
 
-    /// A reproduction's NoDecision after which no registered operator may try again: the
-    /// wait's deadline searches past full blocks, the search for an operator walks every
-    /// validator key (all of one excluded operator) and the proposal expires out of a full
-    /// queue. (A disputed FAIL takes the same path.)
+    /// A reproduction's NoDecision after which no other registered operator may try again:
+    /// the search for an operator walks every validator key (all of one operator, whose FAIL
+    /// waits for a second opinion) twice — before and after the stall's exclusion lifts —
+    /// and the wait's deadline searches past full blocks. (A disputed FAIL takes the same
+    /// path.)
     #[benchmark]
     fn attest_requeue() {
         let (v1, v2) = arena::<T>(2);
-        let excluded = keys_of_one_operator::<T>();
+        let disputer = keys_of_one_operator::<T>();
         let miner = funded::<T>("miner", 0);
         let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
         fill_queue::<T>(vec![p]);
@@ -182,7 +194,13 @@ mod benchmarks {
         fill_deadlines::<T>(until, crate::settle::DEADLINE_TRIES - 1);
         Proposals::<T>::mutate(p, |prop| {
             let prop = prop.as_mut().unwrap();
-            prop.excluded = BoundedVec::truncate_from(vec![excluded]);
+            prop.excluded = BoundedVec::truncate_from(vec![disputer.clone()]);
+            prop.disputed = Some(RecordedFail {
+                validator: disputer.clone(),
+                operator: disputer,
+                reason: FailReason::NotFaster,
+                evidence_digest: [3; 32],
+            });
         });
         let no_decision = verdict(
             Verdict::NoDecision {
@@ -195,7 +213,7 @@ mod benchmarks {
         attest(RawOrigin::Signed(v1), p, no_decision);
         assert!(matches!(
             Proposals::<T>::get(p).unwrap().status,
-            ProposalStatus::Expired
+            ProposalStatus::ReproductionQueued { .. }
         ));
     }
 
@@ -340,14 +358,15 @@ mod benchmarks {
         Ok(())
     }
 
-    /// `n` reproduction leases ending in one block, each on a proposal no registered operator
-    /// may try again: each wait's deadline searches past full blocks (as many as the whole
-    /// schedule can hold: every pending proposal has one deadline), every key is walked, and
-    /// each proposal expires out of a full queue.
+    /// `n` reproduction leases ending in one block, each on a proposal no other registered
+    /// operator may try: each wait's deadline searches past full blocks (as many as the whole
+    /// schedule can hold: every pending proposal has one deadline), and every key (all of
+    /// one operator whose FAIL waits for a second opinion) is walked twice, before and after
+    /// the stall's exclusion lifts.
     #[benchmark]
     fn expire_leases(n: Linear<0, { T::MaxLeasesPerBlock::get() }>) {
         let (v1, v2) = arena::<T>(2);
-        let excluded = keys_of_one_operator::<T>();
+        let disputer = keys_of_one_operator::<T>();
         let mut ids = Vec::new();
         for i in 0..n {
             let p = reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i);
@@ -360,7 +379,13 @@ mod benchmarks {
             lease_reproduction::<T>(*p, &v2, &v1, until);
             Proposals::<T>::mutate(p, |prop| {
                 let prop = prop.as_mut().unwrap();
-                prop.excluded = BoundedVec::truncate_from(vec![excluded.clone()]);
+                prop.excluded = BoundedVec::truncate_from(vec![disputer.clone()]);
+                prop.disputed = Some(RecordedFail {
+                    validator: disputer.clone(),
+                    operator: disputer.clone(),
+                    reason: FailReason::NotFaster,
+                    evidence_digest: [3; 32],
+                });
             });
         }
         // Stands for leases of many operators: one operator's cap is far below a block's.
@@ -381,9 +406,72 @@ mod benchmarks {
         for p in &ids {
             assert!(matches!(
                 Proposals::<T>::get(p).unwrap().status,
+                ProposalStatus::ReproductionQueued { .. }
+            ));
+        }
+    }
+
+    /// `n` leased proposals past their lifetime, expired out of a full queue, while every
+    /// other arena's queue front is read too (`MaxArenas` arenas).
+    #[benchmark]
+    fn expire_overdue(n: Linear<0, { T::MaxLeasesPerBlock::get() }>) {
+        let (v1, v2) = arena::<T>(2);
+        for i in Arenas::<T>::count()..T::MaxArenas::get() {
+            let mut other = Arenas::<T>::get(bid(ARENA)).expect("arena exists").config;
+            other.id = bid(format!("bench.arena{i}").as_bytes());
+            Pallet::<T>::do_set_arena(other).expect("room for the arena");
+        }
+        let mut ids = Vec::new();
+        for i in 0..n {
+            let p = reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i);
+            ids.push(p);
+        }
+        fill_queue::<T>(ids.clone());
+        let until =
+            frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
+        for p in &ids {
+            lease_reproduction::<T>(*p, &v1, &v2, until);
+        }
+        OpenLeases::<T>::remove(&v2);
+        let now =
+            frame_system::Pallet::<T>::block_number().saturating_add(T::PendingLifetime::get());
+        #[block]
+        {
+            Pallet::<T>::expire_overdue(now);
+        }
+        for p in &ids {
+            assert!(matches!(
+                Proposals::<T>::get(p).unwrap().status,
                 ProposalStatus::Expired
             ));
         }
+    }
+
+    /// A FAIL whose forfeited deposit is refunded from the pot.
+    #[benchmark]
+    fn overturn_fail() -> Result<(), BenchmarkError> {
+        let (v1, _) = arena::<T>(2);
+        let miner = funded::<T>("miner", 0);
+        let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
+        let mut prop = Proposals::<T>::get(p).unwrap();
+        let fail = RecordedFail {
+            validator: v1.clone(),
+            operator: v1,
+            reason: FailReason::Cheating,
+            evidence_digest: [1; 32],
+        };
+        Pallet::<T>::fail(p, prop.clone(), fail, true);
+        prop = Proposals::<T>::get(p).unwrap();
+        assert!(SlashedDeposits::<T>::contains_key(p) && prop.bundle_deposit.is_zero());
+        let origin =
+            T::AdminOrigin::try_successful_origin().map_err(|_| BenchmarkError::Weightless)?;
+        #[extrinsic_call]
+        _(origin as T::RuntimeOrigin, p);
+        assert!(matches!(
+            Proposals::<T>::get(p).unwrap().status,
+            ProposalStatus::Overturned { .. }
+        ));
+        Ok(())
     }
 
     #[benchmark]

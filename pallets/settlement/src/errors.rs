@@ -136,5 +136,19 @@ mod errors {
         /// A validator may not lease a proposal revealed by itself, its operator or another key
         /// of its operator.
         OwnProposal,
+        /// The arena's stalls could outlast `PendingLifetime`: its `max_attempts` and
+        /// `lease_blocks` are too large for the chain's proposal lifetime.
+        LifetimeTooShort,
+        /// A target names the same displaced target twice.
+        DuplicateDisplaced,
+        /// A FAIL on the proposal waits for a second operator's opinion.
+        VerdictDisputed,
+        /// The proposal has not failed (only a FAIL can be overturned).
+        NotFailed,
+        /// The reward pot cannot refund the forfeited deposit now.
+        PotCannotRefund,
+        /// These bytes FAILed in this arena for what they are, or against the incumbent that
+        /// is still current: revealing them again cannot change the verdict.
+        FailReplay,
     }
 }

@@ -189,5 +189,21 @@ mod events {
             miner: T::AccountId,
             amount: BalanceOf<T>,
         },
+        /// A proposal was still pending `PendingLifetime` blocks after its reveal and expired
+        /// (deposits returned).
+        LifetimeEnded { proposal: ProposalId },
+        /// A pending proposal's content was reclaimed by an earlier commitment: the proposal
+        /// was a copy of `original` and FAILed `CopyOf` at once.
+        CopyEnded {
+            proposal: ProposalId,
+            original: ProposalId,
+        },
+        /// The admin origin overturned a proposal's FAIL; `refunded` went back to the miner.
+        FailOverturned {
+            proposal: ProposalId,
+            miner: T::AccountId,
+            reason: FailReason,
+            refunded: BalanceOf<T>,
+        },
     }
 }

@@ -11,8 +11,10 @@ mod hooks {
     impl<T: Config> Hooks<BlockNumberFor<T>> for Pallet<T> {
         fn on_initialize(now: BlockNumberFor<T>) -> Weight {
             let expired = Self::expire_leases(now);
+            let overdue = Self::expire_overdue(now);
             let paid = Self::pay_emissions();
             let mut weight = T::WeightInfo::expire_leases(expired)
+                .saturating_add(T::WeightInfo::expire_overdue(overdue))
                 .saturating_add(T::WeightInfo::pay_emissions(paid));
             if let Some(policy) = Emissions::<T>::get() {
                 if !policy.epoch_blocks.is_zero() && (now % policy.epoch_blocks).is_zero() {
@@ -51,8 +53,10 @@ mod hooks {
                 "MaxBundleBytes above the bundle format's own limit"
             );
             assert!(
-                !T::RevealPeriod::get().is_zero() && !T::ReproductionTimeout::get().is_zero(),
-                "RevealPeriod and ReproductionTimeout must be positive"
+                !T::RevealPeriod::get().is_zero()
+                    && !T::ReproductionTimeout::get().is_zero()
+                    && !T::PendingLifetime::get().is_zero(),
+                "RevealPeriod, ReproductionTimeout and PendingLifetime must be positive"
             );
             assert!(
                 T::MaxSpeedupPpm::get() > PPM_ONE,

@@ -2,6 +2,7 @@
 
 use crate::*;
 use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::vec::Vec;
 
 impl<T: Config> Pallet<T> {
     pub fn do_try_state() -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
@@ -155,9 +156,42 @@ impl<T: Config> Pallet<T> {
             RevealsInPeriod::<T>::iter_keys().all(|(period, _)| period >= cleared),
             "reveal counts of a cleared period remain"
         );
+        for (arena, hash, failed) in FailedContents::<T>::iter() {
+            ensure!(
+                Proposals::<T>::get(failed.proposal).is_some_and(|p| p.arena == arena
+                    && p.content_hash == hash
+                    && p.status
+                        == ProposalStatus::Failed {
+                            reason: failed.reason
+                        }),
+                "a FAIL replay record belongs to no proposal that failed for its reason"
+            );
+        }
+        for (id, amount) in SlashedDeposits::<T>::iter() {
+            ensure!(
+                !amount.is_zero()
+                    && Proposals::<T>::get(id).is_some_and(|p| matches!(
+                        p.status,
+                        ProposalStatus::Failed {
+                            reason: FailReason::Cheating | FailReason::CopyOf(_)
+                        }
+                    )),
+                "a forfeited deposit belongs to no proposal that failed for an act"
+            );
+        }
         for (arena, q) in Queue::<T>::iter() {
             let set: BTreeSet<_> = q.iter().copied().collect();
             ensure!(set.len() == q.len(), "a proposal is queued twice");
+            // The lifetime sweep reads only each queue's front: the queue is in reveal order.
+            let reveals: Vec<BlockNumberFor<T>> = q
+                .iter()
+                .filter_map(|id| Proposals::<T>::get(id).map(|p| p.reveal_block))
+                .collect();
+            ensure!(
+                reveals.windows(2).all(|w| w[0] <= w[1]),
+                "an arena's queue is not in reveal order"
+            );
+
             ensure!(
                 queued.remove(&arena).unwrap_or_default() == set,
                 "an arena's queue does not match its pending proposals"

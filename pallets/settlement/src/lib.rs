@@ -6,9 +6,11 @@
 //!
 //! Proposal life cycle:
 //! ```text
-//! Queued ─claim─► Primary ─PASS─► ReproductionQueued ─claim (other validator)─► Reproduction ─PASS─► Crowned ─► Retired
-//!   ▲               │ FAIL ──► Failed          ▲                                   │ FAIL ──► Failed (+ AttestationsDisagreed)
-//!   └─ NoDecision / lease expiry / stale generation (attempts + 1 → Expired at max_attempts)
+//! Queued ─claim─► Primary ─PASS─► ReproductionQueued ─claim (other operator)─► Reproduction ─PASS─► Crowned ─► Retired
+//!   ▲               │ FAIL agreeing with an earlier one ──► Failed ─(admin overturns)─► Overturned
+//!   └─ a first FAIL (disputed) / NoDecision / lease expiry / stale generation
+//!      (each operator's stall counts once: Expired at max_attempts)
+//! Any pending proposal: Expired PendingLifetime blocks after its reveal.
 //! ```
 //! The second PASS crowns in the same extrinsic. Extrinsics are transactional: when any crown
 //! step fails, the call fails and nothing changes.
@@ -83,9 +85,10 @@ pub type WeightVectorOf<T> =
 pub mod pallet {
     use super::*;
 
-    /// Version 2: operators, content owners by earliest commitment, disputed FAILs and kept
-    /// evidence ([`crate::migrations::v2`] moves a version 1 state).
-    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(2);
+    /// Version 3: a reproduction's wait stands still while it is leased, FAILs can be
+    /// overturned, FAILed bytes are remembered ([`crate::migrations::v3`] moves a version 2
+    /// state; [`crate::migrations::v2`] a version 1 state to version 2).
+    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(3);
 
     #[pallet::pallet]
     #[pallet::storage_version(STORAGE_VERSION)]
@@ -135,9 +138,16 @@ pub mod pallet {
         #[pallet::constant]
         type RevealPeriod: Get<BlockNumberFor<Self>>;
         /// A proposal with a primary PASS waits this many blocks for another operator to lease
-        /// its reproduction; then it expires (deposits returned).
+        /// its reproduction; then it expires (deposits returned). The wait's clock stands still
+        /// while a reproduction lease is held.
         #[pallet::constant]
         type ReproductionTimeout: Get<BlockNumberFor<Self>>;
+        /// A proposal still pending this many blocks after its reveal expires, whatever its
+        /// phase (deposits returned): no proposal holds its queue, or the crowns of
+        /// overlapping targets, for longer. `set_arena` refuses a policy whose stalls could
+        /// take longer (see [`Pallet::pending_life_needed`]).
+        #[pallet::constant]
+        type PendingLifetime: Get<BlockNumberFor<Self>>;
         /// The largest speedup an attestation may report (ppm): a slot replacement that makes
         /// the whole engine this much faster is a measurement fault, not a kernel.
         #[pallet::constant]
@@ -266,6 +276,20 @@ pub mod pallet {
     #[pallet::storage]
     pub type FailVerdicts<T: Config> =
         StorageMap<_, Twox64Concat, ProposalId, RecordedFail<T::AccountId>>;
+
+    /// Bytes that FAILed per arena, kept with their proposal: a reveal of the same bytes in
+    /// the same arena is refused (`FailReplay`) when the FAIL does not depend on the incumbent
+    /// (`Build`, `Abi`, `Policy`, `Cheating`) or the incumbent is still the one it FAILed
+    /// against. `Blake2_128Concat` on the admin-chosen arena id; `Identity` on the SHA-256 key.
+    #[pallet::storage]
+    pub type FailedContents<T: Config> =
+        StorageDoubleMap<_, Blake2_128Concat, ArenaId, Identity, ContentHash, FailedContent>;
+
+    /// The bundle deposit each failed proposal forfeited to the reward pot (two operators'
+    /// confiscating FAILs, or a copy), kept so that the admin origin can overturn the FAIL
+    /// and refund it; removed with the proposal. `Twox64Concat`: ids come from a counter.
+    #[pallet::storage]
+    pub type SlashedDeposits<T: Config> = StorageMap<_, Twox64Concat, ProposalId, BalanceOf<T>>;
 
     /// Pending proposals per arena in reveal order (priority order). `Blake2_128Concat`.
     #[pallet::storage]
@@ -430,30 +454,14 @@ pub mod pallet {
             Self::do_reveal(miner, arena, target, salt, bundle)
         }
 
-        /// Withdraw a queued proposal that no validator holds a lease on. The bundle deposit
-        /// is returned; the evaluation fee is not.
+        /// Withdraw a queued proposal that no validator holds a lease on and no FAIL on which
+        /// waits for a second opinion. The bundle deposit is returned; the evaluation fee is
+        /// not.
         #[pallet::call_index(2)]
         #[pallet::weight(T::WeightInfo::withdraw())]
         pub fn withdraw(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResult {
             let miner = ensure_signed(origin)?;
-            let mut p = Proposals::<T>::get(proposal).ok_or(Error::<T>::UnknownProposal)?;
-            ensure!(p.miner == miner, Error::<T>::NotMiner);
-            // Not while a validator holds a lease on it; a proposal waiting for its
-            // reproduction may be withdrawn (nothing else ends that wait but a crown).
-            ensure!(
-                matches!(
-                    p.status,
-                    ProposalStatus::Queued | ProposalStatus::ReproductionQueued { .. }
-                ),
-                Error::<T>::NotWithdrawable
-            );
-
-            Self::end_wait(proposal, &p.status);
-            p.status = ProposalStatus::Withdrawn;
-            Self::leave_queue(proposal, &mut p);
-            Proposals::<T>::insert(proposal, p);
-            Self::deposit_event(Event::Withdrawn { proposal });
-            Ok(())
+            Self::do_withdraw(miner, proposal)
         }
 
         /// Cancel a pending commitment (revealed or not in time) and release its deposit.
@@ -568,29 +576,7 @@ pub mod pallet {
             validator: T::AccountId,
         ) -> DispatchResult {
             T::AdminOrigin::ensure_origin(origin)?;
-            let mut info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
-            ensure!(
-                Validators::<T>::contains_key(&arena, &validator),
-                Error::<T>::NotValidator
-            );
-            info.validators = info.validators.saturating_sub(1);
-            Validators::<T>::remove(&arena, &validator);
-            let last = KeyOperators::<T>::mutate_exists(&validator, |k| {
-                if let Some((_, arenas)) = k {
-                    *arenas = arenas.saturating_sub(1);
-                    if *arenas == 0 {
-                        *k = None;
-                    }
-                }
-                k.is_none()
-            });
-            if last {
-                // A key in no arena publishes no evidence.
-                EvidenceEndpoints::<T>::remove(&validator);
-            }
-            Arenas::<T>::insert(&arena, info);
-            Self::deposit_event(Event::ValidatorRemoved { arena, validator });
-            Ok(())
+            Self::do_remove_validator(arena, validator)
         }
 
         /// Set the emissions policy (the admin origin).
@@ -605,6 +591,16 @@ pub mod pallet {
             });
             Emissions::<T>::put(policy);
             Ok(())
+        }
+
+        /// Overturn a failed proposal's FAIL (the admin origin): the proposal ends
+        /// `Overturned`, a forfeited bundle deposit goes back from the reward pot to the
+        /// miner, the recorded FAIL is removed and the bytes may be revealed again.
+        #[pallet::call_index(25)]
+        #[pallet::weight(T::WeightInfo::overturn_fail())]
+        pub fn overturn_fail(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResult {
+            T::AdminOrigin::ensure_origin(origin)?;
+            Self::do_overturn_fail(proposal)
         }
     }
 

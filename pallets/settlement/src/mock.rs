@@ -61,6 +61,8 @@ pub const MAX_LEASES_PER_OPERATOR: u32 = 2;
 pub const REPRODUCTION_TIMEOUT: u64 = 30;
 pub const MAX_SPEEDUP_PPM: u32 = 10_000_000;
 pub const PROPOSAL_RETENTION: u64 = 100;
+/// Covers the benchmarks' arena (`lease_blocks` 100) as well as this one's.
+pub const PENDING_LIFETIME: u64 = 2_400;
 
 parameter_types! {
     pub const CacheonPalletId: PalletId = PalletId(*b"cacheon!");
@@ -73,6 +75,7 @@ parameter_types! {
     pub const RevealPeriod: u64 = EPOCH_BLOCKS;
     pub const ReproductionTimeout: u64 = REPRODUCTION_TIMEOUT;
     pub const ProposalRetention: u64 = PROPOSAL_RETENTION;
+    pub const PendingLifetime: u64 = PENDING_LIFETIME;
 }
 
 impl pallet_cacheon::Config for Test {
@@ -90,6 +93,7 @@ impl pallet_cacheon::Config for Test {
     type ReproductionTimeout = ReproductionTimeout;
     type MaxSpeedupPpm = ConstU32<MAX_SPEEDUP_PPM>;
     type ProposalRetention = ProposalRetention;
+    type PendingLifetime = PendingLifetime;
     type MaxQueueLen = ConstU32<MAX_QUEUE>;
     type MaxBundleBytes = ConstU32<{ 16 * 1024 }>;
     type MaxTargets = ConstU32<16>;

@@ -83,9 +83,18 @@ impl<T: Config> Pallet<T> {
         {
             ContentOwners::<T>::remove(p.content_hash);
         }
+        Self::forget_failed_content(id, &p);
         Proposals::<T>::remove(id);
         FailVerdicts::<T>::remove(id);
+        SlashedDeposits::<T>::remove(id);
         Self::deposit_event(Event::ProposalPruned { proposal: id });
+    }
+
+    /// Drops the replay record of `p`'s bytes if `p` (id `id`) made it.
+    pub(crate) fn forget_failed_content(id: ProposalId, p: &ProposalOf<T>) {
+        if FailedContents::<T>::get(&p.arena, p.content_hash).is_some_and(|f| f.proposal == id) {
+            FailedContents::<T>::remove(&p.arena, p.content_hash);
+        }
     }
 
     /// The current reveal period (blocks / `RevealPeriod`).

@@ -17,8 +17,9 @@ pub type SlotId = Id;
 pub const MAX_MEMBERS: u32 = 8;
 /// Largest `max_attempts` an arena policy may set.
 pub const MAX_ATTEMPTS_BOUND: u32 = 8;
-/// Most operators a proposal can exclude: one per NoDecision or lease expiry (at most
-/// `MAX_ATTEMPTS_BOUND`) and the one whose FAIL waits for a second opinion.
+/// Most operators a proposal can exclude: those whose stall (NoDecision, lease expiry) counted
+/// as an attempt (at most `MAX_ATTEMPTS_BOUND` before it expires), and the one whose FAIL
+/// waits for a second opinion. (Stale attestations exclude too, while there is room.)
 pub const MAX_EXCLUDED: u32 = MAX_ATTEMPTS_BOUND + 1;
 pub type MaxExcluded = ConstU32<MAX_EXCLUDED>;
 /// The PASSes a crown keeps: the primary's and the reproduction's.
@@ -182,6 +183,16 @@ pub struct ContentOwner<AccountId, BlockNumber> {
     pub commit_block: BlockNumber,
 }
 
+/// Bytes whose proposal FAILed in an arena (two operators agreeing): revealing them there
+/// again is refused while the FAIL would simply repeat.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct FailedContent {
+    pub proposal: ProposalId,
+    pub reason: FailReason,
+    /// The arena's generation when the FAIL stuck.
+    pub generation: u32,
+}
+
 /// A validator's time-limited right to attest one phase of one proposal.
 #[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
 pub struct Lease<AccountId, BlockNumber> {
@@ -255,6 +266,11 @@ pub enum ProposalStatus<AccountId, BlockNumber> {
     Dropped {
         displaced_by: ProposalId,
     },
+    /// Failed for `reason`, then the admin origin overturned the FAIL (a forfeited deposit
+    /// refunded).
+    Overturned {
+        reason: FailReason,
+    },
 }
 
 impl<A, B> ProposalStatus<A, B> {
@@ -285,13 +301,14 @@ pub struct Proposal<AccountId, BlockNumber, Balance> {
     pub bundle_deposit: Balance,
     pub status: ProposalStatus<AccountId, BlockNumber>,
     /// Operators that may not lease it now: the one whose FAIL waits for a second opinion
-    /// (until the proposal ends), and one whose NoDecision or lease expiry came last (until
-    /// another operator leases it), so no operator can hold a proposal by stalling it.
+    /// (until the proposal ends), and those whose NoDecision, lease expiry or stale
+    /// attestation came while another operator may lease it (the stalls' exclusions lift
+    /// when no other is left), so no operator can hold a proposal by stalling it.
     pub excluded: BoundedVec<AccountId, MaxExcluded>,
     /// Operators whose NoDecision or lease expiry counted as an attempt: each counts once, so
     /// `max_attempts` stalls must come from that many operators.
     pub stalled: BoundedVec<AccountId, MaxExcluded>,
-    /// A disputable FAIL waiting for a second operator's attempt; a second FAIL makes it stick.
+    /// A FAIL waiting for a second operator's attempt; a second FAIL makes it stick.
     pub disputed: Option<RecordedFail<AccountId>>,
 }
 

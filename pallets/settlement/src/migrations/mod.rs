@@ -2,3 +2,4 @@
 //! needs in its `Executive`'s migrations; each runs once (guarded by the on-chain version).
 
 pub mod v2;
+pub mod v3;

@@ -53,11 +53,14 @@ impl<T: Config> Pallet<T> {
         let incumbent_free =
             matches!(a.verdict, Verdict::Fail { reason } if !reason.is_disputable());
         if lease.generation != info.generation && !incumbent_free {
-            // Measured against an incumbent that has since changed: not the miner's fault.
-            // (A FAIL that does not depend on the incumbent — cheating, a build, ABI or policy
-            // failure — is judged below whatever the generation.)
+            // Measured against an incumbent that has since changed: not the miner's fault, so
+            // no attempt; but its operator sits out, as after a stall, or holding a lease
+            // across a crown would buy it a free re-lease. (A FAIL that
+            // does not depend on the incumbent — cheating, a build, ABI or policy failure — is
+            // judged below whatever the generation.)
             p.status = ProposalStatus::Queued;
-            Proposals::<T>::insert(id, p);
+            Self::exclude(&mut p, lease.operator);
+            Self::store_or_expire(id, p);
             Self::deposit_event(Event::AttestationStale {
                 proposal: id,
                 validator,
@@ -116,7 +119,7 @@ impl<T: Config> Pallet<T> {
                         evidence_digest: a.evidence_digest,
                     });
                     Self::await_reproduction(id, &mut p, pass, info.generation, None);
-                    Proposals::<T>::insert(id, p);
+                    Self::store_or_expire(id, p);
                     T::WeightInfo::attest_pass()
                 }
             }
@@ -146,17 +149,20 @@ impl<T: Config> Pallet<T> {
                         reason,
                     });
                 }
-                // One operator's measurement alone does not end a proposal: a disputable FAIL
-                // waits for a second operator's attempt, and sticks when that one FAILs too.
-                let sticks = !reason.is_disputable() || required <= 1 || p.disputed.is_some();
-                if sticks {
+                // One operator's word alone does not end a proposal: any FAIL waits for a
+                // second operator's attempt, and sticks when that one FAILs too. The bundle
+                // deposit is forfeited only when both FAILs name an act (`Cheating`, `CopyOf`).
+                if required <= 1 || p.disputed.is_some() {
+                    let slash = confiscating(reason)
+                        && (required <= 1
+                            || p.disputed.as_ref().is_some_and(|d| confiscating(d.reason)));
                     let fail = RecordedFail {
                         validator,
                         operator: lease.operator,
                         reason,
                         evidence_digest: a.evidence_digest,
                     };
-                    Self::fail(id, p, fail);
+                    Self::fail(id, p, fail, slash);
                     T::WeightInfo::attest_fail()
                 } else {
                     p.disputed = Some(RecordedFail {
@@ -202,13 +208,32 @@ impl<T: Config> Pallet<T> {
         Ok(used)
     }
 
-    /// Ends `p` with `fail`, a FAIL that sticks: `Cheating` and `CopyOf` forfeit the bundle
-    /// deposit, any other returns it. Stores the proposal and the FAIL ([`FailVerdicts`]).
-    pub(super) fn fail(id: ProposalId, mut p: ProposalOf<T>, fail: RecordedFail<T::AccountId>) {
+    /// Ends `p` with `fail`, a FAIL that sticks: with `slash` (two operators named an act,
+    /// or the chain found a copy) the bundle deposit is forfeited, otherwise returned. Stores
+    /// the proposal and the FAIL ([`FailVerdicts`]).
+    pub(crate) fn fail(
+        id: ProposalId,
+        mut p: ProposalOf<T>,
+        fail: RecordedFail<T::AccountId>,
+        slash: bool,
+    ) {
         let reason = fail.reason;
         p.status = ProposalStatus::Failed { reason };
-        if matches!(reason, FailReason::Cheating | FailReason::CopyOf(_)) {
+        if slash {
             Self::slash_bundle_deposit(id, &mut p);
+        }
+        // A copy's bytes belong to another miner already; any other FAIL refuses a replay.
+        if !matches!(reason, FailReason::CopyOf(_)) {
+            let generation = Arenas::<T>::get(&p.arena).map_or(0, |a| a.generation);
+            FailedContents::<T>::insert(
+                &p.arena,
+                p.content_hash,
+                FailedContent {
+                    proposal: id,
+                    reason,
+                    generation,
+                },
+            );
         }
         Self::leave_queue(id, &mut p);
         Proposals::<T>::insert(id, p);
@@ -221,11 +246,20 @@ impl<T: Config> Pallet<T> {
         FailVerdicts::<T>::insert(id, fail);
     }
 
+    /// No other operator may lease `p`: the operators that stalled it may again (a crashed
+    /// validator comes back); the one whose FAIL waits stays out.
+    pub(super) fn lift_stall_exclusions(p: &mut ProposalOf<T>) {
+        let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
+        p.excluded.retain(|o| Some(o) == disputer.as_ref());
+    }
+
     /// Bars `operator` from further leases of `p`.
     pub(super) fn exclude(p: &mut ProposalOf<T>, operator: T::AccountId) {
         if !p.excluded.contains(&operator) {
-            // Cannot overflow: exclusions come from NoDecisions and expiries (at most
-            // `max_attempts` ≤ `MAX_ATTEMPTS_BOUND` before the proposal expires) and one disputed FAIL.
+            // Stalls that count come from at most `max_attempts` ≤ `MAX_ATTEMPTS_BOUND`
+            // operators before the proposal expires, plus one disputed FAIL. Only stale
+            // attestations of many operators could fill the list; then the last of them is
+            // not excluded (it cost no attempt either).
             let _ = p.excluded.try_push(operator);
         }
     }
@@ -247,10 +281,15 @@ impl<T: Config> Pallet<T> {
         })
     }
 
-    /// Stores a requeued proposal, or expires it (deposits returned) when no registered
-    /// operator may lease it any more. (A proposal that already ended, its wait for a
+    /// Stores a requeued proposal. When no registered operator may lease it, the stalls'
+    /// exclusions lift (stalls alone never expire a proposal before `max_attempts`); when
+    /// still none may (the others are the miner's, the primary PASS's or the disputer), it
+    /// expires (deposits returned). (A proposal that already ended, its wait for a
     /// reproduction run out, is only stored.)
     pub(super) fn store_or_expire(id: ProposalId, mut p: ProposalOf<T>) {
+        if p.status.is_pending() && !Self::operator_left(&p) {
+            Self::lift_stall_exclusions(&mut p);
+        }
         if p.status.is_pending() && !Self::operator_left(&p) {
             Self::end_wait(id, &p.status);
             p.status = ProposalStatus::Expired;
@@ -336,4 +375,10 @@ impl<T: Config> Pallet<T> {
             generation,
         });
     }
+}
+
+/// Whether a FAIL for `reason` names an act that forfeits the bundle deposit once a second
+/// operator agrees.
+pub(super) fn confiscating(reason: FailReason) -> bool {
+    matches!(reason, FailReason::Cheating | FailReason::CopyOf(_))
 }

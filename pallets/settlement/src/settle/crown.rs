@@ -29,7 +29,7 @@ impl<T: Config> Pallet<T> {
                     reason,
                     evidence_digest: last.evidence_digest,
                 };
-                Self::fail(id, p, fail);
+                Self::fail(id, p, fail, true);
                 return Ok(Self::crown_refused_weight());
             }
         }
@@ -61,7 +61,10 @@ impl<T: Config> Pallet<T> {
         }
         for displaced in spec.displaces.iter() {
             if let Some(old) = Incumbents::<T>::get(&p.arena, displaced) {
-                leaving.push((old.proposal, RetireCause::Displaced { by: id }));
+                // Each entry retires once, even should a stored target list it twice.
+                if !leaving.iter().any(|(o, _)| *o == old.proposal) {
+                    leaving.push((old.proposal, RetireCause::Displaced { by: id }));
+                }
             }
         }
         ensure!(

@@ -39,6 +39,12 @@ impl<T: Config> Pallet<T> {
                 Error::<T>::UnknownDisplaced
             );
         }
+        // A crown retires each displaced entry once: a duplicate would drop a bundle twice.
+        let distinct: BTreeSet<_> = spec.displaces.iter().collect();
+        ensure!(
+            distinct.len() == spec.displaces.len(),
+            Error::<T>::DuplicateDisplaced
+        );
         let exists = Targets::<T>::contains_key(&spec.id);
         ensure!(
             exists || Targets::<T>::count() < T::MaxTargets::get(),
@@ -108,6 +114,10 @@ impl<T: Config> Pallet<T> {
                 && p.min_margin_ppm < u32::MAX - PPM_ONE,
             Error::<T>::InvalidPolicy
         );
+        ensure!(
+            Self::pending_life_needed(p) <= T::PendingLifetime::get(),
+            Error::<T>::LifetimeTooShort
+        );
         let existing = Arenas::<T>::get(&config.id);
         ensure!(
             existing.is_some() || Arenas::<T>::count() < T::MaxArenas::get(),
@@ -129,6 +139,56 @@ impl<T: Config> Pallet<T> {
                 validators,
             },
         );
+        Ok(())
+    }
+
+    /// How long leases can keep a proposal pending under `policy` while some operator that
+    /// never stalled it may still take it, which `PendingLifetime` must cover, or operators
+    /// that stall could run out a good proposal's life instead of needing `max_attempts` of
+    /// them. A stall excludes its operator for the rest of the proposal's life (unless no
+    /// other may lease it), so at most `max_attempts - 1` leases end in a stall before the
+    /// proposal expires, and at most three end in a verdict that leaves it pending or
+    /// crowns it (a disputed FAIL, the primary PASS, the reproduction's PASS): `max_attempts
+    /// + 2` leases, each ending at most `DEADLINE_TRIES` blocks after `lease_blocks`. Add
+    /// the wait for a reproduction and the reveal window before a crowning lease.
+    pub fn pending_life_needed(policy: &ArenaPolicy<BlockNumberFor<T>>) -> BlockNumberFor<T> {
+        let leases: BlockNumberFor<T> = policy.max_attempts.saturating_add(2).into();
+        let per_lease = policy.lease_blocks.saturating_add(DEADLINE_TRIES.into());
+        leases
+            .saturating_mul(per_lease)
+            .saturating_add(T::ReproductionTimeout::get())
+            .saturating_add(T::RevealWindow::get())
+    }
+
+    /// Overturns `id`'s FAIL: `Overturned`, the forfeited deposit refunded from the pot,
+    /// the recorded FAIL removed.
+    pub(crate) fn do_overturn_fail(id: ProposalId) -> DispatchResult {
+        let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
+        let ProposalStatus::Failed { reason } = p.status else {
+            return Err(Error::<T>::NotFailed.into());
+        };
+        let refunded = SlashedDeposits::<T>::get(id).unwrap_or_else(Zero::zero);
+        if !refunded.is_zero() {
+            T::Currency::transfer(
+                &Self::pot_account(),
+                &p.miner,
+                refunded,
+                Preservation::Preserve,
+            )
+            .map_err(|_| Error::<T>::PotCannotRefund)?;
+        }
+        SlashedDeposits::<T>::remove(id);
+        FailVerdicts::<T>::remove(id);
+        Self::forget_failed_content(id, &p);
+        p.status = ProposalStatus::Overturned { reason };
+        let miner = p.miner.clone();
+        Proposals::<T>::insert(id, p);
+        Self::deposit_event(Event::FailOverturned {
+            proposal: id,
+            miner,
+            reason,
+            refunded,
+        });
         Ok(())
     }
 
@@ -163,6 +223,32 @@ impl<T: Config> Pallet<T> {
             validator,
             operator,
         });
+        Ok(())
+    }
+
+    pub(crate) fn do_remove_validator(arena: ArenaId, validator: T::AccountId) -> DispatchResult {
+        let mut info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
+        ensure!(
+            Validators::<T>::contains_key(&arena, &validator),
+            Error::<T>::NotValidator
+        );
+        info.validators = info.validators.saturating_sub(1);
+        Validators::<T>::remove(&arena, &validator);
+        let last = KeyOperators::<T>::mutate_exists(&validator, |k| {
+            if let Some((_, arenas)) = k {
+                *arenas = arenas.saturating_sub(1);
+                if *arenas == 0 {
+                    *k = None;
+                }
+            }
+            k.is_none()
+        });
+        if last {
+            // A key in no arena publishes no evidence.
+            EvidenceEndpoints::<T>::remove(&validator);
+        }
+        Arenas::<T>::insert(&arena, info);
+        Self::deposit_event(Event::ValidatorRemoved { arena, validator });
         Ok(())
     }
 

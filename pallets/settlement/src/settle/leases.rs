@@ -59,14 +59,21 @@ impl<T: Config> Pallet<T> {
             expires_at,
         };
         OpenLeases::<T>::insert(&operator, open + 1);
-        // Another operator's lease lifts the exclusion that followed a stall.
-        let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
-        p.excluded.retain(|o| Some(o) == disputer.as_ref());
+        // The wait's clock stands still while the reproduction is leased by an operator that
+        // never stalled this proposal: its deadline moves by the lease's length, so a lease
+        // that ends without a verdict hands the wait back with the time it had left, and an
+        // idle lease cannot run out the wait. An operator that stalled before leases again
+        // only when no other may (see `store_or_expire`); its lease does not stop the clock,
+        // or the last operators left could keep the wait open by taking turns.
+        let stops_clock = !p.stalled.contains(&operator);
         p.status = match core::mem::replace(&mut p.status, ProposalStatus::Queued) {
             ProposalStatus::ReproductionQueued { primary, until } => ProposalStatus::Reproduction {
                 primary,
+                until: match stops_clock {
+                    true => until.saturating_add(expires_at.saturating_sub(now)),
+                    false => until,
+                },
                 lease,
-                until,
             },
             _ => ProposalStatus::Primary { lease },
         };
@@ -133,6 +140,39 @@ impl<T: Config> Pallet<T> {
                 }
             }
         });
+    }
+
+    /// Expires the pending proposals revealed `PendingLifetime` or more blocks before `now`
+    /// (deposits returned), at most `MaxLeasesPerBlock` a block. Each queue is in reveal
+    /// order, so only its front is read. Returns how many expired.
+    pub(crate) fn expire_overdue(now: BlockNumberFor<T>) -> u32 {
+        let lifetime = T::PendingLifetime::get();
+        let most = T::MaxLeasesPerBlock::get();
+        let mut ended = 0u32;
+        for arena in Arenas::<T>::iter_keys() {
+            for id in Queue::<T>::get(&arena) {
+                if ended >= most {
+                    return ended;
+                }
+                let Some(mut p) = Proposals::<T>::get(id) else {
+                    continue;
+                };
+                if p.reveal_block.saturating_add(lifetime) > now {
+                    break;
+                }
+                match &p.status {
+                    ProposalStatus::Primary { lease }
+                    | ProposalStatus::Reproduction { lease, .. } => Self::end_lease(id, lease),
+                    status => Self::end_wait(id, status),
+                }
+                p.status = ProposalStatus::Expired;
+                Self::leave_queue(id, &mut p);
+                Proposals::<T>::insert(id, p);
+                Self::deposit_event(Event::LifetimeEnded { proposal: id });
+                ended += 1;
+            }
+        }
+        ended
     }
 
     /// Deadlines at `now`: leases that end go back to their queues, waits for a reproduction

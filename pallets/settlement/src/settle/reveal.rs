@@ -43,6 +43,11 @@ impl<T: Config> Pallet<T> {
             Self::displacer_of(&arena, &target).is_none(),
             Error::<T>::TargetDisplaced
         );
+        // The same bytes against the same judgement would FAIL again: a retry of noise, or
+        // of a FAIL wiped by a new proposal, costs no less than any other proposal.
+        let replay = FailedContents::<T>::get(&arena, hash)
+            .is_some_and(|f| !f.reason.is_disputable() || f.generation == info.generation);
+        ensure!(!replay, Error::<T>::FailReplay);
 
         // The earliest commitment owns the content: a copier that saw the bytes can only
         // commit after them, so revealing first does not make it the owner.
@@ -93,6 +98,7 @@ impl<T: Config> Pallet<T> {
                         proposal: id,
                         previous: previous.proposal,
                     });
+                    Self::end_copy(previous.proposal, id);
                 }
                 ContentOwners::<T>::insert(
                     hash,
@@ -137,6 +143,57 @@ impl<T: Config> Pallet<T> {
         Ok(())
     }
 
+    /// Withdraws `id` for `miner` (see [`Pallet::withdraw`]).
+    pub(crate) fn do_withdraw(miner: T::AccountId, id: ProposalId) -> DispatchResult {
+        let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
+        ensure!(p.miner == miner, Error::<T>::NotMiner);
+        // Not while a validator holds a lease on it; a proposal waiting for its
+        // reproduction may be withdrawn (nothing else ends that wait but a crown).
+        ensure!(
+            matches!(
+                p.status,
+                ProposalStatus::Queued | ProposalStatus::ReproductionQueued { .. }
+            ),
+            Error::<T>::NotWithdrawable
+        );
+        // Not while a FAIL on it waits for a second opinion: a withdrawal would dodge
+        // the verdict (and a copy its slash).
+        ensure!(p.disputed.is_none(), Error::<T>::VerdictDisputed);
+
+        Self::end_wait(id, &p.status);
+        p.status = ProposalStatus::Withdrawn;
+        Self::leave_queue(id, &mut p);
+        Proposals::<T>::insert(id, p);
+        Self::deposit_event(Event::Withdrawn { proposal: id });
+        Ok(())
+    }
+
+    /// A pending proposal whose content an earlier commitment (`original`) just reclaimed is
+    /// a copy: it FAILs `CopyOf(original)` at once and forfeits its deposit, as its crown
+    /// would. It neither waits ahead of the original nor can be withdrawn to dodge the slash.
+    fn end_copy(copy: ProposalId, original: ProposalId) {
+        let Some(mut p) = Proposals::<T>::get(copy) else {
+            return;
+        };
+        match &p.status {
+            ProposalStatus::Primary { lease } | ProposalStatus::Reproduction { lease, .. } => {
+                Self::end_lease(copy, lease)
+            }
+            status if status.is_pending() => Self::end_wait(copy, status),
+            _ => return,
+        }
+        p.status = ProposalStatus::Failed {
+            reason: FailReason::CopyOf(original),
+        };
+        Self::slash_bundle_deposit(copy, &mut p);
+        Self::leave_queue(copy, &mut p);
+        Proposals::<T>::insert(copy, p);
+        Self::deposit_event(Event::CopyEnded {
+            proposal: copy,
+            original,
+        });
+    }
+
     /// The crowned target of `arena` whose displacement set contains `target`, if any.
     pub(crate) fn displacer_of(arena: &ArenaId, target: &TargetId) -> Option<TargetId> {
         Incumbents::<T>::iter_key_prefix(arena).find(|crowned| {
@@ -160,8 +217,9 @@ impl<T: Config> Pallet<T> {
         Self::schedule_prune(id);
     }
 
-    /// Moves a proposal's held bundle deposit to the reward pot (a `Cheating` or `CopyOf`
-    /// FAIL): tampering and copying cost the miner what it put up.
+    /// Moves a proposal's held bundle deposit to the reward pot (two operators' `Cheating`
+    /// or `CopyOf` FAILs, or a copy the chain found): tampering and copying cost the miner
+    /// what it put up. The amount is kept ([`SlashedDeposits`]) for an overturn.
     pub(super) fn slash_bundle_deposit(id: ProposalId, p: &mut ProposalOf<T>) {
         let moved = T::Currency::transfer_on_hold(
             &HoldReason::BundleDeposit.into(),
@@ -176,6 +234,7 @@ impl<T: Config> Pallet<T> {
         // deposit stays held and is released with the bundle, as for any other FAIL.
         if let Ok(amount) = moved {
             p.bundle_deposit = Zero::zero();
+            SlashedDeposits::<T>::insert(id, amount);
             Self::deposit_event(Event::DepositSlashed {
                 proposal: id,
                 miner: p.miner.clone(),

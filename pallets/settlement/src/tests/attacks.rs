@@ -4,9 +4,9 @@ use super::*;
 
 /// A copier sees the honest reveal (or its bytes in the pool), commits the same bytes and
 /// gets its reveal in first (say, by crowding the honest one out of a few blocks). The
-/// earliest commitment still owns the content: the late honest reveal takes it back, the
-/// copier cannot be crowned before every older commitment's window has closed, and when its
-/// PASSes come in anyway the crown FAILs it `CopyOf` and forfeits its deposit.
+/// earliest commitment still owns the content: the copier cannot be crowned before every
+/// older commitment's window has closed, and the late honest reveal takes the content back,
+/// which FAILs the copy `CopyOf` at once and forfeits its deposit.
 #[test]
 fn copier_revealing_first_loses_to_earliest_commitment() {
     ExtBuilder::default().reveal_window().build_and_execute(|| {
@@ -46,11 +46,7 @@ fn copier_revealing_first_loses_to_earliest_commitment() {
                 commit_block: honest_commit,
             })
         );
-        // Once the copier's priority is final, a validator that failed to notice the copy
-        // PASSes the reproduction: the crown refuses it.
-        until_priority_final(copy);
-        assert_ok!(Cacheon::claim(signed(V2), copy));
-        assert_ok!(Cacheon::attest(signed(V2), copy, pass(1_100_000, 2)));
+        // The copy ends at once: FAILed `CopyOf` the original, its deposit forfeited.
         assert_eq!(
             status(copy),
             ProposalStatus::Failed {
@@ -95,11 +91,17 @@ fn later_overlapping_proposal_cannot_crown_before_an_earlier_one() {
         let other = submit(CAROL, SILU, "other");
         primary_pass_by(V2, other, 1_100_000);
         assert_ok!(Cacheon::claim(signed(V3), other));
-        // The early one ends (a Build FAIL sticks at once): the late one may crown.
+        // The early one ends (two operators' Build FAILs): the late one may crown.
         assert_ok!(Cacheon::attest(
             signed(V1),
             early,
             fail(FailReason::Build, 1)
+        ));
+        assert_ok!(Cacheon::claim(signed(V2), early));
+        assert_ok!(Cacheon::attest(
+            signed(V2),
+            early,
+            fail(FailReason::Build, 2)
         ));
         assert_ok!(Cacheon::attest(signed(V3), other, pass(1_100_000, 3)));
         assert!(matches!(status(other), ProposalStatus::Crowned { .. }));
@@ -127,23 +129,26 @@ fn one_validator_cannot_expire_or_veto_a_proposal() {
             ));
         };
         stall(V1, 1);
-        // A staller sits out the next lease: it cannot hold the proposal...
+        // A staller sits out while another operator may take the proposal: it cannot hold
+        // it...
         assert_noop!(
             Cacheon::claim(signed(V1), p),
             Error::<Test>::OperatorExcluded
         );
         stall(V2, 2);
         assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 2);
-        // ...and its stalls count once: V1 again leaves the count at two (three needed).
-        stall(V1, 1);
-        assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 2);
+        assert_noop!(
+            Cacheon::claim(signed(V1), p),
+            Error::<Test>::OperatorExcluded
+        );
         assert_eq!(status(p), ProposalStatus::Queued);
-        // A disputable FAIL from one operator only waits for a second opinion...
-        assert_ok!(Cacheon::claim(signed(V2), p));
+        // A FAIL from one operator only waits for a second opinion (and, with no other
+        // operator left to take it, the stallers may again)...
+        assert_ok!(Cacheon::claim(signed(V3), p));
         assert_ok!(Cacheon::attest(
-            signed(V2),
+            signed(V3),
             p,
-            fail(FailReason::NotFaster, 2)
+            fail(FailReason::NotFaster, 3)
         ));
         assert_eq!(status(p), ProposalStatus::Queued);
         assert_eq!(
@@ -151,30 +156,34 @@ fn one_validator_cannot_expire_or_veto_a_proposal() {
                 .unwrap()
                 .disputed
                 .map(|d| d.validator),
-            Some(V2)
+            Some(V3)
         );
-        // ...which the third operator gives: PASS, the disagreement on record.
-        assert_ok!(Cacheon::claim(signed(V3), p));
-        assert_ok!(Cacheon::attest(signed(V3), p, pass(1_050_000, 3)));
+        // ...which another operator gives: PASS, the disagreement on record.
+        assert_ok!(Cacheon::claim(signed(V1), p));
+        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
         System::assert_has_event(ev(CEvent::AttestationsDisagreed {
             proposal: p,
-            pass_validator: V3,
-            pass_evidence: [3; 32],
-            fail_validator: V2,
-            fail_evidence: [2; 32],
+            pass_validator: V1,
+            pass_evidence: [1; 32],
+            fail_validator: V3,
+            fail_evidence: [3; 32],
             reason: FailReason::NotFaster,
         }));
         assert!(matches!(
             status(p),
             ProposalStatus::ReproductionQueued { .. }
         ));
-        // The failing operator may not reproduce it; the staller may (V3 leased in between).
+        // The failing operator may not reproduce it. V2's second stall counts no attempt,
+        // and with nobody else left its exclusion lifts again: stalls alone end nothing
+        // before `max_attempts`.
         assert_noop!(
-            Cacheon::claim(signed(V2), p),
+            Cacheon::claim(signed(V3), p),
             Error::<Test>::OperatorExcluded
         );
-        assert_ok!(Cacheon::claim(signed(V1), p));
-        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_040_000, 4)));
+        stall(V2, 2);
+        assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 2);
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_040_000, 4)));
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
     });
 }
@@ -371,7 +380,8 @@ fn reproduction_lease_and_withdraw_clear_the_wait_deadline() {
 
 /// Item 12: a lease measured against an older generation sent any verdict back to the queue,
 /// so a bundle caught cheating was simply measured again (and its deposit kept). A FAIL that
-/// does not depend on the incumbent sticks whatever the generation.
+/// does not depend on the incumbent counts whatever the generation: it waits for a second
+/// operator's, like any FAIL, and the second `Cheating` FAIL forfeits the deposit.
 #[test]
 fn stale_lease_does_not_requeue_a_cheating_fail() {
     ExtBuilder::default().build_and_execute(|| {
@@ -395,6 +405,19 @@ fn stale_lease_does_not_requeue_a_cheating_fail() {
                 3,
                 103
             )
+        ));
+        System::assert_has_event(ev(CEvent::FailRecorded {
+            proposal: cheat,
+            validator: V3,
+            reason: FailReason::Cheating,
+            evidence_digest: [3; 32],
+        }));
+        assert_eq!(bundle_held(BOB), held);
+        assert_ok!(Cacheon::claim(signed(V1), cheat));
+        assert_ok!(Cacheon::attest(
+            signed(V1),
+            cheat,
+            fail(FailReason::Cheating, 1)
         ));
         assert_eq!(
             status(cheat),
@@ -492,24 +515,35 @@ fn attest_and_claim_are_refunded_to_the_branch_taken() {
         // V1 passes over the first proposal (its own PASS) to claim the second.
         let info = Cacheon::claim(signed(V1), ids[1]).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(1)));
+        // A first FAIL goes back to the queue for a second opinion.
         let info = Cacheon::attest(signed(V1), ids[1], fail(FailReason::Build, 1)).unwrap();
-        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_fail()));
+        assert_eq!(
+            info.actual_weight,
+            Some(<() as WeightInfo>::attest_requeue())
+        );
         let info = Cacheon::claim(signed(V2), ids[0]).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(0)));
         let info = Cacheon::attest(signed(V2), ids[0], pass(1_100_000, 2)).unwrap();
-        // The crown walked an empty queue and displaced nothing.
+        // The crown walked a queue of one (the proposal whose FAIL waits) and displaced
+        // nothing.
         assert_eq!(
             info.actual_weight,
-            Some(<() as WeightInfo>::attest_crown(0, 0))
+            Some(<() as WeightInfo>::attest_crown(1, 0))
         );
-        assert!(Cacheon::attest_worst_weight().all_gte(<() as WeightInfo>::attest_crown(0, 0)));
+        assert!(Cacheon::attest_worst_weight().all_gte(<() as WeightInfo>::attest_crown(1, 0)));
+        // The second FAIL sticks.
+        assert_ok!(Cacheon::claim(signed(V3), ids[1]));
+        let info = Cacheon::attest(signed(V3), ids[1], fail(FailReason::Build, 3)).unwrap();
+        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_fail()));
     });
 }
 
-/// Two operators that alternate a lease and a NoDecision on the reproduction (each lease lifts
-/// the other's exclusion, and each operator's stall counts once) could keep a proposal — and
-/// every later crown of an overlapping target — pending for ever if each return to the wait
-/// restarted its clock. The wait keeps the deadline its PASS got.
+/// Two operators that alternate a lease and a NoDecision on the reproduction (the last ones
+/// left, so their exclusions lift, and each operator's stall counts once) could keep a
+/// proposal — and every later crown of an overlapping target — pending for ever if each
+/// return to the wait restarted its clock. The wait keeps the deadline its PASS got, moved
+/// only by each operator's first lease (the clock stands still while an operator that never
+/// stalled it holds it).
 #[test]
 fn alternating_stalls_cannot_extend_the_reproduction_wait() {
     ExtBuilder::default().build_and_execute(|| {
@@ -534,7 +568,8 @@ fn alternating_stalls_cannot_extend_the_reproduction_wait() {
             assert!(rounds < 20, "the wait never ended");
         }
         assert_eq!(status(p), ProposalStatus::Expired);
-        assert!(now() >= until && now() <= until + 3);
+        let moved = until + 2 * LEASE_BLOCKS;
+        assert!(now() >= moved && now() <= moved + 3);
         System::assert_has_event(ev(CEvent::ReproductionTimedOut {
             proposal: p,
             primary_validator: V1,

@@ -414,7 +414,14 @@ fn reproduction_no_decision_keeps_the_primary_pass() {
             attempts: 1,
             evidence_digest: [2; 32],
         }));
-        assert_eq!(status(p), awaiting(primary));
+        // Back to the wait, with the time the lease held it (the clock stood still).
+        assert_eq!(
+            status(p),
+            ProposalStatus::ReproductionQueued {
+                primary,
+                until: now() + REPRODUCTION_TIMEOUT + LEASE_BLOCKS
+            }
+        );
         assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 1);
         // Still not for the primary's operator, and not again for V2's.
         assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::SameOperator);
@@ -472,10 +479,14 @@ fn stale_pass_goes_back_to_the_queue() {
         assert_eq!(status(p1), ProposalStatus::Queued);
         assert_eq!(Proposals::<Test>::get(p1).unwrap().attempts, 0);
         assert!(!LeaseDeadlines::<Test>::contains_key(lease.expires_at));
-        // Measured again against generation 1.
-        assert_ok!(Cacheon::claim(signed(V1), p1));
+        // Measured again against generation 1, by another operator (V1 sits out).
+        assert_noop!(
+            Cacheon::claim(signed(V1), p1),
+            Error::<Test>::OperatorExcluded
+        );
+        assert_ok!(Cacheon::claim(signed(V3), p1));
         assert_eq!(lease_of(p1).generation, 1);
-        assert_ok!(Cacheon::attest(signed(V1), p1, pass(1_050_000, 3)));
+        assert_ok!(Cacheon::attest(signed(V3), p1, pass(1_050_000, 3)));
         assert_eq!(primary_of(p1).generation, 1);
     });
 }
@@ -548,7 +559,7 @@ fn single_validator_arena_crowns_on_the_first_pass() {
 }
 
 /// Issue 15, item 12: a Cheating or CopyOf FAIL costs the miner its bundle deposit (to the
-/// reward pot); any other FAIL returns it.
+/// reward pot) once a second operator agrees; any other FAIL returns it.
 #[test]
 fn cheating_and_copying_forfeit_the_bundle_deposit_to_the_pot() {
     ExtBuilder::default().build_and_execute(|| {
@@ -569,12 +580,19 @@ fn cheating_and_copying_forfeit_the_bundle_deposit_to_the_pot() {
             ids[0],
             fail(FailReason::Cheating, 1)
         ));
+        assert_eq!(bundle_held(ALICE), deposits[0]);
+        assert_ok!(Cacheon::claim(signed(V2), ids[0]));
+        assert_ok!(Cacheon::attest(
+            signed(V2),
+            ids[0],
+            fail(FailReason::Cheating, 6)
+        ));
         System::assert_has_event(ev(CEvent::DepositSlashed {
             proposal: ids[0],
             miner: ALICE,
             amount: deposits[0],
         }));
-        // CopyOf and NotFaster are disputable: each sticks with a second operator's FAIL.
+        // CopyOf and NotFaster stick with a second operator's FAIL too.
         let copy = FailReason::CopyOf(ids[0]);
         assert_ok!(Cacheon::claim(signed(V2), ids[1]));
         assert_ok!(Cacheon::attest(signed(V2), ids[1], fail(copy, 2)));

@@ -53,8 +53,11 @@ fn claim_errors() {
         // Leased: nobody can claim it, the holder included.
         assert_noop!(Cacheon::claim(signed(V2), p), Error::<Test>::NotClaimable);
         assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::NotClaimable);
+        // A first FAIL waits for a second operator's; then the proposal is over.
         assert_ok!(Cacheon::attest(signed(V1), p, fail(FailReason::Build, 1)));
-        assert_noop!(Cacheon::claim(signed(V2), p), Error::<Test>::NotClaimable);
+        assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::attest(signed(V2), p, fail(FailReason::Build, 2)));
+        assert_noop!(Cacheon::claim(signed(V3), p), Error::<Test>::NotClaimable);
         // A validator of another arena is not a validator of this one.
         let mut gpu = arena_config(2);
         gpu.id = id(b"gpu-b");
@@ -135,7 +138,8 @@ fn reproduction_needs_another_validator() {
                     generation: 0,
                     expires_at: now() + LEASE_BLOCKS
                 },
-                until,
+                // The wait's clock stands still while it is leased.
+                until: until + LEASE_BLOCKS,
             }
         );
         System::assert_last_event(ev(CEvent::Leased {
@@ -206,10 +210,14 @@ fn reproduction_lease_expiry_keeps_the_primary_pass() {
             validator: V2,
             attempts: 1,
         }));
-        // Back to the same wait: its deadline is the one the PASS got, not a fresh one.
+        // Back to the same wait, not a fresh one: its deadline is the one the PASS got,
+        // moved by the lease (the clock stood still while it was leased).
         assert_eq!(
             status(p),
-            ProposalStatus::ReproductionQueued { primary, until }
+            ProposalStatus::ReproductionQueued {
+                primary,
+                until: until + LEASE_BLOCKS
+            }
         );
         // Another validator reproduces and crowns.
         assert_ok!(Cacheon::claim(signed(V3), p));

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::migrations::v2::{v1, MigrateV1ToV2};
+use crate::migrations::v3::MigrateV2ToV3;
 use frame::deps::frame_support::storage::unhashed;
 use frame::traits::{GetStorageVersion, OnRuntimeUpgrade};
 
@@ -51,6 +52,8 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
         ProposalStatus::Dropped { displaced_by } => O::Dropped {
             displaced_by: *displaced_by,
         },
+        // Version 1 could not overturn a FAIL.
+        ProposalStatus::Overturned { reason } => O::Failed { reason: *reason },
     }
 }
 
@@ -120,7 +123,7 @@ fn write_as_v1() {
 #[test]
 fn version_1_state_migrates_to_version_2() {
     ExtBuilder::default().build_and_execute(|| {
-        assert_eq!(Cacheon::on_chain_storage_version(), 2);
+        assert_eq!(Cacheon::on_chain_storage_version(), 3);
         // A crown, a pending commitment, a leased reproduction and a queued proposal.
         let crowned = submit(ALICE, SILU, "crowned");
         crown_with(crowned, 1_050_000);
@@ -262,5 +265,65 @@ fn version_1_state_beyond_the_new_bounds_fits_after_migration() {
         for p in &ids[..6] {
             assert!(LeaseDeadlines::<Test>::get(lease_of(*p).expires_at).contains(p));
         }
+    });
+}
+
+/// Version 2 → 3: a reproduction leased under version 2 kept its wait's deadline; the
+/// migration moves it by what is left of the lease, as a version 3 claim does. The queue is
+/// full (the migration reads only queued proposals: at most `MaxArenas × MaxQueueLen`);
+/// every other proposal is left as it was, and the version is 3.
+#[test]
+fn version_2_reproduction_leases_stop_the_wait_clock() {
+    ExtBuilder::default().build_and_execute(|| {
+        let tags: Vec<String> = (0..MAX_QUEUE).map(|i| format!("p{i}")).collect();
+        let miners = [ALICE, BOB, CAROL];
+        let mut ids = Vec::new();
+        for chunk in tags.chunks(3) {
+            let items: Vec<(AccountId, &[u8], &str)> = chunk
+                .iter()
+                .zip(miners)
+                .map(|(t, m)| (m, SILU, t.as_str()))
+                .collect();
+            ids.extend(submit_many(&items));
+        }
+        assert_eq!(queue().len() as u32, MAX_QUEUE);
+        let leased = ids[0];
+        primary_pass(leased, 1_100_000);
+        assert_ok!(Cacheon::claim(signed(V2), leased));
+        advance(2);
+        let now = System::block_number();
+        let version_3 = Proposals::<Test>::get(leased).unwrap();
+        let ProposalStatus::Reproduction { lease, until, .. } = &version_3.status else {
+            panic!("leased");
+        };
+        // What version 2 stored: the deadline the wait had when the lease was taken.
+        let claimed_at = now - 2;
+        let v2_until = until - (lease.expires_at - claimed_at);
+        let mut version_2 = version_3.clone();
+        if let ProposalStatus::Reproduction { until, .. } = &mut version_2.status {
+            *until = v2_until;
+        }
+        Proposals::<Test>::insert(leased, version_2);
+        let others: Vec<_> = ids[1..]
+            .iter()
+            .map(|id| Proposals::<Test>::get(id).unwrap())
+            .collect();
+        StorageVersion::new(2).put::<Cacheon>();
+
+        MigrateV2ToV3::<Test>::on_runtime_upgrade();
+        assert_eq!(Cacheon::on_chain_storage_version(), 3);
+        let mut expected = version_3.clone();
+        if let ProposalStatus::Reproduction { until, .. } = &mut expected.status {
+            *until = v2_until + (lease.expires_at - now);
+        }
+        assert_eq!(Proposals::<Test>::get(leased).unwrap(), expected);
+        let after: Vec<_> = ids[1..]
+            .iter()
+            .map(|id| Proposals::<Test>::get(id).unwrap())
+            .collect();
+        assert_eq!(after, others);
+        // Run twice, it does nothing: the version guards it.
+        MigrateV2ToV3::<Test>::on_runtime_upgrade();
+        assert_eq!(Proposals::<Test>::get(leased).unwrap(), expected);
     });
 }

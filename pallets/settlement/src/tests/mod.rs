@@ -58,6 +58,11 @@
 //! | PriorityNotFinal | `attacks::copier_revealing_first_loses_to_earliest_commitment` |
 //! | EarlierOverlapPending | `attacks::later_overlapping_proposal_cannot_crown_before_an_earlier_one` |
 //! | SpeedupImplausible | `attacks::implausible_speedup_is_refused` |
+//! | LifetimeTooShort | `hostile_operators::set_arena_refuses_stalls_that_outlast_the_lifetime` |
+//! | DuplicateDisplaced | `hostile_operators::duplicate_displaced_targets_are_refused` |
+//! | VerdictDisputed | `hostile_operators::a_copier_cannot_dodge_the_copy_slash_with_withdraw` |
+//! | NotFailed / PotCannotRefund | `hostile_operators::two_cheating_fails_confiscate_and_the_admin_can_overturn` |
+//! | FailReplay | `hostile_operators::a_fail_replay_is_refused` |
 
 use crate::epoch::credit;
 use crate::mock::*;
@@ -291,6 +296,10 @@ mod weights;
 // ---- The settlement audit's attacks ----
 
 mod attacks;
+
+// ---- The second audit's attacks: hostile operators ----
+
+mod hostile_operators;
 
 // ---- Storage migrations ----
 

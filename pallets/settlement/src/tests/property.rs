@@ -1,7 +1,8 @@
 //! Random call sequences. Every seed drives a deterministic random walk of `STEPS` steps over
 //! the calls miners, validators and the admin make (commit, reveal, cancel, withdraw, claim,
-//! attest, validator changes, arena, target and emissions changes), the passing of blocks
-//! (`on_initialize`: lease expiries, reproduction time-outs, epoch closes and payouts) and
+//! attest, validator changes, arena, target and emissions changes, overturned FAILs), the
+//! passing of blocks (`on_initialize`: lease expiries, reproduction time-outs, proposals at
+//! the end of their lifetime, epoch closes and payouts) and
 //! `on_idle` with a random weight (pruning). After every step, and after every block of a step
 //! that advances time, all `try_state` invariants must hold, whether the step's call succeeded
 //! or failed. Calls are dispatched as `RuntimeCall`s, so a failed call leaves no writes behind,
@@ -166,6 +167,16 @@ enum Action {
         epoch_blocks: u64,
         emission_per_epoch: Balance,
     },
+    /// Overturns a FAIL (from the admin origin, or not).
+    OverturnFail {
+        proposal: ProposalId,
+        admin: bool,
+    },
+    /// Runs `on_initialize` up to block `to` (a pending proposal's lifetime end), checking
+    /// the invariants once there.
+    Jump {
+        to: u64,
+    },
 }
 
 impl Action {
@@ -184,6 +195,8 @@ impl Action {
             Action::SetArena { .. } => "set_arena",
             Action::SetTargetStatus { .. } => "set_target",
             Action::SetEmissions { .. } => "set_emissions",
+            Action::OverturnFail { .. } => "overturn_fail",
+            Action::Jump { .. } => "jump",
         }
     }
 }
@@ -239,6 +252,9 @@ struct Tally {
     proposals_dropped: u32,
     deposits_slashed: u32,
     content_reclaimed: u32,
+    copies_ended: u32,
+    lifetimes_ended: u32,
+    overturns: u32,
     prunes: u32,
     weight_vectors: u32,
     emissions_paid: u32,
@@ -264,6 +280,9 @@ impl Tally {
                 E::ProposalDropped { .. } => self.proposals_dropped += 1,
                 E::DepositSlashed { .. } => self.deposits_slashed += 1,
                 E::ContentReclaimed { .. } => self.content_reclaimed += 1,
+                E::CopyEnded { .. } => self.copies_ended += 1,
+                E::LifetimeEnded { .. } => self.lifetimes_ended += 1,
+                E::FailOverturned { .. } => self.overturns += 1,
                 E::ProposalPruned { .. } => self.prunes += 1,
                 E::WeightsSet { .. } => self.weight_vectors += 1,
                 E::EmissionsPaid { total, .. } if total > 0 => self.emissions_paid += 1,
@@ -399,6 +418,11 @@ fn invariants_hold_after_every_call_of_random_sequences() {
             "no atomic crown displaced a pending proposal: {tally:#?}"
         );
         assert!(tally.prunes > 0, "nothing was pruned: {tally:#?}");
+        assert!(
+            tally.lifetimes_ended > 0,
+            "no proposal reached the end of its lifetime: {tally:#?}"
+        );
+        assert!(tally.overturns > 0, "no FAIL was overturned: {tally:#?}");
         assert!(tally.emissions_paid > 0, "no emission was paid: {tally:#?}");
     }
 }

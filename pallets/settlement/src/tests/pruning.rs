@@ -24,6 +24,12 @@ fn finished_proposals_are_pruned_after_retention() {
             ids[1],
             fail(FailReason::Build, 1)
         ));
+        assert_ok!(Cacheon::claim(signed(V2), ids[1]));
+        assert_ok!(Cacheon::attest(
+            signed(V2),
+            ids[1],
+            fail(FailReason::Build, 2)
+        ));
         let ended = now();
         let failed_hash = Proposals::<Test>::get(ids[1]).unwrap().content_hash;
         let withdrawn_hash = Proposals::<Test>::get(ids[0]).unwrap().content_hash;

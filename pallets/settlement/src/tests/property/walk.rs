@@ -74,7 +74,39 @@ impl Walk {
             },
             97 => self.add_validator(),
             98 => self.reconfigure(),
-            _ => self.set_emissions(),
+            _ => match self.rng.below(3) {
+                0 => self.set_emissions(),
+                1 => self.overturn(),
+                _ => self.jump(),
+            },
+        }
+    }
+
+    /// Overturns a failed proposal's FAIL, usually from the admin origin.
+    fn overturn(&mut self) -> Action {
+        let failed: Vec<ProposalId> = Proposals::<Test>::iter()
+            .filter(|(_, p)| matches!(p.status, ProposalStatus::Failed { .. }))
+            .map(|(id, _)| id)
+            .collect();
+        let proposal = if !failed.is_empty() && self.rng.chance(85) {
+            self.rng.pick(&failed)
+        } else {
+            self.some_proposal(20)
+        };
+        Action::OverturnFail {
+            proposal,
+            admin: self.rng.chance(90),
+        }
+    }
+
+    /// Jumps to the end of the oldest pending proposal's lifetime (or one block on).
+    fn jump(&mut self) -> Action {
+        let oldest = Proposals::<Test>::iter_values()
+            .filter(|p| p.status.is_pending())
+            .map(|p| p.reveal_block)
+            .min();
+        Action::Jump {
+            to: oldest.map_or(now() + 1, |r| (r + PENDING_LIFETIME).max(now() + 1)),
         }
     }
 
@@ -438,6 +470,14 @@ impl Walk {
                 Cacheon::on_idle(now(), weight);
                 return true;
             }
+            Action::Jump { to } => {
+                run_to_block(to);
+                return true;
+            }
+            Action::OverturnFail { proposal, admin } => (
+                if admin { root() } else { signed(OUTSIDER) },
+                C::overturn_fail { proposal },
+            ),
             Action::RemoveValidator { validator } => (
                 root(),
                 C::remove_validator {
