@@ -7,6 +7,8 @@
 //! (`cacheon::fingerprint`: [`tokens`]). Each refuses first any line break a compiler could
 //! read otherwise than this file does ([`ambiguous_line_break`]).
 
+pub mod conditionals;
+
 /// The code of each logical line (continued lines joined, numbered by their first physical
 /// line), comments removed: a `//` comment to the end of its logical line, a block comment
 /// as one space, across lines (a line wholly inside one is empty). String and character

@@ -1,46 +1,63 @@
 //! The source policy (DESIGN 7 step 2): what a bundle's C or CUDA source may not contain.
 //!
 //! The screen reads each source file as the compiler would see its tokens: line
-//! continuations joined, comments removed, string and character literals skipped. It then
-//! refuses, naming the file, the line and the rule:
+//! continuations joined, comments removed, string and character literals skipped, blocks
+//! of conditionals that are surely not compiled left out. It then refuses, naming the
+//! file, the line and the rule:
 //! - (C) inline assembly (`asm`, `__asm__`), which could read clocks or make system calls
 //!   (CUDA's inline PTX is left to the PTX screen, which reads what it became);
 //! - timer and clock reads (`clock`, `clock64`, `__globaltimer`, `rdtsc`, `clock_gettime`,
 //!   …): a kernel must not be able to tell a timed run from an audited one;
 //! - output, I/O, system calls, processes, signals, dynamic loading and environment access
 //!   (`printf`, `fopen`, `syscall`, `fork`, `dlopen`, `getenv`, …);
-//! - dynamic allocation (`malloc`, `new`, `cudaMalloc`, `alloca`, …) and device-side
-//!   launches (`<<<`, `cudaLaunchKernel`);
+//! - dynamic allocation (`malloc`, `new`, `delete`, `cudaMalloc`, `alloca`, …) and
+//!   device-side launches (`<<<`, `cudaLaunchKernel`);
 //! - code that runs at load time (`constructor`/`destructor` attributes, `_init`/`_fini`);
 //! - ways to hide a name from this screen: token pasting (`##`), `_Pragma`, universal
 //!   character names outside literals, digraph and trigraph directives;
 //! - preprocessor directives other than the plain ones, pragmas other than loop hints, and
-//!   (C) includes outside the arena's allow-list or the bundle's own headers.
+//!   (C) includes outside the arena's allow-list or the bundle's own headers;
+//! - linkage tricks that reach a name without spelling it in a call (`alias`, `weakref`,
+//!   `section`, `symver`, `target_clones`, whose resolver runs at load time);
+//! - the build's date and time (`__DATE__`, `__TIME__`, `__TIMESTAMP__`): every lane builds
+//!   the bundle again, so a build that depends on when it runs could fail in one lane only
+//!   (and a crowned bundle could start failing on a later day).
+//!
+//! A name is refused where it means what its rule is about (`policy/meaning.rs`,
+//! `policy/names.rs`): a function's name where it is called, declared or its address
+//! taken, not a variable, parameter, field or member of the same name (a RoPE position
+//! named `time`, a count named `free`); an attribute word (`section`, `weak`, `alias`)
+//! inside an attribute only; C++ `delete` where it frees memory, not `= delete`.
 //!
 //! CUDA includes are checked by the build path's include screen as well
 //! (`cacheon_kernels::cuda::screen`); it runs here first so that a bad include is a policy
 //! failure before anything is compiled.
 //!
-//! - linkage tricks that reach a name without spelling it in a call (`alias`, `weakref`,
-//!   `section`, `symver`, `target_clones`);
-//! - the build's date and time (`__DATE__`, `__TIME__`, `__TIMESTAMP__`): every lane builds
-//!   the bundle again, so a build that depends on when it runs could fail in one lane only
-//!   (and a crowned bundle could start failing on a later day).
-//!
 //! For C the same screen runs a second time, in the lane, over the compiler's own
 //! preprocessor output with the arena's flags ([`screen_preprocessed`]): macros expanded,
 //! conditionals decided, includes resolved as the compiler resolves them, so a spelling the
 //! first pass misreads (a pasted or spliced name, a quoted include that the compiler finds
-//! among the system headers) is read as it is compiled. An include inside a conditional
-//! block is left to that second pass, which knows whether the block is compiled.
-//! The built library is screened after both (`cacheon_kernels::cpu::artifact`).
+//! among the system headers, a block the first pass took for never compiled) is read as it
+//! is compiled. The first pass leaves out a C block only where its condition is `0`, or
+//! tests a macro no source of the bundle defines and the compiler does not predefine; an
+//! include inside any conditional block is checked there for its form only. CUDA has no
+//! second pass: its first pass leaves out `#if 0` blocks only, and reads every branch of
+//! any other. The built library is screened after both (`cacheon_kernels::cpu::artifact`),
+//! its instructions included: a function-level `target` attribute is not refused here, its
+//! machine code is, where it leaves the arena's hardware class (`cpu::artifact::isa`).
 //!
-//! Timer reads map to the on-chain reason `Cheating`; every other rule to `Policy`.
+//! Every rule maps to the on-chain reason `Policy`: a name is not a proof. `Cheating`,
+//! which slashes, is for what the referee saw a kernel do (a stale output, a write past its
+//! buffers, a changed input, a read faster than memory allows).
+
+use std::collections::HashSet;
 
 use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::screen as cuda_screen;
+use cacheon_kernels::source::conditionals::Conditionals;
 use cacheon_kernels::source::{self, Token};
 use cacheon_primitives::FailReason;
+use meaning::Reading;
 use names::forbidden;
 
 /// Which compiler a source is for.
@@ -72,12 +89,10 @@ pub enum Rule {
 }
 
 impl Rule {
-    /// The on-chain FAIL reason for a violation of this rule.
+    /// The on-chain FAIL reason for a violation of this rule: `Policy`, for every rule
+    /// (a name or a construct the screen refuses is not a proof of cheating).
     pub fn fail_reason(self) -> FailReason {
-        match self {
-            Rule::TimerRead => FailReason::Cheating,
-            _ => FailReason::Policy,
-        }
+        FailReason::Policy
     }
 
     fn describe(self) -> &'static str {
@@ -99,7 +114,7 @@ impl Rule {
             Rule::LineBreak => {
                 "lines end with a line feed (CR LF allowed); a lone carriage return or spaces after a line-continuing backslash read differently to a compiler"
             }
-            Rule::Linkage => "linkage attributes (alias, weakref, section, symver, target_clones) are not allowed",
+            Rule::Linkage => "linkage attributes (alias, weakref, weak, section, symver, target_clones, naked) are not allowed",
             Rule::BuildTime => {
                 "the build's date and time (__DATE__, __TIME__, __TIMESTAMP__) are not allowed: a bundle builds the same in every lane, on every day"
             }
@@ -164,13 +179,73 @@ pub fn screen_bundle(files: &[BundleFile], lang: Language) -> Result<(), Violati
     Ok(())
 }
 
-/// Screens one source file. `files` is the whole bundle (for quoted includes).
+/// Screens one source file. `files` is the whole bundle (for quoted includes and for
+/// the macros the bundle defines).
 pub fn screen_source(
     path: &str,
     text: &str,
     lang: Language,
     files: &[BundleFile],
 ) -> Result<(), Violation> {
+    let defined = macros_defined(text, files);
+    let never_defined = |name: &str| never_defined(lang, name, &defined);
+    let lines = code_lines_of(path, text, lang, files, &never_defined)?;
+    screen_lines(&lines, lang)
+}
+
+/// One logical line of code to screen, with where it comes from.
+struct CodeLine {
+    file: String,
+    line: usize,
+    code: String,
+}
+
+/// Whether the first pass may take a macro as never defined (C only: the lane's second
+/// pass reads the preprocessor's own decisions, so a wrong guess here costs nothing).
+/// Names with a leading underscore are the compiler's (`__AVX512F__`), and GNU C defines
+/// `linux` and `unix`; the arena's headers define other names (`M_PI`, `NULL`), which the
+/// second pass then judges. CUDA has no second pass: only `#if 0` and `#if 1` are decided.
+fn never_defined(lang: Language, name: &str, defined: &HashSet<String>) -> bool {
+    lang == Language::C
+        && !name.starts_with('_')
+        && !["linux", "unix", "i386"].contains(&name)
+        && !defined.contains(name)
+}
+
+/// Every macro name a `#define` of the bundle's sources (or of `text`) names.
+fn macros_defined(text: &str, files: &[BundleFile]) -> HashSet<String> {
+    let texts = files
+        .iter()
+        .filter(|f| language_of(&f.path).is_some())
+        .filter_map(|f| std::str::from_utf8(&f.data).ok())
+        .chain(std::iter::once(text));
+    let mut names = HashSet::new();
+    for text in texts {
+        for (_, code) in source::code_lines(text) {
+            let toks = source::tokens(&code);
+            if let [Token::Punct(hash), Token::Ident(define), Token::Ident(name), ..] =
+                toks.as_slice()
+            {
+                if hash == "#" && define == "define" {
+                    names.insert(name.clone());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The lines of one source that are code, after the line-level rules (line breaks,
+/// ambiguous literals, digraph directives, the directive, pragma and include rules).
+/// Lines inside a conditional block that is surely not compiled are not code; an include
+/// in any conditional block is checked for its form only (C: the second pass decides).
+fn code_lines_of(
+    path: &str,
+    text: &str,
+    lang: Language,
+    files: &[BundleFile],
+    never_defined: &dyn Fn(&str) -> bool,
+) -> Result<Vec<CodeLine>, Violation> {
     let fail = |line: usize, rule: Rule, token: &str| Violation {
         file: path.to_string(),
         line,
@@ -184,8 +259,8 @@ pub fn screen_source(
     if let Some((line, what)) = source::ambiguous_literal(text) {
         return Err(fail(line, Rule::HiddenName, what));
     }
-    // How deep inside #if/#ifdef/#ifndef blocks the line is.
-    let mut conditional_depth = 0usize;
+    let mut conditionals = Conditionals::new(never_defined);
+    let mut lines = Vec::new();
     for (line_no, code) in source::code_lines(text) {
         let trimmed = code.trim_start();
         if trimmed.starts_with("%:") || trimmed.starts_with("??=") || code.contains("%:%:") {
@@ -197,48 +272,73 @@ pub fn screen_source(
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
-            match word.as_str() {
-                "if" | "ifdef" | "ifndef" => conditional_depth += 1,
-                "endif" => conditional_depth = conditional_depth.saturating_sub(1),
-                _ => {}
+            let rest = directive[word.len()..].trim();
+            if conditionals.directive(&word, rest) {
+                continue;
             }
-            let deferred = word == "include" && conditional_depth > 0 && lang == Language::C;
-            if deferred {
-                check_include_form(path, line_no, directive["include".len()..].trim())?;
-            } else {
+            let include = word == "include" && lang == Language::C;
+            if include && conditionals.inside() {
+                check_include_form(path, line_no, rest)?;
+            } else if !conditionals.surely_skipped() {
                 check_directive(path, line_no, directive, lang, files)?;
             }
             // The macro body of a #define is code like any other: fall through.
         }
-        check_tokens(&source::tokens(&code), lang)
-            .map_err(|(rule, what)| fail(line_no, rule, &what))?;
+        if !conditionals.surely_skipped() {
+            lines.push(CodeLine {
+                file: path.to_string(),
+                line: line_no,
+                code,
+            });
+        }
     }
-    Ok(())
+    Ok(lines)
 }
 
-/// The token rules of one line of code: no token pasting, device-side launch or universal
-/// character name, and no identifier the language's lists forbid.
-/// String and character literals are single tokens, so nothing inside them counts.
-fn check_tokens(toks: &[Token], lang: Language) -> Result<(), (Rule, String)> {
+/// The token rules over a unit's code lines: no token pasting, device-side launch or
+/// universal character name, and no forbidden name where it means what its rule is about
+/// (`policy/meaning.rs`). String and character literals are single tokens, so nothing
+/// inside them counts.
+fn screen_lines(lines: &[CodeLine], lang: Language) -> Result<(), Violation> {
+    let mut toks = Vec::new();
+    let mut origin = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        for tok in source::tokens(&line.code) {
+            toks.push(tok);
+            origin.push(index);
+        }
+    }
+    let fail = |i: usize, rule: Rule, token: &str| {
+        let line = &lines[origin[i]];
+        Violation {
+            file: line.file.clone(),
+            line: line.line,
+            rule,
+            token: token.to_string(),
+        }
+    };
+    let reading = Reading::new(&toks, lang);
     for (i, tok) in toks.iter().enumerate() {
         let next = toks.get(i + 1);
         match tok {
-            Token::Punct(p) if p == "##" => return Err((Rule::HiddenName, "##".into())),
+            Token::Punct(p) if p == "##" => return Err(fail(i, Rule::HiddenName, "##")),
             Token::Punct(p)
                 if lang == Language::Cuda
                     && p == "<<"
                     && matches!(next, Some(Token::Punct(q)) if q.starts_with('<')) =>
             {
-                return Err((Rule::DeviceLaunch, "<<<".into()));
+                return Err(fail(i, Rule::DeviceLaunch, "<<<"));
             }
             // After joining lines, a backslash outside literals only starts a universal
             // character name (`\u0063lock` is `clock`).
             Token::Punct(p) if p == "\\" => {
-                return Err((Rule::HiddenName, "universal character name".into()));
+                return Err(fail(i, Rule::HiddenName, "universal character name"));
             }
             Token::Ident(w) => {
-                if let Some(rule) = forbidden(lang, w) {
-                    return Err((rule, w.clone()));
+                if let Some((rule, meaning)) = forbidden(lang, w) {
+                    if reading.breaks(i, meaning) {
+                        return Err(fail(i, rule, w));
+                    }
                 }
             }
             _ => {}
@@ -293,6 +393,10 @@ pub fn screen_preprocessed(
     let mut stack: Vec<String> = Vec::new();
     let mut current = pre.source.clone();
     let mut line_no = 0usize;
+    // The bundle's lines of the translation unit, screened together (a call may span lines).
+    let mut lines = Vec::new();
+    let defined = HashSet::new();
+    let never_defined = |name: &str| never_defined(Language::C, name, &defined);
     for raw in pre.text.lines() {
         if let Some((line, file, flags)) = line_marker(raw) {
             if flags.contains(&1) {
@@ -318,14 +422,17 @@ pub fn screen_preprocessed(
             continue;
         }
         if in_bundle(&current) && !current.starts_with('<') {
-            screen_source(&relative(&current), raw, Language::C, files).map_err(|mut v| {
+            let file = relative(&current);
+            let found = code_lines_of(&file, raw, Language::C, files, &never_defined);
+            let found = found.map_err(|mut v| {
                 v.line = line_no;
                 v
             })?;
+            lines.extend(found.into_iter().map(|l| CodeLine { line: line_no, ..l }));
         }
         line_no += 1;
     }
-    Ok(())
+    screen_lines(&lines, Language::C)
 }
 
 /// A preprocessor line marker `# LINE "FILE" FLAGS…`.
@@ -396,6 +503,7 @@ fn check_directive(
     }
 }
 
+mod meaning;
 mod names;
 #[cfg(test)]
 mod tests;

@@ -10,11 +10,16 @@
 //! - no `%:` digraph or `??=` trigraph directives (which could hide an include);
 //! - sources are UTF-8 without NUL bytes (NVRTC takes C strings).
 //!
+//! Includes inside an `#if 0` block (or an `#else` after `#if 1`) are not read: no macro
+//! definition can compile them. Every other conditional block is read in all its
+//! branches, as NVRTC has no preprocessed output that would tell which one it compiled.
+//!
 //! The validator gives NVRTC its own `stdint.h` (see [`STDINT_H`]), so that header means
 //! the same thing on every validator; the CUDA headers come from NVRTC or the toolkit.
 
 use crate::bundle::BundleFile;
 use crate::source;
+use crate::source::conditionals::Conditionals;
 
 /// System headers a CUDA bundle may include with `<...>`.
 pub const SYSTEM_HEADERS: [&str; 3] = ["cuda_bf16.h", "cuda_fp16.h", "stdint.h"];
@@ -152,6 +157,10 @@ pub fn screen_source(
         });
     }
     let mut includes = Vec::new();
+    // Only blocks no definition can compile (`#if 0`) are left out: NVRTC has no
+    // preprocessed output to check a guess about which macros its headers define.
+    let nothing_vouched = |_: &str| false;
+    let mut conditionals = Conditionals::new(&nothing_vouched);
     for (line_no, line) in source::code_lines(text) {
         let directive = |reason: String| ScreenError::Directive {
             file: path.to_string(),
@@ -173,6 +182,9 @@ pub fn screen_source(
             .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
             .count();
         let (name, arg) = rest.split_at(name_len);
+        if conditionals.directive(name, arg.trim()) || conditionals.surely_skipped() {
+            continue;
+        }
         match name {
             "include" => {}
             "include_next" | "import" | "embed" => {
@@ -380,6 +392,23 @@ mod tests {
         ] {
             let e = screen(text).unwrap_err();
             assert!(matches!(e, ScreenError::Directive { line: 1, .. }), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn includes_in_blocks_no_definition_compiles_are_not_read() {
+        assert!(screen("#if 0\n#include <stdio.h>\n#endif\n").is_ok());
+        assert!(screen("#if 1\n#else\n#include <stdio.h>\n#endif\n").is_ok());
+        // A macro test may be true on NVRTC's side (its headers define names): both read.
+        for text in [
+            "#ifdef CACHEON_DEBUG\n#include <stdio.h>\n#endif\n",
+            "#if 0\n#else\n#include <stdio.h>\n#endif\n",
+            "#if 0\n#elif X\n#include <stdio.h>\n#endif\n",
+        ] {
+            assert!(
+                matches!(screen(text), Err(ScreenError::SystemHeader { .. })),
+                "{text}"
+            );
         }
     }
 

@@ -1,11 +1,63 @@
-//! The names the source screen refuses, by rule: what a kernel may not call or spell
-//! (timers, I/O, system access, allocation, device launches, load-time code, hidden names,
-//! linkage tricks, the build's date and time).
+//! The names the source screen refuses, by rule (timers, I/O, system access, allocation,
+//! device launches, load-time code, hidden names, linkage tricks, the build's date and
+//! time), and by [`Meaning`]: where an occurrence of the name is what the rule is about.
 
 use super::{Language, Rule};
 
+/// Where an occurrence of a forbidden name breaks its rule (`policy/meaning.rs` reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Meaning {
+    /// Everywhere: keywords (`asm`, `new`, `_Pragma`), the build-time macros, and reserved
+    /// identifiers (a leading underscore: compiler builtins and intrinsics such as
+    /// `__rdtsc`), which no honest kernel names a variable.
+    Anywhere,
+    /// Where it names a function: called, declared or defined (followed by `(`), used as a
+    /// value without being a variable, parameter or field the source declares (a
+    /// function's address), or qualified (`std::chrono`). A variable, parameter, field or
+    /// member of that name is not the function.
+    Function,
+    /// Inside an attribute (`__attribute__((...))`, `[[...]]`, `__declspec(...)`) only:
+    /// `section`, `weak`, `alias`, … are ordinary words elsewhere.
+    Attribute,
+    /// C++ `delete`: freeing memory, but not a deleted function (`= delete`).
+    Delete,
+}
+
 /// The rule `ident` breaks in a `lang` source, if any.
-pub(super) fn forbidden(lang: Language, ident: &str) -> Option<Rule> {
+pub(super) fn forbidden(lang: Language, ident: &str) -> Option<(Rule, Meaning)> {
+    let rule = forbidden_rule(lang, ident)?;
+    Some((rule, meaning(lang, ident, rule)))
+}
+
+/// How an occurrence of a forbidden name is judged.
+fn meaning(lang: Language, ident: &str, rule: Rule) -> Meaning {
+    const ATTRIBUTE_WORDS: &[&str] = &[
+        "alias",
+        "weakref",
+        "weak",
+        "section",
+        "symver",
+        "target_clones",
+        "naked",
+        "constructor",
+        "destructor",
+        "init_priority",
+        "ifunc",
+    ];
+    const KEYWORDS: &[&str] = &["asm", "new"];
+    if lang == Language::Cuda && ident == "delete" {
+        Meaning::Delete
+    } else if ATTRIBUTE_WORDS.contains(&ident) {
+        Meaning::Attribute
+    } else if ident.starts_with('_') || KEYWORDS.contains(&ident) || rule == Rule::BuildTime {
+        Meaning::Anywhere
+    } else {
+        Meaning::Function
+    }
+}
+
+/// The rule a name is on the lists of, if any.
+fn forbidden_rule(lang: Language, ident: &str) -> Option<Rule> {
     const ASM: &[&str] = &["asm", "__asm", "__asm__"];
     const TIMERS_COMMON: &[&str] = &[
         "clock",
@@ -206,6 +258,7 @@ pub(super) fn forbidden(lang: Language, ident: &str) -> Option<Rule> {
         "naked",
         "__naked__",
     ];
+
     let within = |list: &[&str]| list.contains(&ident);
     // C only: a CUDA kernel's inline PTX lands in the PTX the artifact screen reads
     // (`cacheon_kernels::cuda::ptx::screen_ptx`), which refuses timers, counters, the graph

@@ -132,9 +132,16 @@ fn quoted_includes_must_be_bundle_headers() {
 }
 
 #[test]
-fn reasons_map_to_the_chain() {
-    assert_eq!(Rule::TimerRead.fail_reason(), FailReason::Cheating);
-    assert_eq!(Rule::InlineAssembly.fail_reason(), FailReason::Policy);
+fn every_rule_is_a_policy_failure_never_cheating() {
+    // A name is not a proof: before, a timer's name failed `Cheating`, which slashes.
+    for r in [
+        Rule::TimerRead,
+        Rule::InlineAssembly,
+        Rule::Allocation,
+        Rule::Linkage,
+    ] {
+        assert_eq!(r.fail_reason(), FailReason::Policy, "{r:?}");
+    }
 }
 
 #[test]
@@ -152,4 +159,153 @@ fn a_line_break_a_compiler_could_read_otherwise_is_refused() {
     }
     // CR LF line ends and a backslash directly before the line feed are fine.
     assert!(c("int a;\r\n#define X \\\r\n  1\r\nint b = X;\r\n").is_ok());
+}
+
+#[test]
+fn a_variable_parameter_field_or_member_named_like_a_function_is_not_the_function() {
+    // Each of these was refused by name before (`time` as a timer read, `Cheating`).
+    let honest = [
+        "void rope(float* q, int64_t time) { float t = (float)time * 0.5f; q[0] = t; }",
+        "void f(float* o) { int64_t read = 0, write = 1; float free = 2.0f; read += write; o[read] = free; }",
+        "int g(int signal, int system) { return signal + system; }",
+        "struct clocks { float clock; int section; int weak; };\n\
+         float h(struct clocks* c) { return c->clock + c[0].clock + (float)c->section; }",
+        "static const float alias[4] = {1, 2, 3, 4};\nfloat k(int i) { return alias[i]; }",
+        "struct ops { float (*read)(const float*); };\nfloat u(struct ops o, const float* p) { return o.read(p); }",
+        "#define ROT(x, time) ((x) * (time))\nfloat v(float a, float b) { return ROT(a, b); }",
+        "float w(const float* restrict time, int64_t n) { float s = 0; for (int64_t i = 0; i < n; i++) s += time[i]; return s; }",
+    ];
+    for src in honest {
+        assert_eq!(c(src), Ok(()), "{src}");
+    }
+    let cuda_honest = [
+        "struct Tile { Tile(const Tile&) = delete; Tile& operator=(const Tile&) = delete; };",
+        "__device__ float f(float time) { return time * 2.0f; }",
+        "template <typename T> __device__ T twice(T x) { T clock = x; return clock + x; }",
+    ];
+    for src in cuda_honest {
+        assert_eq!(cu(src), Ok(()), "{src}");
+    }
+}
+
+#[test]
+fn a_function_named_in_a_call_a_declaration_or_by_its_address_is_refused() {
+    let cases = [
+        // A call, spaced or split across lines.
+        ("long t = clock ();", Rule::TimerRead),
+        ("long t = clock\n(\n);", Rule::TimerRead),
+        // A declaration by hand.
+        ("long clock(void);", Rule::TimerRead),
+        ("int system(const char*);", Rule::SystemAccess),
+        // Its address, as a value, in parentheses, through a dereference, in a table.
+        ("long (*f)(void) = clock;", Rule::TimerRead),
+        ("void* p = (void*)&clock;", Rule::TimerRead),
+        (
+            "int r(void) { return (system)(\"x\"); }",
+            Rule::SystemAccess,
+        ),
+        (
+            "int r(void) { return (*system)(\"x\"); }",
+            Rule::SystemAccess,
+        ),
+        (
+            "struct t { long (*c)(void); } s = { clock };",
+            Rule::TimerRead,
+        ),
+        (
+            "void z(void* p) { __attribute__((cleanup(free))) void* q = p; }",
+            Rule::Allocation,
+        ),
+        // A macro that expands to the name (the preprocessed pass also reads the call).
+        ("#define T clock\nlong t = T();", Rule::TimerRead),
+        // Reserved names (builtins, intrinsics) anywhere, even as a variable.
+        ("long __rdtsc = 0;", Rule::TimerRead),
+        // Attribute words inside attributes, whatever the attribute syntax.
+        ("__attribute__((section(\".x\"))) int a;", Rule::Linkage),
+        ("[[gnu::section(\".x\")]] int a;", Rule::Linkage),
+        ("__attribute__((weak)) int a;", Rule::Linkage),
+        (
+            "__attribute__((target_clones(\"avx512f\", \"default\"))) void f(void) {}",
+            Rule::Linkage,
+        ),
+        (
+            "#define A __attribute__((alias(\"write\")))\n",
+            Rule::Linkage,
+        ),
+    ];
+    for (src, expected) in cases {
+        assert_eq!(rule(c(src)), expected, "{src}");
+    }
+    assert_eq!(c("long t = clock\n(\n);").unwrap_err().line, 1);
+    let cuda = [
+        (
+            "__device__ void f(float* p) { delete p; }",
+            Rule::Allocation,
+        ),
+        (
+            "__device__ void f(float* p) { delete[] p; }",
+            Rule::Allocation,
+        ),
+        ("void operator delete(void* p);", Rule::Allocation),
+        (
+            "auto t = std::chrono::steady_clock::now();",
+            Rule::TimerRead,
+        ),
+        ("long long t = ::clock64();", Rule::TimerRead),
+    ];
+    for (src, expected) in cuda {
+        assert_eq!(rule(cu(src)), expected, "{src}");
+    }
+}
+
+#[test]
+fn blocks_never_compiled_are_not_code() {
+    let debug = "#ifdef CACHEON_DEBUG\n#include <stdio.h>\n#define LOG(x) printf(\"%f\", x)\n\
+                 #else\n#define LOG(x) ((void)(x))\n#endif\nvoid f(float x) { LOG(x); }\n";
+    assert_eq!(c(debug), Ok(()));
+    let zero = "#if 0\nlong t = clock();\n#pragma GCC optimize(\"O0\")\n#endif\n";
+    assert_eq!(c(zero), Ok(()));
+    assert_eq!(cu(zero), Ok(()));
+    // CUDA has no preprocessed second pass: an `#ifdef` is read in both branches.
+    assert_eq!(rule(cu(debug)), Rule::InputOutput);
+    // A macro the bundle defines, a reserved name, `#else` of a never-defined test: code.
+    for src in [
+        "#define CACHEON_DEBUG 1\n#ifdef CACHEON_DEBUG\nint x = printf(\"\");\n#endif\n",
+        "#ifdef __AVX512F__\nlong t = clock();\n#endif\n",
+        "#ifdef NEVER\n#else\nlong t = clock();\n#endif\n",
+        "#ifndef NEVER\nlong t = clock();\n#endif\n",
+    ] {
+        assert!(c(src).is_err(), "{src}");
+    }
+    // Another file of the bundle defines the macro: the block is code.
+    let files = vec![
+        BundleFile::new("kernels/config.h", "#define CACHEON_DEBUG 1\n"),
+        BundleFile::new(
+            "kernels/k.c",
+            "#include \"config.h\"\n#ifdef CACHEON_DEBUG\nint x = printf(\"\");\n#endif\n",
+        ),
+    ];
+    assert_eq!(rule(screen_bundle(&files, Language::C)), Rule::InputOutput);
+}
+
+#[test]
+fn the_preprocessed_pass_reads_the_bundles_lines_as_one_unit() {
+    let pre = |text: &str| cacheon_kernels::cpu::build::Preprocessed {
+        source: "k.c".into(),
+        text: text.into(),
+        root: "/build/bundle".into(),
+    };
+    // A variable named `time` and its uses, split over lines by the preprocessor.
+    let honest = "# 1 \"k.c\"\nvoid f(float* o, long time) {\no[0] = (float)time\n; }\n";
+    assert_eq!(screen_preprocessed(&pre(honest), &[]), Ok(()));
+    // A call the expansion of a macro wrote across lines.
+    let hidden = "# 1 \"k.c\"\nlong g(void) {\nreturn clock\n(); }\n";
+    let v = screen_preprocessed(&pre(hidden), &[]).unwrap_err();
+    assert_eq!(
+        (v.rule, v.line, v.file.as_str()),
+        (Rule::TimerRead, 2, "k.c")
+    );
+    // A pragma the expansion of `_Pragma` would leave.
+    let pragma = "# 1 \"k.c\"\n#pragma GCC target(\"avx512f\")\nint a;\n";
+    assert_eq!(rule(screen_preprocessed(&pre(pragma), &[])), Rule::Pragma);
 }

@@ -1,4 +1,4 @@
-/* Must FAIL Cheating (static screen): reads the time-stamp counter, so it could behave
+/* Must FAIL Policy (static screen): reads the time-stamp counter, so it could behave
  * differently when it is being timed. */
 #include <immintrin.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Must FAIL Cheating (static screen): reads the SM clock, so it could behave differently when timed. */
+/* Must FAIL Policy (static screen): reads the SM clock, so it could behave differently when timed. */
 #include <cuda_bf16.h>
 #include <stdint.h>
 
