@@ -185,6 +185,33 @@ fn a_kernel_wrong_only_after_verification_fails_in_the_timed_reads() {
     );
 }
 
+#[test]
+fn a_private_weight_copy_kept_between_calls_fails_the_in_place_probe() {
+    // An AVX2 linear.matmul that keeps a copy of each weight matrix below its stack
+    // pointer, keyed by address, shape and four sampled weights, made at a key's second
+    // sighting and multiplied from the third on: verification's fresh weights never reach
+    // the copy, so it passes verify; in the engine every timed read multiplies the copy.
+    // The audit's in-place probe changes the weights at secret positions the samples miss.
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    let r = attempt(
+        &files("examples/cpu/fail-weight-copy"),
+        cpu,
+        &opts(93),
+        &mut |_| {},
+    );
+    assert_eq!(
+        r.screens.outcome,
+        Outcome::Pass,
+        "verification does not see it"
+    );
+    expect_fail(
+        &r.outcome,
+        Stage::Audit,
+        FailReason::BehaviourChanged,
+        "the in-place probe",
+    );
+}
+
 // The arena split over two rank processes (cpu-tp2): each lane is a group of ranks, each
 // sealed and pinned to a core, meeting in a group file the referee makes.
 

@@ -8,6 +8,7 @@ pub mod args;
 pub mod call;
 pub mod cases;
 pub mod compare;
+pub mod probe;
 pub mod reference;
 pub mod stacks;
 

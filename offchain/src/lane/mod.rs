@@ -509,9 +509,11 @@ impl Lane {
         read: &ReadSpec,
         sample: &CallSample,
         feature_seed: u64,
+        probe_seed: u64,
     ) -> Result<(RunResult, Vec<RecordedCall>), LaneError> {
         let req = Request::Audit {
             feature_seed,
+            probe_seed,
             read: read.clone(),
             sample: sample
                 .iter()

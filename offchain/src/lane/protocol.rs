@@ -82,6 +82,11 @@ pub enum Request {
         special: Special,
         guard: usize,
         graph: bool,
+        /// On CPU lanes, one more call after the seeded ones: the last call's inputs in
+        /// the same buffers, its persistent inputs changed in place at positions drawn
+        /// from this seed (`cacheon_kernels::slots::probe`).
+        #[serde(default)]
+        probe: Option<u64>,
     },
     /// Assemble the arena's engine: the genesis stock kernels, then `stack` incumbent
     /// bundles (that many blobs of canonical bytes follow, installed in order), on the
@@ -114,10 +119,17 @@ pub enum Request {
     /// recorded (inputs before the call, outputs after, inputs checked again after) and
     /// sent back for the referee's reference (audit A). A recorded call too large to send
     /// whole travels as the output features [`audit_features`] draws from `feature_seed`.
+    ///
+    /// On CPU lanes every sampled call is preceded by an in-place probe
+    /// (`cacheon_kernels::slots::probe`): the same kernel on the same buffers, its persistent
+    /// inputs changed at positions drawn from `probe_seed`, recorded as a call of its own
+    /// (`AuditCall::probe`).
     Audit {
         read: ReadSpec,
         sample: Vec<AuditSample>,
         feature_seed: u64,
+        #[serde(default)]
+        probe_seed: u64,
     },
     /// Teacher forcing: one sequence fed `tokens` from empty; the next-token logits at
     /// positions `from..tokens.len()` follow as one blob (`[tokens.len() - from, vocab]`).
@@ -245,6 +257,10 @@ pub struct AuditCall {
     /// call would be too large ([`audit_features`]); `None`: the whole call.
     #[serde(default)]
     pub kept_features: Option<Vec<usize>>,
+    /// The in-place probe made just before call `index` (its inputs as the probe changed
+    /// them), not the call itself.
+    #[serde(default)]
+    pub probe: bool,
 }
 
 /// Bytes of a recorded call's weight matrix (as f32) above which only a sample of its

@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 
 use cacheon_kernels::rng::Rng;
 use cacheon_kernels::slots::args::SlotArgs;
+use cacheon_kernels::slots::probe;
 use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::Dtype;
 use cacheon_kernels::SlotId;
@@ -25,7 +26,7 @@ use cacheon_primitives::FailReason;
 
 use super::reads;
 use super::screens::{fail, lane_outcome, Outcome, Stage};
-use crate::arena::{Arena, Judging, Workload};
+use crate::arena::{Arena, Judging, LaneBackend, Workload};
 use crate::lane::protocol::{self, CallSample, ReadSpec, RecordedCall};
 use crate::lane::{Lane, LaneError};
 
@@ -127,24 +128,33 @@ pub fn draw_sample(
 /// A call too large to travel whole comes as the output features
 /// [`protocol::audit_features`] draws from `feature_seed` (the lane must have kept exactly
 /// those) and is judged at that many output features.
+///
+/// An in-place probe (`AuditCall::probe`) is judged like any call, on the inputs as the
+/// probe changed them; where its call travelled whole, those inputs must be the call's own
+/// with exactly the changes drawn from `probe_seed` ([`probe_is_the_drawn_one`]).
 pub fn check_calls(
     s: &mut AuditSummary,
     calls: &[RecordedCall],
     dtype: Dtype,
     rows: &mut Rng,
-    feature_seed: u64,
+    (feature_seed, probe_seed): (u64, u64),
 ) {
     s.reads += 1;
-    for RecordedCall {
-        call: meta,
-        inputs,
-        outputs,
-    } in calls
-    {
+    for rec in calls {
+        let RecordedCall {
+            call: meta,
+            inputs,
+            outputs,
+        } = rec;
         s.calls += 1;
         let fail = |why: String| {
             format!(
-                "call {} of {} at {:?}{}: {why}",
+                "{}call {} of {} at {:?}{}: {why}",
+                if meta.probe {
+                    "the in-place probe (persistent inputs changed at secret positions, the same buffers) before "
+                } else {
+                    ""
+                },
                 meta.index,
                 meta.slot,
                 meta.shape,
@@ -177,6 +187,13 @@ pub fn check_calls(
             s.failed_calls += 1;
             s.first_failure.get_or_insert_with(|| {
                 fail("the lane sent other output features than the referee drew".into())
+            });
+            continue;
+        }
+        if meta.probe && !probe_is_the_drawn_one(rec, calls, probe_seed) {
+            s.failed_calls += 1;
+            s.first_failure.get_or_insert_with(|| {
+                fail("the lane's probe is not the call with the changes the referee drew".into())
             });
             continue;
         }
@@ -223,12 +240,73 @@ pub fn check_calls(
     }
 }
 
+/// Whether a probe's inputs are its call's (the recorded call of the same slot, index and
+/// rank) with exactly the changes drawn from `probe_seed`; a sliced call (its weights
+/// travelled as drawn features) is not compared.
+fn probe_is_the_drawn_one(p: &RecordedCall, calls: &[RecordedCall], probe_seed: u64) -> bool {
+    let m = &p.call;
+    let Some(real) = calls.iter().find(|c| {
+        !c.call.probe && c.call.slot == m.slot && c.call.index == m.index && c.call.rank == m.rank
+    }) else {
+        return false;
+    };
+    if m.kept_features.is_some() || real.call.kept_features.is_some() {
+        return true;
+    }
+    let Some(slot) = SlotId::parse(&m.slot) else {
+        return false;
+    };
+    let Ok(args) = SlotArgs::new(
+        slot,
+        real.call.shape.clone(),
+        real.inputs.clone(),
+        real.call.scalars.clone(),
+    ) else {
+        return false;
+    };
+    let changes =
+        args.with_call(|c| probe::changes(probe::call_seed(probe_seed, slot, m.index), c));
+    let mut expected = args.inputs;
+    probe::apply(&mut expected, &changes);
+    !changes.is_empty()
+        && expected.len() == p.inputs.len()
+        && expected.iter().zip(&p.inputs).all(|(a, b)| a.same_bits(b))
+}
+
+/// The calls of `calls` a CPU audit read must have probed and did not: every recorded call
+/// that travelled whole and whose drawn probe changes something.
+fn unprobed<'a>(calls: &'a [RecordedCall], probe_seed: u64) -> Option<&'a RecordedCall> {
+    calls.iter().find(|c| {
+        let m = &c.call;
+        if m.probe || m.kept_features.is_some() {
+            return false;
+        }
+        let Some(slot) = SlotId::parse(&m.slot) else {
+            return false;
+        };
+        let Ok(args) = SlotArgs::new(slot, m.shape.clone(), c.inputs.clone(), m.scalars.clone())
+        else {
+            return false;
+        };
+        let drawn =
+            args.with_call(|a| probe::changes(probe::call_seed(probe_seed, slot, m.index), a));
+        !drawn.is_empty()
+            && !calls.iter().any(|p| {
+                p.call.probe
+                    && p.call.slot == m.slot
+                    && p.call.index == m.index
+                    && p.call.rank == m.rank
+            })
+    })
+}
+
 /// An audit read's secret streams, drawn from the attempt's seed and the read's position:
-/// the rows a call too large for the whole reference is judged on, and the seed of the
-/// output features a call too large to send travels as.
+/// the rows a call too large for the whole reference is judged on, the seed of the output
+/// features a call too large to send travels as, and the seed of the in-place probes.
 pub struct Secrets {
     pub rows: Rng,
     pub features: u64,
+    pub probe: u64,
 }
 
 impl Secrets {
@@ -236,6 +314,7 @@ impl Secrets {
         Secrets {
             rows: Rng::secret(seed, &format!("audit-rows/{at}")),
             features: Rng::secret(seed, &format!("audit-features/{at}")).next_u64(),
+            probe: Rng::secret(seed, &format!("audit-probe/{at}")).next_u64(),
         }
     }
 }
@@ -257,11 +336,23 @@ pub fn audit_read(
         .map_err(|e| lane_outcome(Stage::Audit, LaneError::Infrastructure(e.to_string())))?
         .tokens;
     base.freeze();
-    let recorded = cand.audit(read, sample, secrets.features);
+    let recorded = cand.audit(read, sample, secrets.features, secrets.probe);
     cand.freeze();
-    let (cand_read, calls) = recorded.map_err(|e| lane_outcome(Stage::Audit, e))?;
+    let (cand_read, mut calls) = recorded.map_err(|e| lane_outcome(Stage::Audit, e))?;
     let dtype = arena.backend.dtype();
-    check_calls(summary, &calls, dtype, &mut secrets.rows, secrets.features);
+    if arena.backend != LaneBackend::Cpu {
+        // Only CPU lanes probe; anything marked a probe elsewhere is not judged as one.
+        calls.retain(|c| !c.call.probe);
+    }
+    let seeds = (secrets.features, secrets.probe);
+    check_calls(summary, &calls, dtype, &mut secrets.rows, seeds);
+    let missing_probe = match arena.backend {
+        LaneBackend::Cpu => {
+            unprobed(&calls, secrets.probe).map(|c| (c.call.index, c.call.slot.clone()))
+        }
+        _ => None,
+    };
+    calls.retain(|c| !c.call.probe);
     // The lane must bring back exactly the sampled calls, each once from each of its
     // ranks: one missing (its kernel served fewer calls than the read's counts said) or
     // one nobody asked for is the candidate's doing, whatever the counts it reported.
@@ -297,6 +388,13 @@ pub fn audit_read(
             FailReason::BehaviourChanged
         };
         return Err(Outcome::Fail(fail(Stage::Audit, reason, f.clone())));
+    }
+    if let Some((index, slot)) = missing_probe {
+        return Err(Outcome::Fail(fail(
+            Stage::Audit,
+            FailReason::BehaviourChanged,
+            format!("call {index} of {slot}: the lane brought back no in-place probe before it"),
+        )));
     }
     if let Some((s, _)) = unaudited {
         return Err(Outcome::Fail(fail(
@@ -340,6 +438,7 @@ mod tests {
             int_inputs: vec![false, false],
             outputs: 1,
             kept_features: None,
+            probe: false,
         };
         RecordedCall {
             call,
@@ -358,7 +457,7 @@ mod tests {
             &[recorded(&args, vec![], good.clone())],
             Dtype::F32,
             &mut Rng::new(0),
-            0,
+            (0, 0),
         );
         assert_eq!((ok.reads, ok.calls, ok.failed_calls), (1, 1, 0));
         let mut bad = good.clone();
@@ -369,7 +468,7 @@ mod tests {
             &[recorded(&args, vec![], bad)],
             Dtype::F32,
             &mut Rng::new(0),
-            0,
+            (0, 0),
         );
         assert_eq!(s.failed_calls, 1);
         assert!(s.first_failure.unwrap().contains("1 of 21"));
@@ -380,7 +479,7 @@ mod tests {
             &[recorded(&args, vec![1], good)],
             Dtype::F32,
             &mut Rng::new(0),
-            0,
+            (0, 0),
         );
         assert_eq!((s.failed_calls, s.inputs_changed), (1, 1));
         assert!(s
@@ -467,6 +566,7 @@ mod tests {
                 int_inputs: vec![false, false],
                 outputs: 1,
                 kept_features: kept,
+                probe: false,
             },
             inputs,
             outputs,
@@ -482,20 +582,20 @@ mod tests {
         assert_eq!(kept.len(), protocol::AUDIT_FEATURES);
         assert_eq!(call.outputs[0].len(), protocol::AUDIT_FEATURES);
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 9);
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), (9, 0));
         assert_eq!((s.calls, s.failed_calls), (1, 0), "{:?}", s.first_failure);
 
         // A wrong output on a kept feature is found.
         let wrong = kept[100];
         let call = matmul_call(shape, 9, |y| y[wrong] += 1.0);
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 9);
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), (9, 0));
         assert_eq!(s.failed_calls, 1);
 
         // Features other than the referee's draw are refused.
         let call = matmul_call(shape, 10, |_| {});
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 9);
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), (9, 0));
         assert_eq!(s.failed_calls, 1);
         assert!(s.first_failure.unwrap().contains("other output features"));
 
@@ -515,13 +615,13 @@ mod tests {
         assert_eq!(call.inputs[1].len(), 2 * kept.len() * 1024);
         assert_eq!(call.outputs[0].len(), 2 * kept.len());
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 4);
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), (4, 0));
         assert_eq!((s.calls, s.failed_calls), (1, 0), "{:?}", s.first_failure);
 
         // A wrong output on a kept feature (second row) is found.
         let call = product_call(seam, shape, 4, |out| out[4200 + kept[7]] *= 1.5);
         let mut s = AuditSummary::default();
-        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), 4);
+        check_calls(&mut s, &[call], Dtype::F32, &mut Rng::new(0), (4, 0));
         assert_eq!(s.failed_calls, 1, "{:?}", s.first_failure);
         // Half the weight: one row per feature would have fit whole.
         assert_eq!(

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use cacheon_kernels::bundle::manifest::Manifest;
 use cacheon_kernels::rng::Rng;
-use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::SlotId;
+use cacheon_kernels::slots::{probe, reference};
 use cacheon_primitives::FailReason;
 use serde::Serialize;
 
@@ -70,8 +70,15 @@ pub(super) fn run_cases(
         let seeds: Vec<u64> = (0..calls)
             .map(|k| case_seed(opts.seed, &format!("{label}/{k}")))
             .collect();
+        // The in-place probe (CPU lanes, seeded inputs): the last call's activations again,
+        // its persistent inputs changed at secret positions, the same buffers.
+        let probe = (arena.backend == LaneBackend::Cpu
+            && stage == Stage::Verify
+            && special == Special::None)
+            .then(|| case_seed(opts.seed, &format!("{label}/probe")));
         let started = Instant::now();
         let req = Request::Verify {
+            probe,
             slot: slot.as_str().to_string(),
             shape: shape.clone(),
             seeds: seeds.clone(),
@@ -84,7 +91,7 @@ pub(super) fn run_cases(
             slot: slot.as_str(),
             shape: shape.clone(),
             special,
-            calls,
+            calls: calls + usize::from(probe.is_some()),
             passed: false,
             matched_ppm: 0,
             max_abs_err: 0.0,
@@ -103,7 +110,7 @@ pub(super) fn run_cases(
             slot,
             &shape,
             special,
-            &seeds,
+            (&seeds, probe),
             arena.backend,
             &checks,
             &outputs,
@@ -182,14 +189,19 @@ fn plan(manifest: &Manifest, arena: Arena) -> Vec<(Stage, SlotId, Vec<i64>, Spec
 /// One call's outputs and the reference's, output by output.
 type CallResults = (Vec<Vec<f32>>, Vec<Vec<f32>>);
 
-/// Judges one case's calls against the trusted reference.
+/// Judges one case's calls against the trusted reference: one per seed, then the in-place
+/// probe where there is one (the last seed's inputs with the probe's changes).
+///
+/// A probe's wrong output is `Incorrect`, never the stale-output `Cheating`: the probe
+/// changes a few elements only, so a kernel that ignores them (a bug as much as a cache)
+/// returns the previous call's bits too; what it proves is a wrong answer for this call.
 #[allow(clippy::too_many_arguments)]
 fn judge(
     stage: Stage,
     slot: SlotId,
     shape: &[i64],
     special: Special,
-    seeds: &[u64],
+    (seeds, probe): (&[u64], Option<u64>),
     backend: LaneBackend,
     checks: &[CallCheck],
     outputs: &[Vec<f32>],
@@ -200,7 +212,12 @@ fn judge(
         .params_of(cacheon_kernels::slots::ParamKind::Output)
         .count();
     let where_ = format!("{slot} at {shape:?} ({special:?} inputs)");
-    if checks.len() != seeds.len() || outputs.len() != seeds.len() * n_out {
+    let calls: Vec<(u64, Option<u64>)> = seeds
+        .iter()
+        .map(|&s| (s, None))
+        .chain(probe.map(|p| (seeds.last().copied().unwrap_or(0), Some(p))))
+        .collect();
+    if checks.len() != calls.len() || outputs.len() != calls.len() * n_out {
         return Err(fail(
             stage,
             FailReason::Incorrect,
@@ -211,8 +228,14 @@ fn judge(
     let mut previous: Option<CallResults> = None;
     let mut rows: Option<Option<Vec<usize>>> = None;
     record.matched_ppm = 1_000_000;
-    for (k, (&seed, check)) in seeds.iter().zip(checks).enumerate() {
-        let call = format!("{where_}, call {}", k + 1);
+    for (k, (&(seed, probe), check)) in calls.iter().zip(checks).enumerate() {
+        let call = match probe {
+            None => format!("{where_}, call {}", k + 1),
+            Some(_) => format!(
+                "{where_}, the in-place probe (call {}'s inputs in the same buffers, persistent inputs changed at secret positions)",
+                k
+            ),
+        };
         if let Some(hit) = check.guard_hits.first() {
             return Err(fail(
                 stage,
@@ -236,6 +259,10 @@ fn judge(
         }
         let mut args = case_args(slot, shape, seed, special);
         args.scalars = first_scalars.clone();
+        if let Some(p) = probe {
+            let changes = args.with_call(|c| probe::changes(p, c));
+            probe::apply(&mut args.inputs, &changes);
+        }
         args.round_inputs(backend.dtype());
         // The case's rows, drawn once from its secret seed: every row unless the call is
         // too large for the whole reference (the GPU arena's prefill products).
@@ -251,7 +278,7 @@ fn judge(
             tol,
         );
         let (actual, expected) = (&judged.actual, &judged.expected);
-        if let Some((prev_actual, prev_expected)) = &previous {
+        if let Some((prev_actual, prev_expected)) = previous.as_ref().filter(|_| probe.is_none()) {
             let replayed = actual.iter().zip(prev_actual).all(|(a, b)| same_bits(a, b));
             // The references differ in value (a sign of zero is no difference: x = 0 gives
             // +0 or -0 from the weights' signs, and a kernel may return either).
@@ -410,7 +437,7 @@ mod tests {
             slot,
             shape,
             special,
-            &[11, 12],
+            (&[11, 12], None),
             LaneBackend::Cuda,
             &[CallCheck::default(), CallCheck::default()],
             outputs,

@@ -9,6 +9,7 @@ use crate::bundle::stock;
 use crate::cpu::build::{build_cpu_bundle, CpuBuildError, CpuBuildOptions, CpuBundle};
 use crate::cpu::kernel::CpuKernel;
 use crate::slots::call::{SlotCall, Tensor};
+use crate::slots::probe::{changed_value, Change};
 use crate::slots::stacks::{KernelStacks, StackError};
 use crate::slots::SlotId;
 
@@ -26,6 +27,16 @@ pub enum CallPhase {
 pub trait SlotObserver: Send + Sync {
     /// `outputs` are the call's output buffers (ABI order) as they are in `phase`.
     fn observe(&self, phase: CallPhase, call: &SlotCall<'_>, outputs: &[&[f32]]);
+
+    /// The in-place probe to make before this call (`crate::slots::probe`), if any: the
+    /// inputs' elements to change for one extra call of the same kernel on the same
+    /// buffers. Asked before [`CallPhase::Before`] is shown.
+    fn probe(&self, _call: &SlotCall<'_>) -> Option<Vec<Change>> {
+        None
+    }
+
+    /// The probe's call, its inputs as changed, and its outputs once the kernel returned.
+    fn probed(&self, _call: &SlotCall<'_>, _outputs: &[&[f32]]) {}
 }
 
 /// Why a slot table could not be assembled.
@@ -184,12 +195,57 @@ impl SlotTable {
             self.stacks.count_call(slot);
         }
         if let Some(o) = observer {
+            if let Some(changes) = o.probe(&call) {
+                probe(&call, &changes, outputs, |c, outs| {
+                    pick.kernel.call_into(c, outs);
+                    let views: Vec<&[f32]> = outs.iter().map(|v| &**v).collect();
+                    o.probed(c, &views);
+                });
+            }
             show(o, CallPhase::Before, outputs);
         }
         pick.kernel.call_into(&call, outputs);
         if let Some(o) = observer {
             show(o, CallPhase::After, outputs);
         }
+    }
+}
+
+/// One in-place probe: `changes` written into the call's own input buffers, the outputs
+/// filled with NaN, `run` (the kernel, then the observer), the old values written back.
+/// The real call follows on exactly the inputs it was given.
+fn probe(
+    call: &SlotCall<'_>,
+    changes: &[Change],
+    outputs: &mut [&mut [f32]],
+    run: impl FnOnce(&SlotCall<'_>, &mut [&mut [f32]]),
+) {
+    let mut saved = Vec::with_capacity(changes.len());
+    for c in changes {
+        let Some(Tensor::F32(v)) = call.inputs.get(c.input) else {
+            continue;
+        };
+        if c.at >= v.len() {
+            continue;
+        }
+        let at = v.as_ptr().wrapping_add(c.at).cast_mut();
+        // SAFETY: `at` is inside an f32 input buffer of this call (checked above): heap
+        // memory the engine owns and lends the kernel as `const float *`. Writing through
+        // a shared borrow is outside Rust's aliasing rules in general; here the writes are
+        // volatile, the only readers while they stand are the kernel (C, behind FFI) and
+        // the observer's copy made after it returns, and every old value is written back
+        // before `call` returns, so the engine's own code never sees a changed element.
+        unsafe {
+            let old = at.read_volatile();
+            at.write_volatile(changed_value(old));
+            saved.push((at, old));
+        }
+    }
+    outputs.iter_mut().for_each(|o| o.fill(f32::NAN));
+    run(call, outputs);
+    for (at, old) in saved.into_iter().rev() {
+        // SAFETY: as above: the same element, given back its own value.
+        unsafe { at.write_volatile(old) };
     }
 }
 

@@ -50,7 +50,7 @@ pub(super) fn engine_audit(
     state: &mut LaneState,
     read: &ReadSpec,
     sample: &[AuditSample],
-    feature_seed: u64,
+    (feature_seed, probe_seed): (u64, u64),
     out: &mut impl Write,
 ) -> io::Result<()> {
     let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
@@ -69,7 +69,7 @@ pub(super) fn engine_audit(
         );
     };
     entering(out, "an audit read of the workload".into())?;
-    match engine.audit(read, sample) {
+    match engine.audit(read, sample, probe_seed) {
         Ok((
             RunResult {
                 tokens,
@@ -146,8 +146,7 @@ pub(super) fn engine_force(
 pub(super) fn verify(
     loaded: Option<&Loaded>,
     slot: &str,
-    shape: &[i64],
-    seeds: &[u64],
+    (shape, seeds, probe): (&[i64], &[u64], Option<u64>),
     special: Special,
     guard: usize,
     graph: bool,
@@ -179,7 +178,7 @@ pub(super) fn verify(
                 },
             )?;
             out.flush()?;
-            let (checks, outputs) = cpu_calls(kernel, slot, shape, seeds, special, guard);
+            let (checks, outputs) = cpu_calls(kernel, slot, (shape, seeds, probe), special, guard);
             send(
                 out,
                 &Reply::Called {
@@ -221,13 +220,14 @@ pub(super) fn verify(
 }
 
 /// Runs the CPU kernel once per seed on the same buffers: poisoned outputs inside guard
-/// bands, fresh inputs copied into the same allocations. Returns what the harness saw and
-/// the outputs (call-major).
+/// bands, fresh inputs copied into the same allocations; with a `probe` seed, once more on
+/// the last call's inputs with their persistent part changed in place
+/// (`cacheon_kernels::slots::probe`). Returns what the harness saw and the outputs
+/// (call-major).
 pub(super) fn cpu_calls(
     kernel: &cacheon_kernels::CpuKernel,
     slot: SlotId,
-    shape: &[i64],
-    seeds: &[u64],
+    (shape, seeds, probe): (&[i64], &[u64], Option<u64>),
     special: Special,
     guard: usize,
 ) -> (Vec<CallCheck>, Vec<Vec<f32>>) {
@@ -236,8 +236,13 @@ pub(super) fn cpu_calls(
     let mut bufs: Vec<Vec<f32>> = lens.iter().map(|n| vec![0.0; n + 2 * guard]).collect();
     let mut checks = Vec::new();
     let mut outputs = Vec::new();
-    for (k, &seed) in seeds.iter().enumerate() {
-        if k > 0 {
+    let probe_call = probe.map(|p| (seeds.last().copied().unwrap_or(0), Some(p)));
+    let calls = seeds.iter().map(|&s| (s, None)).chain(probe_call);
+    for (k, (seed, probe)) in calls.enumerate() {
+        if let Some(p) = probe {
+            let changes = args.with_call(|c| cacheon_kernels::slots::probe::changes(p, c));
+            cacheon_kernels::slots::probe::apply(&mut args.inputs, &changes);
+        } else if k > 0 {
             let fresh = case_args(slot, shape, seed, special);
             // Fresh contents at the same addresses; the scalars stay the first call's (as
             // in a captured graph), which is what the referee expects.

@@ -115,7 +115,9 @@ impl LaneEngine for CudaEngineLane {
         &mut self,
         read: &ReadSpec,
         sample: CallSample,
+        _probe_seed: u64,
     ) -> Result<(RunResult, Vec<RecordedCall>), String> {
+        // No in-place probe on the GPU yet: the CUDA slot table records calls only.
         self.engine.slots_mut().record(sample);
         let result = self.run(read, false);
         let calls = self.engine.slots_mut().take_recorded();

@@ -14,6 +14,7 @@ use cacheon_kernels::model::sampler::argmax;
 use cacheon_kernels::model::{llama_gguf, Logits, ModelConfig, Weights};
 use cacheon_kernels::slots::args::{changed_inputs, Buffer, SlotArgs};
 use cacheon_kernels::slots::call::{SlotCall, Tensor};
+use cacheon_kernels::slots::probe::{self, Change};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
 use crate::lane::protocol::{
@@ -116,11 +117,14 @@ pub trait LaneEngine {
     }
 
     /// One read of the workload (graphs off) with the sampled calls recorded: the read's
-    /// result as for [`LaneEngine::run`] (no logits), then the recorded calls.
+    /// result as for [`LaneEngine::run`] (no logits), then the recorded calls; where the
+    /// engine can, each sampled call is preceded by an in-place probe drawn from
+    /// `probe_seed`, recorded too.
     fn audit(
         &mut self,
         read: &ReadSpec,
         sample: CallSample,
+        probe_seed: u64,
     ) -> Result<(RunResult, Vec<RecordedCall>), String>;
 
     /// Next-token logits at positions `from..tokens.len()` of one sequence fed `tokens`
@@ -150,6 +154,7 @@ pub fn recorded_call(
             .collect(),
         outputs: outputs.len(),
         kept_features: None,
+        probe: false,
     };
     RecordedCall {
         call: meta,
@@ -284,9 +289,11 @@ impl LaneEngine for EngineLane {
         &mut self,
         read: &ReadSpec,
         sample: CallSample,
+        probe_seed: u64,
     ) -> Result<(RunResult, Vec<RecordedCall>), String> {
         let recorder = Arc::new(Recorder {
             sample,
+            probe_seed,
             seen: Mutex::new([0; SlotId::ALL.len()]),
             pending: Mutex::new(None),
             calls: Mutex::new(Vec::new()),
@@ -313,9 +320,11 @@ impl LaneEngine for EngineLane {
 }
 
 /// Records the sampled calls of some slots: a private copy of the inputs before the kernel
-/// runs, the outputs after, and which inputs the call changed.
+/// runs, the outputs after, and which inputs the call changed; before each, an in-place
+/// probe of the same kernel on the same buffers, recorded as a call of its own.
 struct Recorder {
     sample: CallSample,
+    probe_seed: u64,
     /// Calls of each slot seen so far in the read (indexed like `SlotId::ALL`).
     seen: Mutex<[u64; SlotId::ALL.len()]>,
     /// The call being recorded: its index and its arguments before it ran.
@@ -323,7 +332,33 @@ struct Recorder {
     calls: Mutex<Vec<RecordedCall>>,
 }
 
+impl Recorder {
+    /// The index the next call of `slot` gets, if the sample wants it.
+    fn wanted_next(&self, slot: SlotId) -> Option<u64> {
+        let (_, wanted) = self.sample.iter().find(|(s, _)| *s == slot)?;
+        let next = self.seen.lock().expect("recorder lock")[slot.index()];
+        wanted.contains(&next).then_some(next)
+    }
+}
+
 impl SlotObserver for Recorder {
+    fn probe(&self, call: &SlotCall<'_>) -> Option<Vec<Change>> {
+        let index = self.wanted_next(call.slot)?;
+        let changes = probe::changes(probe::call_seed(self.probe_seed, call.slot, index), call);
+        (!changes.is_empty()).then_some(changes)
+    }
+
+    fn probed(&self, call: &SlotCall<'_>, outputs: &[&[f32]]) {
+        let Some(index) = self.wanted_next(call.slot) else {
+            return;
+        };
+        let args = call.to_args().expect("engine calls fit the ABI");
+        let outputs = outputs.iter().map(|o| o.to_vec()).collect();
+        let mut rec = recorded_call(index, args, outputs, vec![]);
+        rec.call.probe = true;
+        self.calls.lock().expect("recorder lock").push(rec);
+    }
+
     fn observe(&self, phase: CallPhase, call: &SlotCall<'_>, outputs: &[&[f32]]) {
         let slot = call.slot;
         let Some((_, wanted)) = self.sample.iter().find(|(s, _)| *s == slot) else {

@@ -255,14 +255,14 @@ pub fn run(backend: LaneBackend) -> i32 {
                 special,
                 guard,
                 graph,
+                probe,
             } => match state.seal(&mut out) {
                 Ok(Err(reply)) => send(&mut out, &reply),
                 Err(e) => Err(e),
                 Ok(Ok(_)) => verify(
                     state.loaded.last(),
                     &slot,
-                    &shape,
-                    &seeds,
+                    (&shape, &seeds, probe),
                     special,
                     guard,
                     graph,
@@ -298,8 +298,15 @@ pub fn run(backend: LaneBackend) -> i32 {
                 read,
                 sample,
                 feature_seed,
+                probe_seed,
             } => match state.seal(&mut out) {
-                Ok(Ok(_)) => engine_audit(&mut state, &read, &sample, feature_seed, &mut out),
+                Ok(Ok(_)) => engine_audit(
+                    &mut state,
+                    &read,
+                    &sample,
+                    (feature_seed, probe_seed),
+                    &mut out,
+                ),
                 Ok(Err(reply)) => send(&mut out, &reply),
                 Err(e) => Err(e),
             },
