@@ -12,6 +12,7 @@ use std::sync::Arc;
 use libloading::os::unix::Library;
 
 use crate::bundle::manifest::Domain;
+use crate::cpu::static_image::StaticImage;
 use crate::slots::args::SlotArgs;
 use crate::slots::call::SlotCall;
 use crate::slots::SlotId;
@@ -25,6 +26,9 @@ pub struct CpuKernel {
     /// The op's `when` domain (empty: every shape).
     when: BTreeMap<String, Domain>,
     addr: *const c_void,
+    /// The library's writable static storage as loaded, written back before every call
+    /// (`None` only where the loader knows no object at `addr`).
+    image: Option<Arc<StaticImage>>,
     _lib: Arc<Library>,
 }
 
@@ -60,6 +64,7 @@ impl CpuKernel {
             origin,
             when,
             addr,
+            image: StaticImage::shared(addr),
             _lib: lib,
         }
     }
@@ -122,7 +127,16 @@ impl CpuKernel {
         // the length its shape implies) and the symbol is the slot's entry, whose C
         // parameters are its outputs and inputs (pointers), then its f32 scalars, then its
         // int64 shape values (`slots::tests::abi_order_is_outputs_inputs_scalars_shapes`).
-        unsafe { c_entry::call(self.addr, &pointers[..n], call.scalars, call.shape) }
+        let run = || unsafe { c_entry::call(self.addr, &pointers[..n], call.scalars, call.shape) };
+        match &self.image {
+            Some(image) => image.fresh_for(run),
+            None => run(),
+        }
+    }
+
+    /// Bytes of the library's static storage written back before each call.
+    pub fn static_bytes(&self) -> usize {
+        self.image.as_ref().map_or(0, |i| i.bytes())
     }
 }
 
