@@ -374,6 +374,7 @@ pub fn status_name(s: &ProposalStatus) -> (&'static str, bool) {
         ProposalStatus::Expired => ("expired", true),
         ProposalStatus::Withdrawn => ("withdrawn", true),
         ProposalStatus::Dropped { .. } => ("dropped", true),
+        ProposalStatus::Overturned { .. } => ("overturned", true),
     }
 }
 
