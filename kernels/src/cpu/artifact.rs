@@ -14,7 +14,9 @@
 //!   array placed in `.text`);
 //! - dynamic tags from a fixed list (no `RPATH`, `AUDIT`, `FILTER`, text relocations …);
 //! - `NEEDED` libraries only `libm.so.6` and `libc.so.6`, and every imported symbol on
-//!   [`ALLOWED_IMPORTS`].
+//!   [`ALLOWED_IMPORTS`];
+//! - every instruction inside the arena's hardware class, and none that reads time or
+//!   leaves user mode ([`isa`]).
 //!
 //! The library is linked with `-nostartfiles`, so an honest bundle has none of the
 //! start-up code a toolchain would otherwise add (`frame_dummy` in `.init_array`).
@@ -180,8 +182,19 @@ fn refuse(what: impl Into<String>) -> ArtifactViolation {
     ArtifactViolation { what: what.into() }
 }
 
-/// Screens a built shared library (its bytes).
-pub fn screen_library(data: &[u8]) -> Result<(), ArtifactViolation> {
+pub mod isa;
+
+/// Screens a built shared library (its bytes) for an arena of hardware class `class`:
+/// its structure ([`screen_structure`]), then its instructions ([`isa`]).
+pub fn screen_library(data: &[u8], class: isa::HardwareClass) -> Result<(), ArtifactViolation> {
+    screen_structure(data)?;
+    let file = ElfFile64::<Endianness>::parse(data)
+        .map_err(|e| refuse(format!("is not a 64-bit ELF file: {e}")))?;
+    isa::screen_instructions(&file, class)
+}
+
+/// The library's structure: headers, sections, symbols, dynamic entries and imports.
+pub fn screen_structure(data: &[u8]) -> Result<(), ArtifactViolation> {
     let file = ElfFile64::<Endianness>::parse(data)
         .map_err(|e| refuse(format!("is not a 64-bit ELF file: {e}")))?;
     let endian = file.endian();

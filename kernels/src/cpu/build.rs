@@ -8,7 +8,8 @@
 //!    the system C compiler with the arena's flags in a sandbox of its own (rlimits, a
 //!    wall-clock limit, Landlock and seccomp; its whole process group killed after every
 //!    build: [`crate::sandbox::compiler`]), each entry's prototype is checked, and
-//!    the library passes the artifact screen ([`crate::cpu::artifact`]). No bundle code has
+//!    the library passes the artifact screen ([`crate::cpu::artifact`]), its instructions
+//!    checked against the hardware class the flags' `-march=` names. No bundle code has
 //!    run yet.
 //! 3. [`CompiledCpuBundle::load`]: the library is `dlopen`ed with `RTLD_NOW | RTLD_LOCAL`
 //!    and each op's entry symbol is resolved.
@@ -27,6 +28,7 @@ use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 
 use crate::bundle::manifest::{Backend, Manifest, ManifestError};
 use crate::bundle::{self, BundleError, BundleFile};
+use crate::cpu::artifact::isa::HardwareClass;
 use crate::cpu::kernel::CpuKernel;
 use crate::sandbox::compiler;
 use crate::slots::SlotId;
@@ -249,7 +251,13 @@ impl CpuSources {
         }
         let bytes = fs::read(&lib_path).map_err(|e| io_err("reading", &lib_path, e))?;
         if opts.screen_artifact {
-            crate::cpu::artifact::screen_library(&bytes)?;
+            let class = HardwareClass::of_flags(&opts.flags).ok_or_else(|| {
+                CpuBuildError::Io(format!(
+                    "the build's flags name no x86-64 hardware class (`-march=x86-64-vN`): {}",
+                    opts.flags.join(" ")
+                ))
+            })?;
+            crate::cpu::artifact::screen_library(&bytes, class)?;
         }
         Ok(CompiledCpuBundle {
             _dir: self.dir,
