@@ -212,9 +212,29 @@ fn settlement_calls_are_charged_their_benchmarked_weights() {
         (charged(reveal(100_000)), W::reveal(100_000)),
         (
             charged(Call::claim { proposal: 3 }),
+            // The benchmark's, plus the reads of the operator's and the arena's bonds.
             W::claim(<<Runtime as pallet_cacheon::Config>::MaxQueueLen as Get<
                 u32,
-            >>::get()),
+            >>::get())
+            .saturating_add(<Runtime as frame_system::Config>::DbWeight::get().reads(2)),
+        ),
+        (
+            charged(Call::bond {
+                arena: id("cpu-tiny"),
+                amount: 1,
+            }),
+            W::bond(),
+        ),
+        (
+            charged(Call::unbond {
+                arena: id("cpu-tiny"),
+                amount: 1,
+            }),
+            W::unbond(),
+        ),
+        (
+            charged(Call::overturn_fail { proposal: 3 }),
+            W::overturn_fail(),
         ),
     ];
     for (i, (charged, measured)) in cases.into_iter().enumerate() {

@@ -474,6 +474,46 @@ mod benchmarks {
         Ok(())
     }
 
+    /// A top-up of an existing bond (the bond's entry is read and written).
+    #[benchmark]
+    fn bond() {
+        arena::<T>(2);
+        let operator = funded::<T>("operator", 0);
+        let amount = T::Currency::minimum_balance();
+        Pallet::<T>::do_bond(operator.clone(), bid(ARENA), amount).expect("funded");
+        #[extrinsic_call]
+        _(RawOrigin::Signed(operator.clone()), bid(ARENA), amount);
+        assert_eq!(
+            OperatorBonds::<T>::get(bid(ARENA), &operator),
+            amount.saturating_add(amount)
+        );
+    }
+
+    /// Part of a bond taken back (the entry stays).
+    #[benchmark]
+    fn unbond() {
+        arena::<T>(2);
+        let operator = funded::<T>("operator", 0);
+        let amount = T::Currency::minimum_balance();
+        Pallet::<T>::do_bond(operator.clone(), bid(ARENA), amount.saturating_add(amount))
+            .expect("funded");
+        #[extrinsic_call]
+        _(RawOrigin::Signed(operator.clone()), bid(ARENA), amount);
+        assert_eq!(OperatorBonds::<T>::get(bid(ARENA), &operator), amount);
+    }
+
+    #[benchmark]
+    fn set_required_bond() -> Result<(), BenchmarkError> {
+        let admin =
+            T::AdminOrigin::try_successful_origin().map_err(|_| BenchmarkError::Weightless)?;
+        arena::<T>(2);
+        let amount = T::Currency::minimum_balance();
+        #[extrinsic_call]
+        _(admin as T::RuntimeOrigin, bid(ARENA), amount);
+        assert_eq!(RequiredBonds::<T>::get(bid(ARENA)), amount);
+        Ok(())
+    }
+
     #[benchmark]
     fn close_epoch(c: Linear<0, { T::MaxClaims::get() }>) {
         for i in 0..c {

@@ -147,6 +147,14 @@ mod errors {
         NotFailed,
         /// The reward pot cannot refund the forfeited deposit now.
         PotCannotRefund,
+        /// The operator's bond in this arena is below the arena's required bond.
+        BondTooLow,
+        /// A bond or unbond of nothing.
+        ZeroAmount,
+        /// More than the operator has bonded in this arena.
+        UnbondTooLarge,
+        /// The operator holds a lease: its bond stays until the lease ends.
+        LeaseOpen,
         /// These bytes FAILed in this arena for what they are, or against the incumbent that
         /// is still current: revealing them again cannot change the verdict.
         FailReplay,

@@ -189,6 +189,25 @@ mod events {
             miner: T::AccountId,
             amount: BalanceOf<T>,
         },
+        /// An operator bonded `amount` more in an arena; `total` is its bond there now.
+        OperatorBonded {
+            arena: ArenaId,
+            operator: T::AccountId,
+            amount: BalanceOf<T>,
+            total: BalanceOf<T>,
+        },
+        /// An operator took `amount` of its bond in an arena back; `total` is what is left.
+        OperatorUnbonded {
+            arena: ArenaId,
+            operator: T::AccountId,
+            amount: BalanceOf<T>,
+            total: BalanceOf<T>,
+        },
+        /// The admin origin set what an operator must bond in an arena to lease there.
+        RequiredBondSet {
+            arena: ArenaId,
+            amount: BalanceOf<T>,
+        },
         /// A proposal was still pending `PendingLifetime` blocks after its reveal and expired
         /// (deposits returned).
         LifetimeEnded { proposal: ProposalId },

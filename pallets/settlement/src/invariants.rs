@@ -3,6 +3,7 @@
 use crate::*;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
+use frame::traits::fungible::InspectHold;
 
 impl<T: Config> Pallet<T> {
     pub fn do_try_state() -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
@@ -156,6 +157,18 @@ impl<T: Config> Pallet<T> {
             RevealsInPeriod::<T>::iter_keys().all(|(period, _)| period >= cleared),
             "reveal counts of a cleared period remain"
         );
+        let mut bonds: BTreeMap<T::AccountId, BalanceOf<T>> = BTreeMap::new();
+        for (_, operator, amount) in OperatorBonds::<T>::iter() {
+            ensure!(!amount.is_zero(), "an operator bond of nothing is stored");
+            let sum = bonds.entry(operator).or_insert_with(Zero::zero);
+            *sum = sum.saturating_add(amount);
+        }
+        for (operator, sum) in bonds {
+            ensure!(
+                T::Currency::balance_on_hold(&HoldReason::OperatorBond.into(), &operator) == sum,
+                "an operator's bonds differ from what is held from it"
+            );
+        }
         for (arena, hash, failed) in FailedContents::<T>::iter() {
             ensure!(
                 Proposals::<T>::get(failed.proposal).is_some_and(|p| p.arena == arena

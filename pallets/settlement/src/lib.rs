@@ -28,6 +28,7 @@ mod hooks;
 #[cfg(any(feature = "try-runtime", feature = "std", test))]
 mod invariants;
 pub mod migrations;
+mod operators;
 mod prune;
 mod settle;
 pub mod types;
@@ -81,6 +82,7 @@ pub type WeightVectorOf<T> =
 #[frame::pallet_macros::import_section(events::events)]
 #[frame::pallet_macros::import_section(errors::errors)]
 #[frame::pallet_macros::import_section(hooks::hooks)]
+#[frame::pallet_macros::import_section(operators::operators)]
 #[frame::pallet]
 pub mod pallet {
     use super::*;
@@ -101,6 +103,8 @@ pub mod pallet {
         CommitDeposit,
         /// Held per bundle byte from `reveal` until the proposal stops using its bundle.
         BundleDeposit,
+        /// An operator's bond in an arena, from `bond` until `unbond`.
+        OperatorBond,
     }
 
     #[pallet::config]
@@ -195,38 +199,6 @@ pub mod pallet {
     /// Arenas and their generation. `Blake2_128Concat`: admin-chosen ids, iterated by tools.
     #[pallet::storage]
     pub type Arenas<T: Config> = CountedStorageMap<_, Blake2_128Concat, ArenaId, ArenaInfoOf<T>>;
-
-    /// Registered validator keys per arena, each with the operator it belongs to: rules that
-    /// need two independent opinions count operators, not keys. `Blake2_128Concat` on both
-    /// keys: account ids are chosen by their owners, so they must be hashed.
-    #[pallet::storage]
-    pub type Validators<T: Config> = StorageDoubleMap<
-        _,
-        Blake2_128Concat,
-        ArenaId,
-        Blake2_128Concat,
-        T::AccountId,
-        T::AccountId,
-        OptionQuery,
-    >;
-
-    /// The operator of every registered validator key, over all arenas, and in how many
-    /// arenas the key is registered: a key belongs to one operator everywhere, so "the
-    /// operator's own proposal" holds across arenas. `Blake2_128Concat`: user-chosen key.
-    #[pallet::storage]
-    pub type KeyOperators<T: Config> =
-        StorageMap<_, Blake2_128Concat, T::AccountId, (T::AccountId, u32)>;
-
-    /// Where each validator key serves its evidence reports (`/evidence/<digest>.json`
-    /// under it), as published by the key itself; gone when the key leaves its last arena.
-    /// `Blake2_128Concat`: user-chosen key.
-    #[pallet::storage]
-    pub type EvidenceEndpoints<T: Config> = StorageMap<_, Blake2_128Concat, T::AccountId, Endpoint>;
-
-    /// Open leases per operator (capped by `MaxLeasesPerOperator`). `Blake2_128Concat`:
-    /// user-chosen key.
-    #[pallet::storage]
-    pub type OpenLeases<T: Config> = StorageMap<_, Blake2_128Concat, T::AccountId, u32, ValueQuery>;
 
     /// The emissions policy; `None` until governance or genesis sets it.
     #[pallet::storage]
@@ -486,11 +458,11 @@ pub mod pallet {
         /// Weighed for a full queue ahead, then for the entries actually passed over. A lease
         /// taken is free: the chain pays its referees' work; a refused claim pays its fee.
         #[pallet::call_index(10)]
-        #[pallet::weight(T::WeightInfo::claim(T::MaxQueueLen::get()))]
+        #[pallet::weight(Pallet::<T>::claim_weight(T::MaxQueueLen::get()))]
         pub fn claim(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResultWithPostInfo {
             let validator = ensure_signed(origin)?;
             let ahead = Self::do_claim(validator, proposal)?;
-            Ok((Some(T::WeightInfo::claim(ahead)), Pays::No).into())
+            Ok((Some(Self::claim_weight(ahead)), Pays::No).into())
         }
 
         /// Attest the leased attempt's verdict. A second PASS crowns the proposal in this call.
@@ -533,6 +505,29 @@ pub mod pallet {
                 endpoint,
             });
             Ok(())
+        }
+
+        /// Bond `amount` more in `arena` as an operator (signed by the operator's own account):
+        /// held until `unbond`. Its validator keys lease in the arena only while its bond
+        /// covers the arena's required bond.
+        #[pallet::call_index(13)]
+        #[pallet::weight(T::WeightInfo::bond())]
+        pub fn bond(origin: OriginFor<T>, arena: ArenaId, amount: BalanceOf<T>) -> DispatchResult {
+            let operator = ensure_signed(origin)?;
+            Self::do_bond(operator, arena, amount)
+        }
+
+        /// Take `amount` of the operator's bond in `arena` back (not while the operator holds
+        /// a lease).
+        #[pallet::call_index(14)]
+        #[pallet::weight(T::WeightInfo::unbond())]
+        pub fn unbond(
+            origin: OriginFor<T>,
+            arena: ArenaId,
+            amount: BalanceOf<T>,
+        ) -> DispatchResult {
+            let operator = ensure_signed(origin)?;
+            Self::do_unbond(operator, arena, amount)
         }
 
         /// Add or change a catalog target (the admin origin).
@@ -593,6 +588,22 @@ pub mod pallet {
             Ok(())
         }
 
+        /// Set what an operator must have bonded in `arena` before its keys may lease there
+        /// (the admin origin).
+        #[pallet::call_index(26)]
+        #[pallet::weight(T::WeightInfo::set_required_bond())]
+        pub fn set_required_bond(
+            origin: OriginFor<T>,
+            arena: ArenaId,
+            amount: BalanceOf<T>,
+        ) -> DispatchResult {
+            T::AdminOrigin::ensure_origin(origin)?;
+            ensure!(Arenas::<T>::contains_key(&arena), Error::<T>::UnknownArena);
+            RequiredBonds::<T>::insert(&arena, amount);
+            Self::deposit_event(Event::RequiredBondSet { arena, amount });
+            Ok(())
+        }
+
         /// Overturn a failed proposal's FAIL (the admin origin): the proposal ends
         /// `Overturned`, a forfeited bundle deposit goes back from the reward pot to the
         /// miner, the recorded FAIL is removed and the bytes may be revealed again.
@@ -640,6 +651,12 @@ impl<T: Config> Pallet<T> {
             Some(p) if !p.epoch_blocks.is_zero() => (now / p.epoch_blocks).saturated_into(),
             _ => 0,
         }
+    }
+
+    /// What `claim` is charged for `ahead` queue entries passed over: the benchmark's, plus
+    /// the two reads of the operator's bond and the arena's required bond.
+    pub fn claim_weight(ahead: u32) -> Weight {
+        T::WeightInfo::claim(ahead).saturating_add(T::DbWeight::get().reads(2))
     }
 
     /// What `attest` is charged before it runs: its heaviest branch.

@@ -10,8 +10,9 @@
 //! Command:
 //!   cacheon-node benchmark-pallet --steps 20 --repeat 10 --output pallets/settlement/src/weights.rs
 //!
-//! Not yet measured: `expire_overdue` and `overturn_fail` (their benchmarks exist) are bounded
-//! by measured neighbours until the next run — `expire_overdue`'s item by `expire_leases`'
+//! Not yet measured: `expire_overdue`, `overturn_fail`, `bond`, `unbond` and
+//! `set_required_bond` (their benchmarks exist) are bounded by measured neighbours until the
+//! next run (the bonds' by `commit`, `cancel_commit` and `set_emissions`) — `expire_overdue`'s item by `expire_leases`'
 //! (which also walks every validator key) plus a read of every arena's queue front,
 //! `overturn_fail` by `withdraw` (a hold released where it makes one transfer) plus its reads
 //! and writes.
@@ -50,6 +51,9 @@ pub trait WeightInfo {
     /// `n`: pending proposals expired at the end of their lifetime.
     fn expire_overdue(n: u32) -> Weight;
     fn overturn_fail() -> Weight;
+    fn bond() -> Weight;
+    fn unbond() -> Weight;
+    fn set_required_bond() -> Weight;
     /// `c`: active reward claims.
     fn close_epoch(c: u32) -> Weight;
     /// `n`: emission shares paid in the block.
@@ -310,6 +314,34 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         Weight::from_parts(362_311_000, 790)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(5))
+    }
+    /// Not measured (see the header): `commit`'s cost (a hold and a counter).
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `System::Account` (r:1 w:1)
+    fn bond() -> Weight {
+        Weight::from_parts(323_804_000, 301)
+            .saturating_add(T::DbWeight::get().reads(4))
+            .saturating_add(T::DbWeight::get().writes(3))
+    }
+    /// Not measured (see the header): `cancel_commit`'s cost (a release and a counter).
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `System::Account` (r:1 w:1)
+    fn unbond() -> Weight {
+        Weight::from_parts(279_415_000, 568)
+            .saturating_add(T::DbWeight::get().reads(4))
+            .saturating_add(T::DbWeight::get().writes(3))
+    }
+    /// Not measured (see the header): `set_emissions`' cost.
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
+    fn set_required_bond() -> Weight {
+        Weight::from_parts(55_893_000, 0)
+            .saturating_add(T::DbWeight::get().reads(1))
+            .saturating_add(T::DbWeight::get().writes(1))
     }
     /// The range of component `c` is `[0, 512]`.
     /// Storage: `Cacheon::Claims` (r:513 w:0)
@@ -621,6 +653,34 @@ impl WeightInfo for () {
         Weight::from_parts(362_311_000, 790)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(5))
+    }
+    /// Not measured (see the header): `commit`'s cost (a hold and a counter).
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `System::Account` (r:1 w:1)
+    fn bond() -> Weight {
+        Weight::from_parts(323_804_000, 301)
+            .saturating_add(RocksDbWeight::get().reads(4))
+            .saturating_add(RocksDbWeight::get().writes(3))
+    }
+    /// Not measured (see the header): `cancel_commit`'s cost (a release and a counter).
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `System::Account` (r:1 w:1)
+    fn unbond() -> Weight {
+        Weight::from_parts(279_415_000, 568)
+            .saturating_add(RocksDbWeight::get().reads(4))
+            .saturating_add(RocksDbWeight::get().writes(3))
+    }
+    /// Not measured (see the header): `set_emissions`' cost.
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
+    fn set_required_bond() -> Weight {
+        Weight::from_parts(55_893_000, 0)
+            .saturating_add(RocksDbWeight::get().reads(1))
+            .saturating_add(RocksDbWeight::get().writes(1))
     }
     /// The range of component `c` is `[0, 512]`.
     /// Storage: `Cacheon::Claims` (r:513 w:0)

@@ -226,6 +226,60 @@ impl<T: Config> Pallet<T> {
         Ok(())
     }
 
+    /// Holds `amount` more from `operator` as its bond in `arena`.
+    pub(crate) fn do_bond(
+        operator: T::AccountId,
+        arena: ArenaId,
+        amount: BalanceOf<T>,
+    ) -> DispatchResult {
+        ensure!(Arenas::<T>::contains_key(&arena), Error::<T>::UnknownArena);
+        ensure!(!amount.is_zero(), Error::<T>::ZeroAmount);
+        let total = OperatorBonds::<T>::get(&arena, &operator)
+            .checked_add(&amount)
+            .ok_or(Error::<T>::Overflow)?;
+        T::Currency::hold(&HoldReason::OperatorBond.into(), &operator, amount)?;
+        OperatorBonds::<T>::insert(&arena, &operator, total);
+        Self::deposit_event(Event::OperatorBonded {
+            arena,
+            operator,
+            amount,
+            total,
+        });
+        Ok(())
+    }
+
+    /// Releases `amount` of `operator`'s bond in `arena`, while it holds no lease.
+    pub(crate) fn do_unbond(
+        operator: T::AccountId,
+        arena: ArenaId,
+        amount: BalanceOf<T>,
+    ) -> DispatchResult {
+        ensure!(!amount.is_zero(), Error::<T>::ZeroAmount);
+        let bonded = OperatorBonds::<T>::get(&arena, &operator);
+        let total = bonded
+            .checked_sub(&amount)
+            .ok_or(Error::<T>::UnbondTooLarge)?;
+        ensure!(OpenLeases::<T>::get(&operator) == 0, Error::<T>::LeaseOpen);
+        T::Currency::release(
+            &HoldReason::OperatorBond.into(),
+            &operator,
+            amount,
+            Precision::Exact,
+        )?;
+        if total.is_zero() {
+            OperatorBonds::<T>::remove(&arena, &operator);
+        } else {
+            OperatorBonds::<T>::insert(&arena, &operator, total);
+        }
+        Self::deposit_event(Event::OperatorUnbonded {
+            arena,
+            operator,
+            amount,
+            total,
+        });
+        Ok(())
+    }
+
     pub(crate) fn do_remove_validator(arena: ArenaId, validator: T::AccountId) -> DispatchResult {
         let mut info = Arenas::<T>::get(&arena).ok_or(Error::<T>::UnknownArena)?;
         ensure!(

@@ -45,6 +45,11 @@ impl<T: Config> Pallet<T> {
             open < T::MaxLeasesPerOperator::get(),
             Error::<T>::TooManyLeases
         );
+        // An operator stakes something on its verdicts in this arena before it gives any.
+        ensure!(
+            OperatorBonds::<T>::get(&p.arena, &operator) >= RequiredBonds::<T>::get(&p.arena),
+            Error::<T>::BondTooLow
+        );
 
         let wanted = now.saturating_add(info.config.policy.lease_blocks);
         // The wait for a reproduction ends here; its deadline goes first, since it may share

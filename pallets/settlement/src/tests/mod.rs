@@ -63,6 +63,8 @@
 //! | VerdictDisputed | `hostile_operators::a_copier_cannot_dodge_the_copy_slash_with_withdraw` |
 //! | NotFailed / PotCannotRefund | `hostile_operators::two_cheating_fails_confiscate_and_the_admin_can_overturn` |
 //! | FailReplay | `hostile_operators::a_fail_replay_is_refused` |
+//! | BondTooLow | `bonds::an_operator_without_its_arena_bond_cannot_claim` |
+//! | ZeroAmount / UnbondTooLarge / LeaseOpen | `bonds::operators_unbond_only_without_an_open_lease` |
 
 use crate::epoch::credit;
 use crate::mock::*;
@@ -300,6 +302,10 @@ mod attacks;
 // ---- The second audit's attacks: hostile operators ----
 
 mod hostile_operators;
+
+// ---- Operator bonds ----
+
+mod bonds;
 
 // ---- Storage migrations ----
 

@@ -1,6 +1,7 @@
 //! Random call sequences. Every seed drives a deterministic random walk of `STEPS` steps over
 //! the calls miners, validators and the admin make (commit, reveal, cancel, withdraw, claim,
-//! attest, validator changes, arena, target and emissions changes, overturned FAILs), the
+//! attest, validator changes, arena, target and emissions changes, overturned FAILs, operator
+//! bonds and the arena's required bond), the
 //! passing of blocks (`on_initialize`: lease expiries, reproduction time-outs, proposals at
 //! the end of their lifetime, epoch closes and payouts) and
 //! `on_idle` with a random weight (pruning). After every step, and after every block of a step
@@ -172,6 +173,16 @@ enum Action {
         proposal: ProposalId,
         admin: bool,
     },
+    /// An operator bonds (or takes back) `amount` in the arena.
+    Bond {
+        operator: AccountId,
+        amount: Balance,
+        unbond: bool,
+    },
+    /// The admin origin sets the arena's required bond.
+    SetRequiredBond {
+        amount: Balance,
+    },
     /// Runs `on_initialize` up to block `to` (a pending proposal's lifetime end), checking
     /// the invariants once there.
     Jump {
@@ -196,6 +207,9 @@ impl Action {
             Action::SetTargetStatus { .. } => "set_target",
             Action::SetEmissions { .. } => "set_emissions",
             Action::OverturnFail { .. } => "overturn_fail",
+            Action::Bond { unbond: false, .. } => "bond",
+            Action::Bond { unbond: true, .. } => "unbond",
+            Action::SetRequiredBond { .. } => "set_required_bond",
             Action::Jump { .. } => "jump",
         }
     }
@@ -255,6 +269,8 @@ struct Tally {
     copies_ended: u32,
     lifetimes_ended: u32,
     overturns: u32,
+    bonds: u32,
+    unbonds: u32,
     prunes: u32,
     weight_vectors: u32,
     emissions_paid: u32,
@@ -283,6 +299,8 @@ impl Tally {
                 E::CopyEnded { .. } => self.copies_ended += 1,
                 E::LifetimeEnded { .. } => self.lifetimes_ended += 1,
                 E::FailOverturned { .. } => self.overturns += 1,
+                E::OperatorBonded { .. } => self.bonds += 1,
+                E::OperatorUnbonded { .. } => self.unbonds += 1,
                 E::ProposalPruned { .. } => self.prunes += 1,
                 E::WeightsSet { .. } => self.weight_vectors += 1,
                 E::EmissionsPaid { total, .. } if total > 0 => self.emissions_paid += 1,
@@ -423,6 +441,10 @@ fn invariants_hold_after_every_call_of_random_sequences() {
             "no proposal reached the end of its lifetime: {tally:#?}"
         );
         assert!(tally.overturns > 0, "no FAIL was overturned: {tally:#?}");
+        assert!(
+            tally.bonds > 0 && tally.unbonds > 0,
+            "no operator bonded and unbonded: {tally:#?}"
+        );
         assert!(tally.emissions_paid > 0, "no emission was paid: {tally:#?}");
     }
 }

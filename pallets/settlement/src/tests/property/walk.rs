@@ -61,7 +61,8 @@ impl Walk {
             return action;
         }
         match self.rng.below(100) {
-            0..=16 => self.commit(),
+            0..=1 => self.bond(),
+            2..=16 => self.commit(),
             17..=30 => self.reveal(),
             31..=33 => self.cancel_commit(),
             34..=36 => self.withdraw(),
@@ -74,11 +75,23 @@ impl Walk {
             },
             97 => self.add_validator(),
             98 => self.reconfigure(),
-            _ => match self.rng.below(3) {
+            _ => match self.rng.below(4) {
                 0 => self.set_emissions(),
                 1 => self.overturn(),
+                2 => Action::SetRequiredBond {
+                    amount: self.rng.pick(&[0, 0, 100, 300]),
+                },
                 _ => self.jump(),
             },
+        }
+    }
+
+    /// An operator bonds or unbonds (sometimes more than it has: refused).
+    fn bond(&mut self) -> Action {
+        Action::Bond {
+            operator: self.rng.pick(&OPERATORS),
+            amount: self.rng.pick(&[0, 50, 100, 200, 400]),
+            unbond: self.rng.chance(35),
         }
     }
 
@@ -474,6 +487,31 @@ impl Walk {
                 run_to_block(to);
                 return true;
             }
+            Action::Bond {
+                operator,
+                amount,
+                unbond,
+            } => (
+                signed(operator),
+                if unbond {
+                    C::unbond {
+                        arena: id(ARENA),
+                        amount,
+                    }
+                } else {
+                    C::bond {
+                        arena: id(ARENA),
+                        amount,
+                    }
+                },
+            ),
+            Action::SetRequiredBond { amount } => (
+                root(),
+                C::set_required_bond {
+                    arena: id(ARENA),
+                    amount,
+                },
+            ),
             Action::OverturnFail { proposal, admin } => (
                 if admin { root() } else { signed(OUTSIDER) },
                 C::overturn_fail { proposal },
