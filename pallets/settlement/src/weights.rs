@@ -2,20 +2,13 @@
 //! docs/weights.md). Do not edit by hand: regenerate.
 //!
 //! Machine: Intel(R) Xeon(R) Processor, 2 cores. Wasm runtime (compiled by wasmtime), genesis preset
-//! `development`, 20 steps, 10 repeats; 148s in all. 1-minute load average 0.48 before, 0.96 after
+//! `development`, 20 steps, 10 repeats; 259s in all. 1-minute load average 16.31 before, 33.70 after
 //! (other builds on the machine inflate the timings).
 //! Ref time: min-squares fit (inter-quartile range) of the timed runs. Reads and writes:
 //! counted by the benchmarking state, System's per-block keys excluded. Proof size: recorded.
 //!
 //! Command:
 //!   cacheon-node benchmark-pallet --steps 20 --repeat 10 --output pallets/settlement/src/weights.rs
-//!
-//! Not yet measured: `expire_overdue`, `overturn_fail`, `bond`, `unbond` and
-//! `set_required_bond` (their benchmarks exist) are bounded by measured neighbours until the
-//! next run (the bonds' by `commit`, `cancel_commit` and `set_emissions`) — `expire_overdue`'s item by `expire_leases`'
-//! (which also walks every validator key) plus a read of every arena's queue front,
-//! `overturn_fail` by `withdraw` (a hold released where it makes one transfer) plus its reads
-//! and writes.
 
 #![allow(unused_parens, unused_imports)]
 
@@ -72,8 +65,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 309_161 ns.
-        Weight::from_parts(323_804_000, 301)
+        // Fastest run: 310_269 ns.
+        Weight::from_parts(320_454_000, 301)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -84,6 +77,7 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::Commits` (r:1 w:1)
     /// Storage: `Cacheon::ContentOwners` (r:1 w:1)
+    /// Storage: `Cacheon::FailedContents` (r:1 w:0)
     /// Storage: `Cacheon::Incumbents` (r:1 w:0)
     /// Storage: `Cacheon::NextProposalId` (r:1 w:1)
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
@@ -93,10 +87,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 899_349 ns.
-        Weight::from_parts(1_048_589_027, 2_410)
-            .saturating_add(Weight::from_parts(8_074, 0).saturating_mul(b.into()))
-            .saturating_add(T::DbWeight::get().reads(13))
+        // Fastest run: 870_567 ns.
+        Weight::from_parts(1_206_438_687, 2_546)
+            .saturating_add(Weight::from_parts(12_445, 0).saturating_mul(b.into()))
+            .saturating_add(T::DbWeight::get().reads(14))
             .saturating_add(T::DbWeight::get().writes(12))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -108,8 +102,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 354_904 ns.
-        Weight::from_parts(362_311_000, 790)
+        // Fastest run: 359_478 ns.
+        Weight::from_parts(364_693_000, 790)
             .saturating_add(T::DbWeight::get().reads(6))
             .saturating_add(T::DbWeight::get().writes(8))
     }
@@ -118,8 +112,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 270_906 ns.
-        Weight::from_parts(279_415_000, 568)
+        // Fastest run: 275_813 ns.
+        Weight::from_parts(286_660_000, 568)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -128,27 +122,30 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:126 w:0)
     /// Storage: `Cacheon::LeaseDeadlines` (r:64 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:0)
     /// Storage: `Cacheon::Proposals` (r:127 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:0)
+    /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_253_709 ns.
-        Weight::from_parts(1_421_338_645, 4_949)
-            .saturating_add(Weight::from_parts(40_600_398, 293).saturating_mul(q.into()))
-            .saturating_add(T::DbWeight::get().reads(70))
+        // Fastest run: 1_283_318 ns.
+        Weight::from_parts(1_330_563_404, 5_096)
+            .saturating_add(Weight::from_parts(68_659_390, 294).saturating_mul(q.into()))
+            .saturating_add(T::DbWeight::get().reads(72))
             .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:1 w:0)
+    /// Storage: `Cacheon::Validators` (r:3 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 1_207_315 ns.
-        Weight::from_parts(1_233_527_000, 4_491)
-            .saturating_add(T::DbWeight::get().reads(69))
+        // Fastest run: 1_450_863 ns.
+        Weight::from_parts(1_518_161_000, 4_763)
+            .saturating_add(T::DbWeight::get().reads(72))
             .saturating_add(T::DbWeight::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -156,38 +153,33 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
+    /// Storage: `Cacheon::FailedContents` (r:0 w:1)
     /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
     /// Storage: `Cacheon::PruneTail` (r:1 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:1 w:0)
+    /// Storage: `Cacheon::SlashedDeposits` (r:0 w:1)
+    /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 609_887 ns.
-        Weight::from_parts(619_876_000, 2_665)
-            .saturating_add(T::DbWeight::get().reads(11))
-            .saturating_add(T::DbWeight::get().writes(12))
+        // Fastest run: 674_583 ns.
+        Weight::from_parts(707_968_000, 2_912)
+            .saturating_add(T::DbWeight::get().reads(12))
+            .saturating_add(T::DbWeight::get().writes(14))
     }
-    /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
-    /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    /// Storage: `System::Account` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_931_350 ns.
-        Weight::from_parts(2_981_480_000, 9_297)
-            .saturating_add(T::DbWeight::get().reads(107))
-            .saturating_add(T::DbWeight::get().writes(11))
+        // Fastest run: 2_798_200 ns.
+        Weight::from_parts(7_031_332_000, 8_170)
+            .saturating_add(T::DbWeight::get().reads(103))
+            .saturating_add(T::DbWeight::get().writes(4))
     }
     /// The range of component `q` is `[0, 127]`.
     /// The range of component `m` is `[2, 8]`.
@@ -209,10 +201,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_208_753 ns.
-        Weight::from_parts(3_279_686_000, 2_652)
-            .saturating_add(Weight::from_parts(270_436_268, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(111_121_027, 431).saturating_mul(m.into()))
+        // Fastest run: 3_269_953 ns.
+        Weight::from_parts(3_341_789_000, 2_802)
+            .saturating_add(Weight::from_parts(345_974_441, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(671_008_620, 438).saturating_mul(m.into()))
             .saturating_add(T::DbWeight::get().reads(16))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -221,14 +213,14 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
             .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
     }
     /// The range of component `t` is `[2, 64]`.
-    /// Storage: `Cacheon::Arenas` (r:4 w:0)
-    /// Storage: `Cacheon::Incumbents` (r:3 w:0)
-    /// Storage: `Cacheon::Targets` (r:56 w:1)
+    /// Storage: `Cacheon::Arenas` (r:5 w:0)
+    /// Storage: `Cacheon::Incumbents` (r:4 w:0)
+    /// Storage: `Cacheon::Targets` (r:51 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 246_310 ns.
-        Weight::from_parts(259_242_499, 645)
-            .saturating_add(Weight::from_parts(22_544_171, 80).saturating_mul(t.into()))
-            .saturating_add(T::DbWeight::get().reads(8))
+        // Fastest run: 285_670 ns.
+        Weight::from_parts(336_968_355, 956)
+            .saturating_add(Weight::from_parts(21_325_706, 75).saturating_mul(t.into()))
+            .saturating_add(T::DbWeight::get().reads(11))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(T::DbWeight::get().writes(1))
     }
@@ -236,8 +228,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 645_611 ns.
-        Weight::from_parts(654_600_000, 2_375)
+        // Fastest run: 660_706 ns.
+        Weight::from_parts(675_807_000, 2_579)
             .saturating_add(T::DbWeight::get().reads(34))
             .saturating_add(T::DbWeight::get().writes(2))
     }
@@ -245,8 +237,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 172_763 ns.
-        Weight::from_parts(176_210_000, 887)
+        // Fastest run: 177_022 ns.
+        Weight::from_parts(187_981_000, 953)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
     }
@@ -255,91 +247,97 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 184_223 ns.
-        Weight::from_parts(198_982_000, 1_031)
+        // Fastest run: 187_979 ns.
+        Weight::from_parts(201_889_000, 1_097)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(4))
     }
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        // Fastest run: 97_887 ns.
-        Weight::from_parts(155_519_000, 404)
+        // Fastest run: 87_211 ns.
+        Weight::from_parts(96_690_000, 404)
             .saturating_add(T::DbWeight::get().reads(1))
             .saturating_add(T::DbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 46_699 ns.
-        Weight::from_parts(55_893_000, 0).saturating_add(T::DbWeight::get().writes(1))
+        // Fastest run: 38_924 ns.
+        Weight::from_parts(41_459_000, 0).saturating_add(T::DbWeight::get().writes(1))
+    }
+    /// The range of component `n` is `[0, 32]`.
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
+    /// Storage: `Cacheon::Proposals` (r:32 w:32)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn expire_leases(n: u32) -> Weight {
+        // Fastest run: 47_120 ns.
+        Weight::from_parts(48_652_000, 5_318)
+            .saturating_add(Weight::from_parts(3_032_590_522, 565).saturating_mul(n.into()))
+            .saturating_add(T::DbWeight::get().reads(57))
+            .saturating_add(T::DbWeight::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().writes(2))
+            .saturating_add(T::DbWeight::get().writes((1_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::BundleRefs` (r:32 w:32)
     /// Storage: `Cacheon::Bundles` (r:0 w:32)
-    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:32)
     /// Storage: `Cacheon::PruneTail` (r:1 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:32 w:32)
-    fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 45_248 ns.
-        Weight::from_parts(222_536_670, 6_196)
-            .saturating_add(Weight::from_parts(1_681_140_773, 677).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(58))
-            .saturating_add(T::DbWeight::get().reads((6_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(4))
-            .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(n.into())))
-    }
-    /// Not measured (see the header): `expire_leases`' per-item cost, plus `Cacheon::Arenas`
-    /// (r:9), `Cacheon::Queue` (r:8) and `Cacheon::Proposals` (r:8) for the queue fronts.
     fn expire_overdue(n: u32) -> Weight {
-        Weight::from_parts(222_536_670, 6_196)
-            .saturating_add(Weight::from_parts(1_681_140_773, 677).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(25))
-            .saturating_add(T::DbWeight::get().reads((6_u64).saturating_mul(n.into())))
+        // Fastest run: 1_363_296 ns.
+        Weight::from_parts(157_795_665, 2_048)
+            .saturating_add(Weight::from_parts(527_607_309, 563).saturating_mul(n.into()))
+            .saturating_add(T::DbWeight::get().reads(157))
+            .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().writes(3))
             .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(n.into())))
     }
-    /// Not measured (see the header): `withdraw`'s cost.
+    /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
+    /// Storage: `Cacheon::FailedContents` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::SlashedDeposits` (r:1 w:1)
-    /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
     /// Storage: `System::Account` (r:2 w:2)
     fn overturn_fail() -> Weight {
-        Weight::from_parts(362_311_000, 790)
-            .saturating_add(T::DbWeight::get().reads(4))
-            .saturating_add(T::DbWeight::get().writes(5))
+        // Fastest run: 386_315 ns.
+        Weight::from_parts(481_680_000, 908)
+            .saturating_add(T::DbWeight::get().reads(5))
+            .saturating_add(T::DbWeight::get().writes(6))
     }
-    /// Not measured (see the header): `commit`'s cost (a hold and a counter).
+    /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
-    /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn bond() -> Weight {
-        Weight::from_parts(323_804_000, 301)
+        // Fastest run: 347_771 ns.
+        Weight::from_parts(361_070_000, 662)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(3))
     }
-    /// Not measured (see the header): `cancel_commit`'s cost (a release and a counter).
-    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
     /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn unbond() -> Weight {
-        Weight::from_parts(279_415_000, 568)
+        // Fastest run: 293_377 ns.
+        Weight::from_parts(342_850_000, 473)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(3))
     }
-    /// Not measured (see the header): `set_emissions`' cost.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
     fn set_required_bond() -> Weight {
-        Weight::from_parts(55_893_000, 0)
+        // Fastest run: 111_489 ns.
+        Weight::from_parts(162_102_000, 387)
             .saturating_add(T::DbWeight::get().reads(1))
             .saturating_add(T::DbWeight::get().writes(1))
     }
@@ -350,9 +348,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 92_848 ns.
-        Weight::from_parts(96_689_000, 324)
-            .saturating_add(Weight::from_parts(37_664_386, 153).saturating_mul(c.into()))
+        // Fastest run: 92_749 ns.
+        Weight::from_parts(100_165_000, 324)
+            .saturating_add(Weight::from_parts(96_079_127, 153).saturating_mul(c.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -362,9 +360,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 64_693 ns.
-        Weight::from_parts(254_296_749, 18_972)
-            .saturating_add(Weight::from_parts(182_385_718, 6).saturating_mul(n.into()))
+        // Fastest run: 74_258 ns.
+        Weight::from_parts(76_624_000, 18_972)
+            .saturating_add(Weight::from_parts(349_342_977, 6).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(2))
@@ -374,19 +372,21 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::BundleRefs` (r:64 w:0)
     /// Storage: `Cacheon::ContentOwners` (r:64 w:64)
     /// Storage: `Cacheon::FailVerdicts` (r:0 w:64)
+    /// Storage: `Cacheon::FailedContents` (r:64 w:0)
     /// Storage: `Cacheon::Proposals` (r:64 w:64)
     /// Storage: `Cacheon::PruneHead` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:64 w:64)
     /// Storage: `Cacheon::PruneTail` (r:1 w:0)
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
+    /// Storage: `Cacheon::SlashedDeposits` (r:0 w:64)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 37_875 ns.
-        Weight::from_parts(55_120_942, 562)
-            .saturating_add(Weight::from_parts(95_585_989, 261).saturating_mul(n.into()))
+        // Fastest run: 38_506 ns.
+        Weight::from_parts(39_043_000, 562)
+            .saturating_add(Weight::from_parts(155_387_364, 261).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().reads((4_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
-            .saturating_add(T::DbWeight::get().writes((4_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().writes((5_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::PruneHead` (r:1 w:0)
@@ -394,9 +394,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 59_336 ns.
-        Weight::from_parts(65_954_341, 343)
-            .saturating_add(Weight::from_parts(4_539_328, 58).saturating_mul(n.into()))
+        // Fastest run: 57_862 ns.
+        Weight::from_parts(70_603_967, 343)
+            .saturating_add(Weight::from_parts(4_549_297, 58).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -411,8 +411,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 309_161 ns.
-        Weight::from_parts(323_804_000, 301)
+        // Fastest run: 310_269 ns.
+        Weight::from_parts(320_454_000, 301)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -423,6 +423,7 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::Commits` (r:1 w:1)
     /// Storage: `Cacheon::ContentOwners` (r:1 w:1)
+    /// Storage: `Cacheon::FailedContents` (r:1 w:0)
     /// Storage: `Cacheon::Incumbents` (r:1 w:0)
     /// Storage: `Cacheon::NextProposalId` (r:1 w:1)
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
@@ -432,10 +433,10 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 899_349 ns.
-        Weight::from_parts(1_048_589_027, 2_410)
-            .saturating_add(Weight::from_parts(8_074, 0).saturating_mul(b.into()))
-            .saturating_add(RocksDbWeight::get().reads(13))
+        // Fastest run: 870_567 ns.
+        Weight::from_parts(1_206_438_687, 2_546)
+            .saturating_add(Weight::from_parts(12_445, 0).saturating_mul(b.into()))
+            .saturating_add(RocksDbWeight::get().reads(14))
             .saturating_add(RocksDbWeight::get().writes(12))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -447,8 +448,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 354_904 ns.
-        Weight::from_parts(362_311_000, 790)
+        // Fastest run: 359_478 ns.
+        Weight::from_parts(364_693_000, 790)
             .saturating_add(RocksDbWeight::get().reads(6))
             .saturating_add(RocksDbWeight::get().writes(8))
     }
@@ -457,8 +458,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 270_906 ns.
-        Weight::from_parts(279_415_000, 568)
+        // Fastest run: 275_813 ns.
+        Weight::from_parts(286_660_000, 568)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -467,27 +468,30 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:126 w:0)
     /// Storage: `Cacheon::LeaseDeadlines` (r:64 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:0)
     /// Storage: `Cacheon::Proposals` (r:127 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:0)
+    /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_253_709 ns.
-        Weight::from_parts(1_421_338_645, 4_949)
-            .saturating_add(Weight::from_parts(40_600_398, 293).saturating_mul(q.into()))
-            .saturating_add(RocksDbWeight::get().reads(70))
+        // Fastest run: 1_283_318 ns.
+        Weight::from_parts(1_330_563_404, 5_096)
+            .saturating_add(Weight::from_parts(68_659_390, 294).saturating_mul(q.into()))
+            .saturating_add(RocksDbWeight::get().reads(72))
             .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:1 w:0)
+    /// Storage: `Cacheon::Validators` (r:3 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 1_207_315 ns.
-        Weight::from_parts(1_233_527_000, 4_491)
-            .saturating_add(RocksDbWeight::get().reads(69))
+        // Fastest run: 1_450_863 ns.
+        Weight::from_parts(1_518_161_000, 4_763)
+            .saturating_add(RocksDbWeight::get().reads(72))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -495,38 +499,33 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
+    /// Storage: `Cacheon::FailedContents` (r:0 w:1)
     /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
     /// Storage: `Cacheon::PruneTail` (r:1 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:1 w:0)
+    /// Storage: `Cacheon::SlashedDeposits` (r:0 w:1)
+    /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 609_887 ns.
-        Weight::from_parts(619_876_000, 2_665)
-            .saturating_add(RocksDbWeight::get().reads(11))
-            .saturating_add(RocksDbWeight::get().writes(12))
+        // Fastest run: 674_583 ns.
+        Weight::from_parts(707_968_000, 2_912)
+            .saturating_add(RocksDbWeight::get().reads(12))
+            .saturating_add(RocksDbWeight::get().writes(14))
     }
-    /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
-    /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    /// Storage: `System::Account` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_931_350 ns.
-        Weight::from_parts(2_981_480_000, 9_297)
-            .saturating_add(RocksDbWeight::get().reads(107))
-            .saturating_add(RocksDbWeight::get().writes(11))
+        // Fastest run: 2_798_200 ns.
+        Weight::from_parts(7_031_332_000, 8_170)
+            .saturating_add(RocksDbWeight::get().reads(103))
+            .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// The range of component `q` is `[0, 127]`.
     /// The range of component `m` is `[2, 8]`.
@@ -548,10 +547,10 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_208_753 ns.
-        Weight::from_parts(3_279_686_000, 2_652)
-            .saturating_add(Weight::from_parts(270_436_268, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(111_121_027, 431).saturating_mul(m.into()))
+        // Fastest run: 3_269_953 ns.
+        Weight::from_parts(3_341_789_000, 2_802)
+            .saturating_add(Weight::from_parts(345_974_441, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(671_008_620, 438).saturating_mul(m.into()))
             .saturating_add(RocksDbWeight::get().reads(16))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -560,14 +559,14 @@ impl WeightInfo for () {
             .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
     }
     /// The range of component `t` is `[2, 64]`.
-    /// Storage: `Cacheon::Arenas` (r:4 w:0)
-    /// Storage: `Cacheon::Incumbents` (r:3 w:0)
-    /// Storage: `Cacheon::Targets` (r:56 w:1)
+    /// Storage: `Cacheon::Arenas` (r:5 w:0)
+    /// Storage: `Cacheon::Incumbents` (r:4 w:0)
+    /// Storage: `Cacheon::Targets` (r:51 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 246_310 ns.
-        Weight::from_parts(259_242_499, 645)
-            .saturating_add(Weight::from_parts(22_544_171, 80).saturating_mul(t.into()))
-            .saturating_add(RocksDbWeight::get().reads(8))
+        // Fastest run: 285_670 ns.
+        Weight::from_parts(336_968_355, 956)
+            .saturating_add(Weight::from_parts(21_325_706, 75).saturating_mul(t.into()))
+            .saturating_add(RocksDbWeight::get().reads(11))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
     }
@@ -575,8 +574,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 645_611 ns.
-        Weight::from_parts(654_600_000, 2_375)
+        // Fastest run: 660_706 ns.
+        Weight::from_parts(675_807_000, 2_579)
             .saturating_add(RocksDbWeight::get().reads(34))
             .saturating_add(RocksDbWeight::get().writes(2))
     }
@@ -584,8 +583,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 172_763 ns.
-        Weight::from_parts(176_210_000, 887)
+        // Fastest run: 177_022 ns.
+        Weight::from_parts(187_981_000, 953)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
@@ -594,91 +593,97 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 184_223 ns.
-        Weight::from_parts(198_982_000, 1_031)
+        // Fastest run: 187_979 ns.
+        Weight::from_parts(201_889_000, 1_097)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        // Fastest run: 97_887 ns.
-        Weight::from_parts(155_519_000, 404)
+        // Fastest run: 87_211 ns.
+        Weight::from_parts(96_690_000, 404)
             .saturating_add(RocksDbWeight::get().reads(1))
             .saturating_add(RocksDbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 46_699 ns.
-        Weight::from_parts(55_893_000, 0).saturating_add(RocksDbWeight::get().writes(1))
+        // Fastest run: 38_924 ns.
+        Weight::from_parts(41_459_000, 0).saturating_add(RocksDbWeight::get().writes(1))
+    }
+    /// The range of component `n` is `[0, 32]`.
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
+    /// Storage: `Cacheon::Proposals` (r:32 w:32)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn expire_leases(n: u32) -> Weight {
+        // Fastest run: 47_120 ns.
+        Weight::from_parts(48_652_000, 5_318)
+            .saturating_add(Weight::from_parts(3_032_590_522, 565).saturating_mul(n.into()))
+            .saturating_add(RocksDbWeight::get().reads(57))
+            .saturating_add(RocksDbWeight::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().writes(2))
+            .saturating_add(RocksDbWeight::get().writes((1_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::BundleRefs` (r:32 w:32)
     /// Storage: `Cacheon::Bundles` (r:0 w:32)
-    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:32)
     /// Storage: `Cacheon::PruneTail` (r:1 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
     /// Storage: `System::Account` (r:32 w:32)
-    fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 45_248 ns.
-        Weight::from_parts(222_536_670, 6_196)
-            .saturating_add(Weight::from_parts(1_681_140_773, 677).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(58))
-            .saturating_add(RocksDbWeight::get().reads((6_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(4))
-            .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(n.into())))
-    }
-    /// Not measured (see the header): `expire_leases`' per-item cost, plus `Cacheon::Arenas`
-    /// (r:9), `Cacheon::Queue` (r:8) and `Cacheon::Proposals` (r:8) for the queue fronts.
     fn expire_overdue(n: u32) -> Weight {
-        Weight::from_parts(222_536_670, 6_196)
-            .saturating_add(Weight::from_parts(1_681_140_773, 677).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(25))
-            .saturating_add(RocksDbWeight::get().reads((6_u64).saturating_mul(n.into())))
+        // Fastest run: 1_363_296 ns.
+        Weight::from_parts(157_795_665, 2_048)
+            .saturating_add(Weight::from_parts(527_607_309, 563).saturating_mul(n.into()))
+            .saturating_add(RocksDbWeight::get().reads(157))
+            .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().writes(3))
             .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(n.into())))
     }
-    /// Not measured (see the header): `withdraw`'s cost.
+    /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
+    /// Storage: `Cacheon::FailedContents` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::SlashedDeposits` (r:1 w:1)
-    /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
     /// Storage: `System::Account` (r:2 w:2)
     fn overturn_fail() -> Weight {
-        Weight::from_parts(362_311_000, 790)
-            .saturating_add(RocksDbWeight::get().reads(4))
-            .saturating_add(RocksDbWeight::get().writes(5))
+        // Fastest run: 386_315 ns.
+        Weight::from_parts(481_680_000, 908)
+            .saturating_add(RocksDbWeight::get().reads(5))
+            .saturating_add(RocksDbWeight::get().writes(6))
     }
-    /// Not measured (see the header): `commit`'s cost (a hold and a counter).
+    /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
-    /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn bond() -> Weight {
-        Weight::from_parts(323_804_000, 301)
+        // Fastest run: 347_771 ns.
+        Weight::from_parts(361_070_000, 662)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
-    /// Not measured (see the header): `cancel_commit`'s cost (a release and a counter).
-    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
     /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn unbond() -> Weight {
-        Weight::from_parts(279_415_000, 568)
+        // Fastest run: 293_377 ns.
+        Weight::from_parts(342_850_000, 473)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
-    /// Not measured (see the header): `set_emissions`' cost.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
     fn set_required_bond() -> Weight {
-        Weight::from_parts(55_893_000, 0)
+        // Fastest run: 111_489 ns.
+        Weight::from_parts(162_102_000, 387)
             .saturating_add(RocksDbWeight::get().reads(1))
             .saturating_add(RocksDbWeight::get().writes(1))
     }
@@ -689,9 +694,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 92_848 ns.
-        Weight::from_parts(96_689_000, 324)
-            .saturating_add(Weight::from_parts(37_664_386, 153).saturating_mul(c.into()))
+        // Fastest run: 92_749 ns.
+        Weight::from_parts(100_165_000, 324)
+            .saturating_add(Weight::from_parts(96_079_127, 153).saturating_mul(c.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -701,9 +706,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 64_693 ns.
-        Weight::from_parts(254_296_749, 18_972)
-            .saturating_add(Weight::from_parts(182_385_718, 6).saturating_mul(n.into()))
+        // Fastest run: 74_258 ns.
+        Weight::from_parts(76_624_000, 18_972)
+            .saturating_add(Weight::from_parts(349_342_977, 6).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(2))
@@ -713,19 +718,21 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::BundleRefs` (r:64 w:0)
     /// Storage: `Cacheon::ContentOwners` (r:64 w:64)
     /// Storage: `Cacheon::FailVerdicts` (r:0 w:64)
+    /// Storage: `Cacheon::FailedContents` (r:64 w:0)
     /// Storage: `Cacheon::Proposals` (r:64 w:64)
     /// Storage: `Cacheon::PruneHead` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:64 w:64)
     /// Storage: `Cacheon::PruneTail` (r:1 w:0)
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
+    /// Storage: `Cacheon::SlashedDeposits` (r:0 w:64)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 37_875 ns.
-        Weight::from_parts(55_120_942, 562)
-            .saturating_add(Weight::from_parts(95_585_989, 261).saturating_mul(n.into()))
+        // Fastest run: 38_506 ns.
+        Weight::from_parts(39_043_000, 562)
+            .saturating_add(Weight::from_parts(155_387_364, 261).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().reads((4_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
-            .saturating_add(RocksDbWeight::get().writes((4_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().writes((5_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::PruneHead` (r:1 w:0)
@@ -733,9 +740,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 59_336 ns.
-        Weight::from_parts(65_954_341, 343)
-            .saturating_add(Weight::from_parts(4_539_328, 58).saturating_mul(n.into()))
+        // Fastest run: 57_862 ns.
+        Weight::from_parts(70_603_967, 343)
+            .saturating_add(Weight::from_parts(4_549_297, 58).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
