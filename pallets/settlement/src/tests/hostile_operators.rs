@@ -172,6 +172,44 @@ fn a_pending_proposal_cannot_freeze_overlapping_crowns_for_ever() {
     });
 }
 
+/// The lifetime ends a proposal in whatever phase: its lease ends with it (the operator's
+/// lease count goes down). At most `MaxLeasesPerBlock` expire in one block; the rest in the
+/// next.
+#[test]
+fn the_lifetime_ends_leased_proposals_a_bounded_number_a_block() {
+    ExtBuilder::default().build_and_execute(|| {
+        let ids = submit_many(&[
+            (ALICE, SILU, "a1"),
+            (BOB, SILU, "b1"),
+            (CAROL, SILU, "c1"),
+            (ALICE, SILU, "a2"),
+            (BOB, SILU, "b2"),
+            (CAROL, SILU, "c2"),
+        ]);
+        let end = now() + PENDING_LIFETIME;
+        run_to_block(end - 2);
+        assert_ok!(Cacheon::claim(signed(V1), ids[0]));
+        assert_ok!(Cacheon::claim(signed(V2), ids[1]));
+        run_to_block(end);
+        let per_block = <<Test as Config>::MaxLeasesPerBlock as Get<u32>>::get() as usize;
+        let expired: Vec<_> = ids
+            .iter()
+            .filter(|id| status(**id) == ProposalStatus::Expired)
+            .collect();
+        assert_eq!(expired.len(), per_block);
+        assert_eq!(queue(), ids[per_block..].to_vec());
+        assert_eq!(
+            (OpenLeases::<Test>::get(V1), OpenLeases::<Test>::get(V2)),
+            (0, 0)
+        );
+        run_to_block(end + 1);
+        assert!(queue().is_empty());
+        for who in [ALICE, BOB, CAROL] {
+            assert_eq!(bundle_held(who), 0);
+        }
+    });
+}
+
 /// One operator's `Cheating` FAIL ended a proposal and forfeited its whole bundle deposit.
 /// It now waits for a second operator; a PASS goes on, the disagreement on record.
 #[test]
