@@ -121,24 +121,34 @@ mod benchmarks {
     }
 
     /// A primary PASS whose reproduction deadline finds every block but the last it may try
-    /// full.
+    /// full, after which the search for an operator that may reproduce it walks every
+    /// validator key in vain (all of operators that stalled it) and their exclusions lift.
     #[benchmark]
     fn attest_pass() {
-        let (v1, _) = arena::<T>(2);
+        let (v1, v2) = arena::<T>(2);
+        let stalled = keys_of_one_operator::<T>();
         let miner = funded::<T>("miner", 0);
         let p = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
         fill_queue::<T>(vec![p]);
         Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
+        Proposals::<T>::mutate(p, |prop| {
+            let prop = prop.as_mut().unwrap();
+            prop.excluded = BoundedVec::truncate_from(vec![stalled.clone(), v2.clone()]);
+            prop.stalled = prop.excluded.clone();
+            prop.attempts = 2;
+        });
         let first =
             frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
         fill_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
         let at = first.saturating_add((crate::settle::DEADLINE_TRIES - 1).into());
         #[extrinsic_call]
         attest(RawOrigin::Signed(v1), p, pass_attestation(0, 1));
+        let prop = Proposals::<T>::get(p).unwrap();
         assert!(matches!(
-            Proposals::<T>::get(p).unwrap().status,
+            prop.status,
             ProposalStatus::ReproductionQueued { until, .. } if until == at
         ));
+        assert!(prop.excluded.is_empty());
     }
 
     /// A FAIL that sticks and forfeits the deposit of a maximum-size bundle, leaving a full queue.

@@ -2,7 +2,7 @@
 //! docs/weights.md). Do not edit by hand: regenerate.
 //!
 //! Machine: Intel(R) Xeon(R) Processor, 2 cores. Wasm runtime (compiled by wasmtime), genesis preset
-//! `development`, 20 steps, 10 repeats; 259s in all. 1-minute load average 16.31 before, 33.70 after
+//! `development`, 20 steps, 10 repeats; 171s in all. 1-minute load average 5.21 before, 1.86 after
 //! (other builds on the machine inflate the timings).
 //! Ref time: min-squares fit (inter-quartile range) of the timed runs. Reads and writes:
 //! counted by the benchmarking state, System's per-block keys excluded. Proof size: recorded.
@@ -65,8 +65,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 310_269 ns.
-        Weight::from_parts(320_454_000, 301)
+        // Fastest run: 310_315 ns.
+        Weight::from_parts(320_265_000, 301)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -87,9 +87,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 870_567 ns.
-        Weight::from_parts(1_206_438_687, 2_546)
-            .saturating_add(Weight::from_parts(12_445, 0).saturating_mul(b.into()))
+        // Fastest run: 931_461 ns.
+        Weight::from_parts(1_397_910_427, 2_546)
+            .saturating_add(Weight::from_parts(9_882, 0).saturating_mul(b.into()))
             .saturating_add(T::DbWeight::get().reads(14))
             .saturating_add(T::DbWeight::get().writes(12))
     }
@@ -102,8 +102,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 359_478 ns.
-        Weight::from_parts(364_693_000, 790)
+        // Fastest run: 351_782 ns.
+        Weight::from_parts(364_155_000, 790)
             .saturating_add(T::DbWeight::get().reads(6))
             .saturating_add(T::DbWeight::get().writes(8))
     }
@@ -112,8 +112,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 275_813 ns.
-        Weight::from_parts(286_660_000, 568)
+        // Fastest run: 273_174 ns.
+        Weight::from_parts(290_124_000, 568)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -129,9 +129,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_283_318 ns.
-        Weight::from_parts(1_330_563_404, 5_096)
-            .saturating_add(Weight::from_parts(68_659_390, 294).saturating_mul(q.into()))
+        // Fastest run: 1_268_002 ns.
+        Weight::from_parts(2_101_954_366, 5_096)
+            .saturating_add(Weight::from_parts(38_197_856, 294).saturating_mul(q.into()))
             .saturating_add(T::DbWeight::get().reads(72))
             .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -141,11 +141,11 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:3 w:0)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 1_450_863 ns.
-        Weight::from_parts(1_518_161_000, 4_763)
-            .saturating_add(T::DbWeight::get().reads(72))
+        // Fastest run: 2_653_070 ns.
+        Weight::from_parts(2_757_479_000, 8_029)
+            .saturating_add(T::DbWeight::get().reads(102))
             .saturating_add(T::DbWeight::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -164,8 +164,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 674_583 ns.
-        Weight::from_parts(707_968_000, 2_912)
+        // Fastest run: 668_624 ns.
+        Weight::from_parts(750_866_000, 2_912)
             .saturating_add(T::DbWeight::get().reads(12))
             .saturating_add(T::DbWeight::get().writes(14))
     }
@@ -176,8 +176,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_798_200 ns.
-        Weight::from_parts(7_031_332_000, 8_170)
+        // Fastest run: 2_744_219 ns.
+        Weight::from_parts(2_780_218_000, 8_170)
             .saturating_add(T::DbWeight::get().reads(103))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -201,10 +201,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_269_953 ns.
-        Weight::from_parts(3_341_789_000, 2_802)
-            .saturating_add(Weight::from_parts(345_974_441, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(671_008_620, 438).saturating_mul(m.into()))
+        // Fastest run: 3_288_844 ns.
+        Weight::from_parts(3_293_443_000, 2_802)
+            .saturating_add(Weight::from_parts(286_400_698, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(213_165_124, 438).saturating_mul(m.into()))
             .saturating_add(T::DbWeight::get().reads(16))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -217,9 +217,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Incumbents` (r:4 w:0)
     /// Storage: `Cacheon::Targets` (r:51 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 285_670 ns.
-        Weight::from_parts(336_968_355, 956)
-            .saturating_add(Weight::from_parts(21_325_706, 75).saturating_mul(t.into()))
+        // Fastest run: 281_945 ns.
+        Weight::from_parts(329_660_912, 956)
+            .saturating_add(Weight::from_parts(21_052_768, 75).saturating_mul(t.into()))
             .saturating_add(T::DbWeight::get().reads(11))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -228,8 +228,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 660_706 ns.
-        Weight::from_parts(675_807_000, 2_579)
+        // Fastest run: 656_126 ns.
+        Weight::from_parts(724_124_000, 2_579)
             .saturating_add(T::DbWeight::get().reads(34))
             .saturating_add(T::DbWeight::get().writes(2))
     }
@@ -237,8 +237,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 177_022 ns.
-        Weight::from_parts(187_981_000, 953)
+        // Fastest run: 174_494 ns.
+        Weight::from_parts(183_958_000, 953)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
     }
@@ -247,23 +247,23 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 187_979 ns.
-        Weight::from_parts(201_889_000, 1_097)
+        // Fastest run: 187_243 ns.
+        Weight::from_parts(196_982_000, 1_097)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(4))
     }
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        // Fastest run: 87_211 ns.
-        Weight::from_parts(96_690_000, 404)
+        // Fastest run: 86_105 ns.
+        Weight::from_parts(91_494_000, 404)
             .saturating_add(T::DbWeight::get().reads(1))
             .saturating_add(T::DbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 38_924 ns.
-        Weight::from_parts(41_459_000, 0).saturating_add(T::DbWeight::get().writes(1))
+        // Fastest run: 38_413 ns.
+        Weight::from_parts(42_581_000, 0).saturating_add(T::DbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -273,9 +273,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 47_120 ns.
-        Weight::from_parts(48_652_000, 5_318)
-            .saturating_add(Weight::from_parts(3_032_590_522, 565).saturating_mul(n.into()))
+        // Fastest run: 44_694 ns.
+        Weight::from_parts(505_292_852, 5_318)
+            .saturating_add(Weight::from_parts(1_948_424_085, 565).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(57))
             .saturating_add(T::DbWeight::get().reads((3_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(2))
@@ -294,9 +294,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_overdue(n: u32) -> Weight {
-        // Fastest run: 1_363_296 ns.
-        Weight::from_parts(157_795_665, 2_048)
-            .saturating_add(Weight::from_parts(527_607_309, 563).saturating_mul(n.into()))
+        // Fastest run: 1_437_489 ns.
+        Weight::from_parts(1_726_582_262, 2_048)
+            .saturating_add(Weight::from_parts(264_490_156, 563).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(157))
             .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -308,8 +308,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::SlashedDeposits` (r:1 w:1)
     /// Storage: `System::Account` (r:2 w:2)
     fn overturn_fail() -> Weight {
-        // Fastest run: 386_315 ns.
-        Weight::from_parts(481_680_000, 908)
+        // Fastest run: 364_052 ns.
+        Weight::from_parts(373_034_000, 908)
             .saturating_add(T::DbWeight::get().reads(5))
             .saturating_add(T::DbWeight::get().writes(6))
     }
@@ -318,8 +318,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn bond() -> Weight {
-        // Fastest run: 347_771 ns.
-        Weight::from_parts(361_070_000, 662)
+        // Fastest run: 335_991 ns.
+        Weight::from_parts(340_809_000, 662)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(3))
     }
@@ -328,16 +328,16 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn unbond() -> Weight {
-        // Fastest run: 293_377 ns.
-        Weight::from_parts(342_850_000, 473)
+        // Fastest run: 280_446 ns.
+        Weight::from_parts(290_419_000, 473)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
     fn set_required_bond() -> Weight {
-        // Fastest run: 111_489 ns.
-        Weight::from_parts(162_102_000, 387)
+        // Fastest run: 86_566 ns.
+        Weight::from_parts(96_110_000, 387)
             .saturating_add(T::DbWeight::get().reads(1))
             .saturating_add(T::DbWeight::get().writes(1))
     }
@@ -348,9 +348,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 92_749 ns.
-        Weight::from_parts(100_165_000, 324)
-            .saturating_add(Weight::from_parts(96_079_127, 153).saturating_mul(c.into()))
+        // Fastest run: 90_971 ns.
+        Weight::from_parts(91_931_000, 324)
+            .saturating_add(Weight::from_parts(38_198_355, 153).saturating_mul(c.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -360,9 +360,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 74_258 ns.
-        Weight::from_parts(76_624_000, 18_972)
-            .saturating_add(Weight::from_parts(349_342_977, 6).saturating_mul(n.into()))
+        // Fastest run: 85_496 ns.
+        Weight::from_parts(1_242_327_267, 18_972)
+            .saturating_add(Weight::from_parts(209_890_419, 6).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(2))
@@ -380,9 +380,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     /// Storage: `Cacheon::SlashedDeposits` (r:0 w:64)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 38_506 ns.
-        Weight::from_parts(39_043_000, 562)
-            .saturating_add(Weight::from_parts(155_387_364, 261).saturating_mul(n.into()))
+        // Fastest run: 38_079 ns.
+        Weight::from_parts(134_273_678, 562)
+            .saturating_add(Weight::from_parts(118_320_242, 261).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -394,9 +394,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 57_862 ns.
-        Weight::from_parts(70_603_967, 343)
-            .saturating_add(Weight::from_parts(4_549_297, 58).saturating_mul(n.into()))
+        // Fastest run: 59_385 ns.
+        Weight::from_parts(65_858_137, 343)
+            .saturating_add(Weight::from_parts(4_492_852, 58).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -411,8 +411,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 310_269 ns.
-        Weight::from_parts(320_454_000, 301)
+        // Fastest run: 310_315 ns.
+        Weight::from_parts(320_265_000, 301)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -433,9 +433,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 870_567 ns.
-        Weight::from_parts(1_206_438_687, 2_546)
-            .saturating_add(Weight::from_parts(12_445, 0).saturating_mul(b.into()))
+        // Fastest run: 931_461 ns.
+        Weight::from_parts(1_397_910_427, 2_546)
+            .saturating_add(Weight::from_parts(9_882, 0).saturating_mul(b.into()))
             .saturating_add(RocksDbWeight::get().reads(14))
             .saturating_add(RocksDbWeight::get().writes(12))
     }
@@ -448,8 +448,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 359_478 ns.
-        Weight::from_parts(364_693_000, 790)
+        // Fastest run: 351_782 ns.
+        Weight::from_parts(364_155_000, 790)
             .saturating_add(RocksDbWeight::get().reads(6))
             .saturating_add(RocksDbWeight::get().writes(8))
     }
@@ -458,8 +458,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 275_813 ns.
-        Weight::from_parts(286_660_000, 568)
+        // Fastest run: 273_174 ns.
+        Weight::from_parts(290_124_000, 568)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -475,9 +475,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_283_318 ns.
-        Weight::from_parts(1_330_563_404, 5_096)
-            .saturating_add(Weight::from_parts(68_659_390, 294).saturating_mul(q.into()))
+        // Fastest run: 1_268_002 ns.
+        Weight::from_parts(2_101_954_366, 5_096)
+            .saturating_add(Weight::from_parts(38_197_856, 294).saturating_mul(q.into()))
             .saturating_add(RocksDbWeight::get().reads(72))
             .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -487,11 +487,11 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:3 w:0)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 1_450_863 ns.
-        Weight::from_parts(1_518_161_000, 4_763)
-            .saturating_add(RocksDbWeight::get().reads(72))
+        // Fastest run: 2_653_070 ns.
+        Weight::from_parts(2_757_479_000, 8_029)
+            .saturating_add(RocksDbWeight::get().reads(102))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -510,8 +510,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 674_583 ns.
-        Weight::from_parts(707_968_000, 2_912)
+        // Fastest run: 668_624 ns.
+        Weight::from_parts(750_866_000, 2_912)
             .saturating_add(RocksDbWeight::get().reads(12))
             .saturating_add(RocksDbWeight::get().writes(14))
     }
@@ -522,8 +522,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_798_200 ns.
-        Weight::from_parts(7_031_332_000, 8_170)
+        // Fastest run: 2_744_219 ns.
+        Weight::from_parts(2_780_218_000, 8_170)
             .saturating_add(RocksDbWeight::get().reads(103))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -547,10 +547,10 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_269_953 ns.
-        Weight::from_parts(3_341_789_000, 2_802)
-            .saturating_add(Weight::from_parts(345_974_441, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(671_008_620, 438).saturating_mul(m.into()))
+        // Fastest run: 3_288_844 ns.
+        Weight::from_parts(3_293_443_000, 2_802)
+            .saturating_add(Weight::from_parts(286_400_698, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(213_165_124, 438).saturating_mul(m.into()))
             .saturating_add(RocksDbWeight::get().reads(16))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -563,9 +563,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Incumbents` (r:4 w:0)
     /// Storage: `Cacheon::Targets` (r:51 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 285_670 ns.
-        Weight::from_parts(336_968_355, 956)
-            .saturating_add(Weight::from_parts(21_325_706, 75).saturating_mul(t.into()))
+        // Fastest run: 281_945 ns.
+        Weight::from_parts(329_660_912, 956)
+            .saturating_add(Weight::from_parts(21_052_768, 75).saturating_mul(t.into()))
             .saturating_add(RocksDbWeight::get().reads(11))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
@@ -574,8 +574,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 660_706 ns.
-        Weight::from_parts(675_807_000, 2_579)
+        // Fastest run: 656_126 ns.
+        Weight::from_parts(724_124_000, 2_579)
             .saturating_add(RocksDbWeight::get().reads(34))
             .saturating_add(RocksDbWeight::get().writes(2))
     }
@@ -583,8 +583,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 177_022 ns.
-        Weight::from_parts(187_981_000, 953)
+        // Fastest run: 174_494 ns.
+        Weight::from_parts(183_958_000, 953)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
@@ -593,23 +593,23 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 187_979 ns.
-        Weight::from_parts(201_889_000, 1_097)
+        // Fastest run: 187_243 ns.
+        Weight::from_parts(196_982_000, 1_097)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        // Fastest run: 87_211 ns.
-        Weight::from_parts(96_690_000, 404)
+        // Fastest run: 86_105 ns.
+        Weight::from_parts(91_494_000, 404)
             .saturating_add(RocksDbWeight::get().reads(1))
             .saturating_add(RocksDbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 38_924 ns.
-        Weight::from_parts(41_459_000, 0).saturating_add(RocksDbWeight::get().writes(1))
+        // Fastest run: 38_413 ns.
+        Weight::from_parts(42_581_000, 0).saturating_add(RocksDbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -619,9 +619,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 47_120 ns.
-        Weight::from_parts(48_652_000, 5_318)
-            .saturating_add(Weight::from_parts(3_032_590_522, 565).saturating_mul(n.into()))
+        // Fastest run: 44_694 ns.
+        Weight::from_parts(505_292_852, 5_318)
+            .saturating_add(Weight::from_parts(1_948_424_085, 565).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(57))
             .saturating_add(RocksDbWeight::get().reads((3_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(2))
@@ -640,9 +640,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_overdue(n: u32) -> Weight {
-        // Fastest run: 1_363_296 ns.
-        Weight::from_parts(157_795_665, 2_048)
-            .saturating_add(Weight::from_parts(527_607_309, 563).saturating_mul(n.into()))
+        // Fastest run: 1_437_489 ns.
+        Weight::from_parts(1_726_582_262, 2_048)
+            .saturating_add(Weight::from_parts(264_490_156, 563).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(157))
             .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -654,8 +654,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::SlashedDeposits` (r:1 w:1)
     /// Storage: `System::Account` (r:2 w:2)
     fn overturn_fail() -> Weight {
-        // Fastest run: 386_315 ns.
-        Weight::from_parts(481_680_000, 908)
+        // Fastest run: 364_052 ns.
+        Weight::from_parts(373_034_000, 908)
             .saturating_add(RocksDbWeight::get().reads(5))
             .saturating_add(RocksDbWeight::get().writes(6))
     }
@@ -664,8 +664,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn bond() -> Weight {
-        // Fastest run: 347_771 ns.
-        Weight::from_parts(361_070_000, 662)
+        // Fastest run: 335_991 ns.
+        Weight::from_parts(340_809_000, 662)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
@@ -674,16 +674,16 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn unbond() -> Weight {
-        // Fastest run: 293_377 ns.
-        Weight::from_parts(342_850_000, 473)
+        // Fastest run: 280_446 ns.
+        Weight::from_parts(290_419_000, 473)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
     fn set_required_bond() -> Weight {
-        // Fastest run: 111_489 ns.
-        Weight::from_parts(162_102_000, 387)
+        // Fastest run: 86_566 ns.
+        Weight::from_parts(96_110_000, 387)
             .saturating_add(RocksDbWeight::get().reads(1))
             .saturating_add(RocksDbWeight::get().writes(1))
     }
@@ -694,9 +694,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 92_749 ns.
-        Weight::from_parts(100_165_000, 324)
-            .saturating_add(Weight::from_parts(96_079_127, 153).saturating_mul(c.into()))
+        // Fastest run: 90_971 ns.
+        Weight::from_parts(91_931_000, 324)
+            .saturating_add(Weight::from_parts(38_198_355, 153).saturating_mul(c.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -706,9 +706,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 74_258 ns.
-        Weight::from_parts(76_624_000, 18_972)
-            .saturating_add(Weight::from_parts(349_342_977, 6).saturating_mul(n.into()))
+        // Fastest run: 85_496 ns.
+        Weight::from_parts(1_242_327_267, 18_972)
+            .saturating_add(Weight::from_parts(209_890_419, 6).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(2))
@@ -726,9 +726,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     /// Storage: `Cacheon::SlashedDeposits` (r:0 w:64)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 38_506 ns.
-        Weight::from_parts(39_043_000, 562)
-            .saturating_add(Weight::from_parts(155_387_364, 261).saturating_mul(n.into()))
+        // Fastest run: 38_079 ns.
+        Weight::from_parts(134_273_678, 562)
+            .saturating_add(Weight::from_parts(118_320_242, 261).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
@@ -740,9 +740,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 57_862 ns.
-        Weight::from_parts(70_603_967, 343)
-            .saturating_add(Weight::from_parts(4_549_297, 58).saturating_mul(n.into()))
+        // Fastest run: 59_385 ns.
+        Weight::from_parts(65_858_137, 343)
+            .saturating_add(Weight::from_parts(4_492_852, 58).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))

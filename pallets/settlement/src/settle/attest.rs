@@ -119,7 +119,10 @@ impl<T: Config> Pallet<T> {
                         evidence_digest: a.evidence_digest,
                     });
                     Self::await_reproduction(id, &mut p, pass, info.generation, None);
-                    Self::store_or_expire(id, p);
+                    // The wait, not the PASS, ends a proposal nobody may reproduce (an
+                    // operator may yet be registered); but stallers may try again.
+                    Self::lift_if_nobody_left(&mut p);
+                    Proposals::<T>::insert(id, p);
                     T::WeightInfo::attest_pass()
                 }
             }
@@ -246,11 +249,13 @@ impl<T: Config> Pallet<T> {
         FailVerdicts::<T>::insert(id, fail);
     }
 
-    /// No other operator may lease `p`: the operators that stalled it may again (a crashed
-    /// validator comes back); the one whose FAIL waits stays out.
-    pub(super) fn lift_stall_exclusions(p: &mut ProposalOf<T>) {
-        let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
-        p.excluded.retain(|o| Some(o) == disputer.as_ref());
+    /// When no registered operator may lease pending `p`, the operators that stalled it may
+    /// again (a crashed validator comes back); the one whose FAIL waits stays out.
+    pub(super) fn lift_if_nobody_left(p: &mut ProposalOf<T>) {
+        if p.status.is_pending() && !Self::operator_left(p) {
+            let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
+            p.excluded.retain(|o| Some(o) == disputer.as_ref());
+        }
     }
 
     /// Bars `operator` from further leases of `p`.
@@ -287,9 +292,7 @@ impl<T: Config> Pallet<T> {
     /// expires (deposits returned). (A proposal that already ended, its wait for a
     /// reproduction run out, is only stored.)
     pub(super) fn store_or_expire(id: ProposalId, mut p: ProposalOf<T>) {
-        if p.status.is_pending() && !Self::operator_left(&p) {
-            Self::lift_stall_exclusions(&mut p);
-        }
+        Self::lift_if_nobody_left(&mut p);
         if p.status.is_pending() && !Self::operator_left(&p) {
             Self::end_wait(id, &p.status);
             p.status = ProposalStatus::Expired;
