@@ -283,14 +283,15 @@ pub fn proposal_of(e: &CacheonEvent) -> Option<u64> {
     }
 }
 
-/// Whether the event ends a proposal's way to a crown (the crown included).
+/// Whether the event ends a proposal's way to a crown (the crown included). A disagreement
+/// (`AttestationsDisagreed`) or a single disputable FAIL (`FailRecorded`) is not an end:
+/// settlement asks another operator, and the proposal ends only with one of these.
 fn is_end(e: &CacheonEvent) -> bool {
     use CacheonEvent as E;
     matches!(
         e,
         E::Crowned { .. }
             | E::Failed { .. }
-            | E::AttestationsDisagreed { .. }
             | E::Expired { .. }
             | E::ReproductionTimedOut { .. }
             | E::Withdrawn { .. }

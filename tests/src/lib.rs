@@ -7,6 +7,8 @@
 //!   when dropped; [`diagnostics`] gathers the logs a failure should print.
 //! - [`cacheon`], [`run_lines`], [`propose`], [`watch`]: the miner's side, through the
 //!   `cacheon` binary.
+//! - [`crown_unmeasured`], [`lease_and_attest`] (`collusion.rs`): the test as registered
+//!   validators sending verdicts of its own (a fixture incumbent, a stalling operator).
 //! - [`Chain`] (`chain.rs`): follows finalized blocks over RPC and keeps every Cacheon event
 //!   it saw, so a test can say what it waits for and, when the wait fails, print the events
 //!   instead of a bare timeout; it also reads the reward claims from storage.
@@ -21,10 +23,12 @@ use std::process::Command;
 use serde_json::Value;
 
 mod chain;
+mod collusion;
 mod node;
 mod validator;
 
 pub use chain::{proposal_of, Chain, Seen};
+pub use collusion::{crown_unmeasured, lease_and_attest, proposal_status, Status};
 pub use node::{finalized_number, free_port, Node};
 pub use validator::{diagnostics, Validator};
 

@@ -57,7 +57,7 @@ fn a_validator_serves_no_arena_whose_engine_differs_from_its_build() {
         catalog::engine_digest("model", "tiny-v2")
     );
 
-    let bundle = repo_root().join("examples/cpu/attention-onepass");
+    let bundle = repo_root().join("examples/cpu/matmul-avx2");
     let id = propose(&node.url, &dir.path().join("charlie"), &bundle, "//Charlie");
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let context = || diagnostics(&node, &[&alice]);

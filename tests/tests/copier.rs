@@ -10,24 +10,25 @@ use std::path::{Path, PathBuf};
 
 use cacheon_e2e::{assert_try_state, diagnostics, repo_root, run_lines, watch, Node, Validator};
 
-/// Eve's copy of `original`: local names changed, comments and layout rewritten, the
-/// bundle's name and file name changed (new bytes: the chain's exact check lets it in).
+/// Eve's copy of `original` (`matmul-avx2`): local names changed, comments and layout
+/// rewritten, the bundle's name and file name changed (new bytes: the chain's exact check
+/// lets it in).
 fn renamed_copy(original: &Path, dir: &Path) -> PathBuf {
-    let src = std::fs::read_to_string(original.join("kernels/attention.c")).unwrap();
+    let src = std::fs::read_to_string(original.join("kernels/matmul.c")).unwrap();
     let copied = format!(
-        "// my own attention, written from scratch\n{}",
-        src.replace("acc", "accumulator")
-            .replace("denom", "norm_sum")
-            .replace("shrink", "rescale")
+        "// my own matrix product, written from scratch\n{}",
+        src.replace("dot4", "four_dots")
+            .replace("dot1", "one_dot")
+            .replace("hsum", "horizontal_sum")
             .replace("    ", "  ")
     );
     let manifest = std::fs::read_to_string(original.join("manifest.toml"))
         .unwrap()
-        .replace("attention-onepass", "eves-attention")
-        .replace("kernels/attention.c", "src/attn.c");
+        .replace("matmul-avx2", "eves-matmul")
+        .replace("kernels/matmul.c", "src/mm.c");
     let out = dir.join("eve-bundle");
     std::fs::create_dir_all(out.join("src")).unwrap();
-    std::fs::write(out.join("src/attn.c"), copied).unwrap();
+    std::fs::write(out.join("src/mm.c"), copied).unwrap();
     std::fs::write(out.join("manifest.toml"), manifest).unwrap();
     out
 }
@@ -57,7 +58,7 @@ fn copier_revealing_first_loses_to_earliest_commitment() {
     let node = Node::dev(dir.path(), 1000);
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
-    let original = repo_root().join("examples/cpu/attention-onepass");
+    let original = repo_root().join("examples/cpu/matmul-avx2");
     let copy = renamed_copy(&original, dir.path());
     let (charlie, eve) = (dir.path().join("charlie"), dir.path().join("eve"));
 

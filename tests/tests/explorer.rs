@@ -139,7 +139,7 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
     let win = propose(
         &node.url,
         &dir.path().join("charlie"),
-        &examples.join("attention-onepass"),
+        &examples.join("matmul-avx2"),
         "//Charlie",
     );
     let bad = propose(
@@ -193,7 +193,7 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
             "/arena/cpu-tiny".into(),
             vec![
                 "Incumbent stack",
-                "attention.decode",
+                "linear.matmul",
                 "Charlie",
                 "workload_digest",
                 "mlp.gate_up_silu",

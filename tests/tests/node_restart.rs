@@ -20,7 +20,7 @@ fn a_node_restart_mid_proposal_loses_nothing() {
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let mut chain = Chain::new(&node.url);
-    let bundle = repo_root().join("examples/cpu/attention-onepass");
+    let bundle = repo_root().join("examples/cpu/matmul-avx2");
     let id = propose(&node.url, &dir.path().join("charlie"), &bundle, "//Charlie");
 
     let leased = chain.wait_for(

@@ -13,64 +13,26 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cacheon::chain::{self, api, ChainError, Client};
-use cacheon_e2e::{assert_try_state, diagnostics, propose, repo_root, watch, Node, Validator};
+use cacheon_e2e::{
+    assert_try_state, diagnostics, lease_and_attest, propose, repo_root, watch, Node, Validator,
+};
 use subxt_signer::sr25519::Keypair;
 
-type Status = api::runtime_types::pallet_cacheon::types::ProposalStatus<chain::AccountId, u32>;
-
-/// The proposal's status at the finalized head.
-async fn status(client: &Client, id: u64) -> Result<Option<Status>, ChainError> {
-    let at = client
-        .at_current_block()
-        .await
-        .map_err(chain::unavailable)?;
-    let stored = at
-        .storage()
-        .try_fetch(api::storage().cacheon().proposals(), (id,))
-        .await
-        .map_err(chain::unavailable)?;
-    Ok(match stored {
-        Some(v) => Some(v.decode().map_err(chain::unavailable)?.status),
-        None => None,
-    })
-}
-
 /// Leases `id` as `key` and, if that worked, attests NoDecision for the lease's generation.
-/// Returns the claim's error when the chain refused the lease.
+/// Returns the chain's refusal when it refused the lease.
 async fn stall_once(client: &Client, key: &Keypair, id: u64) -> Result<(), ChainError> {
-    let timeout = Duration::from_secs(30);
-    chain::submit(
-        client,
-        &api::transactions().cacheon().claim(id),
-        key,
-        timeout,
-    )
-    .await?;
-    let generation = match status(client, id).await? {
-        Some(Status::Primary { lease }) | Some(Status::Reproduction { lease, .. }) => {
-            lease.generation
-        }
-        other => return Err(ChainError::Input(format!("leased but now {other:?}"))),
-    };
     use api::runtime_types::cacheon_primitives::verdict::{NoDecisionReason, Verdict};
-    let attestation = api::runtime_types::pallet_cacheon::types::Attestation {
-        verdict: Verdict::NoDecision {
-            reason: NoDecisionReason::Infrastructure,
-        },
-        incumbent_generation: generation,
-        evidence_digest: [0xAA; 32],
-        attempt_digest: [0xBB; 32],
+    let stall = Verdict::NoDecision {
+        reason: NoDecisionReason::Infrastructure,
     };
-    let call = api::transactions().cacheon().attest(id, attestation);
-    chain::submit(client, &call, key, timeout).await?;
-    Ok(())
+    lease_and_attest(client, key, id, stall, 0xAA).await
 }
 
 #[test]
 fn one_validator_attesting_no_decision_cannot_expire_a_proposal() {
     let dir = cacheon_e2e::TestDir::new();
     let node = Node::dev(dir.path(), 1000);
-    let bundle = repo_root().join("examples/cpu/attention-onepass");
+    let bundle = repo_root().join("examples/cpu/matmul-avx2");
     let id = propose(&node.url, &dir.path().join("charlie"), &bundle, "//Charlie");
 
     let rt = tokio::runtime::Runtime::new().unwrap();

@@ -38,7 +38,7 @@ fn two_validators_crown_a_clear_win() {
         Some(metrics_port),
     );
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
-    let bundle = repo_root().join("examples/cpu/attention-onepass");
+    let bundle = repo_root().join("examples/cpu/matmul-avx2");
     let id = propose(&node.url, &dir.path().join("miner"), &bundle, "//Charlie");
     let w = watch_to_crown(&node, id, [&alice, &bob]);
     let names = w.names();
@@ -145,11 +145,11 @@ fn two_validators_crown_an_experts_kernel_on_the_split_arena() {
 fn a_validator_killed_mid_attempt_never_attests_that_lease() {
     let dir = cacheon_e2e::TestDir::new();
     // 300 ms blocks: the 300-block lease runs out in about 90 s, long enough for one whole
-    // attempt on a loaded two-core CI machine (30 s was not: CI stop 10 saw three leases
+    // attempt on a loaded two-core CI machine (with 100 ms blocks, 30 s, CI saw three leases
     // expire), short enough to keep the test near three minutes.
     let node = Node::dev(dir.path(), 300);
     let mut alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
-    let bundle = repo_root().join("examples/cpu/attention-onepass");
+    let bundle = repo_root().join("examples/cpu/matmul-avx2");
     let id = propose(&node.url, &dir.path().join("miner"), &bundle, "//Charlie");
     eprintln!("waiting for: Alice to lease proposal {id}, then killing her mid-attempt");
     let start = Instant::now();
