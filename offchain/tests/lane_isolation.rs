@@ -269,6 +269,7 @@ fn probe_case_within(
         special: Special::None,
         guard: 16,
         graph: false,
+        probe: None,
     };
     let result = lane.verify(&req).map(|(_, mut outputs)| outputs.remove(0));
     (lane, sealed, result)
@@ -485,6 +486,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
         special: Special::None,
         guard: 16,
         graph: false,
+        probe: None,
     };
     let (_, outputs) = base.verify(&req).expect("a thawed lane answers");
     assert_eq!(outputs[0], vec![1.0; 8]);
