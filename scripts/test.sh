@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: fast unit tests first (no wasm build), then the
-# runtime with its wasm blob, then the node. Uses a target directory outside the clone so
-# builds are reused between runs.
+# The whole test suite, as CI runs it: one build of every test binary (one feature set),
+# then the unit tests, the runtime's (wasm build, genesis presets, metadata drift) among
+# them, then the node and end-to-end tests with real processes. Uses a target directory
+# outside the clone so builds are reused between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,26 +19,20 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
     echo "setup: no Chromium and no apt-get: the explorer's browser test will fail (set CHROMIUM)" >&2
   fi
 fi
+source scripts/test-lib.sh
 
-step() { printf '\n==> %s\n' "$*"; }
 started=$(date +%s)
+step() { printf '\n==> %s  [%d s]\n' "$*" "$(( $(date +%s) - started ))"; }
+status=0
 
-step "unit tests: primitives, pallet (with benchmarks as tests), kernels, cacheon CLI and its examples  [SKIP_WASM_BUILD=1]"
-SKIP_WASM_BUILD=1 cargo nextest run --locked --no-fail-fast \
-  -p cacheon-primitives -p pallet-cacheon -p cacheon-kernels -p cacheon \
-  --features pallet-cacheon/runtime-benchmarks \
-  -E 'not (package(cacheon) & binary(qualify))'
+step "build: every test binary, the node, the cacheon tool (one feature set), then cacheon-try-state"
+build_all
 
-step "runtime: wasm build, genesis presets, metadata drift"
-cargo nextest run --locked --no-fail-fast -p cacheon-runtime
+step "unit tests: primitives, pallet (with its benchmarks as tests), kernels, the cacheon tool and its examples, the runtime (wasm, genesis presets, metadata drift)"
+cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast -E "$UNIT_FILTER" || status=1
 
-step "node and end to end, one test at a time (real processes; qualification timings): whole attempts, then tests/ (cacheon-e2e): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, the explorer in a headless browser, try-state of live chains"
-# The end-to-end tests run the binaries of this target directory.
-cargo build --locked -p cacheon -p cacheon-node --bins
-# The try-state check of live chains (tests/ runs it against their dev nodes). Built on its own:
-# it is the runtime built with `try-runtime` (native and wasm), which must not reach the node.
-cargo build --locked -p cacheon-try-state
-cargo nextest run --locked --no-fail-fast -p cacheon -p cacheon-e2e --test-threads 1 \
-  -E '(package(cacheon) & binary(qualify)) | package(cacheon-e2e)'
+step "node and end to end (real processes): whole qualification attempts, then tests/ (cacheon-e2e): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, the explorer in a headless browser, try-state of live chains"
+run_e2e || status=1
 
-step "done in $(( $(date +%s) - started )) s"
+step "done (exit $status)"
+exit "$status"

@@ -1,0 +1,44 @@
+# What scripts/test.sh and scripts/flake-finder.sh share: one feature set for every test
+# binary (so each crate is built once), the filters of the three steps, and how the
+# end-to-end step runs. Sourced, not run.
+
+# Every package with tests, in one cargo invocation and one feature set: cargo unifies
+# features per invocation, so testing crates in separate invocations (as this script did
+# before) built the FRAME stack and the `cacheon` crate three times over on a cold machine.
+# The pallet's benchmarks run as tests (`runtime-benchmarks`); the node's embedded wasm
+# runtime is built without it (runtime/build.rs follows the runtime crate's own features).
+TEST_PACKAGES=(-p cacheon-primitives -p pallet-cacheon -p cacheon-kernels -p cacheon
+  -p cacheon-runtime -p cacheon-node -p cacheon-e2e)
+TEST_FLAGS=(--locked "${TEST_PACKAGES[@]}" --features pallet-cacheon/runtime-benchmarks)
+
+# Unit tests: everything but real processes and timings.
+UNIT_FILTER='not (package(cacheon-e2e) | (package(cacheon) & binary(qualify)))'
+# Tests that start nodes and validators or time a workload (tests/, and the `cacheon`
+# crate's whole qualification attempts).
+E2E_FILTER='package(cacheon-e2e) | (package(cacheon) & binary(qualify))'
+# Of those, the ones that time nothing (no validator, no qualification): they run two at a
+# time, before the others, which run one at a time: a validator's timed reads must not share
+# the machine with another test.
+E2E_UNTIMED='package(cacheon-e2e) & binary(/^(dev_chain|local_network|chain_commands|submit|try_state)$/)'
+
+# Builds every test binary and the binaries the end-to-end tests start (`--bins --tests`
+# together: with the tests' dev-dependencies in the same resolution, nextest then finds all
+# of it fresh), then the try-state tool. The try-state tool is the runtime built with
+# `try-runtime`, which must not reach the node, so it is its own build; it runs the runtime
+# natively, so it skips the wasm build.
+build_all() {
+  cargo build "${TEST_FLAGS[@]}" --bins --tests &&
+    SKIP_WASM_BUILD=1 cargo build --locked -p cacheon-try-state
+}
+
+# Runs the end-to-end tests a nextest filter picks (default: all of them, the untimed ones
+# two at a time first). Fails when any test failed.
+run_e2e() {
+  local filter="${1:-$E2E_FILTER}" status=0
+  if [ "$filter" = "$E2E_FILTER" ]; then
+    cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast --test-threads 2 -E "$E2E_UNTIMED" || status=1
+    filter="($E2E_FILTER) & not ($E2E_UNTIMED)"
+  fi
+  cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast --test-threads 1 -E "$filter" || status=1
+  return "$status"
+}
