@@ -90,7 +90,13 @@ pub fn compare(a_name: &str, a_text: &str, b_name: &str, b_text: &str) -> Result
             } else {
                 "-".into()
             };
-            rows.push([label(fa), k.clone(), format!("{x:.4}"), format!("{y:.4}"), ratio]);
+            rows.push([
+                label(fa),
+                k.clone(),
+                format!("{x:.4}"),
+                format!("{y:.4}"),
+                ratio,
+            ]);
         }
     }
     let a_ids: std::collections::BTreeSet<&str> = a.iter().map(|(id, _)| id.as_str()).collect();
@@ -162,10 +168,7 @@ mod tests {
 "#;
 
     fn row<'a>(table: &'a str, starts: &str) -> Vec<&'a str> {
-        table
-            .lines()
-            .filter(|l| l.starts_with(starts))
-            .collect()
+        table.lines().filter(|l| l.starts_with(starts)).collect()
     }
 
     #[test]
@@ -191,7 +194,9 @@ mod tests {
     #[test]
     fn lines_of_one_file_only_are_listed_after_the_table() {
         let t = compare("a", A, "b", B).unwrap();
-        let (_, tail) = t.split_once("only in A:").expect("A's prefill is unmatched");
+        let (_, tail) = t
+            .split_once("only in A:")
+            .expect("A's prefill is unmatched");
         assert!(tail.contains("prefill batch 1 tokens 2048"), "{t}");
         let (_, tail) = t.split_once("only in B:").expect("B's floor is unmatched");
         assert!(tail.contains("floor batch 1"), "{t}");

@@ -81,7 +81,8 @@ pub fn crown_unmeasured(url: &str, id: u64, speedup_ppm: u32) {
                 match lease_and_attest(&client, &key, id, pass, tag).await {
                     Ok(()) => break,
                     Err(ChainError::Refused(e))
-                        if (e.contains("PriorityNotFinal") || e.contains("EarlierOverlapPending"))
+                        if (e.contains("PriorityNotFinal")
+                            || e.contains("EarlierOverlapPending"))
                             && start.elapsed() < Duration::from_secs(120) =>
                     {
                         tokio::time::sleep(Duration::from_millis(500)).await

@@ -53,7 +53,7 @@ pub struct PassProfile {
 
 /// The GPU arena's read, measured on an H100 80GB HBM3 (2026-12-06, `cacheon-engine-bench
 /// --breakdown`, the stock kernels and engine of commit a87c124;
-/// `kernels/tools/device/run60.sh`): a 2048-token prefill and a batch-1 decode step at
+/// `BREAKDOWN=1 kernels/tools/device/gpu-bench.sh`): a 2048-token prefill and a batch-1 decode step at
 /// context 2048 (`--prompt 2048 --context 2048 --batch 1 --replays 100`), and, for the
 /// batched part, a 512-token prefill and a batch-8 step at context 576 (`--prompt 512
 /// --context 576 --batch 8`). Each operation is timed alone. In every pass the q|k|v
