@@ -5,7 +5,9 @@
 //! the source spelled (raw strings, macros, templates, inline PTX), may not read a timer or
 //! a performance counter, learn which launch or graph it runs in or where (`%gridid`,
 //! `%current_graph_exec`, `%envreg`, `%smid`, `%warpid`), call out of the module (`vprintf`,
-//! `malloc`, `__assertfail`: every `.extern .func`), or stop the GPU (`trap`, `brkpt`).
+//! `malloc`, `__assertfail`: every `.extern .func`), or stop the GPU (`trap`, `brkpt`);
+//! and the module must target the arena's architecture alone (one `.target`, `sm_90a`),
+//! its hardware class as the CPU arenas' instruction check is theirs.
 //! Inline PTX reaches this text verbatim, comments and line breaks included, so the screen
 //! reads it as the assembler does (comments removed left to right, statements across
 //! lines) and refuses the PTX preprocessor.
@@ -15,6 +17,7 @@
 //! (`.u64`, `.s64` or `.b64`), `float` scalars as `.f32`, and no by-value structs or
 //! arrays. A C++ (mangled) name does not match the entry, which must be `extern "C"`.
 
+use crate::cuda::build::ARENA_ARCH;
 use crate::slots::{ParamKind, SlotId};
 
 /// One `.param` of an entry.
@@ -537,7 +540,7 @@ pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
             false,
         );
     }
-    let (mut depth, mut global) = (0i64, 0u64);
+    let (mut depth, mut global, mut targets) = (0i64, 0u64, 0u32);
     let mut statement = String::new();
     for c in code.chars().chain(std::iter::once(';')) {
         if !matches!(c, ';' | '{' | '}') {
@@ -548,6 +551,27 @@ pub fn screen_ptx(ptx: &str) -> Result<(), PtxViolation> {
             .split(|c: char| !(c.is_ascii_alphanumeric() || "%._$".contains(c)))
             .filter(|t| !t.is_empty())
             .collect();
+        if let Some(at) = tokens.iter().position(|t| *t == ".target") {
+            // The module's architecture is the arena's hardware class: one `.target`,
+            // naming exactly the architecture NVRTC was asked for (a directive that names
+            // another, or a second one, could only come from outside NVRTC's own output).
+            targets += 1;
+            let arch: Vec<&str> = tokens[at + 1..]
+                .iter()
+                .take_while(|t| !t.starts_with('.'))
+                .filter(|t| t.starts_with("sm_") || t.starts_with("compute_"))
+                .copied()
+                .collect();
+            if targets > 1 || arch != [ARENA_ARCH] {
+                return refuse(
+                    format!(
+                        "targets `{}`, not the arena's `{ARENA_ARCH}` alone",
+                        arch.join(",")
+                    ),
+                    false,
+                );
+            }
+        }
         for token in &tokens {
             if TIMER_REGISTERS.iter().any(|t| token.starts_with(t)) {
                 return refuse(format!("reads timer or counter `{token}`"), true);
@@ -639,6 +663,21 @@ mod screen_tests {
         assert!(screen_ptx("\tbrkpt;\n").is_err());
         assert!(screen_ptx("\tnanosleep.u32 100;\n").is_err());
         assert_eq!(screen_ptx("/* trap; %globaltimer */\n\tret;\n"), Ok(()));
+    }
+
+    #[test]
+    fn a_module_for_another_architecture_is_refused() {
+        let head = |target: &str| {
+            format!(".version 8.8\n.target {target}\n.address_size 64\n\n.visible .entry k()\n{{\n\tret;\n}}\n")
+        };
+        assert_eq!(screen_ptx(&head(ARENA_ARCH)), Ok(()));
+        for other in ["sm_100a", "sm_90", "sm_80", "sm_90a, sm_100a"] {
+            let e = screen_ptx(&head(other)).unwrap_err();
+            assert!(e.what.contains("not the arena's"), "{other}: {e:?}");
+            assert!(!e.timer);
+        }
+        let twice = format!("{}.target sm_90a\n", head(ARENA_ARCH));
+        assert!(screen_ptx(&twice).is_err());
     }
 
     #[test]
