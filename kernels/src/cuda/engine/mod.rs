@@ -142,7 +142,7 @@ pub struct CudaEngineOptions {
     pub fuse_gate_up_silu: bool,
     /// With `fuse_qkv_rope` and the stock `linear.matmul` kernel serving the q|k|v row,
     /// that step is instead the engine's one-launch pair GEMV (`eng_gemv_qkv_rope`: the
-    /// product, RoPE and both cache rows), the default until session 25, when the stock
+    /// product, RoPE and both cache rows), the default before the stock
     /// GEMV plus the RoPE + cache-row kernel measured 15.7 µs a step faster on an H100. A
     /// benchmark's A/B switch (`--qkv-pair`).
     pub qkv_pair_gemv: bool,

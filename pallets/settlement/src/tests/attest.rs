@@ -558,7 +558,7 @@ fn single_validator_arena_crowns_on_the_first_pass() {
         });
 }
 
-/// Issue 15, item 12: a Cheating or CopyOf FAIL costs the miner its bundle deposit (to the
+/// A Cheating or CopyOf FAIL costs the miner its bundle deposit (to the
 /// reward pot) once a second operator agrees; any other FAIL returns it.
 #[test]
 fn cheating_and_copying_forfeit_the_bundle_deposit_to_the_pot() {

@@ -1,4 +1,4 @@
-//! Operator bonds (issue 42, finding 4, first piece): an operator stakes a bond per arena
+//! Operator bonds: an operator stakes a bond per arena
 //! from its own account before its keys may lease there.
 
 use super::*;

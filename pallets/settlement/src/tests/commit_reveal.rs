@@ -536,7 +536,7 @@ fn proposal_id_overflow() {
     });
 }
 
-/// Issue 15, item 6: a proposal waiting for its reproduction (no lease on it) is not stuck:
+/// A proposal waiting for its reproduction (no lease on it) is not stuck:
 /// its miner can withdraw it, and its deposit comes back.
 #[test]
 fn proposal_waiting_for_reproduction_forever_can_be_withdrawn() {

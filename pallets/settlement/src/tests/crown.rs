@@ -406,7 +406,7 @@ fn set_target_refuses_to_displace_a_crowned_entry_with_a_crowned_one() {
     });
 }
 
-/// Issue 15, item 5: Root extends a crowned target's displacement set to a target that has
+/// Root extends a crowned target's displacement set to a target that has
 /// a proposal waiting for its reproduction (allowed: nothing of it is crowned yet). That
 /// proposal can then never be crowned beside its displacer: the crown drops it instead.
 #[test]

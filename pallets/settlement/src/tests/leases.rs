@@ -347,7 +347,7 @@ fn removed_validator_cannot_attest_and_its_lease_expires() {
     });
 }
 
-/// Issue 15, item 4: a validator that is also a miner cannot measure its own proposal, and
+/// A validator that is also a miner cannot measure its own proposal, and
 /// its own proposal at the head of the queue does not hold it up (it takes the next one).
 #[test]
 fn validator_attesting_its_own_proposal_is_refused() {
