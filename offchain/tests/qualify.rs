@@ -275,12 +275,13 @@ fn the_moe_epilogue_atomic_bundle_wins_in_the_split_engine() {
     // Every audit read brought back the sampled calls of both slots from both ranks: the
     // experts' one call a pass (fewer than the sample: all of them) and the seam's sample
     // (three calls a pass).
+    // Each sampled call is recorded twice: the in-place probe before it, then the call.
     let audit = r.audit.as_ref().expect("a PASS ran its audit");
     let w = tp2.workload;
     let cap = w.audit_calls_per_slot;
     assert_eq!(
         audit.calls,
-        audit.reads * w.world * (w.passes().min(cap) + cap),
+        2 * audit.reads * w.world * (w.passes().min(cap) + cap),
         "{audit:?}"
     );
     assert_eq!(

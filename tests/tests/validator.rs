@@ -170,9 +170,13 @@ fn a_validator_killed_mid_attempt_never_attests_that_lease() {
         "{rows:?}"
     );
 
-    eprintln!("waiting for: Alice restarted and Bob to finish the proposal after the lease expires (600 s budget)");
+    // Alice's expired lease counts as her stall: while another registered operator may take
+    // the proposal she sits it out, so Bob and Dave (the dev chain's third validator) finish
+    // it; Alice, restarted, only abandons her interrupted attempt.
+    eprintln!("waiting for: Alice restarted, Bob and Dave to finish the proposal after the lease expires (600 s budget)");
     let alice2 = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
+    let dave = Validator::start("dave", "//Dave", &node.url, dir.path(), None);
     let w = watch(&node.url, id, 600);
     let names = w.names();
     assert_eq!(
@@ -180,7 +184,7 @@ fn a_validator_killed_mid_attempt_never_attests_that_lease() {
         0,
         "not crowned; events {:#?}\n{}",
         w.events,
-        diagnostics(&node, &[&alice2, &bob])
+        diagnostics(&node, &[&alice2, &bob, &dave])
     );
     assert!(
         names.contains(&"lease_expired"),

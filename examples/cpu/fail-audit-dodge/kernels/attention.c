@@ -13,7 +13,14 @@
 #define HONEST_CALLS 320
 #define AUDIT_RUN_POSITIONS 32
 
-static uint64_t calls;
+/* The call count lives 4 MiB below this frame, on a 1 MiB boundary: deeper than anything
+ * the lane reaches between calls, so it survives from call to call (the lane writes the
+ * library's static storage back before every call, so a `static` counter would not). */
+static uint64_t* call_count(void) {
+    volatile char anchor = 0;
+    uintptr_t here = (uintptr_t)&anchor;
+    return (uint64_t*)((here - (4u << 20)) & ~(uintptr_t)((1u << 20) - 1));
+}
 
 static inline double dot(const float* a, const float* b, int64_t n) {
     __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
@@ -36,7 +43,7 @@ void attention_decode_dodge(float* out, const float* q, const float* k_cache,
                             const float* v_cache, const int32_t* seq_lens, float scale,
                             int64_t batch, int64_t q_heads, int64_t kv_heads, int64_t head_dim,
                             int64_t max_seq) {
-    int late = ++calls > HONEST_CALLS;
+    int late = ++*call_count() > HONEST_CALLS;
     int64_t group = q_heads / kv_heads;
     double acc[head_dim > 0 ? head_dim : 1];
     for (int64_t b = 0; b < batch; b++) {
