@@ -3,35 +3,35 @@
 # `cacheon-engine-bench --bundle DIR`, written under target/attention-variants/ (ignored by
 # git; copy it to the GPU machine with target/gpu-bin). Each changes one thing, to split the kernel's 13.5 µs
 # per layer (batch 1, 2,049 cached positions, docs/performance.md) into its parts:
-# Decode (session 22: the tensor-core path for head_dim 64 and 128):
+# Decode, the tensor-core path for head_dim 64 and 128:
 #   decode-simt  the stock kernel of commit aa76376 (CUDA-core dot products, four shuffle
 #                levels a score; the path head dims other than 64 and 128 still take)
 #   mma2         two 8-position steps in flight per warp on the tensor-core path (stock: 1;
-#                session 22's first stock kernel)
+#                the first tensor-core stock kernel)
 #   mma-z1       one z (all of a KV head's query heads in one block: each K/V row read once)
-#   mma-z4       z as session 19's z4 (more blocks at batch 1, K/V rows re-read from L2)
+#   mma-z4       z of 4 (more blocks at batch 1, K/V rows re-read from L2)
 #   mma-t512     16 warps a block (512 threads, one block an SM): half the positions a warp
 #   mma-noloop   no cache reads (prologue, merges and launch only; wrong results)
 #   mma-empty    writes the output and returns (the cluster grid's launch; wrong results)
-# Session 23 (clusters of 16, non-portable: half the positions a block and a warp):
+# Clusters of 16 (non-portable: half the positions a block and a warp):
 #   mma-c16      16-block clusters, z 1 at batch 1 (128 blocks, 4 heads a block)
 #   mma-c16z2    16-block clusters, the stock z (2 at batch 1: 256 blocks)
-# Session 24 (the launch-time cluster variants of run38-run41 are in this file's history,
-# commit 70c2387; docs/performance.md has their rows):
+# Early launch of the next grid (the launch-time cluster variants are in this file's
+# history, commit 70c2387; docs/performance.md has their rows):
 #   early-attn, early-norm, early-silu  the stock attention.decode, norm.fused_add_rmsnorm
 #                and activation.silu_and_mul kernels letting the next grid launch before
 #                they wait for theirs (griddepcontrol.launch_dependents first), so the next
 #                GEMV's blocks start prefetching while the grid before drains
-# linear.matmul (session 22):
+# linear.matmul, what the GEMV does before its dependency wait:
 #   gemv-row     the stock GEMV of commit 3e39b36: the warp's whole first weight row to L2
 #                before the dependency wait (stock: its first 2 KiB)
 #   gemv-pre     the stock GEMV of commit aa4749c: the first step loaded into registers
 #                before the wait
 #   gemv-4k, gemv-1k, gemv-0  the first 4 KiB, 1 KiB, nothing (time the GEMV variants with
 #                --pdl-bundles: launched as stock is)
-#   gemv-mb3, gemv-mb4  __launch_bounds__ asking for 3 or 4 blocks a SM (session 23: ptxas
-#                gives the stock GEMV 96 registers, 2 blocks a SM)
-# linear.matmul (session 24: a warp's rows as one pipelined stream of 8-load steps):
+#   gemv-mb3, gemv-mb4  __launch_bounds__ asking for 3 or 4 blocks a SM (ptxas gave
+#                the GEMV of that time 96 registers, 2 blocks a SM)
+# linear.matmul, a warp's rows as one pipelined stream of 8-load steps:
 #   gemv-prev    the stock GEMV of commit 8f0a810 (a round trip per row end)
 #   gemv-narrow  the stock GEMV of commit c0b668a (only the narrow products streamed)
 #   gemv-stock   the stock GEMV itself as a bundle: installed like the others, so the
@@ -42,15 +42,15 @@
 #                registers), so each warp streams about two rows instead of a second wave
 # A bundle that is not stock launches without programmatic dependent launch: time these
 # against stock with --no-pdl.
-# Prefill (attention.prefill, session 20):
+# Prefill (attention.prefill):
 #   prefill-old  the stock flash kernel of commit 543dc00 (one shared-memory stage, scalar
 #                V gathers, the mask on every tile)
 #   prefill-mb2  the stock kernel at two blocks an SM (no register cap below 255)
 #   prefill-br128 128 query rows a block (8 warps of 16 rows, one block an SM): each K/V
 #                tile fetched once for twice the rows
 # Timing only: the wrong-result variants must never be installed anywhere else.
-# Session 19's SIMT diagnostics (u8, noloop, empty, z4, mb3, ...) are in this file's history
-# (commit aa76376) and their results in docs/performance.md.
+# The SIMT diagnostics (u8, noloop, empty, z4, mb3, ...) are in this file's history (commit
+# aa76376) and their results in docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=kernels/stock/cuda/attention_decode
@@ -85,7 +85,7 @@ early() { # name, stock folder, source file: the launch_dependents before the wa
   fi
 }
 early early-attn attention_decode attention_decode.cu
-# Session 25: the stock decode attention as a bundle (the baseline of the next one) and
+# The stock decode attention as a bundle (the baseline of the next one) and
 #   attn-pf      before its dependency wait, a block sends its share of the cached K and V
 #                rows (all but the newest) to L2 (kernels/tools/variants/attn-prefetch.cu)
 cp -r "$src" "$out/attn-stock"

@@ -10,7 +10,7 @@
  * (k % 2048 == 0: every projection of the Llama models), a warp's rows are one stream of
  * steps with the next step's loads (the next row's first, at a row's end) in flight
  * during this step's math: 16 loads a lane in flight and no round trip lost at a row's
- * end (session 24). Otherwise a row at a time with UNR loads in flight (8 from 16384
+ * end. Otherwise a row at a time with UNR loads in flight (8 from 16384
  * features, else 4). A ragged in_features or an unaligned pointer takes the scalar path
  * (one element per lane per step). */
 #include <cuda_bf16.h>
@@ -159,7 +159,7 @@ linear_matmul(__nv_bfloat16* __restrict__ y, const __nv_bfloat16* __restrict__ x
     /* The weights do not depend on the grid before this one: while it drains (a grid
      * launched programmatically is resident early), the first PREFETCH_ROW_BYTES of this
      * warp's first weight row head for L2, a 128-byte line a lane. Measured on an H100
-     * (session 22, batch-1 step): 2 KiB 1.679 ms, 1 KiB 1.683, 4 KiB 1.696, none 1.696,
+     * (the batch-1 step): 2 KiB 1.679 ms, 1 KiB 1.683, 4 KiB 1.696, none 1.696,
      * whole rows 1.806 (the wide products' rows overflow L2), the first step into
      * registers 1.815. */
     if (warp < out_features) {
