@@ -3,8 +3,8 @@
 # end-to-end step runs. Sourced, not run.
 
 # Every package with tests, in one cargo invocation and one feature set: cargo unifies
-# features per invocation, so testing crates in separate invocations (as this script did
-# before) built the FRAME stack and the `cacheon` crate three times over on a cold machine.
+# features per invocation, and crates shared by invocations with different feature sets
+# (the FRAME stack, the `cacheon` crate) are built once for each set.
 # The pallet's benchmarks run as tests (`runtime-benchmarks`); the node's embedded wasm
 # runtime is built without it (runtime/build.rs follows the runtime crate's own features).
 TEST_PACKAGES=(-p cacheon-primitives -p pallet-cacheon -p cacheon-kernels -p cacheon
