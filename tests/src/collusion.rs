@@ -74,6 +74,8 @@ pub fn crown_unmeasured(url: &str, id: u64, speedup_ppm: u32) {
     rt.block_on(async {
         let client = chain::connect(url, CALL_TIMEOUT).await.expect("connect");
         let start = Instant::now();
+        // Evidence digests of 0x11 and 0x22 bytes: scripts/flake-finder.sh leaves these
+        // unmeasured PASSes out of the speedups it reports.
         for (suri, tag) in [("//Alice", 0x11u8), ("//Bob", 0x22)] {
             let key = chain::signer(Some(suri), None).unwrap();
             loop {
