@@ -4,6 +4,8 @@
 //! slice per output parameter. The engine, the CPU kernels and the audit's observer all
 //! take this one type, so a slot's parameter list is written once, in the registry.
 
+use std::cell::Cell;
+
 use crate::slots::args::{ArgsError, Buffer, SlotArgs};
 use crate::slots::{Elem, Param, ParamKind, SlotId};
 
@@ -11,13 +13,25 @@ use crate::slots::{Elem, Param, ParamKind, SlotId};
 #[derive(Clone, Copy, Debug)]
 pub enum Tensor<'a> {
     F32(&'a [f32]),
+    /// An f32 input its owner lends in place: the kernel reads it as `const float *` like
+    /// any other, and the referee may change a few of its elements for one probe call
+    /// (`crate::slots::probe`) and puts them back before the real call. Cells, so writing
+    /// through the shared borrow is Rust's own shared mutability, not a cast.
+    F32InPlace(&'a [Cell<f32>]),
     I32(&'a [i32]),
+}
+
+/// `v` lent in place (see [`Tensor::F32InPlace`]): the engine's weights, caches and every
+/// other f32 input after a call's first.
+pub fn in_place(v: &mut [f32]) -> Tensor<'_> {
+    Tensor::F32InPlace(Cell::from_mut(v).as_slice_of_cells())
 }
 
 impl Tensor<'_> {
     pub fn len(&self) -> usize {
         match self {
             Tensor::F32(v) => v.len(),
+            Tensor::F32InPlace(v) => v.len(),
             Tensor::I32(v) => v.len(),
         }
     }
@@ -30,6 +44,7 @@ impl Tensor<'_> {
     pub fn as_ptr(&self) -> *const std::ffi::c_void {
         match self {
             Tensor::F32(v) => v.as_ptr().cast(),
+            Tensor::F32InPlace(v) => v.as_ptr().cast(),
             Tensor::I32(v) => v.as_ptr().cast(),
         }
     }
@@ -38,6 +53,7 @@ impl Tensor<'_> {
     pub fn to_buffer(&self) -> Buffer {
         match self {
             Tensor::F32(v) => Buffer::F32(v.to_vec()),
+            Tensor::F32InPlace(v) => Buffer::F32(v.iter().map(Cell::get).collect()),
             Tensor::I32(v) => Buffer::I32(v.to_vec()),
         }
     }
@@ -123,7 +139,8 @@ impl SlotCall<'_> {
             self.check_len(p, t.len())?;
             let elem_ok = matches!(
                 (p.elem, t),
-                (Some(Elem::T), Tensor::F32(_)) | (Some(Elem::I32), Tensor::I32(_))
+                (Some(Elem::T), Tensor::F32(_) | Tensor::F32InPlace(_))
+                    | (Some(Elem::I32), Tensor::I32(_))
             );
             if !elem_ok {
                 return Err(ArgsError::Elem {

@@ -40,23 +40,25 @@ pub fn changed_value(old: f32) -> f32 {
 }
 
 /// The changes of one probe of `call`, drawn from `seed`: [`CHANGES_PER_INPUT`] distinct
-/// elements of every f32 input but the first. An `attention.decode` cache is changed
+/// elements of every f32 input but the first. (The engine lends each of those in place,
+/// [`Tensor::F32InPlace`], so that the probe can write them; a verification case applies
+/// the changes to its own buffers.) An `attention.decode` cache is changed
 /// only in rows its sequences attend to (`s < seq_lens[b]`); a call without such rows, or
 /// with no persistent f32 input, gets no changes (and no probe).
 pub fn changes(seed: u64, call: &SlotCall<'_>) -> Vec<Change> {
     let mut rng = Rng::secret(seed, &format!("probe/{}", call.slot));
     let mut out = Vec::new();
     for (input, t) in call.inputs.iter().enumerate().skip(1) {
-        let Tensor::F32(v) = t else { continue };
-        if v.is_empty() {
+        if !matches!(t, Tensor::F32(_) | Tensor::F32InPlace(_)) || t.is_empty() {
             continue;
         }
+        let len = t.len();
         let mut picked: Vec<usize> = Vec::new();
         for _ in 0..CHANGES_PER_INPUT * 8 {
-            if picked.len() == CHANGES_PER_INPUT || picked.len() == v.len() {
+            if picked.len() == CHANGES_PER_INPUT || picked.len() == len {
                 break;
             }
-            let Some(at) = draw(&mut rng, call, input, v.len()) else {
+            let Some(at) = draw(&mut rng, call, input, len) else {
                 break;
             };
             if !picked.contains(&at) {

@@ -32,6 +32,7 @@ pub use slot_table::{CallPhase, SlotObserver, SlotTable, SlotTableError};
 
 use crate::collective::{GroupError, ShmGroup};
 use crate::model::{shard, EngineError, Logits, ModelConfig, Sampler, Weights};
+use crate::slots::call::in_place;
 use crate::slots::call::Tensor::{F32, I32};
 use crate::slots::SlotId;
 
@@ -252,14 +253,14 @@ impl Engine {
         }
     }
 
-    fn lm_head(&self, normed: &[f32], rows: usize) -> Vec<f32> {
+    fn lm_head(&mut self, normed: &[f32], rows: usize) -> Vec<f32> {
         let (h, v) = (self.config.hidden_size, self.config.vocab_size);
         let mut logits = vec![0f32; rows * v];
         linear(
             &self.slots,
             &mut logits,
             &normed[..rows * h],
-            &self.weights.lm_head,
+            &mut self.weights.lm_head,
             rows,
             v,
             h,
@@ -333,13 +334,13 @@ impl Engine {
         let mut gate_up = vec![0f32; n * 2 * inter];
         let mut act = vec![0f32; n * inter];
 
-        for (l, lw) in w.layers.iter().enumerate() {
+        for (l, lw) in w.layers.iter_mut().enumerate() {
             // Attention norm; from layer 1 on it also adds the previous MLP output.
             if l == 0 {
                 slots.call(
                     SlotId::RmsNorm,
                     &mut [&mut normed],
-                    &[F32(&hidden), F32(&lw.input_layernorm)],
+                    &[F32(&hidden), in_place(&mut lw.input_layernorm)],
                     &[eps],
                     &[n, h],
                 );
@@ -351,21 +352,21 @@ impl Engine {
                     slots,
                     [&mut normed, &mut residual_next],
                     &mut block_out,
-                    &residual,
-                    &lw.input_layernorm,
+                    &mut residual,
+                    &mut lw.input_layernorm,
                     eps,
                 )?;
                 std::mem::swap(&mut residual, &mut residual_next);
             }
 
             // Projections and RoPE.
-            linear(slots, &mut q, &normed, &lw.q_proj, n, q_dim, h);
-            linear(slots, &mut k, &normed, &lw.k_proj, n, kv_dim, h);
-            linear(slots, &mut v, &normed, &lw.v_proj, n, kv_dim, h);
+            linear(slots, &mut q, &normed, &mut lw.q_proj, n, q_dim, h);
+            linear(slots, &mut k, &normed, &mut lw.k_proj, n, kv_dim, h);
+            linear(slots, &mut v, &normed, &mut lw.v_proj, n, kv_dim, h);
             slots.call(
                 SlotId::Rope,
                 &mut [&mut q_rot, &mut k_rot],
-                &[F32(&q), F32(&k), I32(&positions)],
+                &[F32(&q), in_place(&mut k), I32(&positions)],
                 &[c.rope_theta],
                 &[n, q_heads, kv_heads, hd],
             );
@@ -388,7 +389,7 @@ impl Engine {
             };
 
             // Attention.
-            let (kc, vc) = (&cache.k[l], &cache.v[l]);
+            let (kc, vc) = (&mut cache.k[l], &mut cache.v[l]);
             match attend {
                 Attend::Prefill { seq } => {
                     // The rows that go on, over the sequence's cache up to their last
@@ -396,15 +397,15 @@ impl Engine {
                     let pos: Vec<i32> = rows[first..].iter().map(|&(_, p)| p as i32).collect();
                     let kv_len = pos.iter().map(|&p| p as usize + 1).max().unwrap_or(0);
                     let span = seq * max_seq * kv_dim..(seq * max_seq + kv_len) * kv_dim;
-                    let (kc, vc) = (&kc[span.clone()], &vc[span]);
+                    let (kc, vc) = (&mut kc[span.clone()], &mut vc[span]);
                     if m > 0 {
                         slots.call(
                             SlotId::AttentionPrefill,
                             &mut [&mut attn[..m * q_dim]],
                             &[
                                 F32(&q_rot[first * q_dim..n * q_dim]),
-                                F32(kc),
-                                F32(vc),
+                                in_place(kc),
+                                in_place(vc),
                                 I32(&pos),
                             ],
                             &[scale],
@@ -416,11 +417,11 @@ impl Engine {
                     // Rows are sequences 0..n: their caches, the first n of the batch.
                     let lens: Vec<i32> = rows.iter().map(|&(_, p)| p as i32 + 1).collect();
                     let span = ..n * max_seq * kv_dim;
-                    let (kc, vc) = (&kc[span], &vc[span]);
+                    let (kc, vc) = (&mut kc[span], &mut vc[span]);
                     slots.call(
                         SlotId::AttentionDecode,
                         &mut [&mut attn],
-                        &[F32(&q_rot), F32(kc), F32(vc), I32(&lens)],
+                        &[F32(&q_rot), in_place(kc), in_place(vc), I32(&lens)],
                         &[scale],
                         &[n, q_heads, kv_heads, hd, max_seq],
                     );
@@ -431,7 +432,7 @@ impl Engine {
                 slots,
                 &mut block_out[..mh],
                 &attn[..mq],
-                &lw.o_proj,
+                &mut lw.o_proj,
                 m,
                 h,
                 q_dim,
@@ -443,8 +444,8 @@ impl Engine {
                 slots,
                 [&mut normed[..mh], &mut residual_next[..mh]],
                 &mut block_out[..mh],
-                &residual[first * h..][..mh],
-                &lw.post_attention_layernorm,
+                &mut residual[first * h..][..mh],
+                &mut lw.post_attention_layernorm,
                 eps,
             )?;
             std::mem::swap(&mut residual, &mut residual_next);
@@ -454,9 +455,9 @@ impl Engine {
                 // a partial sum over the experts it holds, reduced like a dense MLP's.
                 let e = moe.num_local_experts;
                 let mut scores = vec![0f32; m * e];
-                linear(slots, &mut scores, &normed[..mh], &lw.router, m, e, h);
+                linear(slots, &mut scores, &normed[..mh], &mut lw.router, m, e, h);
                 let k = moe.num_experts_per_tok;
-                let (ids, weights) = crate::model::moe::route(&scores, e, k);
+                let (ids, mut weights) = crate::model::moe::route(&scores, e, k);
                 let (first, held) = moe.held();
                 let f = moe.moe_intermediate_size;
                 slots.call(
@@ -465,9 +466,9 @@ impl Engine {
                     &[
                         F32(&normed[..mh]),
                         I32(&ids),
-                        F32(&weights),
-                        F32(&gate_up_w[l]),
-                        F32(&lw.down_proj),
+                        in_place(&mut weights),
+                        in_place(&mut gate_up_w[l]),
+                        in_place(&mut lw.down_proj),
                     ],
                     &[],
                     &[m, h, f, held, k, first],
@@ -481,13 +482,13 @@ impl Engine {
                 slots.call(
                     SlotId::GateUpSilu,
                     &mut [act_m],
-                    &[F32(normed), F32(&gate_up_w[l])],
+                    &[F32(normed), in_place(&mut gate_up_w[l])],
                     &[],
                     &[m, inter, h],
                 );
             } else {
                 let gate_up = &mut gate_up[..m * 2 * inter];
-                linear(slots, gate_up, normed, &gate_up_w[l], m, 2 * inter, h);
+                linear(slots, gate_up, normed, &mut gate_up_w[l], m, 2 * inter, h);
                 slots.call(
                     SlotId::SiluAndMul,
                     &mut [act_m],
@@ -497,7 +498,15 @@ impl Engine {
                 );
             }
             let act = &act[..m * inter];
-            linear(slots, &mut block_out[..mh], act, &lw.down_proj, m, h, inter);
+            linear(
+                slots,
+                &mut block_out[..mh],
+                act,
+                &mut lw.down_proj,
+                m,
+                h,
+                inter,
+            );
         }
         // A rank's last MLP output is a partial sum until here (every earlier one was
         // reduced with the next layer's norm).
@@ -513,7 +522,7 @@ impl Engine {
         slots.call(
             SlotId::RmsNorm,
             &mut [&mut normed],
-            &[F32(&residual[..mh]), F32(&w.norm)],
+            &[F32(&residual[..mh]), in_place(&mut w.norm)],
             &[eps],
             &[n - keep, h],
         );
@@ -556,8 +565,8 @@ fn add_norm(
     slots: &SlotTable,
     outs: [&mut [f32]; 2],
     x: &mut [f32],
-    residual: &[f32],
-    w: &[f32],
+    residual: &mut [f32],
+    w: &mut [f32],
     eps: f32,
 ) -> Result<(), EngineError> {
     let hidden = w.len();
@@ -572,7 +581,7 @@ fn add_norm(
                     slots.call(
                         SlotId::ArResidualRmsNorm,
                         &mut [out_norm, out_residual],
-                        &[F32(partials), F32(residual), F32(w)],
+                        &[F32(partials), in_place(residual), in_place(w)],
                         &[eps],
                         &shape,
                     );
@@ -584,7 +593,7 @@ fn add_norm(
     slots.call(
         SlotId::FusedAddRmsNorm,
         &mut [out_norm, out_residual],
-        &[F32(x), F32(residual), F32(w)],
+        &[F32(x), in_place(residual), in_place(w)],
         &[eps],
         &[rows, hidden],
     );
@@ -596,7 +605,7 @@ fn linear(
     slots: &SlotTable,
     y: &mut [f32],
     x: &[f32],
-    w: &[f32],
+    w: &mut [f32],
     rows: usize,
     out: usize,
     inner: usize,
@@ -604,7 +613,7 @@ fn linear(
     slots.call(
         SlotId::LinearMatmul,
         &mut [y],
-        &[F32(x), F32(w)],
+        &[F32(x), in_place(w)],
         &[],
         &[rows, out, inner],
     );

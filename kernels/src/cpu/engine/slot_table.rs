@@ -211,9 +211,9 @@ impl SlotTable {
     }
 }
 
-/// One in-place probe: `changes` written into the call's own input buffers, the outputs
-/// filled with NaN, `run` (the kernel, then the observer), the old values written back.
-/// The real call follows on exactly the inputs it was given.
+/// One in-place probe: `changes` written into the call's own input buffers (those lent in
+/// place), the outputs filled with NaN, `run` (the kernel, then the observer), the old
+/// values written back. The real call follows on exactly the inputs it was given.
 fn probe(
     call: &SlotCall<'_>,
     changes: &[Change],
@@ -222,30 +222,20 @@ fn probe(
 ) {
     let mut saved = Vec::with_capacity(changes.len());
     for c in changes {
-        let Some(Tensor::F32(v)) = call.inputs.get(c.input) else {
-            continue;
+        let Some(Tensor::F32InPlace(v)) = call.inputs.get(c.input) else {
+            panic!(
+                "{}: input {} is not lent in place; the engine lends every f32 input after the first so",
+                call.slot, c.input
+            )
         };
-        if c.at >= v.len() {
-            continue;
-        }
-        let at = v.as_ptr().wrapping_add(c.at).cast_mut();
-        // SAFETY: `at` is inside an f32 input buffer of this call (checked above): heap
-        // memory the engine owns and lends the kernel as `const float *`. Writing through
-        // a shared borrow is outside Rust's aliasing rules in general; here the writes are
-        // volatile, the only readers while they stand are the kernel (C, behind FFI) and
-        // the observer's copy made after it returns, and every old value is written back
-        // before `call` returns, so the engine's own code never sees a changed element.
-        unsafe {
-            let old = at.read_volatile();
-            at.write_volatile(changed_value(old));
-            saved.push((at, old));
-        }
+        let Some(cell) = v.get(c.at) else { continue };
+        saved.push((cell, cell.get()));
+        cell.set(changed_value(cell.get()));
     }
     outputs.iter_mut().for_each(|o| o.fill(f32::NAN));
     run(call, outputs);
-    for (at, old) in saved.into_iter().rev() {
-        // SAFETY: as above: the same element, given back its own value.
-        unsafe { at.write_volatile(old) };
+    for (cell, old) in saved.into_iter().rev() {
+        cell.set(old);
     }
 }
 
