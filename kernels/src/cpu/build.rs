@@ -107,6 +107,17 @@ pub enum CpuBuildError {
     },
 }
 
+impl From<compiler::SandboxError> for CpuBuildError {
+    fn from(e: compiler::SandboxError) -> Self {
+        match e {
+            compiler::SandboxError::Unavailable { compiler, message } => {
+                CpuBuildError::CompilerUnavailable { compiler, message }
+            }
+            compiler::SandboxError::Io(message) => CpuBuildError::Io(message),
+        }
+    }
+}
+
 /// A built and loaded CPU bundle.
 #[derive(Debug)]
 pub struct CpuBundle {

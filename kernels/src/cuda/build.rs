@@ -29,11 +29,8 @@ use super::device::{driver_err, CudaDevice, DeviceError};
 use super::kernel::CudaKernel;
 use super::loader;
 use super::nvrtc::{self, NvrtcError};
-use super::ptx::{self, AbiError};
+use super::ptx::{self, AbiError, ARENA_ARCH};
 use super::screen::{self, ScreenError};
-
-/// The H200 arena's architecture.
-pub const ARENA_ARCH: &str = "sm_90a";
 
 /// How to build a CUDA bundle.
 #[derive(Clone, Debug)]

@@ -32,7 +32,7 @@ pub mod timing;
 
 pub use build::{
     build_cuda_bundle, compile_cuda_bundle, load_cuda_bundle, BuildStage, CompiledBundle,
-    CudaBuildError, CudaBuildOptions, CudaBundle, ARENA_ARCH,
+    CudaBuildError, CudaBuildOptions, CudaBundle,
 };
 pub use device::{CudaDevice, DeviceError, DeviceInfo};
 pub use engine::{
@@ -40,4 +40,5 @@ pub use engine::{
 };
 pub use kernel::{evaluate_geometry, CudaKernel, DeviceArgs, Geometry, LaunchError, Residency};
 pub use ptx::AbiError;
+pub use ptx::ARENA_ARCH;
 pub use screen::ScreenError;

@@ -17,8 +17,10 @@
 //! (`.u64`, `.s64` or `.b64`), `float` scalars as `.f32`, and no by-value structs or
 //! arrays. A C++ (mangled) name does not match the entry, which must be `extern "C"`.
 
-use crate::cuda::build::ARENA_ARCH;
 use crate::slots::{ParamKind, SlotId};
+
+/// The GPU arena's architecture: the one `.target` a kernel's PTX may name.
+pub const ARENA_ARCH: &str = "sm_90a";
 
 /// One `.param` of an entry.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,8 +18,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-use crate::cpu::build::CpuBuildError;
 use crate::sandbox::landlock::{self, Ruleset};
+
+/// Why the sandboxed compiler could not be run (not why a build failed: that is in the
+/// compiler's own output and exit status).
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("compiler `{compiler}` could not be started: {message}")]
+    Unavailable { compiler: String, message: String },
+    #[error("{0}")]
+    Io(String),
+}
 
 /// Runs `cmd` (the compiler driver `compiler` with its arguments, directory and I/O set)
 /// in the sandbox, `src_root` and `work` writable, `readable` folders (a toolkit outside
@@ -33,10 +42,10 @@ pub fn run(
     work: &Path,
     timeout: Duration,
     readable: &[PathBuf],
-) -> Result<Option<ExitStatus>, CpuBuildError> {
+) -> Result<Option<ExitStatus>, SandboxError> {
     use std::os::unix::process::CommandExt;
     let ruleset = landlock_rules(compiler, src_root, work, readable)?;
-    let filter = seccomp_filter().map_err(CpuBuildError::Io)?;
+    let filter = seccomp_filter().map_err(SandboxError::Io)?;
     let cpu_seconds = timeout.as_secs().max(1) + 1;
     cmd.process_group(0);
     // SAFETY: setrlimit, prctl, landlock_restrict_self and seccomp only (no allocation on
@@ -60,21 +69,19 @@ pub fn run(
             seccompiler::apply_filter(&filter).map_err(|e| std::io::Error::other(e.to_string()))
         });
     }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| CpuBuildError::CompilerUnavailable {
-            compiler: compiler.display().to_string(),
-            message: e.to_string(),
-        })?;
+    let mut child = cmd.spawn().map_err(|e| SandboxError::Unavailable {
+        compiler: compiler.display().to_string(),
+        message: e.to_string(),
+    })?;
     let pgid = child.id() as libc::pid_t;
     let exited = wait_unreaped(pgid, timeout)
-        .map_err(|e| CpuBuildError::Io(format!("waiting for the compiler: {e}")))?;
+        .map_err(|e| SandboxError::Io(format!("waiting for the compiler: {e}")))?;
     // SAFETY: kill(2) on the process group created for this child, whose leader is not
     // reaped yet (so the id is still ours).
     unsafe { libc::kill(-pgid, libc::SIGKILL) };
     let status = child
         .wait()
-        .map_err(|e| CpuBuildError::Io(format!("waiting for the compiler: {e}")))?;
+        .map_err(|e| SandboxError::Io(format!("waiting for the compiler: {e}")))?;
     Ok(exited.then_some(status))
 }
 
@@ -125,8 +132,8 @@ fn landlock_rules(
     src_root: &Path,
     work: &Path,
     readable: &[PathBuf],
-) -> Result<Option<Ruleset>, CpuBuildError> {
-    let Some(ruleset) = Ruleset::new(true).map_err(CpuBuildError::Io)? else {
+) -> Result<Option<Ruleset>, SandboxError> {
+    let Some(ruleset) = Ruleset::new(true).map_err(SandboxError::Io)? else {
         return Ok(None);
     };
     let read_exec = landlock::READ | landlock::EXECUTE;
@@ -155,7 +162,7 @@ fn landlock_rules(
     }
     rules.extend(readable.iter().map(|d| (d.clone(), read_exec)));
     for (path, access) in rules {
-        ruleset.allow(&path, access).map_err(CpuBuildError::Io)?;
+        ruleset.allow(&path, access).map_err(SandboxError::Io)?;
     }
     Ok(Some(ruleset))
 }

@@ -2,6 +2,9 @@
 //! tensors, f32 scalars and shape values. Used to drive a kernel and the reference with
 //! the same inputs.
 
+use std::cell::Cell;
+
+pub use crate::slots::call::ArgsError;
 use crate::slots::call::{SlotCall, Tensor};
 use crate::slots::{Dtype, ParamKind, SlotId};
 
@@ -60,31 +63,6 @@ pub struct SlotArgs {
     pub inputs: Vec<Buffer>,
     /// One value per f32 scalar parameter, in ABI order.
     pub scalars: Vec<f32>,
-}
-
-/// Why a set of arguments does not fit its slot's ABI.
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum ArgsError {
-    #[error("{slot}: expected {expected} {what}, got {got}")]
-    Count {
-        slot: SlotId,
-        what: &'static str,
-        expected: usize,
-        got: usize,
-    },
-    #[error("{slot}: parameter `{param}` needs {expected} elements, got {got}")]
-    Len {
-        slot: SlotId,
-        param: &'static str,
-        expected: usize,
-        got: usize,
-    },
-    #[error("{slot}: parameter `{param}` has the wrong element type")]
-    Elem { slot: SlotId, param: &'static str },
-    #[error("{slot}: shape symbol `{symbol}` is negative")]
-    NegativeShape { slot: SlotId, symbol: &'static str },
-    #[error("{slot}: {reason}")]
-    Invalid { slot: SlotId, reason: &'static str },
 }
 
 impl SlotArgs {
@@ -245,6 +223,40 @@ pub fn round_slice(v: &mut [f32], dtype: Dtype) {
             .iter_mut()
             .for_each(|x| *x = half::f16::from_f32(*x).to_f32()),
         Dtype::F32 => {}
+    }
+}
+
+impl Buffer {
+    /// The buffer as a call argument.
+    pub fn as_tensor(&self) -> Tensor<'_> {
+        match self {
+            Buffer::F32(v) => Tensor::F32(v),
+            Buffer::I32(v) => Tensor::I32(v),
+        }
+    }
+}
+
+impl Tensor<'_> {
+    /// An owned copy.
+    pub fn to_buffer(&self) -> Buffer {
+        match self {
+            Tensor::F32(v) => Buffer::F32(v.to_vec()),
+            Tensor::F32InPlace(v) => Buffer::F32(v.iter().map(Cell::get).collect()),
+            Tensor::I32(v) => Buffer::I32(v.to_vec()),
+        }
+    }
+}
+
+impl SlotCall<'_> {
+    /// An owned copy of the call with fresh NaN-poisoned outputs, for the reference.
+    pub fn to_args(&self) -> Result<SlotArgs, ArgsError> {
+        let inputs = self.inputs.iter().map(Tensor::to_buffer).collect();
+        SlotArgs::new(
+            self.slot,
+            self.shape.to_vec(),
+            inputs,
+            self.scalars.to_vec(),
+        )
     }
 }
 

@@ -6,7 +6,6 @@
 
 use std::cell::Cell;
 
-use crate::slots::args::{ArgsError, Buffer, SlotArgs};
 use crate::slots::{Elem, Param, ParamKind, SlotId};
 
 /// An input tensor, borrowed.
@@ -48,25 +47,31 @@ impl Tensor<'_> {
             Tensor::I32(v) => v.as_ptr().cast(),
         }
     }
-
-    /// An owned copy.
-    pub fn to_buffer(&self) -> Buffer {
-        match self {
-            Tensor::F32(v) => Buffer::F32(v.to_vec()),
-            Tensor::F32InPlace(v) => Buffer::F32(v.iter().map(Cell::get).collect()),
-            Tensor::I32(v) => Buffer::I32(v.to_vec()),
-        }
-    }
 }
 
-impl Buffer {
-    /// The buffer as a call argument.
-    pub fn as_tensor(&self) -> Tensor<'_> {
-        match self {
-            Buffer::F32(v) => Tensor::F32(v),
-            Buffer::I32(v) => Tensor::I32(v),
-        }
-    }
+/// Why a set of arguments does not fit its slot's ABI.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ArgsError {
+    #[error("{slot}: expected {expected} {what}, got {got}")]
+    Count {
+        slot: SlotId,
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
+    #[error("{slot}: parameter `{param}` needs {expected} elements, got {got}")]
+    Len {
+        slot: SlotId,
+        param: &'static str,
+        expected: usize,
+        got: usize,
+    },
+    #[error("{slot}: parameter `{param}` has the wrong element type")]
+    Elem { slot: SlotId, param: &'static str },
+    #[error("{slot}: shape symbol `{symbol}` is negative")]
+    NegativeShape { slot: SlotId, symbol: &'static str },
+    #[error("{slot}: {reason}")]
+    Invalid { slot: SlotId, reason: &'static str },
 }
 
 /// One call's inputs, scalars and shape values (ABI order).
@@ -233,16 +238,5 @@ impl SlotCall<'_> {
             .params_of(ParamKind::Input)
             .position(|p| p.name == name)?;
         self.inputs.get(at).copied()
-    }
-
-    /// An owned copy of the call with fresh NaN-poisoned outputs, for the reference.
-    pub fn to_args(&self) -> Result<SlotArgs, ArgsError> {
-        let inputs = self.inputs.iter().map(Tensor::to_buffer).collect();
-        SlotArgs::new(
-            self.slot,
-            self.shape.to_vec(),
-            inputs,
-            self.scalars.to_vec(),
-        )
     }
 }

@@ -4,24 +4,8 @@
 use serde_json::Value;
 
 use super::super::display::{units, who};
+use super::escape::esc;
 use super::svg;
-
-/// `s` safe inside HTML text and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// A JSON value as text: strings bare, `null` as a dash, the rest as JSON.
 fn text(v: &Value) -> String {

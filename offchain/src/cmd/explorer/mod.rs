@@ -13,6 +13,7 @@
 //!   and the speed reads plotted, the proposal's events
 //! - `/weights`: every epoch's weight vector and payout, each account's share plotted
 
+mod escape;
 mod html;
 mod index;
 mod model;

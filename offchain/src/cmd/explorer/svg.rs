@@ -2,7 +2,7 @@
 //! of the weight vector over epochs. Every mark carries a class (`b`, `c`, `r`, `interval`,
 //! `margin`, `share`) so a test can count what was drawn.
 
-use super::html::esc;
+use super::escape::esc;
 
 const W: f64 = 640.0;
 const LEFT: f64 = 104.0;
