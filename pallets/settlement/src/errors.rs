@@ -158,5 +158,30 @@ mod errors {
         /// These bytes FAILed in this arena for what they are, or against the incumbent that
         /// is still current: revealing them again cannot change the verdict.
         FailReplay,
+        /// Only a standing crown can be challenged: the proposal is not crowned, or no longer
+        /// in its slot's incumbent stack (superseded or displaced).
+        NotCrowned,
+        /// The crown already has an open challenge.
+        AlreadyChallenged,
+        /// The arena has `MaxOpenChallenges` open challenges.
+        TooManyChallenges,
+        /// No such open challenge (it never was, or it has ended).
+        UnknownChallenge,
+        /// The caller's operator gave one of the PASSes that crowned this proposal: it may not
+        /// re-qualify its own verdict.
+        PassedByOperator,
+        /// The caller's operator opened this challenge: it may not judge it.
+        OwnChallenge,
+        /// The caller's operator has already answered this challenge (one verdict per
+        /// operator).
+        AlreadyAnswered,
+        /// The caller's operator already holds a lease on this challenge that has not expired.
+        ChallengeLeaseHeld,
+        /// `MAX_CHALLENGE_TURNS` operators hold a lease on this challenge or have answered it.
+        ChallengeFull,
+        /// The caller holds no lease on this challenge.
+        NotChallengeLeaseHolder,
+        /// Too many challenges expire in the same block; challenge again in the next block.
+        ChallengeScheduleFull,
     }
 }

@@ -54,6 +54,8 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
         },
         // Version 1 could not overturn a FAIL.
         ProposalStatus::Overturned { reason } => O::Failed { reason: *reason },
+        // Nor revoke a crown.
+        ProposalStatus::Revoked { reason, .. } => O::Failed { reason: *reason },
     }
 }
 

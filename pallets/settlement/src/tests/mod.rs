@@ -63,6 +63,10 @@
 //! | VerdictDisputed | `hostile_operators::a_copier_cannot_dodge_the_copy_slash_with_withdraw` |
 //! | NotFailed / PotCannotRefund | `hostile_operators::two_cheating_fails_confiscate_and_the_admin_can_overturn` |
 //! | FailReplay | `hostile_operators::a_fail_replay_is_refused` |
+//! | NotCrowned / AlreadyChallenged / TooManyChallenges | `challenges::only_a_standing_crown_can_be_challenged_once` |
+//! | UnknownChallenge / NotChallengeLeaseHolder / ChallengeLeaseHeld / AlreadyAnswered | `challenges::challenge_leases_and_answers_refuse_bad_input` |
+//! | PassedByOperator / OwnChallenge | `challenges::the_passing_operators_cannot_answer_a_challenge_of_their_own_crown` |
+//! | ChallengeFull / ChallengeScheduleFull | `challenges::challenge_turns_and_deadlines_are_bounded` (prepared in storage: the mock's four validators cannot fill a challenge's turns, and `integrity_test` keeps the schedule from filling) |
 //! | BondTooLow | `bonds::an_operator_without_its_arena_bond_cannot_claim` |
 //! | ZeroAmount / UnbondTooLarge / LeaseOpen | `bonds::operators_unbond_only_without_an_open_lease` |
 
@@ -306,6 +310,10 @@ mod hostile_operators;
 // ---- Operator bonds ----
 
 mod bonds;
+
+// ---- Crown challenges ----
+
+mod challenges;
 
 // ---- Storage migrations ----
 

@@ -19,6 +19,13 @@ impl Walk {
     /// Runs the walk on a fresh chain.
     pub(super) fn run(mut self, steps: u32, tally: &mut Tally) {
         in_overlay(self.setup.builder().build()).execute_with(|| {
+            if self.setup.fourth_operator {
+                // A fourth operator, and every operator bonded: a revocation has stakes.
+                assert_ok!(Cacheon::add_validator(root(), id(ARENA), V4, V4));
+                for operator in OPERATORS {
+                    assert_ok!(Cacheon::bond(signed(operator), id(ARENA), 400));
+                }
+            }
             self.check("genesis");
             for step in 0..steps {
                 self.step = step;
@@ -59,6 +66,9 @@ impl Walk {
     fn next_action(&mut self) -> Action {
         if let Some(action) = self.planned.take() {
             return action;
+        }
+        if self.rng.chance(12) {
+            return self.challenge_step();
         }
         match self.rng.below(100) {
             0..=1 => self.bond(),
@@ -205,7 +215,7 @@ impl Walk {
     }
 
     /// A proposal id: mostly one in the arena's queue, else any id up to two past the last.
-    fn some_proposal(&mut self, queued_percent: u64) -> ProposalId {
+    pub(super) fn some_proposal(&mut self, queued_percent: u64) -> ProposalId {
         let queued = queue();
         if !queued.is_empty() && self.rng.chance(queued_percent) {
             self.rng.pick(&queued)
@@ -282,7 +292,7 @@ impl Walk {
         Action::Advance { blocks: at - now }
     }
 
-    fn attest(&mut self) -> Action {
+    pub(super) fn attest(&mut self) -> Action {
         let current = generation();
         let leased: Vec<(ProposalId, LeaseOf<Test>)> = Proposals::<Test>::iter()
             .filter_map(|(id, p)| match p.status {
@@ -348,7 +358,7 @@ impl Walk {
 
     /// A reported speedup: mostly above the margin, sometimes just below or at it, sometimes
     /// above `MaxSpeedupPpm`.
-    fn speedup(&mut self) -> u32 {
+    pub(super) fn speedup(&mut self) -> u32 {
         let floor = PPM_ONE as u64 + MARGIN_PPM as u64;
         let ppm = match self.rng.below(100) {
             0..=7 => self.rng.between(PPM_ONE as u64, floor - 1),
@@ -385,9 +395,8 @@ impl Walk {
 
     fn add_validator(&mut self) -> Action {
         let validator = self.rng.pick(&VALIDATOR_KEYS);
-        // Usually its own operator (V4 has none of its own); sometimes another's, so that
-        // operators share keys.
-        let operator = if validator != V4 && self.rng.chance(60) {
+        // Usually its own operator; sometimes another's, so that operators share keys.
+        let operator = if self.rng.chance(60) {
             validator
         } else {
             self.rng.pick(&OPERATORS)
@@ -487,6 +496,9 @@ impl Walk {
                 run_to_block(to);
                 return true;
             }
+            Action::Challenge { .. }
+            | Action::ClaimChallenge { .. }
+            | Action::AnswerChallenge { .. } => Self::challenge_call(action),
             Action::Bond {
                 operator,
                 amount,

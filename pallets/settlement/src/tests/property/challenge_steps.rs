@@ -1,0 +1,167 @@
+//! The walk's steps about crown challenges: opening one (mostly of a standing crown, by
+//! anyone), leasing one (mostly by a registered key) and answering a lease (mostly by its
+//! holder, with a PASS, a FAIL of either kind or a NoDecision).
+
+use super::*;
+
+/// Who opens challenges: mostly accounts that are not operators, sometimes an operator.
+const CHALLENGERS: [AccountId; 5] = [OUTSIDER, OUTSIDER, ALICE, BOB, V3];
+
+impl Walk {
+    /// A challenge step: open, lease or answer.
+    pub(super) fn challenge_step(&mut self) -> Action {
+        let open: Vec<(ChallengeId, ChallengeOf<Test>)> = Challenges::<Test>::iter().collect();
+        let leased: Vec<(ChallengeId, AccountId)> = open
+            .iter()
+            .flat_map(|(id, c)| c.leases.iter().map(|l| (*id, l.validator)))
+            .collect();
+        let crowned = Proposals::<Test>::iter_values()
+            .any(|p| matches!(p.status, ProposalStatus::Crowned { .. }));
+        match self.rng.below(100) {
+            // Nothing to challenge yet: usually an attestation instead, to get to a crown.
+            _ if open.is_empty() && !crowned && self.rng.chance(90) => self.attest(),
+            _ if open.is_empty() && self.rng.chance(90) => self.open_challenge(),
+            0..=24 => self.open_challenge(),
+            25..=59 => self.claim_challenge(&open),
+            _ if leased.is_empty() && self.rng.chance(80) => self.claim_challenge(&open),
+            _ => self.answer_challenge(&open, &leased),
+        }
+    }
+
+    fn open_challenge(&mut self) -> Action {
+        // Mostly a crown not under challenge yet.
+        let crowned: Vec<ProposalId> = Proposals::<Test>::iter()
+            .filter(|(id, p)| {
+                matches!(p.status, ProposalStatus::Crowned { .. })
+                    && (!CrownChallenges::<Test>::contains_key(id) || self.rng.chance(10))
+            })
+            .map(|(id, _)| id)
+            .collect();
+        let proposal = if !crowned.is_empty() && self.rng.chance(85) {
+            self.rng.pick(&crowned)
+        } else {
+            self.some_proposal(30)
+        };
+        Action::Challenge {
+            challenger: self.rng.pick(&CHALLENGERS),
+            proposal,
+        }
+    }
+
+    /// A challenge id: mostly an open one, else any id up to one past the last.
+    fn some_challenge(&mut self, open: &[(ChallengeId, ChallengeOf<Test>)]) -> ChallengeId {
+        if !open.is_empty() && self.rng.chance(90) {
+            open[self.rng.below(open.len() as u64) as usize].0
+        } else {
+            self.rng.below(NextChallengeId::<Test>::get() + 1)
+        }
+    }
+
+    fn claim_challenge(&mut self, open: &[(ChallengeId, ChallengeOf<Test>)]) -> Action {
+        let challenge = self.some_challenge(open);
+        // Mostly a registered key whose operator may judge the challenge (it did not crown
+        // the proposal, reveal it or open the challenge, and has not answered yet).
+        let barred: Vec<AccountId> = Challenges::<Test>::get(challenge)
+            .map(|c| {
+                let operator_of = |who: AccountId| KeyOperators::<Test>::get(who).map(|(o, _)| o);
+                c.passes
+                    .iter()
+                    .map(|p| p.operator)
+                    .chain(c.answers.iter().map(|a| a.operator))
+                    .chain([c.miner, c.challenger])
+                    .chain(operator_of(c.miner))
+                    .chain(operator_of(c.challenger))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let eligible: Vec<AccountId> = Validators::<Test>::iter_prefix(id(ARENA))
+            .filter(|(key, operator)| !barred.contains(operator) && !barred.contains(key))
+            .map(|(key, _)| key)
+            .collect();
+        let validator = if !eligible.is_empty() && self.rng.chance(90) {
+            self.rng.pick(&eligible)
+        } else {
+            self.rng.pick(&VALIDATOR_KEYS)
+        };
+        // Usually the answer follows in the same block.
+        if !eligible.is_empty() && self.rng.chance(75) {
+            self.planned = Some(self.answer_by(validator, challenge));
+        }
+        Action::ClaimChallenge {
+            validator,
+            challenge,
+        }
+    }
+
+    fn answer_challenge(
+        &mut self,
+        open: &[(ChallengeId, ChallengeOf<Test>)],
+        leased: &[(ChallengeId, AccountId)],
+    ) -> Action {
+        let (challenge, validator) = if !leased.is_empty() && self.rng.chance(92) {
+            leased[self.rng.below(leased.len() as u64) as usize]
+        } else {
+            (self.some_challenge(open), self.rng.pick(&VALIDATOR_KEYS))
+        };
+        self.answer_by(validator, challenge)
+    }
+
+    /// `validator`'s answer to `challenge`, a verdict of any kind.
+    fn answer_by(&mut self, validator: AccountId, challenge: ChallengeId) -> Action {
+        let verdict = match self.rng.below(100) {
+            0..=39 => Verdict::Pass {
+                speedup_ppm: self.speedup(),
+            },
+            40..=74 => Verdict::Fail {
+                reason: self.rng.pick(&[
+                    FailReason::Build,
+                    FailReason::Abi,
+                    FailReason::Policy,
+                    FailReason::Cheating,
+                ]),
+            },
+            75..=92 => Verdict::Fail {
+                reason: self.rng.pick(&FAIL_REASONS),
+            },
+            _ => Verdict::NoDecision {
+                reason: self.rng.pick(&NO_DECISION_REASONS),
+            },
+        };
+        Action::AnswerChallenge {
+            validator,
+            challenge,
+            verdict,
+            // Few digests, so that an answer sometimes repeats the crown's or another's.
+            evidence: self.rng.below(16) as u8,
+        }
+    }
+
+    /// The call of a challenge action.
+    pub(super) fn challenge_call(action: &Action) -> (RuntimeOrigin, crate::Call<Test>) {
+        use crate::Call as C;
+        match *action {
+            Action::Challenge {
+                challenger,
+                proposal,
+            } => (signed(challenger), C::challenge { proposal }),
+            Action::ClaimChallenge {
+                validator,
+                challenge,
+            } => (signed(validator), C::claim_challenge { challenge }),
+            Action::AnswerChallenge {
+                validator,
+                challenge,
+                verdict,
+                evidence,
+            } => (
+                signed(validator),
+                C::answer_challenge {
+                    challenge,
+                    verdict,
+                    evidence_digest: [evidence; 32],
+                },
+            ),
+            _ => unreachable!("not a challenge action: {action:?}"),
+        }
+    }
+}
