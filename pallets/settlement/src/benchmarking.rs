@@ -501,7 +501,8 @@ mod benchmarks {
         );
     }
 
-    /// Part of a bond taken back (the entry stays).
+    /// Part of a bond unbonded (the entry stays) into a new chunk after
+    /// `MAX_UNBONDING_CHUNKS - 1` others.
     #[benchmark]
     fn unbond() {
         arena::<T>(2);
@@ -509,9 +510,31 @@ mod benchmarks {
         let amount = T::Currency::minimum_balance();
         Pallet::<T>::do_bond(operator.clone(), bid(ARENA), amount.saturating_add(amount))
             .expect("funded");
+        unbonding_chunks::<T>(&operator, MAX_UNBONDING_CHUNKS - 1, false);
         #[extrinsic_call]
         _(RawOrigin::Signed(operator.clone()), bid(ARENA), amount);
         assert_eq!(OperatorBonds::<T>::get(bid(ARENA), &operator), amount);
+        assert_eq!(
+            Unbonding::<T>::get(bid(ARENA), &operator).len() as u32,
+            MAX_UNBONDING_CHUNKS
+        );
+    }
+
+    /// `MAX_UNBONDING_CHUNKS` chunks released at once, after reading `MaxOpenChallenges`
+    /// open challenges of the arena (none of a crown of this operator).
+    #[benchmark]
+    fn withdraw_unbonded() {
+        arena::<T>(2);
+        let operator = funded::<T>("operator", 0);
+        unbonding_chunks::<T>(&operator, MAX_UNBONDING_CHUNKS, true);
+        let now = frame_system::Pallet::<T>::block_number();
+        challenges_due::<T>(
+            T::MaxOpenChallenges::get(),
+            now.saturating_add(T::ChallengeWindow::get()),
+        );
+        #[extrinsic_call]
+        _(RawOrigin::Signed(operator.clone()), bid(ARENA));
+        assert!(!Unbonding::<T>::contains_key(bid(ARENA), &operator));
     }
 
     #[benchmark]

@@ -148,8 +148,10 @@ mod calls {
             Self::do_bond(operator, arena, amount)
         }
 
-        /// Take `amount` of the operator's bond in `arena` back (not while the operator holds
-        /// a lease).
+        /// Take `amount` out of the operator's bond in `arena` (not while the operator holds
+        /// a lease): it stops counting towards the arena's required bond at once, and
+        /// [`Self::withdraw_unbonded`] releases it `UnbondingPeriod` blocks later; it can be
+        /// slashed until then.
         #[pallet::call_index(14)]
         #[pallet::weight(T::WeightInfo::unbond())]
         pub fn unbond(
@@ -159,6 +161,15 @@ mod calls {
         ) -> DispatchResult {
             let operator = ensure_signed(origin)?;
             Self::do_unbond(operator, arena, amount)
+        }
+
+        /// Release the operator's unbonding chunks in `arena` whose `UnbondingPeriod` has
+        /// passed; not while a challenge of a crown its PASS made is open there.
+        #[pallet::call_index(18)]
+        #[pallet::weight(T::WeightInfo::withdraw_unbonded())]
+        pub fn withdraw_unbonded(origin: OriginFor<T>, arena: ArenaId) -> DispatchResult {
+            let operator = ensure_signed(origin)?;
+            Self::do_withdraw_unbonded(operator, arena)
         }
 
         /// Challenge a standing crown (anyone, validator or not): holds `ChallengeBond` until

@@ -183,5 +183,13 @@ mod errors {
         NotChallengeLeaseHolder,
         /// Too many challenges expire in the same block; challenge again in the next block.
         ChallengeScheduleFull,
+        /// The operator has `MAX_UNBONDING_CHUNKS` unbonding chunks waiting in this arena:
+        /// withdraw the released ones first.
+        TooManyUnbondingChunks,
+        /// None of the operator's unbonding chunks in this arena is released yet.
+        NothingToWithdraw,
+        /// A challenge of a crown this operator's PASS made is open in the arena: its
+        /// unbonded funds stay held (and slashable) until the challenge ends.
+        CrownUnderChallenge,
     }
 }

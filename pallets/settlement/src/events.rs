@@ -196,12 +196,21 @@ mod events {
             amount: BalanceOf<T>,
             total: BalanceOf<T>,
         },
-        /// An operator took `amount` of its bond in an arena back; `total` is what is left.
+        /// An operator took `amount` out of its bond in an arena; `total` is what is left
+        /// bonded. `withdraw_unbonded` releases `amount` from `release_at`; it can be slashed
+        /// until then.
         OperatorUnbonded {
             arena: ArenaId,
             operator: T::AccountId,
             amount: BalanceOf<T>,
             total: BalanceOf<T>,
+            release_at: BlockNumberFor<T>,
+        },
+        /// An operator withdrew `amount` of unbonded funds in an arena: released to it.
+        UnbondedWithdrawn {
+            arena: ArenaId,
+            operator: T::AccountId,
+            amount: BalanceOf<T>,
         },
         /// The admin origin set what an operator must bond in an arena to lease there.
         RequiredBondSet {

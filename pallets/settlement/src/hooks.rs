@@ -66,8 +66,8 @@ mod hooks {
                 "MaxSpeedupPpm must allow a speedup"
             );
             assert!(
-                !T::ChallengeWindow::get().is_zero(),
-                "ChallengeWindow must be positive"
+                !T::ChallengeWindow::get().is_zero() && !T::UnbondingPeriod::get().is_zero(),
+                "ChallengeWindow and UnbondingPeriod must be positive"
             );
             // Every open challenge has one deadline, `MaxOpenChallenges` a block fit.
             assert!(

@@ -163,10 +163,25 @@ impl<T: Config> Pallet<T> {
             let sum = bonds.entry(operator).or_insert_with(Zero::zero);
             *sum = sum.saturating_add(amount);
         }
+        // Unbonding chunks are still held: bonds and chunks add up to what is held.
+        for (_, operator, chunks) in Unbonding::<T>::iter() {
+            ensure!(
+                !chunks.is_empty() && chunks.iter().all(|c| !c.amount.is_zero()),
+                "an empty unbonding list or chunk is stored"
+            );
+            ensure!(
+                chunks.windows(2).all(|w| w[0].release_at < w[1].release_at),
+                "unbonding chunks are not in release order"
+            );
+            let sum = bonds.entry(operator).or_insert_with(Zero::zero);
+            *sum = chunks
+                .iter()
+                .fold(*sum, |sum, c| sum.saturating_add(c.amount));
+        }
         for (operator, sum) in bonds {
             ensure!(
                 T::Currency::balance_on_hold(&HoldReason::OperatorBond.into(), &operator) == sum,
-                "an operator's bonds differ from what is held from it"
+                "an operator's bonds and unbonding chunks differ from what is held from it"
             );
         }
         for (arena, hash, failed) in FailedContents::<T>::iter() {

@@ -78,6 +78,8 @@ pub type ContentOwnerOf<T> =
     ContentOwner<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type EmissionsPolicyOf<T> =
     EmissionsPolicy<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
+pub type UnbondingOf<T> =
+    BoundedVec<UnbondingChunk<BlockNumberFor<T>, BalanceOf<T>>, MaxUnbondingChunks>;
 pub type ChallengeOf<T> =
     Challenge<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
 pub type WeightVectorOf<T> =
@@ -109,7 +111,8 @@ pub mod pallet {
         CommitDeposit,
         /// Held per bundle byte from `reveal` until the proposal stops using its bundle.
         BundleDeposit,
-        /// An operator's bond in an arena, from `bond` until `unbond`.
+        /// An operator's bond in an arena, from `bond` until `withdraw_unbonded` (unbonding
+        /// included).
         OperatorBond,
         /// A challenger's bond, from `challenge` until the challenge's outcome.
         ChallengeBond,
@@ -214,6 +217,12 @@ pub mod pallet {
         /// the reward pot.
         #[pallet::constant]
         type ChallengerReward: Get<Perbill>;
+        /// `unbond` moves part of a bond to an unbonding chunk that `withdraw_unbonded`
+        /// releases this many blocks later. Until then it can be slashed: a challenge opened
+        /// within this period of the unbond still reaches it (and withdrawal waits while one
+        /// is open).
+        #[pallet::constant]
+        type UnbondingPeriod: Get<BlockNumberFor<Self>>;
         /// Who changes the catalog, arenas, validators and emissions (Root, or a collective).
         type AdminOrigin: EnsureOrigin<Self::RuntimeOrigin>;
         type WeightInfo: WeightInfo;

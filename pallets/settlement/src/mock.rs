@@ -69,6 +69,8 @@ pub const MAX_OPEN_CHALLENGES: u32 = 2;
 /// Half of each crowning operator's bond, half of that to the challenger.
 pub const REVOCATION_SLASH_PERCENT: u32 = 50;
 pub const CHALLENGER_REWARD_PERCENT: u32 = 50;
+/// Shorter than `CHALLENGE_WINDOW`, so that a withdrawal can meet an open challenge.
+pub const UNBONDING_PERIOD: u64 = 20;
 
 parameter_types! {
     pub const CacheonPalletId: PalletId = PalletId(*b"cacheon!");
@@ -86,6 +88,7 @@ parameter_types! {
     pub const ChallengeWindow: u64 = CHALLENGE_WINDOW;
     pub const RevocationSlash: Perbill = Perbill::from_percent(REVOCATION_SLASH_PERCENT);
     pub const ChallengerReward: Perbill = Perbill::from_percent(CHALLENGER_REWARD_PERCENT);
+    pub const UnbondingPeriod: u64 = UNBONDING_PERIOD;
 }
 
 impl pallet_cacheon::Config for Test {
@@ -117,6 +120,7 @@ impl pallet_cacheon::Config for Test {
     type MaxOpenChallenges = ConstU32<MAX_OPEN_CHALLENGES>;
     type RevocationSlash = RevocationSlash;
     type ChallengerReward = ChallengerReward;
+    type UnbondingPeriod = UnbondingPeriod;
     type AdminOrigin = frame_system::EnsureRoot<AccountId>;
     type WeightInfo = ();
 }

@@ -455,3 +455,16 @@ pub struct Challenge<AccountId, BlockNumber, Balance> {
     pub leases: BoundedVec<ChallengeLease<AccountId, BlockNumber>, MaxChallengeTurns>,
     pub answers: BoundedVec<ChallengeAnswer<AccountId>, MaxChallengeTurns>,
 }
+
+/// Part of an operator's bond on its way back: released by `withdraw_unbonded` from
+/// `release_at`, slashable until then.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct UnbondingChunk<BlockNumber, Balance> {
+    pub release_at: BlockNumber,
+    pub amount: Balance,
+}
+
+/// Most unbonding chunks an operator may have waiting per arena (unbonds in the same block
+/// share one).
+pub const MAX_UNBONDING_CHUNKS: u32 = 8;
+pub type MaxUnbondingChunks = ConstU32<MAX_UNBONDING_CHUNKS>;

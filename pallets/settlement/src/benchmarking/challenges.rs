@@ -1,6 +1,6 @@
-//! The challenge benchmarks' setup: a crown made by two bonded operators, two more bonded
-//! operators to answer, a funded challenger, and challenges in the states each call's worst
-//! path starts from.
+//! The stake benchmarks' setup: a crown made by two bonded operators, two more bonded
+//! operators to answer, a funded challenger, challenges in the states each call's worst path
+//! starts from, and unbonding chunks.
 
 use super::*;
 
@@ -174,4 +174,29 @@ pub(super) fn waiting_reproductions<T: Config>(q: u32, primary: &T::AccountId) {
         });
         LeaseDeadlines::<T>::insert(until, BoundedVec::truncate_from(vec![*o]));
     }
+}
+
+/// `n` unbonding chunks of `operator` in the arena, each of the minimum balance and held,
+/// released by now when `due`, else one a block from `UnbondingPeriod` on.
+pub(super) fn unbonding_chunks<T: Config>(operator: &T::AccountId, n: u32, due: bool) {
+    let amount = T::Currency::minimum_balance();
+    let mut now = frame_system::Pallet::<T>::block_number();
+    if due && now < n.into() {
+        now = n.into();
+        frame_system::Pallet::<T>::set_block_number(now);
+    }
+    let mut chunks: UnbondingOf<T> = BoundedVec::new();
+    for i in 0..n {
+        T::Currency::hold(&HoldReason::OperatorBond.into(), operator, amount).expect("funded");
+        let release_at = match due {
+            true => i.into(),
+            false => now
+                .saturating_add(T::UnbondingPeriod::get())
+                .saturating_add((i + 1).into()),
+        };
+        chunks
+            .try_push(UnbondingChunk { release_at, amount })
+            .expect("at most MAX_UNBONDING_CHUNKS");
+    }
+    Unbonding::<T>::insert(bid(ARENA), operator, chunks);
 }

@@ -69,6 +69,8 @@
 //! | ChallengeFull / ChallengeScheduleFull | `challenges::challenge_turns_and_deadlines_are_bounded` (prepared in storage: the mock's four validators cannot fill a challenge's turns, and `integrity_test` keeps the schedule from filling) |
 //! | BondTooLow | `bonds::an_operator_without_its_arena_bond_cannot_claim` |
 //! | ZeroAmount / UnbondTooLarge / LeaseOpen | `bonds::operators_unbond_only_without_an_open_lease` |
+//! | TooManyUnbondingChunks / NothingToWithdraw | `bonds::unbonded_funds_wait_for_the_unbonding_period` |
+//! | CrownUnderChallenge | `bonds::a_withdrawal_waits_for_an_open_challenge_of_the_operators_crown` |
 
 use crate::epoch::credit;
 use crate::mock::*;

@@ -21,8 +21,8 @@ use super::*;
 use frame::traits::Hooks;
 use std::collections::BTreeMap;
 
-/// The steps about crown challenges.
-mod challenge_steps;
+/// The steps about stakes: bonds and crown challenges.
+mod stakes;
 /// Seeds of a full run, and steps per seed.
 mod walk;
 
@@ -179,6 +179,10 @@ enum Action {
         amount: Balance,
         unbond: bool,
     },
+    /// An operator withdraws what it unbonded in the arena.
+    WithdrawUnbonded {
+        operator: AccountId,
+    },
     /// The admin origin sets the arena's required bond.
     SetRequiredBond {
         amount: Balance,
@@ -223,6 +227,7 @@ impl Action {
             Action::OverturnFail { .. } => "overturn_fail",
             Action::Bond { unbond: false, .. } => "bond",
             Action::Bond { unbond: true, .. } => "unbond",
+            Action::WithdrawUnbonded { .. } => "withdraw_unbonded",
             Action::SetRequiredBond { .. } => "set_required_bond",
             Action::Jump { .. } => "jump",
             Action::Challenge { .. } => "challenge",
@@ -292,6 +297,7 @@ struct Tally {
     overturns: u32,
     bonds: u32,
     unbonds: u32,
+    withdrawals: u32,
     challenges: u32,
     challenge_answers: u32,
     revocations: u32,
@@ -328,6 +334,7 @@ impl Tally {
                 E::FailOverturned { .. } => self.overturns += 1,
                 E::OperatorBonded { .. } => self.bonds += 1,
                 E::OperatorUnbonded { .. } => self.unbonds += 1,
+                E::UnbondedWithdrawn { .. } => self.withdrawals += 1,
                 E::ChallengeOpened { .. } => self.challenges += 1,
                 E::ChallengeAnswered { .. } => self.challenge_answers += 1,
                 E::CrownRevoked { .. } => self.revocations += 1,
@@ -475,8 +482,8 @@ fn invariants_hold_after_every_call_of_random_sequences() {
         );
         assert!(tally.overturns > 0, "no FAIL was overturned: {tally:#?}");
         assert!(
-            tally.bonds > 0 && tally.unbonds > 0,
-            "no operator bonded and unbonded: {tally:#?}"
+            tally.bonds > 0 && tally.unbonds > 0 && tally.withdrawals > 0,
+            "no operator bonded, unbonded and withdrew: {tally:#?}"
         );
         assert!(tally.emissions_paid > 0, "no emission was paid: {tally:#?}");
         assert!(

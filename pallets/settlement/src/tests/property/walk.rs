@@ -71,8 +71,8 @@ impl Walk {
             return self.challenge_step();
         }
         match self.rng.below(100) {
-            0..=1 => self.bond(),
-            2..=16 => self.commit(),
+            0..=2 => self.bond(),
+            3..=16 => self.commit(),
             17..=30 => self.reveal(),
             31..=33 => self.cancel_commit(),
             34..=36 => self.withdraw(),
@@ -93,15 +93,6 @@ impl Walk {
                 },
                 _ => self.jump(),
             },
-        }
-    }
-
-    /// An operator bonds or unbonds (sometimes more than it has: refused).
-    fn bond(&mut self) -> Action {
-        Action::Bond {
-            operator: self.rng.pick(&OPERATORS),
-            amount: self.rng.pick(&[0, 50, 100, 200, 400]),
-            unbond: self.rng.chance(35),
         }
     }
 
@@ -496,27 +487,11 @@ impl Walk {
                 run_to_block(to);
                 return true;
             }
-            Action::Challenge { .. }
+            Action::Bond { .. }
+            | Action::WithdrawUnbonded { .. }
+            | Action::Challenge { .. }
             | Action::ClaimChallenge { .. }
-            | Action::AnswerChallenge { .. } => Self::challenge_call(action),
-            Action::Bond {
-                operator,
-                amount,
-                unbond,
-            } => (
-                signed(operator),
-                if unbond {
-                    C::unbond {
-                        arena: id(ARENA),
-                        amount,
-                    }
-                } else {
-                    C::bond {
-                        arena: id(ARENA),
-                        amount,
-                    }
-                },
-            ),
+            | Action::AnswerChallenge { .. } => Self::stake_call(action),
             Action::SetRequiredBond { amount } => (
                 root(),
                 C::set_required_bond {

@@ -1,6 +1,7 @@
-//! The walk's steps about crown challenges: opening one (mostly of a standing crown, by
-//! anyone), leasing one (mostly by a registered key) and answering a lease (mostly by its
-//! holder, with a PASS, a FAIL of either kind or a NoDecision).
+//! The walk's steps about stakes: operators bonding, unbonding and withdrawing what they
+//! unbonded; crown challenges opened (mostly of a standing crown, by anyone), leased (mostly
+//! by a key that may judge them) and answered (mostly by the lease's holder, with a PASS, a
+//! FAIL of either kind or a NoDecision).
 
 use super::*;
 
@@ -8,6 +9,29 @@ use super::*;
 const CHALLENGERS: [AccountId; 5] = [OUTSIDER, OUTSIDER, ALICE, BOB, V3];
 
 impl Walk {
+    /// An operator bonds, unbonds (sometimes more than it has: refused) or withdraws what it
+    /// unbonded (often before its time: refused).
+    pub(super) fn bond(&mut self) -> Action {
+        let operator = self.rng.pick(&OPERATORS);
+        if self.rng.chance(30) {
+            // Mostly an operator with a chunk due.
+            let due: Vec<AccountId> = Unbonding::<Test>::iter_prefix(id(ARENA))
+                .filter(|(_, chunks)| chunks.iter().any(|c| c.release_at <= now()))
+                .map(|(operator, _)| operator)
+                .collect();
+            let operator = match due.is_empty() || self.rng.chance(20) {
+                true => operator,
+                false => self.rng.pick(&due),
+            };
+            return Action::WithdrawUnbonded { operator };
+        }
+        Action::Bond {
+            operator,
+            amount: self.rng.pick(&[0, 50, 100, 200, 400]),
+            unbond: self.rng.chance(35),
+        }
+    }
+
     /// A challenge step: open, lease or answer.
     pub(super) fn challenge_step(&mut self) -> Action {
         let open: Vec<(ChallengeId, ChallengeOf<Test>)> = Challenges::<Test>::iter().collect();
@@ -136,10 +160,24 @@ impl Walk {
         }
     }
 
-    /// The call of a challenge action.
-    pub(super) fn challenge_call(action: &Action) -> (RuntimeOrigin, crate::Call<Test>) {
+    /// The call of a stake action.
+    pub(super) fn stake_call(action: &Action) -> (RuntimeOrigin, crate::Call<Test>) {
         use crate::Call as C;
+        let arena = id(ARENA);
         match *action {
+            Action::Bond {
+                operator,
+                amount,
+                unbond: false,
+            } => (signed(operator), C::bond { arena, amount }),
+            Action::Bond {
+                operator,
+                amount,
+                unbond: true,
+            } => (signed(operator), C::unbond { arena, amount }),
+            Action::WithdrawUnbonded { operator } => {
+                (signed(operator), C::withdraw_unbonded { arena })
+            }
             Action::Challenge {
                 challenger,
                 proposal,
@@ -161,7 +199,7 @@ impl Walk {
                     evidence_digest: [evidence; 32],
                 },
             ),
-            _ => unreachable!("not a challenge action: {action:?}"),
+            _ => unreachable!("not a stake action: {action:?}"),
         }
     }
 }
