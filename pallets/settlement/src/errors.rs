@@ -123,7 +123,7 @@ mod errors {
         GenerationMismatch,
         /// A PASS must clear the arena's margin.
         BelowMargin,
-        /// A PASS reports a speedup above `MaxSpeedupPpm`.
+        /// A PASS reports a speedup above its arena's `max_speedup_ppm`.
         SpeedupImplausible,
         /// The reproduction repeats the primary's attempt or evidence digest.
         DuplicateEvidence,
@@ -191,5 +191,8 @@ mod errors {
         /// A challenge of a crown this operator's PASS made is open in the arena: its
         /// unbonded funds stay held (and slashable) until the challenge ends.
         CrownUnderChallenge,
+        /// An arena's `max_speedup_ppm` must admit a PASS at its margin and stay within the
+        /// chain's `MaxSpeedupPpm`.
+        SpeedupCapOutOfRange,
     }
 }

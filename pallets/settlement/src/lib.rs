@@ -95,10 +95,11 @@ pub type WeightVectorOf<T> =
 pub mod pallet {
     use super::*;
 
-    /// Version 3: a reproduction's wait stands still while it is leased, FAILs can be
-    /// overturned, FAILed bytes are remembered ([`crate::migrations::v3`] moves a version 2
-    /// state; [`crate::migrations::v2`] a version 1 state to version 2).
-    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(3);
+    /// Version 4: each arena's policy carries its speedup cap ([`crate::migrations::v4`]
+    /// moves a version 3 state; [`crate::migrations::v3`] a version 2 state, in which a
+    /// reproduction's wait did not stand still while leased; [`crate::migrations::v2`] a
+    /// version 1 state).
+    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(4);
 
     #[pallet::pallet]
     #[pallet::storage_version(STORAGE_VERSION)]
@@ -163,8 +164,8 @@ pub mod pallet {
         /// take longer (see [`Pallet::pending_life_needed`]).
         #[pallet::constant]
         type PendingLifetime: Get<BlockNumberFor<Self>>;
-        /// The largest speedup an attestation may report (ppm): a slot replacement that makes
-        /// the whole engine this much faster is a measurement fault, not a kernel.
+        /// The largest speedup cap an arena may set (ppm; each arena's `max_speedup_ppm` is at
+        /// most this), and the cap the version 4 migration gives the arenas that had none.
         #[pallet::constant]
         type MaxSpeedupPpm: Get<u32>;
         /// Terminal proposals (failed, expired, withdrawn, dropped, retired) are deleted this

@@ -192,6 +192,7 @@ pub fn arena_config(required_distinct_validators: u32) -> ArenaConfigOf<Test> {
             lease_blocks: LEASE_BLOCKS,
             max_attempts: MAX_ATTEMPTS,
             required_distinct_validators,
+            max_speedup_ppm: MAX_SPEEDUP_PPM,
         },
         status: Status::Active,
     }

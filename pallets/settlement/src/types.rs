@@ -105,6 +105,10 @@ pub struct ArenaPolicy<BlockNumber> {
     /// 1 (a single PASS crowns and a FAIL sticks at once: development only) or 2 (a
     /// reproduction by another operator, and a second opinion on a disputable FAIL).
     pub required_distinct_validators: u32,
+    /// The largest speedup a PASS may report here (ppm): above it, a measurement fault, not
+    /// a kernel (one kernel boundary cannot make this arena's engine that much faster). At
+    /// least the margin's floor, at most the chain's `MaxSpeedupPpm`.
+    pub max_speedup_ppm: u32,
 }
 
 /// An arena as governance configures it.

@@ -238,12 +238,16 @@ impl<T: Config> Pallet<T> {
         Ok(T::WeightInfo::answer_challenge())
     }
 
-    /// A PASS's speedup must clear the arena's margin and stay under the chain's cap.
+    /// A PASS's speedup must clear the arena's margin and stay under the arena's cap (which
+    /// `set_arena` keeps within the chain's).
     pub(super) fn check_speedup(info: &ArenaInfoOf<T>, speedup_ppm: u32) -> DispatchResult {
-        let floor = PPM_ONE.saturating_add(info.config.policy.min_margin_ppm);
-        ensure!(speedup_ppm >= floor, Error::<T>::BelowMargin);
+        let policy = &info.config.policy;
         ensure!(
-            speedup_ppm <= T::MaxSpeedupPpm::get(),
+            speedup_ppm >= PPM_ONE.saturating_add(policy.min_margin_ppm),
+            Error::<T>::BelowMargin
+        );
+        ensure!(
+            speedup_ppm <= policy.max_speedup_ppm.min(T::MaxSpeedupPpm::get()),
             Error::<T>::SpeedupImplausible
         );
         Ok(())

@@ -118,6 +118,10 @@ impl<T: Config> Pallet<T> {
             Self::pending_life_needed(p) <= T::PendingLifetime::get(),
             Error::<T>::LifetimeTooShort
         );
+        ensure!(
+            (PPM_ONE + p.min_margin_ppm..=T::MaxSpeedupPpm::get()).contains(&p.max_speedup_ppm),
+            Error::<T>::SpeedupCapOutOfRange
+        );
         let existing = Arenas::<T>::get(&config.id);
         ensure!(
             existing.is_some() || Arenas::<T>::count() < T::MaxArenas::get(),

@@ -158,6 +158,7 @@ enum Action {
         required_distinct_validators: u32,
         lease_blocks: u64,
         max_attempts: u32,
+        max_speedup_ppm: u32,
         paused: bool,
     },
     SetTargetStatus {

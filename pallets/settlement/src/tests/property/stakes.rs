@@ -130,9 +130,23 @@ impl Walk {
         self.answer_by(validator, challenge)
     }
 
-    /// `validator`'s answer to `challenge`, a verdict of any kind.
+    /// `validator`'s answer to `challenge`: mostly the challenge's own truth (as honest
+    /// operators would agree: a PASS within every arena cap the walk sets, or a FAIL for what
+    /// the bytes are, by the challenge's id and the seed), else a verdict of any kind.
     fn answer_by(&mut self, validator: AccountId, challenge: ChallengeId) -> Action {
+        let truth = match (challenge ^ self.seed).is_multiple_of(2) {
+            true => Verdict::Pass {
+                speedup_ppm: self.rng.between(
+                    (PPM_ONE + MARGIN_PPM) as u64,
+                    (PPM_ONE + MARGIN_PPM) as u64 + 400_000,
+                ) as u32,
+            },
+            false => Verdict::Fail {
+                reason: FailReason::Cheating,
+            },
+        };
         let verdict = match self.rng.below(100) {
+            _ if self.rng.chance(70) => truth,
             0..=39 => Verdict::Pass {
                 speedup_ppm: self.speedup(),
             },

@@ -348,7 +348,7 @@ impl Walk {
     }
 
     /// A reported speedup: mostly above the margin, sometimes just below or at it, sometimes
-    /// above `MaxSpeedupPpm`.
+    /// above `MaxSpeedupPpm` (and above a lower arena cap more often).
     pub(super) fn speedup(&mut self) -> u32 {
         let floor = PPM_ONE as u64 + MARGIN_PPM as u64;
         let ppm = match self.rng.below(100) {
@@ -406,6 +406,15 @@ impl Walk {
                 required_distinct_validators: if self.rng.chance(75) { base } else { 3 - base },
                 lease_blocks: self.rng.between(1, LEASE_BLOCKS + 2),
                 max_attempts: self.rng.between(1, MAX_ATTEMPTS as u64 + 1) as u32,
+                // Mostly the chain's cap, sometimes one that refuses some PASSes, or one
+                // below the margin (refused).
+                max_speedup_ppm: self.rng.pick(&[
+                    MAX_SPEEDUP_PPM,
+                    MAX_SPEEDUP_PPM,
+                    3_000_000,
+                    1_500_000,
+                    PPM_ONE + MARGIN_PPM - 1,
+                ]),
                 paused: self.rng.chance(10),
             }
         } else {
@@ -525,11 +534,13 @@ impl Walk {
                 required_distinct_validators,
                 lease_blocks,
                 max_attempts,
+                max_speedup_ppm,
                 paused,
             } => {
                 let mut config = arena_config(required_distinct_validators);
                 config.policy.lease_blocks = lease_blocks;
                 config.policy.max_attempts = max_attempts;
+                config.policy.max_speedup_ppm = max_speedup_ppm;
                 if paused {
                     config.status = Status::Paused;
                 }
