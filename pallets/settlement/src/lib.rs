@@ -2,7 +2,7 @@
 //!
 //! Every rule that decides who wins (DESIGN 4): the target catalog and arenas (the admin origin), miners'
 //! commit-reveal of kernel bundles, validators' leases and attestations, crowns, reward claims
-//! and the epoch weight vector.
+//! and the epoch weight vector, operator bonds, crown challenges and their slashes.
 //!
 //! Proposal life cycle:
 //! ```text
@@ -11,6 +11,7 @@
 //!   └─ a first FAIL (disputed) / NoDecision / lease expiry / stale generation
 //!      (each operator's stall counts once: Expired at max_attempts)
 //! Any pending proposal: Expired PendingLifetime blocks after its reveal.
+//! Crowned (or Retired while challenged) ─challenge: two FAILs for what the bytes are─► Revoked
 //! ```
 //! The second PASS crowns in the same extrinsic. Extrinsics are transactional: when any crown
 //! step fails, the call fails and nothing changes.

@@ -216,8 +216,8 @@ impl<T: Config> Pallet<T> {
         let revoking: Vec<FailReason> = c
             .answers
             .iter()
-            .filter_map(|a| match (stance(a.verdict), a.verdict) {
-                (Stance::Revokes, Verdict::Fail { reason }) => Some(reason),
+            .filter_map(|a| match a.verdict {
+                Verdict::Fail { reason } if stance(a.verdict) == Stance::Revokes => Some(reason),
                 _ => None,
             })
             .collect();
