@@ -8,8 +8,10 @@ use alloc::{format, vec, vec::Vec};
 use cacheon_primitives::{canonical_bytes, BundleFile, BundleLimits};
 use frame::benchmarking::prelude::*;
 
+mod challenges;
 mod setup;
 
+use challenges::*;
 use setup::*;
 
 #[benchmarks]
@@ -499,7 +501,8 @@ mod benchmarks {
         );
     }
 
-    /// Part of a bond taken back (the entry stays).
+    /// Part of a bond unbonded (the entry stays) into a new chunk after
+    /// `MAX_UNBONDING_CHUNKS - 1` others.
     #[benchmark]
     fn unbond() {
         arena::<T>(2);
@@ -507,9 +510,31 @@ mod benchmarks {
         let amount = T::Currency::minimum_balance();
         Pallet::<T>::do_bond(operator.clone(), bid(ARENA), amount.saturating_add(amount))
             .expect("funded");
+        unbonding_chunks::<T>(&operator, MAX_UNBONDING_CHUNKS - 1, false);
         #[extrinsic_call]
         _(RawOrigin::Signed(operator.clone()), bid(ARENA), amount);
         assert_eq!(OperatorBonds::<T>::get(bid(ARENA), &operator), amount);
+        assert_eq!(
+            Unbonding::<T>::get(bid(ARENA), &operator).len() as u32,
+            MAX_UNBONDING_CHUNKS
+        );
+    }
+
+    /// `MAX_UNBONDING_CHUNKS` chunks released at once, after reading `MaxOpenChallenges`
+    /// open challenges of the arena (none of a crown of this operator).
+    #[benchmark]
+    fn withdraw_unbonded() {
+        arena::<T>(2);
+        let operator = funded::<T>("operator", 0);
+        unbonding_chunks::<T>(&operator, MAX_UNBONDING_CHUNKS, true);
+        let now = frame_system::Pallet::<T>::block_number();
+        challenges_due::<T>(
+            T::MaxOpenChallenges::get(),
+            now.saturating_add(T::ChallengeWindow::get()),
+        );
+        #[extrinsic_call]
+        _(RawOrigin::Signed(operator.clone()), bid(ARENA));
+        assert!(!Unbonding::<T>::contains_key(bid(ARENA), &operator));
     }
 
     #[benchmark]
@@ -522,6 +547,99 @@ mod benchmarks {
         _(admin as T::RuntimeOrigin, bid(ARENA), amount);
         assert_eq!(RequiredBonds::<T>::get(bid(ARENA)), amount);
         Ok(())
+    }
+
+    /// A challenge whose deadline searches past every block but the last it may try.
+    #[benchmark]
+    fn challenge() {
+        let scene = crowned_scene::<T>();
+        let first =
+            frame_system::Pallet::<T>::block_number().saturating_add(T::ChallengeWindow::get());
+        fill_challenge_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
+        #[extrinsic_call]
+        _(RawOrigin::Signed(scene.challenger), scene.proposal);
+        assert!(CrownChallenges::<T>::contains_key(scene.proposal));
+    }
+
+    /// A lease of a challenge with one turn left, whose miner's and challenger's operators
+    /// are looked up.
+    #[benchmark]
+    fn claim_challenge() {
+        let scene = crowned_scene::<T>();
+        let id = open_challenge::<T>(&scene);
+        neutral_answers::<T>(id, MAX_CHALLENGE_TURNS - 1);
+        let [v3, _] = scene.answerers;
+        #[extrinsic_call]
+        _(RawOrigin::Signed(v3), id);
+        assert_eq!(Challenges::<T>::get(id).unwrap().leases.len(), 1);
+    }
+
+    /// An answer that decides nothing, after `MAX_CHALLENGE_TURNS - 1` others whose
+    /// validators are each looked up.
+    #[benchmark]
+    fn answer_challenge() {
+        let scene = crowned_scene::<T>();
+        let id = open_challenge::<T>(&scene);
+        neutral_answers::<T>(id, MAX_CHALLENGE_TURNS - 1);
+        let [v3, _] = scene.answerers;
+        Pallet::<T>::do_claim_challenge(v3.clone(), id).expect("v3 may answer");
+        let not_faster = Verdict::Fail {
+            reason: FailReason::NotFaster,
+        };
+        #[extrinsic_call]
+        answer_challenge(RawOrigin::Signed(v3), id, not_faster, [41; 32]);
+        assert!(Challenges::<T>::contains_key(id));
+    }
+
+    /// The second PASS: the bond pays both operators.
+    #[benchmark]
+    fn answer_challenge_reject() {
+        let scene = crowned_scene::<T>();
+        let id = open_challenge::<T>(&scene);
+        let [v3, v4] = scene.answerers;
+        let pass = Verdict::Pass {
+            speedup_ppm: 1_100_000,
+        };
+        answered::<T>(id, &v4, pass);
+        Pallet::<T>::do_claim_challenge(v3.clone(), id).expect("v3 may answer");
+        #[extrinsic_call]
+        answer_challenge(RawOrigin::Signed(v3), id, pass, [41; 32]);
+        assert!(!Challenges::<T>::contains_key(id));
+    }
+
+    /// The second `Cheating` FAIL of a standing crown (the largest bundle): the crown leaves
+    /// the stack, both crowning operators are slashed, and `q` other proposals' primary
+    /// PASSes are dropped as stale.
+    #[benchmark]
+    fn answer_challenge_revoke(q: Linear<0, { T::MaxQueueLen::get() - 1 }>) {
+        let scene = crowned_scene::<T>();
+        waiting_reproductions::<T>(q, &scene.passers[0]);
+        let id = open_challenge::<T>(&scene);
+        let [v3, v4] = scene.answerers;
+        let cheating = Verdict::Fail {
+            reason: FailReason::Cheating,
+        };
+        answered::<T>(id, &v4, cheating);
+        Pallet::<T>::do_claim_challenge(v3.clone(), id).expect("v3 may answer");
+        #[extrinsic_call]
+        answer_challenge(RawOrigin::Signed(v3), id, cheating, [41; 32]);
+        assert!(matches!(
+            Proposals::<T>::get(scene.proposal).unwrap().status,
+            ProposalStatus::Revoked { .. }
+        ));
+    }
+
+    /// `n` challenges expiring in one block, each bond returned.
+    #[benchmark]
+    fn expire_challenges(n: Linear<0, { T::MaxOpenChallenges::get() }>) {
+        arena::<T>(2);
+        let at = frame_system::Pallet::<T>::block_number().saturating_add(1u32.into());
+        let ids = challenges_due::<T>(n, at);
+        #[block]
+        {
+            Pallet::<T>::expire_challenges(at);
+        }
+        assert!(ids.iter().all(|id| !Challenges::<T>::contains_key(id)));
     }
 
     #[benchmark]

@@ -123,7 +123,7 @@ mod errors {
         GenerationMismatch,
         /// A PASS must clear the arena's margin.
         BelowMargin,
-        /// A PASS reports a speedup above `MaxSpeedupPpm`.
+        /// A PASS reports a speedup above its arena's `max_speedup_ppm`.
         SpeedupImplausible,
         /// The reproduction repeats the primary's attempt or evidence digest.
         DuplicateEvidence,
@@ -158,5 +158,41 @@ mod errors {
         /// These bytes FAILed in this arena for what they are, or against the incumbent that
         /// is still current: revealing them again cannot change the verdict.
         FailReplay,
+        /// Only a standing crown can be challenged: the proposal is not crowned, or no longer
+        /// in its slot's incumbent stack (superseded or displaced).
+        NotCrowned,
+        /// The crown already has an open challenge.
+        AlreadyChallenged,
+        /// The arena has `MaxOpenChallenges` open challenges.
+        TooManyChallenges,
+        /// No such open challenge (it never was, or it has ended).
+        UnknownChallenge,
+        /// The caller's operator gave one of the PASSes that crowned this proposal: it may not
+        /// re-qualify its own verdict.
+        PassedByOperator,
+        /// The caller's operator opened this challenge: it may not judge it.
+        OwnChallenge,
+        /// The caller's operator has already answered this challenge (one verdict per
+        /// operator).
+        AlreadyAnswered,
+        /// The caller's operator already holds a lease on this challenge that has not expired.
+        ChallengeLeaseHeld,
+        /// `MAX_CHALLENGE_TURNS` operators hold a lease on this challenge or have answered it.
+        ChallengeFull,
+        /// The caller holds no lease on this challenge.
+        NotChallengeLeaseHolder,
+        /// Too many challenges expire in the same block; challenge again in the next block.
+        ChallengeScheduleFull,
+        /// The operator has `MAX_UNBONDING_CHUNKS` unbonding chunks waiting in this arena:
+        /// withdraw the released ones first.
+        TooManyUnbondingChunks,
+        /// None of the operator's unbonding chunks in this arena is released yet.
+        NothingToWithdraw,
+        /// A challenge of a crown this operator's PASS made is open in the arena: its
+        /// unbonded funds stay held (and slashable) until the challenge ends.
+        CrownUnderChallenge,
+        /// An arena's `max_speedup_ppm` must admit a PASS at its margin and stay within the
+        /// chain's `MaxSpeedupPpm`.
+        SpeedupCapOutOfRange,
     }
 }

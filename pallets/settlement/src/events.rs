@@ -196,12 +196,21 @@ mod events {
             amount: BalanceOf<T>,
             total: BalanceOf<T>,
         },
-        /// An operator took `amount` of its bond in an arena back; `total` is what is left.
+        /// An operator took `amount` out of its bond in an arena; `total` is what is left
+        /// bonded. `withdraw_unbonded` releases `amount` from `release_at`; it can be slashed
+        /// until then.
         OperatorUnbonded {
             arena: ArenaId,
             operator: T::AccountId,
             amount: BalanceOf<T>,
             total: BalanceOf<T>,
+            release_at: BlockNumberFor<T>,
+        },
+        /// An operator withdrew `amount` of unbonded funds in an arena: released to it.
+        UnbondedWithdrawn {
+            arena: ArenaId,
+            operator: T::AccountId,
+            amount: BalanceOf<T>,
         },
         /// The admin origin set what an operator must bond in an arena to lease there.
         RequiredBondSet {
@@ -223,6 +232,59 @@ mod events {
             miner: T::AccountId,
             reason: FailReason,
             refunded: BalanceOf<T>,
+        },
+        /// `challenger` challenged a crown, holding `bond`; without two agreeing answers by
+        /// `deadline` the challenge expires.
+        ChallengeOpened {
+            challenge: ChallengeId,
+            proposal: ProposalId,
+            challenger: T::AccountId,
+            bond: BalanceOf<T>,
+            deadline: BlockNumberFor<T>,
+        },
+        /// A validator key leased a challenge to re-qualify its crown.
+        ChallengeLeased {
+            challenge: ChallengeId,
+            validator: T::AccountId,
+            expires_at: BlockNumberFor<T>,
+        },
+        /// A validator key answered a challenge.
+        ChallengeAnswered {
+            challenge: ChallengeId,
+            validator: T::AccountId,
+            verdict: Verdict,
+            evidence_digest: EvidenceDigest,
+        },
+        /// Two operators FAILed a challenged crown for what its bytes are: it left the
+        /// incumbent stack (if it was still there), its claim ended, and the operators whose
+        /// PASSes crowned it were slashed `slashed` in all, of which `challenger_reward` went
+        /// to the challenger (the rest to the reward pot). The challenger's bond was returned.
+        CrownRevoked {
+            proposal: ProposalId,
+            challenge: ChallengeId,
+            reason: FailReason,
+            slashed: BalanceOf<T>,
+            challenger_reward: BalanceOf<T>,
+        },
+        /// An operator lost `amount` of its bond in `arena` to a revocation.
+        OperatorSlashed {
+            arena: ArenaId,
+            operator: T::AccountId,
+            amount: BalanceOf<T>,
+        },
+        /// Two operators PASSed a challenged crown: the crown stands, and the challenger's bond
+        /// went to them, `paid_each` each (a remainder to the reward pot).
+        ChallengeRejected {
+            challenge: ChallengeId,
+            proposal: ProposalId,
+            requalified_by: BoundedVec<T::AccountId, MaxPasses>,
+            paid_each: BalanceOf<T>,
+        },
+        /// A challenge reached its deadline without two agreeing answers; its bond was
+        /// returned.
+        ChallengeExpired {
+            challenge: ChallengeId,
+            proposal: ProposalId,
         },
     }
 }

@@ -1,5 +1,5 @@
-//! The pallet's hooks (a section of [`crate::pallet`]): leases expire, emissions are paid
-//! and epochs close at the start of a block; pruning takes what is left of a block; the
+//! The pallet's hooks (a section of [`crate::pallet`]): leases and challenges expire,
+//! emissions are paid and epochs close at the start of a block; pruning takes what is left of a block; the
 //! configuration is checked once (`integrity_test`) and the invariants after every test
 //! (`try_state`).
 
@@ -13,8 +13,10 @@ mod hooks {
             let expired = Self::expire_leases(now);
             let overdue = Self::expire_overdue(now);
             let paid = Self::pay_emissions();
+            let challenges = Self::expire_challenges(now);
             let mut weight = T::WeightInfo::expire_leases(expired)
                 .saturating_add(T::WeightInfo::expire_overdue(overdue))
+                .saturating_add(T::WeightInfo::expire_challenges(challenges))
                 .saturating_add(T::WeightInfo::pay_emissions(paid));
             if let Some(policy) = Emissions::<T>::get() {
                 if !policy.epoch_blocks.is_zero() && (now % policy.epoch_blocks).is_zero() {
@@ -45,6 +47,7 @@ mod hooks {
                 ("MaxClaims", T::MaxClaims::get()),
                 ("MaxLeasesPerBlock", T::MaxLeasesPerBlock::get()),
                 ("MaxLeasesPerOperator", T::MaxLeasesPerOperator::get()),
+                ("MaxOpenChallenges", T::MaxOpenChallenges::get()),
             ] {
                 assert!(v > 0, "{name} must be positive");
             }
@@ -61,6 +64,15 @@ mod hooks {
             assert!(
                 T::MaxSpeedupPpm::get() > PPM_ONE,
                 "MaxSpeedupPpm must allow a speedup"
+            );
+            assert!(
+                !T::ChallengeWindow::get().is_zero() && !T::UnbondingPeriod::get().is_zero(),
+                "ChallengeWindow and UnbondingPeriod must be positive"
+            );
+            // Every open challenge has one deadline, `MaxOpenChallenges` a block fit.
+            assert!(
+                T::MaxArenas::get() <= settle::DEADLINE_TRIES,
+                "the challenge deadline schedule can fill up: at most DEADLINE_TRIES arenas"
             );
             // Every pending proposal has at most one deadline: they must always find room.
             assert!(

@@ -163,21 +163,37 @@ impl<T: Config> Pallet<T> {
             let sum = bonds.entry(operator).or_insert_with(Zero::zero);
             *sum = sum.saturating_add(amount);
         }
+        // Unbonding chunks are still held: bonds and chunks add up to what is held.
+        for (_, operator, chunks) in Unbonding::<T>::iter() {
+            ensure!(
+                !chunks.is_empty() && chunks.iter().all(|c| !c.amount.is_zero()),
+                "an empty unbonding list or chunk is stored"
+            );
+            ensure!(
+                chunks.windows(2).all(|w| w[0].release_at < w[1].release_at),
+                "unbonding chunks are not in release order"
+            );
+            let sum = bonds.entry(operator).or_insert_with(Zero::zero);
+            *sum = chunks
+                .iter()
+                .fold(*sum, |sum, c| sum.saturating_add(c.amount));
+        }
         for (operator, sum) in bonds {
             ensure!(
                 T::Currency::balance_on_hold(&HoldReason::OperatorBond.into(), &operator) == sum,
-                "an operator's bonds differ from what is held from it"
+                "an operator's bonds and unbonding chunks differ from what is held from it"
             );
         }
         for (arena, hash, failed) in FailedContents::<T>::iter() {
             ensure!(
                 Proposals::<T>::get(failed.proposal).is_some_and(|p| p.arena == arena
                     && p.content_hash == hash
-                    && p.status
-                        == ProposalStatus::Failed {
-                            reason: failed.reason
-                        }),
-                "a FAIL replay record belongs to no proposal that failed for its reason"
+                    && match p.status {
+                        ProposalStatus::Failed { reason } => reason == failed.reason,
+                        ProposalStatus::Revoked { reason, .. } => reason == failed.reason,
+                        _ => false,
+                    }),
+                "a FAIL replay record belongs to no proposal that failed (or was revoked) for its reason"
             );
         }
         for (id, amount) in SlashedDeposits::<T>::iter() {
@@ -240,11 +256,113 @@ impl<T: Config> Pallet<T> {
             "claims and incumbent entries differ"
         );
 
+        Self::challenges_add_up()?;
+
         let weights = Weights::<T>::get();
         if !weights.is_empty() {
             let sum: u64 = weights.iter().map(|(_, w)| *w as u64).sum();
             ensure!(sum == 1_000_000, "weights do not sum to 1_000_000");
             ensure!(weights.iter().all(|(_, w)| *w > 0), "a weight is zero");
+        }
+        Ok(())
+    }
+
+    /// Every open challenge is indexed once (its crown's, its arena's, its deadline's), its
+    /// bond is held, no two of its answers agree (they would have ended it), and no operator
+    /// that crowned it has leased or answered it.
+    fn challenges_add_up() -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
+        let now = frame_system::Pallet::<T>::block_number();
+        let mut per_arena: BTreeMap<ArenaId, BTreeSet<ChallengeId>> = BTreeMap::new();
+        let mut bonds: BTreeMap<T::AccountId, BalanceOf<T>> = BTreeMap::new();
+        for (id, c) in Challenges::<T>::iter() {
+            ensure!(
+                id < NextChallengeId::<T>::get(),
+                "a challenge id is not below the counter"
+            );
+            ensure!(
+                CrownChallenges::<T>::get(c.proposal) == Some(id),
+                "a challenge is not its crown's open challenge"
+            );
+            ensure!(
+                c.deadline > now && ChallengeDeadlines::<T>::get(c.deadline).contains(&id),
+                "an open challenge has no deadline scheduled"
+            );
+            ensure!(
+                Proposals::<T>::get(c.proposal).is_none_or(|p| matches!(
+                    p.status,
+                    ProposalStatus::Crowned { .. } | ProposalStatus::Retired { .. }
+                )),
+                "a challenged proposal is neither crowned nor retired"
+            );
+            per_arena.entry(c.arena.clone()).or_default().insert(id);
+            let held = bonds.entry(c.challenger.clone()).or_insert_with(Zero::zero);
+            *held = held.saturating_add(c.bond);
+            let mut operators: BTreeSet<&T::AccountId> = BTreeSet::new();
+            for operator in c
+                .leases
+                .iter()
+                .map(|l| &l.operator)
+                .chain(c.answers.iter().map(|a| &a.operator))
+            {
+                ensure!(
+                    operators.insert(operator),
+                    "an operator holds two turns of one challenge"
+                );
+                ensure!(
+                    !c.passes.iter().any(|p| p.operator == *operator),
+                    "an operator judges a crown its own PASS made"
+                );
+            }
+            let agreeing =
+                |f: fn(&Verdict) -> bool| c.answers.iter().filter(|a| f(&a.verdict)).count();
+            ensure!(
+                agreeing(|v| matches!(v, Verdict::Pass { .. })) < 2
+                    && agreeing(
+                        |v| matches!(v, Verdict::Fail { reason } if !reason.is_disputable())
+                    ) < 2,
+                "two answers of an open challenge agree"
+            );
+        }
+        for (arena, open) in OpenChallenges::<T>::iter() {
+            let set: BTreeSet<ChallengeId> = open.iter().copied().collect();
+            ensure!(
+                !set.is_empty() && set.len() == open.len(),
+                "an arena's open challenges are empty or list one twice"
+            );
+            ensure!(
+                per_arena.remove(&arena).unwrap_or_default() == set,
+                "an arena's open challenges differ from its challenges"
+            );
+        }
+        ensure!(
+            per_arena.is_empty(),
+            "an open challenge is missing from its arena's list"
+        );
+        for (proposal, id) in CrownChallenges::<T>::iter() {
+            ensure!(
+                Challenges::<T>::get(id).is_some_and(|c| c.proposal == proposal),
+                "a crown's challenge is not open, or is another crown's"
+            );
+        }
+        let mut scheduled: BTreeSet<ChallengeId> = BTreeSet::new();
+        for (at, ids) in ChallengeDeadlines::<T>::iter() {
+            ensure!(
+                !ids.is_empty(),
+                "an empty challenge deadline block is stored"
+            );
+            for id in ids {
+                ensure!(scheduled.insert(id), "a challenge is scheduled twice");
+                ensure!(
+                    Challenges::<T>::get(id).is_some_and(|c| c.deadline == at),
+                    "a challenge deadline is scheduled for no open challenge"
+                );
+            }
+        }
+        for (challenger, sum) in bonds {
+            ensure!(
+                T::Currency::balance_on_hold(&HoldReason::ChallengeBond.into(), &challenger) == sum,
+                "a challenger's open challenges differ from what is held from it"
+            );
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //!
 //! Every rule that decides who wins (DESIGN 4): the target catalog and arenas (the admin origin), miners'
 //! commit-reveal of kernel bundles, validators' leases and attestations, crowns, reward claims
-//! and the epoch weight vector.
+//! and the epoch weight vector, operator bonds, crown challenges and their slashes.
 //!
 //! Proposal life cycle:
 //! ```text
@@ -11,6 +11,7 @@
 //!   └─ a first FAIL (disputed) / NoDecision / lease expiry / stale generation
 //!      (each operator's stall counts once: Expired at max_attempts)
 //! Any pending proposal: Expired PendingLifetime blocks after its reveal.
+//! Crowned (or Retired while challenged) ─challenge: two FAILs for what the bytes are─► Revoked
 //! ```
 //! The second PASS crowns in the same extrinsic. Extrinsics are transactional: when any crown
 //! step fails, the call fails and nothing changes.
@@ -21,6 +22,8 @@ extern crate alloc;
 
 pub use pallet::*;
 
+mod calls;
+mod challenges;
 mod epoch;
 mod errors;
 mod events;
@@ -76,6 +79,10 @@ pub type ContentOwnerOf<T> =
     ContentOwner<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type EmissionsPolicyOf<T> =
     EmissionsPolicy<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
+pub type UnbondingOf<T> =
+    BoundedVec<UnbondingChunk<BlockNumberFor<T>, BalanceOf<T>>, MaxUnbondingChunks>;
+pub type ChallengeOf<T> =
+    Challenge<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
 pub type WeightVectorOf<T> =
     BoundedVec<(<T as frame_system::Config>::AccountId, u32), <T as Config>::MaxClaims>;
 
@@ -83,14 +90,17 @@ pub type WeightVectorOf<T> =
 #[frame::pallet_macros::import_section(errors::errors)]
 #[frame::pallet_macros::import_section(hooks::hooks)]
 #[frame::pallet_macros::import_section(operators::operators)]
+#[frame::pallet_macros::import_section(calls::calls)]
+#[frame::pallet_macros::import_section(challenges::challenges)]
 #[frame::pallet]
 pub mod pallet {
     use super::*;
 
-    /// Version 3: a reproduction's wait stands still while it is leased, FAILs can be
-    /// overturned, FAILed bytes are remembered ([`crate::migrations::v3`] moves a version 2
-    /// state; [`crate::migrations::v2`] a version 1 state to version 2).
-    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(3);
+    /// Version 4: each arena's policy carries its speedup cap ([`crate::migrations::v4`]
+    /// moves a version 3 state; [`crate::migrations::v3`] a version 2 state, in which a
+    /// reproduction's wait did not stand still while leased; [`crate::migrations::v2`] a
+    /// version 1 state).
+    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(4);
 
     #[pallet::pallet]
     #[pallet::storage_version(STORAGE_VERSION)]
@@ -103,8 +113,11 @@ pub mod pallet {
         CommitDeposit,
         /// Held per bundle byte from `reveal` until the proposal stops using its bundle.
         BundleDeposit,
-        /// An operator's bond in an arena, from `bond` until `unbond`.
+        /// An operator's bond in an arena, from `bond` until `withdraw_unbonded` (unbonding
+        /// included).
         OperatorBond,
+        /// A challenger's bond, from `challenge` until the challenge's outcome.
+        ChallengeBond,
     }
 
     #[pallet::config]
@@ -152,8 +165,8 @@ pub mod pallet {
         /// take longer (see [`Pallet::pending_life_needed`]).
         #[pallet::constant]
         type PendingLifetime: Get<BlockNumberFor<Self>>;
-        /// The largest speedup an attestation may report (ppm): a slot replacement that makes
-        /// the whole engine this much faster is a measurement fault, not a kernel.
+        /// The largest speedup cap an arena may set (ppm; each arena's `max_speedup_ppm` is at
+        /// most this), and the cap the version 4 migration gives the arenas that had none.
         #[pallet::constant]
         type MaxSpeedupPpm: Get<u32>;
         /// Terminal proposals (failed, expired, withdrawn, dropped, retired) are deleted this
@@ -184,6 +197,34 @@ pub mod pallet {
         /// Open leases one operator may hold at once (over all its validator keys).
         #[pallet::constant]
         type MaxLeasesPerOperator: Get<u32>;
+        /// Held from whoever challenges a crown until the outcome: returned when the crown is
+        /// revoked or the challenge expires unanswered, paid to the operators that
+        /// re-qualified the crown when two of them PASS it. A runtime constant, not an
+        /// arena's: it prices a challenge's spam (the operators' re-qualification work),
+        /// which does not grow with the arena's bonds.
+        #[pallet::constant]
+        type ChallengeBond: Get<BalanceOf<Self>>;
+        /// A challenge without two agreeing answers this many blocks after it opened expires
+        /// (bond returned).
+        #[pallet::constant]
+        type ChallengeWindow: Get<BlockNumberFor<Self>>;
+        /// Open challenges per arena; also the most challenges that may expire in one block.
+        #[pallet::constant]
+        type MaxOpenChallenges: Get<u32>;
+        /// The part of its bond in the arena that each operator whose PASS crowned a revoked
+        /// proposal loses.
+        #[pallet::constant]
+        type RevocationSlash: Get<Perbill>;
+        /// The part of what a revocation slashes that goes to the challenger; the rest goes to
+        /// the reward pot.
+        #[pallet::constant]
+        type ChallengerReward: Get<Perbill>;
+        /// `unbond` moves part of a bond to an unbonding chunk that `withdraw_unbonded`
+        /// releases this many blocks later. Until then it can be slashed: a challenge opened
+        /// within this period of the unbond still reaches it (and withdrawal waits while one
+        /// is open).
+        #[pallet::constant]
+        type UnbondingPeriod: Get<BlockNumberFor<Self>>;
         /// Who changes the catalog, arenas, validators and emissions (Root, or a collective).
         type AdminOrigin: EnsureOrigin<Self::RuntimeOrigin>;
         type WeightInfo: WeightInfo;
@@ -375,246 +416,6 @@ pub mod pallet {
         }
     }
 
-    #[pallet::call]
-    impl<T: Config> Pallet<T> {
-        /// Commit to a bundle without showing it: `commitment` is
-        /// [`cacheon_primitives::commitment`] of the miner, arena, target, ContentHash and a
-        /// secret salt. Holds `CommitDeposit` until the reveal or [`Self::cancel_commit`].
-        #[pallet::call_index(0)]
-        #[pallet::weight(T::WeightInfo::commit())]
-        pub fn commit(origin: OriginFor<T>, commitment: Commitment) -> DispatchResult {
-            let miner = ensure_signed(origin)?;
-            ensure!(
-                !Commits::<T>::contains_key(&miner, commitment),
-                Error::<T>::AlreadyCommitted
-            );
-            let pending = PendingCommits::<T>::get(&miner);
-            ensure!(
-                pending < T::MaxPendingCommits::get(),
-                Error::<T>::TooManyCommits
-            );
-
-            let deposit = T::CommitDeposit::get();
-            T::Currency::hold(&HoldReason::CommitDeposit.into(), &miner, deposit)?;
-            Commits::<T>::insert(
-                &miner,
-                commitment,
-                CommitRecord {
-                    at: frame_system::Pallet::<T>::block_number(),
-                    deposit,
-                },
-            );
-            PendingCommits::<T>::insert(&miner, pending + 1);
-            Self::deposit_event(Event::Committed { miner, commitment });
-            Ok(())
-        }
-
-        /// Reveal a committed bundle: its canonical bytes, the arena and target it competes
-        /// for and the salt. The chain recomputes the ContentHash and the commitment, checks the
-        /// bundle's canonical form, charges `EvalFee`, holds the per-byte bundle deposit and
-        /// queues the proposal.
-        #[pallet::call_index(1)]
-        #[pallet::weight(T::WeightInfo::reveal(bundle.len() as u32))]
-        pub fn reveal(
-            origin: OriginFor<T>,
-            arena: ArenaId,
-            target: TargetId,
-            salt: [u8; 32],
-            bundle: BoundedVec<u8, T::MaxBundleBytes>,
-        ) -> DispatchResult {
-            let miner = ensure_signed(origin)?;
-            Self::do_reveal(miner, arena, target, salt, bundle)
-        }
-
-        /// Withdraw a queued proposal that no validator holds a lease on and no FAIL on which
-        /// waits for a second opinion. The bundle deposit is returned; the evaluation fee is
-        /// not.
-        #[pallet::call_index(2)]
-        #[pallet::weight(T::WeightInfo::withdraw())]
-        pub fn withdraw(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResult {
-            let miner = ensure_signed(origin)?;
-            Self::do_withdraw(miner, proposal)
-        }
-
-        /// Cancel a pending commitment (revealed or not in time) and release its deposit.
-        #[pallet::call_index(3)]
-        #[pallet::weight(T::WeightInfo::cancel_commit())]
-        pub fn cancel_commit(origin: OriginFor<T>, commitment: Commitment) -> DispatchResult {
-            let miner = ensure_signed(origin)?;
-            ensure!(
-                Commits::<T>::contains_key(&miner, commitment),
-                Error::<T>::UnknownCommitment
-            );
-            Self::remove_commit(&miner, commitment);
-            Self::deposit_event(Event::CommitCancelled { miner, commitment });
-            Ok(())
-        }
-
-        /// Lease the next phase of a proposal: the primary attempt of a queued proposal, or the
-        /// reproduction of one with a recorded primary PASS. Only the arena's validators may
-        /// claim, in reveal order, and never the reproduction of their own PASS when the arena
-        /// requires two distinct validators.
-        ///
-        /// Weighed for a full queue ahead, then for the entries actually passed over. A lease
-        /// taken is free: the chain pays its referees' work; a refused claim pays its fee.
-        #[pallet::call_index(10)]
-        #[pallet::weight(Pallet::<T>::claim_weight(T::MaxQueueLen::get()))]
-        pub fn claim(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResultWithPostInfo {
-            let validator = ensure_signed(origin)?;
-            let ahead = Self::do_claim(validator, proposal)?;
-            Ok((Some(Self::claim_weight(ahead)), Pays::No).into())
-        }
-
-        /// Attest the leased attempt's verdict. A second PASS crowns the proposal in this call.
-        ///
-        /// Weighed for the heaviest branch (a crown displacing `MAX_MEMBERS` entries over a
-        /// full queue), then for the branch taken. An accepted attestation is free (only the
-        /// lease holder can make one); a refused one pays its fee.
-        #[pallet::call_index(11)]
-        #[pallet::weight(Pallet::<T>::attest_worst_weight())]
-        pub fn attest(
-            origin: OriginFor<T>,
-            proposal: ProposalId,
-            attestation: Attestation,
-        ) -> DispatchResultWithPostInfo {
-            let validator = ensure_signed(origin)?;
-            let used = Self::do_attest(validator, proposal, attestation)?;
-            Ok((Some(used), Pays::No).into())
-        }
-
-        /// Publish (or, with an empty `endpoint`, withdraw) where this validator key serves
-        /// its evidence reports: miners fetch `<endpoint>/evidence/<digest>.json` for the
-        /// digests the verdict events name. Only a registered validator key may publish.
-        #[pallet::call_index(12)]
-        #[pallet::weight(T::WeightInfo::set_evidence_endpoint())]
-        pub fn set_evidence_endpoint(origin: OriginFor<T>, endpoint: Endpoint) -> DispatchResult {
-            let validator = ensure_signed(origin)?;
-            ensure!(
-                KeyOperators::<T>::contains_key(&validator),
-                Error::<T>::NotValidator
-            );
-            if endpoint.is_empty() {
-                EvidenceEndpoints::<T>::remove(&validator);
-                Self::deposit_event(Event::EvidenceEndpointCleared { validator });
-                return Ok(());
-            }
-            ensure!(is_valid_endpoint(&endpoint), Error::<T>::BadEndpoint);
-            EvidenceEndpoints::<T>::insert(&validator, &endpoint);
-            Self::deposit_event(Event::EvidenceEndpointSet {
-                validator,
-                endpoint,
-            });
-            Ok(())
-        }
-
-        /// Bond `amount` more in `arena` as an operator (signed by the operator's own account):
-        /// held until `unbond`. Its validator keys lease in the arena only while its bond
-        /// covers the arena's required bond.
-        #[pallet::call_index(13)]
-        #[pallet::weight(T::WeightInfo::bond())]
-        pub fn bond(origin: OriginFor<T>, arena: ArenaId, amount: BalanceOf<T>) -> DispatchResult {
-            let operator = ensure_signed(origin)?;
-            Self::do_bond(operator, arena, amount)
-        }
-
-        /// Take `amount` of the operator's bond in `arena` back (not while the operator holds
-        /// a lease).
-        #[pallet::call_index(14)]
-        #[pallet::weight(T::WeightInfo::unbond())]
-        pub fn unbond(
-            origin: OriginFor<T>,
-            arena: ArenaId,
-            amount: BalanceOf<T>,
-        ) -> DispatchResult {
-            let operator = ensure_signed(origin)?;
-            Self::do_unbond(operator, arena, amount)
-        }
-
-        /// Add or change a catalog target (the admin origin).
-        #[pallet::call_index(20)]
-        #[pallet::weight(T::WeightInfo::set_target(T::MaxTargets::get()))]
-        pub fn set_target(origin: OriginFor<T>, spec: TargetSpec) -> DispatchResult {
-            T::AdminOrigin::ensure_origin(origin)?;
-            Self::do_set_target(spec)
-        }
-
-        /// Add an arena or change its configuration; its generation is kept (the admin origin).
-        #[pallet::call_index(21)]
-        #[pallet::weight(T::WeightInfo::set_arena())]
-        pub fn set_arena(origin: OriginFor<T>, config: ArenaConfigOf<T>) -> DispatchResult {
-            T::AdminOrigin::ensure_origin(origin)?;
-            Self::do_set_arena(config)
-        }
-
-        /// Register a validator key for an arena under an operator identity (the admin origin). Rules that
-        /// need independent opinions count operators: one operator with several keys is one.
-        #[pallet::call_index(22)]
-        #[pallet::weight(T::WeightInfo::add_validator())]
-        pub fn add_validator(
-            origin: OriginFor<T>,
-            arena: ArenaId,
-            validator: T::AccountId,
-            operator: T::AccountId,
-        ) -> DispatchResult {
-            T::AdminOrigin::ensure_origin(origin)?;
-            Self::do_add_validator(arena, validator, operator)
-        }
-
-        /// Remove a validator from an arena (the admin origin). Its open leases can no longer be attested
-        /// and expire into the queue; its recorded PASSes and disputed FAILs stop counting. A key
-        /// removed from its last arena loses its evidence endpoint.
-        #[pallet::call_index(23)]
-        #[pallet::weight(T::WeightInfo::remove_validator())]
-        pub fn remove_validator(
-            origin: OriginFor<T>,
-            arena: ArenaId,
-            validator: T::AccountId,
-        ) -> DispatchResult {
-            T::AdminOrigin::ensure_origin(origin)?;
-            Self::do_remove_validator(arena, validator)
-        }
-
-        /// Set the emissions policy (the admin origin).
-        #[pallet::call_index(24)]
-        #[pallet::weight(T::WeightInfo::set_emissions())]
-        pub fn set_emissions(origin: OriginFor<T>, policy: EmissionsPolicyOf<T>) -> DispatchResult {
-            T::AdminOrigin::ensure_origin(origin)?;
-            Self::check_emissions(&policy)?;
-            Self::deposit_event(Event::EmissionsSet {
-                epoch_blocks: policy.epoch_blocks,
-                emission_per_epoch: policy.emission_per_epoch,
-            });
-            Emissions::<T>::put(policy);
-            Ok(())
-        }
-
-        /// Set what an operator must have bonded in `arena` before its keys may lease there
-        /// (the admin origin).
-        #[pallet::call_index(26)]
-        #[pallet::weight(T::WeightInfo::set_required_bond())]
-        pub fn set_required_bond(
-            origin: OriginFor<T>,
-            arena: ArenaId,
-            amount: BalanceOf<T>,
-        ) -> DispatchResult {
-            T::AdminOrigin::ensure_origin(origin)?;
-            ensure!(Arenas::<T>::contains_key(&arena), Error::<T>::UnknownArena);
-            RequiredBonds::<T>::insert(&arena, amount);
-            Self::deposit_event(Event::RequiredBondSet { arena, amount });
-            Ok(())
-        }
-
-        /// Overturn a failed proposal's FAIL (the admin origin): the proposal ends
-        /// `Overturned`, a forfeited bundle deposit goes back from the reward pot to the
-        /// miner, the recorded FAIL is removed and the bytes may be revealed again.
-        #[pallet::call_index(25)]
-        #[pallet::weight(T::WeightInfo::overturn_fail())]
-        pub fn overturn_fail(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResult {
-            T::AdminOrigin::ensure_origin(origin)?;
-            Self::do_overturn_fail(proposal)
-        }
-    }
-
     #[pallet::view_functions]
     impl<T: Config> Pallet<T> {
         /// The last epoch's weight vector: `(account, ppm)`, summing to 1_000_000.
@@ -665,6 +466,13 @@ impl<T: Config> Pallet<T> {
             .max(T::WeightInfo::attest_pass())
             .max(T::WeightInfo::attest_fail())
             .max(T::WeightInfo::attest_requeue())
+    }
+
+    /// What `answer_challenge` is charged before it runs: its heaviest branch.
+    pub fn answer_worst_weight() -> Weight {
+        T::WeightInfo::answer_challenge_revoke(T::MaxQueueLen::get())
+            .max(T::WeightInfo::answer_challenge_reject())
+            .max(T::WeightInfo::answer_challenge())
     }
 
     /// The limits the chain applies to bundles.

@@ -63,6 +63,14 @@ pub const MAX_SPEEDUP_PPM: u32 = 10_000_000;
 pub const PROPOSAL_RETENTION: u64 = 100;
 /// Covers the benchmarks' arena (`lease_blocks` 100) as well as this one's.
 pub const PENDING_LIFETIME: u64 = 2_400;
+pub const CHALLENGE_BOND: Balance = 1_000;
+pub const CHALLENGE_WINDOW: u64 = 50;
+pub const MAX_OPEN_CHALLENGES: u32 = 2;
+/// Half of each crowning operator's bond, half of that to the challenger.
+pub const REVOCATION_SLASH_PERCENT: u32 = 50;
+pub const CHALLENGER_REWARD_PERCENT: u32 = 50;
+/// Shorter than `CHALLENGE_WINDOW`, so that a withdrawal can meet an open challenge.
+pub const UNBONDING_PERIOD: u64 = 20;
 
 parameter_types! {
     pub const CacheonPalletId: PalletId = PalletId(*b"cacheon!");
@@ -76,6 +84,11 @@ parameter_types! {
     pub const ReproductionTimeout: u64 = REPRODUCTION_TIMEOUT;
     pub const ProposalRetention: u64 = PROPOSAL_RETENTION;
     pub const PendingLifetime: u64 = PENDING_LIFETIME;
+    pub const ChallengeBond: Balance = CHALLENGE_BOND;
+    pub const ChallengeWindow: u64 = CHALLENGE_WINDOW;
+    pub const RevocationSlash: Perbill = Perbill::from_percent(REVOCATION_SLASH_PERCENT);
+    pub const ChallengerReward: Perbill = Perbill::from_percent(CHALLENGER_REWARD_PERCENT);
+    pub const UnbondingPeriod: u64 = UNBONDING_PERIOD;
 }
 
 impl pallet_cacheon::Config for Test {
@@ -102,6 +115,12 @@ impl pallet_cacheon::Config for Test {
     type MaxClaims = ConstU32<64>;
     type MaxLeasesPerOperator = ConstU32<MAX_LEASES_PER_OPERATOR>;
     type MaxLeasesPerBlock = ConstU32<4>;
+    type ChallengeBond = ChallengeBond;
+    type ChallengeWindow = ChallengeWindow;
+    type MaxOpenChallenges = ConstU32<MAX_OPEN_CHALLENGES>;
+    type RevocationSlash = RevocationSlash;
+    type ChallengerReward = ChallengerReward;
+    type UnbondingPeriod = UnbondingPeriod;
     type AdminOrigin = frame_system::EnsureRoot<AccountId>;
     type WeightInfo = ();
 }
@@ -113,6 +132,7 @@ pub const CAROL: AccountId = 3; // miner
 pub const V1: AccountId = 11; // validator
 pub const V2: AccountId = 12; // validator
 pub const V3: AccountId = 13; // validator
+pub const V4: AccountId = 14; // funded; registered by the tests that need a fourth operator
 pub const OUTSIDER: AccountId = 20; // funded, not a validator
 pub const BOOTSTRAP: AccountId = 99;
 pub const INITIAL_BALANCE: Balance = 1_000_000;
@@ -172,6 +192,7 @@ pub fn arena_config(required_distinct_validators: u32) -> ArenaConfigOf<Test> {
             lease_blocks: LEASE_BLOCKS,
             max_attempts: MAX_ATTEMPTS,
             required_distinct_validators,
+            max_speedup_ppm: MAX_SPEEDUP_PPM,
         },
         status: Status::Active,
     }
@@ -220,7 +241,7 @@ impl ExtBuilder {
     pub fn build(self) -> TestState {
         RevealWindow::set(self.reveal_window);
         let pot: AccountId = Cacheon::pot_account();
-        let mut balances: Vec<(AccountId, Balance)> = [ALICE, BOB, CAROL, V1, V2, V3, OUTSIDER]
+        let mut balances: Vec<(AccountId, Balance)> = [ALICE, BOB, CAROL, V1, V2, V3, V4, OUTSIDER]
             .iter()
             .map(|a| (*a, INITIAL_BALANCE))
             .collect();

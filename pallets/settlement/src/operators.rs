@@ -1,5 +1,6 @@
 //! The pallet's storage about operators (a section of [`crate::pallet`]): validator keys per
-//! arena and their operators, evidence endpoints, open leases and operator bonds.
+//! arena and their operators, evidence endpoints, open leases, operator bonds and their
+//! unbonding chunks.
 
 use polkadot_sdk::polkadot_sdk_frame::pallet_macros::pallet_section;
 
@@ -49,6 +50,21 @@ mod operators {
         Blake2_128Concat,
         T::AccountId,
         BalanceOf<T>,
+        ValueQuery,
+    >;
+
+    /// Parts of each operator's bond per arena that `unbond` took out of the bond and
+    /// `withdraw_unbonded` releases after `UnbondingPeriod`, in release order; still held
+    /// (`HoldReason::OperatorBond`) and slashable. `Blake2_128Concat` on both keys, as for
+    /// [`OperatorBonds`].
+    #[pallet::storage]
+    pub type Unbonding<T: Config> = StorageDoubleMap<
+        _,
+        Blake2_128Concat,
+        ArenaId,
+        Blake2_128Concat,
+        T::AccountId,
+        UnbondingOf<T>,
         ValueQuery,
     >;
 

@@ -105,6 +105,10 @@ pub struct ArenaPolicy<BlockNumber> {
     /// 1 (a single PASS crowns and a FAIL sticks at once: development only) or 2 (a
     /// reproduction by another operator, and a second opinion on a disputable FAIL).
     pub required_distinct_validators: u32,
+    /// The largest speedup a PASS may report here (ppm): above it, a measurement fault, not
+    /// a kernel (one kernel boundary cannot make this arena's engine that much faster). At
+    /// least the margin's floor, at most the chain's `MaxSpeedupPpm`.
+    pub max_speedup_ppm: u32,
 }
 
 /// An arena as governance configures it.
@@ -271,6 +275,13 @@ pub enum ProposalStatus<AccountId, BlockNumber> {
     Overturned {
         reason: FailReason,
     },
+    /// A crown that `challenge` revoked: two operators other than those that crowned it
+    /// FAILed it for `reason` (the second one's), a FAIL about the bytes themselves.
+    Revoked {
+        at: BlockNumber,
+        challenge: ChallengeId,
+        reason: FailReason,
+    },
 }
 
 impl<A, B> ProposalStatus<A, B> {
@@ -401,3 +412,63 @@ pub struct PayoutRun<Balance> {
     /// Paid so far.
     pub paid: Balance,
 }
+
+/// A crown challenge's id: from a counter ([`crate::NextChallengeId`]).
+pub type ChallengeId = u64;
+
+/// Most operators that may hold a lease on, or have answered, one challenge at once: two
+/// agreeing answers decide, so more than a few turns only happen when answers disagree or
+/// decide nothing (a speed opinion, a NoDecision).
+pub const MAX_CHALLENGE_TURNS: u32 = 8;
+pub type MaxChallengeTurns = ConstU32<MAX_CHALLENGE_TURNS>;
+
+/// A validator key's right to answer a challenge until `expires_at` (exclusive). Leases of
+/// one challenge run side by side, one per operator: nobody waits for another's.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct ChallengeLease<AccountId, BlockNumber> {
+    pub validator: AccountId,
+    pub operator: AccountId,
+    pub expires_at: BlockNumber,
+}
+
+/// One operator's re-qualification of a challenged crown.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct ChallengeAnswer<AccountId> {
+    pub validator: AccountId,
+    pub operator: AccountId,
+    pub verdict: Verdict,
+    pub evidence_digest: EvidenceDigest,
+}
+
+/// An open challenge of a crown. What the outcome needs is copied from the crown when the
+/// challenge opens (the crown may be superseded, and its proposal pruned, before the end).
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct Challenge<AccountId, BlockNumber, Balance> {
+    pub proposal: ProposalId,
+    pub arena: ArenaId,
+    pub target: TargetId,
+    pub miner: AccountId,
+    pub challenger: AccountId,
+    /// Held from the challenger (`HoldReason::ChallengeBond`) until the outcome.
+    pub bond: Balance,
+    /// The PASSes that crowned the proposal: their operators may not answer, and are slashed
+    /// if the crown is revoked.
+    pub passes: BoundedVec<RecordedPass<AccountId>, MaxPasses>,
+    /// Without two agreeing answers by this block, the challenge expires (bond returned).
+    pub deadline: BlockNumber,
+    pub leases: BoundedVec<ChallengeLease<AccountId, BlockNumber>, MaxChallengeTurns>,
+    pub answers: BoundedVec<ChallengeAnswer<AccountId>, MaxChallengeTurns>,
+}
+
+/// Part of an operator's bond on its way back: released by `withdraw_unbonded` from
+/// `release_at`, slashable until then.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct UnbondingChunk<BlockNumber, Balance> {
+    pub release_at: BlockNumber,
+    pub amount: Balance,
+}
+
+/// Most unbonding chunks an operator may have waiting per arena (unbonds in the same block
+/// share one).
+pub const MAX_UNBONDING_CHUNKS: u32 = 8;
+pub type MaxUnbondingChunks = ConstU32<MAX_UNBONDING_CHUNKS>;

@@ -62,6 +62,7 @@ pub(super) fn arena_config<T: Config>(targets: Vec<Id>, required: u32) -> ArenaC
             lease_blocks: 100u32.into(),
             max_attempts: 3,
             required_distinct_validators: required,
+            max_speedup_ppm: T::MaxSpeedupPpm::get(),
         },
         status: Status::Active,
     }

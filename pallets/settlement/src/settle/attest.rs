@@ -34,12 +34,7 @@ impl<T: Config> Pallet<T> {
         );
         let info = Arenas::<T>::get(&p.arena).ok_or(Error::<T>::UnknownArena)?;
         if let Verdict::Pass { speedup_ppm } = a.verdict {
-            let floor = PPM_ONE.saturating_add(info.config.policy.min_margin_ppm);
-            ensure!(speedup_ppm >= floor, Error::<T>::BelowMargin);
-            ensure!(
-                speedup_ppm <= T::MaxSpeedupPpm::get(),
-                Error::<T>::SpeedupImplausible
-            );
+            Self::check_speedup(&info, speedup_ppm)?;
             if let Some(primary) = &primary {
                 ensure!(
                     primary.attempt_digest != a.attempt_digest

@@ -118,6 +118,10 @@ impl<T: Config> Pallet<T> {
             Self::pending_life_needed(p) <= T::PendingLifetime::get(),
             Error::<T>::LifetimeTooShort
         );
+        ensure!(
+            (PPM_ONE + p.min_margin_ppm..=T::MaxSpeedupPpm::get()).contains(&p.max_speedup_ppm),
+            Error::<T>::SpeedupCapOutOfRange
+        );
         let existing = Arenas::<T>::get(&config.id);
         ensure!(
             existing.is_some() || Arenas::<T>::count() < T::MaxArenas::get(),
@@ -148,8 +152,8 @@ impl<T: Config> Pallet<T> {
     /// them. A stall excludes its operator for the rest of the proposal's life (unless no
     /// other may lease it), so at most `max_attempts - 1` leases end in a stall before the
     /// proposal expires, and at most three end in a verdict that leaves it pending or
-    /// crowns it (a disputed FAIL, the primary PASS, the reproduction's PASS): `max_attempts
-    /// + 2` leases, each ending at most `DEADLINE_TRIES` blocks after `lease_blocks`. Add
+    /// crowns it (a disputed FAIL, the primary PASS, the reproduction's PASS):
+    /// `max_attempts + 2` leases, each ending at most `DEADLINE_TRIES` blocks after `lease_blocks`. Add
     /// the wait for a reproduction and the reveal window before a crowning lease.
     pub fn pending_life_needed(policy: &ArenaPolicy<BlockNumberFor<T>>) -> BlockNumberFor<T> {
         let leases: BlockNumberFor<T> = policy.max_attempts.saturating_add(2).into();
@@ -222,60 +226,6 @@ impl<T: Config> Pallet<T> {
             arena,
             validator,
             operator,
-        });
-        Ok(())
-    }
-
-    /// Holds `amount` more from `operator` as its bond in `arena`.
-    pub(crate) fn do_bond(
-        operator: T::AccountId,
-        arena: ArenaId,
-        amount: BalanceOf<T>,
-    ) -> DispatchResult {
-        ensure!(Arenas::<T>::contains_key(&arena), Error::<T>::UnknownArena);
-        ensure!(!amount.is_zero(), Error::<T>::ZeroAmount);
-        let total = OperatorBonds::<T>::get(&arena, &operator)
-            .checked_add(&amount)
-            .ok_or(Error::<T>::Overflow)?;
-        T::Currency::hold(&HoldReason::OperatorBond.into(), &operator, amount)?;
-        OperatorBonds::<T>::insert(&arena, &operator, total);
-        Self::deposit_event(Event::OperatorBonded {
-            arena,
-            operator,
-            amount,
-            total,
-        });
-        Ok(())
-    }
-
-    /// Releases `amount` of `operator`'s bond in `arena`, while it holds no lease.
-    pub(crate) fn do_unbond(
-        operator: T::AccountId,
-        arena: ArenaId,
-        amount: BalanceOf<T>,
-    ) -> DispatchResult {
-        ensure!(!amount.is_zero(), Error::<T>::ZeroAmount);
-        let bonded = OperatorBonds::<T>::get(&arena, &operator);
-        let total = bonded
-            .checked_sub(&amount)
-            .ok_or(Error::<T>::UnbondTooLarge)?;
-        ensure!(OpenLeases::<T>::get(&operator) == 0, Error::<T>::LeaseOpen);
-        T::Currency::release(
-            &HoldReason::OperatorBond.into(),
-            &operator,
-            amount,
-            Precision::Exact,
-        )?;
-        if total.is_zero() {
-            OperatorBonds::<T>::remove(&arena, &operator);
-        } else {
-            OperatorBonds::<T>::insert(&arena, &operator, total);
-        }
-        Self::deposit_event(Event::OperatorUnbonded {
-            arena,
-            operator,
-            amount,
-            total,
         });
         Ok(())
     }

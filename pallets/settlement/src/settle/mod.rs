@@ -1,6 +1,7 @@
 //! The pallet's rules, one file per concern (mirroring `tests/`): configuration
 //! (`governance.rs`), reveal (`reveal.rs`), leases and deadlines (`leases.rs`),
-//! attestations (`attest.rs`) and crowns (`crown.rs`). Every function verifies first and
+//! attestations (`attest.rs`), crowns (`crown.rs`), operator bonds and their slashing
+//! (`bonds.rs`) and crown challenges (`challenge.rs`). Every function verifies first and
 //! writes last; dispatch is transactional, so an error after a write still leaves storage
 //! unchanged.
 
@@ -9,6 +10,8 @@ use alloc::{collections::BTreeSet, vec::Vec};
 use cacheon_primitives::{commitment, content_hash, decode_bundle, is_valid_id};
 
 mod attest;
+mod bonds;
+mod challenge;
 mod crown;
 mod governance;
 mod leases;

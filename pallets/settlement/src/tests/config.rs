@@ -364,9 +364,15 @@ fn invalid_policies_are_refused() {
                 Error::<Test>::InvalidPolicy
             );
         }
-        // The edges of the valid range are accepted.
+        // The edges of the valid range are accepted: the largest margin is the one a PASS
+        // at the arena's speedup cap (at most the chain's) still clears.
         let mut cfg = arena_config(1);
         cfg.policy.min_margin_ppm = u32::MAX - PPM_ONE - 1;
+        assert_noop!(
+            Cacheon::set_arena(root(), cfg.clone()),
+            Error::<Test>::SpeedupCapOutOfRange
+        );
+        cfg.policy.min_margin_ppm = MAX_SPEEDUP_PPM - PPM_ONE;
         cfg.policy.lease_blocks = 1;
         cfg.policy.max_attempts = 1;
         assert_ok!(Cacheon::set_arena(root(), cfg));

@@ -1,9 +1,10 @@
-//! Version 1 → 2: a state made by the current rules, written back in version 1's encoding,
-//! migrates to what it was (less what version 1 never stored).
+//! Storage migrations: a state made by the current rules, written back in an older
+//! version's encoding, migrates to what it was (less what the older version never stored).
 
 use super::*;
 use crate::migrations::v2::{v1, MigrateV1ToV2};
 use crate::migrations::v3::MigrateV2ToV3;
+use crate::migrations::v4::{v3, MigrateV3ToV4};
 use frame::deps::frame_support::storage::unhashed;
 use frame::traits::{GetStorageVersion, OnRuntimeUpgrade};
 
@@ -54,6 +55,8 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
         },
         // Version 1 could not overturn a FAIL.
         ProposalStatus::Overturned { reason } => O::Failed { reason: *reason },
+        // Nor revoke a crown.
+        ProposalStatus::Revoked { reason, .. } => O::Failed { reason: *reason },
     }
 }
 
@@ -123,7 +126,7 @@ fn write_as_v1() {
 #[test]
 fn version_1_state_migrates_to_version_2() {
     ExtBuilder::default().build_and_execute(|| {
-        assert_eq!(Cacheon::on_chain_storage_version(), 3);
+        assert_eq!(Cacheon::on_chain_storage_version(), STORAGE_VERSION);
         // A crown, a pending commitment, a leased reproduction and a queued proposal.
         let crowned = submit(ALICE, SILU, "crowned");
         crown_with(crowned, 1_050_000);
@@ -325,5 +328,85 @@ fn version_2_reproduction_leases_stop_the_wait_clock() {
         // Run twice, it does nothing: the version guards it.
         MigrateV2ToV3::<Test>::on_runtime_upgrade();
         assert_eq!(Proposals::<Test>::get(leased).unwrap(), expected);
+    });
+}
+
+fn v3_arena(info: &ArenaInfoOf<Test>) -> v3::ArenaInfo<u64> {
+    let c = info.config.clone();
+    let p = c.policy;
+    v3::ArenaInfo {
+        config: v3::ArenaConfig {
+            id: c.id,
+            backend: c.backend,
+            hardware: c.hardware,
+            model_digest: c.model_digest,
+            workload_digest: c.workload_digest,
+            stock_digest: c.stock_digest,
+            targets: c.targets,
+            policy: v3::ArenaPolicy {
+                min_margin_ppm: p.min_margin_ppm,
+                max_noise_ppm: p.max_noise_ppm,
+                noise_multiplier: p.noise_multiplier,
+                lease_blocks: p.lease_blocks,
+                max_attempts: p.max_attempts,
+                required_distinct_validators: p.required_distinct_validators,
+            },
+            status: c.status,
+        },
+        generation: info.generation,
+        validators: info.validators,
+    }
+}
+
+/// Version 3 → 4: arenas had no speedup cap of their own (the chain's `MaxSpeedupPpm` held
+/// for all); each gets that one, and nothing else changes. At the bounds: `MaxArenas`
+/// arenas, each with `MAX_ARENA_TARGETS` targets of the longest ids (the longest encoding an
+/// arena has), all read and written in one go; run twice, the version guards it.
+#[test]
+fn version_3_arenas_get_the_chains_speedup_cap() {
+    ExtBuilder::default().build_and_execute(|| {
+        let max_arenas = <<Test as Config>::MaxArenas as Get<u32>>::get();
+        let longest = |prefix: &str, i: u32| {
+            let width = cacheon_primitives::MAX_ID_LEN as usize - prefix.len();
+            id(format!("{prefix}{i:0>width$}").as_bytes())
+        };
+        let genesis = Arenas::<Test>::get(id(ARENA)).unwrap();
+        for i in Arenas::<Test>::count()..max_arenas {
+            let mut info = genesis.clone();
+            info.config.id = longest("arena-", i);
+            info.config.targets = BoundedVec::truncate_from(
+                (0..MAX_ARENA_TARGETS).map(|t| longest("t", t)).collect(),
+            );
+            info.generation = 7 + i;
+            Arenas::<Test>::insert(info.config.id.clone(), info);
+        }
+        assert_eq!(Arenas::<Test>::count(), max_arenas);
+        // What version 4 holds once migrated: each arena with the chain's cap (here another
+        // cap is set first, which version 3's encoding cannot keep).
+        let mut expected: Vec<(ArenaId, ArenaInfoOf<Test>)> = Arenas::<Test>::iter().collect();
+        for (key, info) in expected.iter_mut() {
+            let mut lower = info.clone();
+            lower.config.policy.max_speedup_ppm = 2_000_000;
+            unhashed::put(&Arenas::<Test>::hashed_key_for(&*key), &v3_arena(&lower));
+            info.config.policy.max_speedup_ppm = MAX_SPEEDUP_PPM;
+        }
+        assert!(v3_arena(&expected[0].1).encoded_size() < expected[0].1.encoded_size());
+        StorageVersion::new(3).put::<Cacheon>();
+
+        #[cfg(feature = "try-runtime")]
+        MigrateV3ToV4::<Test>::try_on_runtime_upgrade(true).expect("pre and post checks hold");
+        #[cfg(not(feature = "try-runtime"))]
+        MigrateV3ToV4::<Test>::on_runtime_upgrade();
+        assert_eq!(Cacheon::on_chain_storage_version(), 4);
+        let mut after: Vec<(ArenaId, ArenaInfoOf<Test>)> = Arenas::<Test>::iter().collect();
+        after.sort_by(|a, b| a.0.cmp(&b.0));
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(after, expected);
+        assert_eq!(Arenas::<Test>::count(), max_arenas);
+        // Run again, it does nothing: the version guards it.
+        MigrateV3ToV4::<Test>::on_runtime_upgrade();
+        let mut again: Vec<(ArenaId, ArenaInfoOf<Test>)> = Arenas::<Test>::iter().collect();
+        again.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(again, expected);
     });
 }

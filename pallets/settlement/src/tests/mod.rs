@@ -57,14 +57,21 @@
 //! | TooManyLeases | `attacks::one_operator_cannot_hoard_leases` |
 //! | PriorityNotFinal | `attacks::copier_revealing_first_loses_to_earliest_commitment` |
 //! | EarlierOverlapPending | `attacks::later_overlapping_proposal_cannot_crown_before_an_earlier_one` |
-//! | SpeedupImplausible | `attacks::implausible_speedup_is_refused` |
+//! | SpeedupImplausible | `attacks::implausible_speedup_is_refused`, `speedup_cap::a_speedup_above_the_arena_cap_is_refused_below_the_chains` |
 //! | LifetimeTooShort | `hostile_operators::set_arena_refuses_stalls_that_outlast_the_lifetime` |
 //! | DuplicateDisplaced | `hostile_operators::duplicate_displaced_targets_are_refused` |
 //! | VerdictDisputed | `hostile_operators::a_copier_cannot_dodge_the_copy_slash_with_withdraw` |
 //! | NotFailed / PotCannotRefund | `hostile_operators::two_cheating_fails_confiscate_and_the_admin_can_overturn` |
 //! | FailReplay | `hostile_operators::a_fail_replay_is_refused` |
+//! | NotCrowned / AlreadyChallenged / TooManyChallenges | `challenges::only_a_standing_crown_can_be_challenged_once` |
+//! | UnknownChallenge / NotChallengeLeaseHolder / ChallengeLeaseHeld / AlreadyAnswered | `challenges::challenge_leases_and_answers_refuse_bad_input` |
+//! | PassedByOperator / OwnChallenge | `challenges::the_passing_operators_cannot_answer_a_challenge_of_their_own_crown` |
+//! | ChallengeFull / ChallengeScheduleFull | `challenges::challenge_turns_and_deadlines_are_bounded` (prepared in storage: the mock's four validators cannot fill a challenge's turns, and `integrity_test` keeps the schedule from filling) |
 //! | BondTooLow | `bonds::an_operator_without_its_arena_bond_cannot_claim` |
 //! | ZeroAmount / UnbondTooLarge / LeaseOpen | `bonds::operators_unbond_only_without_an_open_lease` |
+//! | TooManyUnbondingChunks / NothingToWithdraw | `bonds::unbonded_funds_wait_for_the_unbonding_period` |
+//! | SpeedupCapOutOfRange | `speedup_cap::set_arena_refuses_a_speedup_cap_out_of_range` |
+//! | CrownUnderChallenge | `bonds::a_withdrawal_waits_for_an_open_challenge_of_the_operators_crown` |
 
 use crate::epoch::credit;
 use crate::mock::*;
@@ -306,6 +313,14 @@ mod hostile_operators;
 // ---- Operator bonds ----
 
 mod bonds;
+
+// ---- Crown challenges ----
+
+mod challenges;
+
+// ---- The speedup cap per arena ----
+
+mod speedup_cap;
 
 // ---- Storage migrations ----
 

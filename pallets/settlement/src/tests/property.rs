@@ -1,7 +1,7 @@
 //! Random call sequences. Every seed drives a deterministic random walk of `STEPS` steps over
 //! the calls miners, validators and the admin make (commit, reveal, cancel, withdraw, claim,
 //! attest, validator changes, arena, target and emissions changes, overturned FAILs, operator
-//! bonds and the arena's required bond), the
+//! bonds and the arena's required bond, crown challenges, their leases and answers), the
 //! passing of blocks (`on_initialize`: lease expiries, reproduction time-outs, proposals at
 //! the end of their lifetime, epoch closes and payouts) and
 //! `on_idle` with a random weight (pruning). After every step, and after every block of a step
@@ -21,21 +21,21 @@ use super::*;
 use frame::traits::Hooks;
 use std::collections::BTreeMap;
 
+/// The steps about stakes: bonds and crown challenges.
+mod stakes;
 /// Seeds of a full run, and steps per seed.
 mod walk;
 
 const SEEDS: u64 = 32;
 const STEPS: u32 = 250;
 
-/// A fourth validator key, not registered at genesis: the walk registers it under one of the
-/// other operators, so that one operator can hold two keys.
-const V4: AccountId = 14;
-
 /// Who reveals bundles. V3 is a validator too: its own proposals must never be leased to its
 /// operator's keys.
 const MINERS: [AccountId; 4] = [ALICE, BOB, CAROL, V3];
 const VALIDATOR_KEYS: [AccountId; 4] = [V1, V2, V3, V4];
-const OPERATORS: [AccountId; 3] = [V1, V2, V3];
+/// V4 is an operator of its own in the seeds that register it so (`Setup::fourth_operator`),
+/// or when the walk does.
+const OPERATORS: [AccountId; 4] = [V1, V2, V3, V4];
 const TARGETS: [Name; 4] = [Name(SILU), Name(ROPE), Name(DECODE), Name(ROPE_DECODE)];
 /// Bundle contents: two of its own per miner (`MINERS[i]` owns `TAGS[2 * i]` and
 /// `TAGS[2 * i + 1]`). Miners sometimes commit another's, so copies happen.
@@ -158,6 +158,7 @@ enum Action {
         required_distinct_validators: u32,
         lease_blocks: u64,
         max_attempts: u32,
+        max_speedup_ppm: u32,
         paused: bool,
     },
     SetTargetStatus {
@@ -179,6 +180,10 @@ enum Action {
         amount: Balance,
         unbond: bool,
     },
+    /// An operator withdraws what it unbonded in the arena.
+    WithdrawUnbonded {
+        operator: AccountId,
+    },
     /// The admin origin sets the arena's required bond.
     SetRequiredBond {
         amount: Balance,
@@ -187,6 +192,20 @@ enum Action {
     /// the invariants once there.
     Jump {
         to: u64,
+    },
+    Challenge {
+        challenger: AccountId,
+        proposal: ProposalId,
+    },
+    ClaimChallenge {
+        validator: AccountId,
+        challenge: ChallengeId,
+    },
+    AnswerChallenge {
+        validator: AccountId,
+        challenge: ChallengeId,
+        verdict: Verdict,
+        evidence: u8,
     },
 }
 
@@ -209,8 +228,12 @@ impl Action {
             Action::OverturnFail { .. } => "overturn_fail",
             Action::Bond { unbond: false, .. } => "bond",
             Action::Bond { unbond: true, .. } => "unbond",
+            Action::WithdrawUnbonded { .. } => "withdraw_unbonded",
             Action::SetRequiredBond { .. } => "set_required_bond",
             Action::Jump { .. } => "jump",
+            Action::Challenge { .. } => "challenge",
+            Action::ClaimChallenge { .. } => "claim_challenge",
+            Action::AnswerChallenge { .. } => "answer_challenge",
         }
     }
 }
@@ -221,6 +244,9 @@ struct Setup {
     emission: bool,
     long_reveal_window: bool,
     single_validator: bool,
+    /// V4 registered as a fourth operator from the start, and every operator bonded: with
+    /// two operators crowning, two are left to answer a challenge.
+    fourth_operator: bool,
 }
 
 impl Setup {
@@ -229,6 +255,7 @@ impl Setup {
             emission: seed & 1 == 1,
             long_reveal_window: seed & 2 == 2,
             single_validator: seed & 12 == 12,
+            fourth_operator: seed & 16 == 16,
         }
     }
 
@@ -271,6 +298,13 @@ struct Tally {
     overturns: u32,
     bonds: u32,
     unbonds: u32,
+    withdrawals: u32,
+    challenges: u32,
+    challenge_answers: u32,
+    revocations: u32,
+    slashes: u32,
+    rejections: u32,
+    challenge_expiries: u32,
     prunes: u32,
     weight_vectors: u32,
     emissions_paid: u32,
@@ -301,6 +335,13 @@ impl Tally {
                 E::FailOverturned { .. } => self.overturns += 1,
                 E::OperatorBonded { .. } => self.bonds += 1,
                 E::OperatorUnbonded { .. } => self.unbonds += 1,
+                E::UnbondedWithdrawn { .. } => self.withdrawals += 1,
+                E::ChallengeOpened { .. } => self.challenges += 1,
+                E::ChallengeAnswered { .. } => self.challenge_answers += 1,
+                E::CrownRevoked { .. } => self.revocations += 1,
+                E::OperatorSlashed { amount, .. } if amount > 0 => self.slashes += 1,
+                E::ChallengeRejected { .. } => self.rejections += 1,
+                E::ChallengeExpired { .. } => self.challenge_expiries += 1,
                 E::ProposalPruned { .. } => self.prunes += 1,
                 E::WeightsSet { .. } => self.weight_vectors += 1,
                 E::EmissionsPaid { total, .. } if total > 0 => self.emissions_paid += 1,
@@ -442,9 +483,21 @@ fn invariants_hold_after_every_call_of_random_sequences() {
         );
         assert!(tally.overturns > 0, "no FAIL was overturned: {tally:#?}");
         assert!(
-            tally.bonds > 0 && tally.unbonds > 0,
-            "no operator bonded and unbonded: {tally:#?}"
+            tally.bonds > 0 && tally.unbonds > 0 && tally.withdrawals > 0,
+            "no operator bonded, unbonded and withdrew: {tally:#?}"
         );
         assert!(tally.emissions_paid > 0, "no emission was paid: {tally:#?}");
+        assert!(
+            tally.revocations > 0 && tally.slashes > 0,
+            "no crown was revoked with a slash: {tally:#?}"
+        );
+        assert!(
+            tally.rejections > 0,
+            "no challenge was rejected: {tally:#?}"
+        );
+        assert!(
+            tally.challenge_expiries > 0,
+            "no challenge expired: {tally:#?}"
+        );
     }
 }

@@ -19,6 +19,13 @@ impl Walk {
     /// Runs the walk on a fresh chain.
     pub(super) fn run(mut self, steps: u32, tally: &mut Tally) {
         in_overlay(self.setup.builder().build()).execute_with(|| {
+            if self.setup.fourth_operator {
+                // A fourth operator, and every operator bonded: a revocation has stakes.
+                assert_ok!(Cacheon::add_validator(root(), id(ARENA), V4, V4));
+                for operator in OPERATORS {
+                    assert_ok!(Cacheon::bond(signed(operator), id(ARENA), 400));
+                }
+            }
             self.check("genesis");
             for step in 0..steps {
                 self.step = step;
@@ -60,9 +67,12 @@ impl Walk {
         if let Some(action) = self.planned.take() {
             return action;
         }
+        if self.rng.chance(12) {
+            return self.challenge_step();
+        }
         match self.rng.below(100) {
-            0..=1 => self.bond(),
-            2..=16 => self.commit(),
+            0..=2 => self.bond(),
+            3..=16 => self.commit(),
             17..=30 => self.reveal(),
             31..=33 => self.cancel_commit(),
             34..=36 => self.withdraw(),
@@ -83,15 +93,6 @@ impl Walk {
                 },
                 _ => self.jump(),
             },
-        }
-    }
-
-    /// An operator bonds or unbonds (sometimes more than it has: refused).
-    fn bond(&mut self) -> Action {
-        Action::Bond {
-            operator: self.rng.pick(&OPERATORS),
-            amount: self.rng.pick(&[0, 50, 100, 200, 400]),
-            unbond: self.rng.chance(35),
         }
     }
 
@@ -205,7 +206,7 @@ impl Walk {
     }
 
     /// A proposal id: mostly one in the arena's queue, else any id up to two past the last.
-    fn some_proposal(&mut self, queued_percent: u64) -> ProposalId {
+    pub(super) fn some_proposal(&mut self, queued_percent: u64) -> ProposalId {
         let queued = queue();
         if !queued.is_empty() && self.rng.chance(queued_percent) {
             self.rng.pick(&queued)
@@ -282,7 +283,7 @@ impl Walk {
         Action::Advance { blocks: at - now }
     }
 
-    fn attest(&mut self) -> Action {
+    pub(super) fn attest(&mut self) -> Action {
         let current = generation();
         let leased: Vec<(ProposalId, LeaseOf<Test>)> = Proposals::<Test>::iter()
             .filter_map(|(id, p)| match p.status {
@@ -347,8 +348,8 @@ impl Walk {
     }
 
     /// A reported speedup: mostly above the margin, sometimes just below or at it, sometimes
-    /// above `MaxSpeedupPpm`.
-    fn speedup(&mut self) -> u32 {
+    /// above `MaxSpeedupPpm` (and above a lower arena cap more often).
+    pub(super) fn speedup(&mut self) -> u32 {
         let floor = PPM_ONE as u64 + MARGIN_PPM as u64;
         let ppm = match self.rng.below(100) {
             0..=7 => self.rng.between(PPM_ONE as u64, floor - 1),
@@ -385,9 +386,8 @@ impl Walk {
 
     fn add_validator(&mut self) -> Action {
         let validator = self.rng.pick(&VALIDATOR_KEYS);
-        // Usually its own operator (V4 has none of its own); sometimes another's, so that
-        // operators share keys.
-        let operator = if validator != V4 && self.rng.chance(60) {
+        // Usually its own operator; sometimes another's, so that operators share keys.
+        let operator = if self.rng.chance(60) {
             validator
         } else {
             self.rng.pick(&OPERATORS)
@@ -406,6 +406,15 @@ impl Walk {
                 required_distinct_validators: if self.rng.chance(75) { base } else { 3 - base },
                 lease_blocks: self.rng.between(1, LEASE_BLOCKS + 2),
                 max_attempts: self.rng.between(1, MAX_ATTEMPTS as u64 + 1) as u32,
+                // Mostly the chain's cap, sometimes one that refuses some PASSes, or one
+                // below the margin (refused).
+                max_speedup_ppm: self.rng.pick(&[
+                    MAX_SPEEDUP_PPM,
+                    MAX_SPEEDUP_PPM,
+                    3_000_000,
+                    1_500_000,
+                    PPM_ONE + MARGIN_PPM - 1,
+                ]),
                 paused: self.rng.chance(10),
             }
         } else {
@@ -487,24 +496,11 @@ impl Walk {
                 run_to_block(to);
                 return true;
             }
-            Action::Bond {
-                operator,
-                amount,
-                unbond,
-            } => (
-                signed(operator),
-                if unbond {
-                    C::unbond {
-                        arena: id(ARENA),
-                        amount,
-                    }
-                } else {
-                    C::bond {
-                        arena: id(ARENA),
-                        amount,
-                    }
-                },
-            ),
+            Action::Bond { .. }
+            | Action::WithdrawUnbonded { .. }
+            | Action::Challenge { .. }
+            | Action::ClaimChallenge { .. }
+            | Action::AnswerChallenge { .. } => Self::stake_call(action),
             Action::SetRequiredBond { amount } => (
                 root(),
                 C::set_required_bond {
@@ -538,11 +534,13 @@ impl Walk {
                 required_distinct_validators,
                 lease_blocks,
                 max_attempts,
+                max_speedup_ppm,
                 paused,
             } => {
                 let mut config = arena_config(required_distinct_validators);
                 config.policy.lease_blocks = lease_blocks;
                 config.policy.max_attempts = max_attempts;
+                config.policy.max_speedup_ppm = max_speedup_ppm;
                 if paused {
                     config.status = Status::Paused;
                 }
