@@ -1,7 +1,7 @@
 //! Crown challenges: anyone may challenge a standing crown with a bond; validator keys of
 //! operators other than those that crowned it lease the challenge and re-qualify the crown.
-//! Two FAILs about the bytes themselves revoke it and slash the operators whose PASSes
-//! crowned it; two PASSes reject the challenge and pay its bond to them; otherwise it
+//! Two FAILs that find it wrong (any reason but the speed opinion `NotFaster`) revoke it and
+//! slash the operators whose PASSes crowned it; two PASSes reject the challenge and pay its bond to them; otherwise it
 //! expires at its deadline and the bond goes back.
 
 use super::*;
@@ -11,19 +11,23 @@ use super::*;
 enum Stance {
     /// A PASS: the crown is right.
     Requalifies,
-    /// A FAIL whatever the incumbent (`Build`, `Abi`, `Policy`, `Cheating`): the bytes should
-    /// never have been crowned.
+    /// A FAIL that finds the crown wrong: it does not build or fit the ABI, breaks the
+    /// policy, cheats, copies, or computes wrong results (`Incorrect`, `GraphUnsafe`,
+    /// `BehaviourChanged`). Two operators must agree, as for a FAIL of a pending proposal.
     Revokes,
-    /// A FAIL that depends on a measurement (a speed opinion such as `NotFaster`), or a
-    /// NoDecision: it decides nothing.
+    /// `NotFaster` (a speed opinion: the stack under the crown has moved on since it was
+    /// measured) or a NoDecision: it decides nothing.
     Neither,
 }
 
 fn stance(verdict: Verdict) -> Stance {
     match verdict {
         Verdict::Pass { .. } => Stance::Requalifies,
-        Verdict::Fail { reason } if !reason.is_disputable() => Stance::Revokes,
-        _ => Stance::Neither,
+        Verdict::Fail {
+            reason: FailReason::NotFaster,
+        } => Stance::Neither,
+        Verdict::Fail { .. } => Stance::Revokes,
+        Verdict::NoDecision { .. } => Stance::Neither,
     }
 }
 

@@ -312,9 +312,9 @@ fn an_unanswered_challenge_returns_the_bond() {
     });
 }
 
-/// A FAIL that depends on a measurement (a speed opinion like `NotFaster`, or
-/// `Incorrect`, which one machine can get wrong) or a NoDecision decides nothing: two of
-/// them neither revoke the crown nor slash anyone.
+/// A speed opinion (`NotFaster`: the stack under the crown has moved on since it was
+/// measured) or a NoDecision decides nothing: such answers neither revoke the crown nor
+/// slash anyone.
 #[test]
 fn a_speed_opinion_never_revokes() {
     ExtBuilder::default().build_and_execute(|| {
@@ -323,13 +323,14 @@ fn a_speed_opinion_never_revokes() {
         let p = crowned(SILU, "fast-enough");
         let c = open(OUTSIDER, p);
         assert_ok!(answer(V3, c, failing(FailReason::NotFaster), 30));
-        assert_ok!(answer(V4, c, failing(FailReason::Incorrect), 31));
-        System::assert_last_event(ev(CEvent::ChallengeAnswered {
-            challenge: c,
-            validator: V4,
-            verdict: failing(FailReason::Incorrect),
-            evidence_digest: [31; 32],
-        }));
+        assert_ok!(answer(
+            V4,
+            c,
+            Verdict::NoDecision {
+                reason: NoDecisionReason::Noise
+            },
+            31
+        ));
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
         assert_eq!(Challenges::<Test>::get(c).unwrap().answers.len(), 2);
         assert_eq!(OperatorBonds::<Test>::get(id(ARENA), V1), 400);
@@ -337,6 +338,28 @@ fn a_speed_opinion_never_revokes() {
         run_to_block(Challenges::<Test>::get(c).unwrap().deadline);
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
         assert_eq!(free(OUTSIDER), INITIAL_BALANCE);
+    });
+}
+
+/// The case the challenge exists for: two colluders crown a kernel that is fast and wrong on
+/// inputs their verification never drew. Two other operators re-qualify it with their own
+/// secret seeds and find it `Incorrect` (one) and `BehaviourChanged` (the other): two
+/// findings of a wrong result, whatever their spelling, revoke it and slash the colluders.
+#[test]
+fn two_operators_finding_a_crown_wrong_revoke_it_whatever_the_reason_they_give() {
+    ExtBuilder::default().build_and_execute(|| {
+        fourth_operator();
+        everyone_bonds(400);
+        let p = crowned(SILU, "fast-and-wrong");
+        let c = open(OUTSIDER, p);
+        assert_ok!(answer(V3, c, failing(FailReason::Incorrect), 30));
+        assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
+        assert_ok!(answer(V4, c, failing(FailReason::BehaviourChanged), 31));
+        assert!(matches!(status(p), ProposalStatus::Revoked { .. }));
+        for operator in [V1, V2] {
+            assert!(OperatorBonds::<Test>::get(id(ARENA), operator) < 400);
+        }
+        assert!(free(OUTSIDER) > INITIAL_BALANCE, "the challenger is rewarded");
     });
 }
 
