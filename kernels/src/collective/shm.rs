@@ -307,7 +307,15 @@ impl ShmGroup {
         }
         let (mut polls, mut slept) = (0u32, 0u32);
         while h.generation.load(Ordering::SeqCst) == generation {
-            check_poison()?;
+            if let Err(e) = check_poison() {
+                // The last rank may have completed this barrier and poisoned the group
+                // just after (over what it found past the barrier): a completed barrier
+                // returns, and this rank finds the same thing itself.
+                if h.generation.load(Ordering::SeqCst) != generation {
+                    break;
+                }
+                return Err(e);
+            }
             polls += 1;
             if polls < SPINS {
                 std::hint::spin_loop();
