@@ -123,6 +123,9 @@ pub struct ArenaSpec {
     pub lease_blocks: u32,
     pub max_attempts: u32,
     pub required_distinct_validators: u32,
+    /// The largest whole-engine speedup an attestation may claim here (ppm of 1.0), at most
+    /// the chain's ceiling (10×): a claim above it is refused as implausible.
+    pub max_speedup_ppm: u32,
 }
 
 /// The CPU arena: the tiny model in f32 with the scalar C11 stock kernels.
@@ -139,6 +142,8 @@ pub const CPU_TINY: ArenaSpec = ArenaSpec {
     lease_blocks: 300,
     max_attempts: 3,
     required_distinct_validators: 2,
+    // Scalar stock kernels: a vectorized matmul alone may make the engine several times faster.
+    max_speedup_ppm: 10_000_000,
 };
 
 /// The GPU arena: eight Llama-3-8B layers in bf16 on one H200.
@@ -155,6 +160,9 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     lease_blocks: 600,
     max_attempts: 3,
     required_distinct_validators: 2,
+    // The stock engine decodes at ~97 % of the copy floor: no crown of one boundary makes it
+    // twice as fast.
+    max_speedup_ppm: 2_000_000,
 };
 
 /// The CPU arena on a real model: SmolLM2-135M-Instruct (its GGUF file, named by content
@@ -174,6 +182,7 @@ pub const CPU_SMOLLM2: ArenaSpec = ArenaSpec {
     lease_blocks: 600,
     max_attempts: 3,
     required_distinct_validators: 2,
+    max_speedup_ppm: 10_000_000,
 };
 
 /// The tensor-parallel CPU arena: `tiny-moe` (the tiny model with its second layer a

@@ -55,6 +55,7 @@ pub fn arenas() -> Vec<ArenaConfig<BlockNumber>> {
                     lease_blocks: a.lease_blocks,
                     max_attempts: a.max_attempts,
                     required_distinct_validators: a.required_distinct_validators,
+                    max_speedup_ppm: a.max_speedup_ppm,
                 },
                 status: Status::Active,
             }

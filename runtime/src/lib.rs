@@ -66,6 +66,7 @@ pub type Block = generic::Block<Header, UncheckedExtrinsic>;
 pub type Migrations = (
     pallet_cacheon::migrations::v2::MigrateV1ToV2<Runtime>,
     pallet_cacheon::migrations::v3::MigrateV2ToV3<Runtime>,
+    pallet_cacheon::migrations::v4::MigrateV3ToV4<Runtime>,
 );
 
 pub type Executive = frame::runtime::prelude::Executive<
@@ -248,6 +249,8 @@ impl pallet_sudo::Config for Runtime {
 
 parameter_types! {
     pub const CacheonPalletId: PalletId = PalletId(*b"cacheon/");
+    pub const RevocationSlash: Perbill = Perbill::from_percent(100);
+    pub const ChallengerReward: Perbill = Perbill::from_percent(50);
 }
 
 impl pallet_cacheon::Config for Runtime {
@@ -289,6 +292,18 @@ impl pallet_cacheon::Config for Runtime {
     /// proposals, each after walking every validator key (docs/weights.md).
     type MaxLeasesPerBlock = ConstU32<32>;
     type MaxLeasesPerOperator = ConstU32<4>;
+    /// A crown challenge holds 100 UNIT: paid to the re-qualifying operators if two of them
+    /// PASS the crown, returned if it is revoked or nobody decides.
+    type ChallengeBond = ConstU128<{ 100 * UNIT }>;
+    /// A challenge is decided within a day (at 6 s blocks) or expires.
+    type ChallengeWindow = ConstU32<{ 24 * 600 }>;
+    type MaxOpenChallenges = ConstU32<8>;
+    /// A revoked crown's operators lose their whole bond in its arena, half of it to the
+    /// challenger and half to the reward pot.
+    type RevocationSlash = RevocationSlash;
+    type ChallengerReward = ChallengerReward;
+    /// Unbonded stake stays held, and slashable, for a week (at 6 s blocks).
+    type UnbondingPeriod = ConstU32<{ 7 * 24 * 600 }>;
     type AdminOrigin = frame_system::EnsureRoot<AccountId>;
     type WeightInfo = pallet_cacheon::weights::SubstrateWeight<Runtime>;
 }

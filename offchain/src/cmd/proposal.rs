@@ -375,6 +375,7 @@ pub fn status_name(s: &ProposalStatus) -> (&'static str, bool) {
         ProposalStatus::Withdrawn => ("withdrawn", true),
         ProposalStatus::Dropped { .. } => ("dropped", true),
         ProposalStatus::Overturned { .. } => ("overturned", true),
+        ProposalStatus::Revoked { .. } => ("revoked", true),
     }
 }
 
