@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use cacheon::chain::reads;
-use cacheon::chain::{self, api, ChainError};
+use cacheon::chain::{self, api, AccountId, ChainError, Client};
 use cacheon::exit;
 use cacheon_kernels::bundle;
 use serde_json::json;
@@ -82,34 +82,15 @@ pub(in crate::cmd) async fn reveal_steps(
         Err(code) => return Err(code),
     };
     // Wait until the reveal delay has passed in a finalized block.
-    let deadline = std::time::Instant::now() + Duration::from_secs(c.timeout);
-    loop {
-        let at = match client.at_current_block().await {
-            Ok(a) => a,
-            Err(e) => return Err(fail(out, ChainError::Unavailable(e.to_string()))),
-        };
-        let commit_block = match reads::fetch(&at, api::storage().cacheon().commits(), (account, commitment)).await {
-            Ok(Some(r)) => r.at as u64,
-            Ok(None) => {
-                return Err(out.error(
-                    &format!("commitment 0x{} is not pending on chain (revealed, cancelled or never finalized)", record.commitment),
-                    exit::CHAIN_REFUSED,
-                ))
-            }
-            Err(e) => return Err(fail(out, e)),
-        };
-        let delay = reads::reveal_delay(&at);
-        if at.block_number() >= commit_block + delay {
-            break;
-        }
-        if std::time::Instant::now() > deadline {
-            return Err(fail(
-                out,
-                ChainError::Timeout("the reveal delay did not pass in time".into()),
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    wait_for_reveal_delay(
+        out,
+        &client,
+        account,
+        commitment,
+        &record.commitment,
+        c.timeout,
+    )
+    .await?;
     let call = api::transactions().cacheon().reveal(
         chain::bounded(record.arena.as_bytes()),
         chain::bounded(record.target.as_bytes()),
@@ -140,4 +121,46 @@ pub(in crate::cmd) async fn reveal_steps(
         },
     );
     Ok(revealed.proposal)
+}
+
+/// Waits until the reveal delay after the commitment's block has passed in a finalized
+/// block, for at most `timeout` seconds; the commitment must stay pending meanwhile
+/// (`shown` is its hex, for the error).
+async fn wait_for_reveal_delay(
+    out: &Out,
+    client: &Client,
+    account: AccountId,
+    commitment: [u8; 32],
+    shown: &str,
+    timeout: u64,
+) -> Result<(), i32> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(timeout);
+    loop {
+        let at = match client.at_current_block().await {
+            Ok(a) => a,
+            Err(e) => return Err(fail(out, ChainError::Unavailable(e.to_string()))),
+        };
+        let commit_block = match reads::fetch(&at, api::storage().cacheon().commits(), (account, commitment)).await {
+            Ok(Some(r)) => r.at as u64,
+            Ok(None) => {
+                return Err(out.error(
+                    &format!("commitment 0x{shown} is not pending on chain (revealed, cancelled or never finalized)"),
+                    exit::CHAIN_REFUSED,
+                ))
+            }
+            Err(e) => return Err(fail(out, e)),
+        };
+        let delay = reads::reveal_delay(&at);
+        if at.block_number() >= commit_block + delay {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(fail(
+                out,
+                ChainError::Timeout("the reveal delay did not pass in time".into()),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    Ok(())
 }
