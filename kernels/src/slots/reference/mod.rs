@@ -27,7 +27,7 @@ pub use compute::compute;
 pub use judge::{judge, judge_rows, reference_work, sampled_rows, Judged, MAX_REFERENCE_WORK};
 pub use linear::linear_matmul;
 pub use mlp::gate_up_silu;
-pub use moe::{moe_fused_experts, moe_shape, MoeShape};
+pub use moe::{moe_fused_experts, moe_shape, MoeInputs, MoeShape};
 pub use norm::{fused_add_rmsnorm, rmsnorm};
 pub use position::rope;
 pub use scales::error_scales;

@@ -45,15 +45,14 @@ fn expert_activations(x: &[f32], wgu: &[f32], s: &MoeShape, e: usize) -> Vec<(f6
         .collect()
 }
 
+/// The inputs of a `moe.fused_experts` call, in ABI order: `x`, `topk_ids`, `topk_weights`,
+/// `w_gate_up`, `w_down`.
+pub type MoeInputs<'a> = (&'a [f32], &'a [i32], &'a [f32], &'a [f32], &'a [f32]);
+
 /// `moe.fused_experts`: each row's weighted sum over its chosen experts held here of the
 /// expert's SwiGLU MLP (f64, rounded once). With `scale`, the error scale of each output
 /// instead: the magnitudes of every term through the down projection.
-pub fn moe_fused_experts(
-    out: &mut [f32],
-    args: (&[f32], &[i32], &[f32], &[f32], &[f32]),
-    s: &MoeShape,
-    scale: bool,
-) {
+pub fn moe_fused_experts(out: &mut [f32], args: MoeInputs<'_>, s: &MoeShape, scale: bool) {
     let (x, ids, weights, wgu, wd) = args;
     let (h, f) = (s.hidden, s.inter);
     assert_eq!(out.len(), s.tokens * h);
@@ -104,7 +103,8 @@ pub fn moe_shape(args: &SlotArgs) -> MoeShape {
     }
 }
 
-pub(super) fn moe_inputs(args: &SlotArgs) -> (&[f32], &[i32], &[f32], &[f32], &[f32]) {
+/// A call's inputs, in ABI order.
+pub(super) fn moe_inputs(args: &SlotArgs) -> MoeInputs<'_> {
     (
         args.input_f32(0),
         args.input_i32(1),
