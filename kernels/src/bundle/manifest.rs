@@ -306,55 +306,9 @@ fn validate(file: &str, raw: RawManifest) -> Result<Manifest, ManifestError> {
     let backend = raw.ops[0].backend;
     let mut ops: Vec<Op> = Vec::new();
     for (i, op) in raw.ops.into_iter().enumerate() {
-        let key = |k: &str| format!("ops[{i}].{k}");
-        let slot = SlotId::parse(&op.slot)
-            .ok_or_else(|| invalid(key("slot"), format!("unknown slot `{}`", op.slot)))?;
-        if !target.members.contains(&slot) {
-            let reason = format!("slot `{slot}` is not part of target `{target_id}`");
-            return Err(invalid(key("slot"), reason));
-        }
-        if ops.iter().any(|o| o.slot == slot) {
-            return Err(invalid(key("slot"), format!("second op for slot `{slot}`")));
-        }
-        if op.backend != backend {
-            return Err(invalid(
-                key("backend"),
-                "all ops of a bundle use one backend".into(),
-            ));
-        }
-        bundle::check_path(&op.source).map_err(|e| invalid(key("source"), e.to_string()))?;
-        let (ext, dtype) = match backend {
-            Backend::Cpu => (".c", Dtype::F32),
-            Backend::Cuda => (".cu", Dtype::Bf16),
-        };
-        if !op.source.ends_with(ext) {
-            return Err(invalid(
-                key("source"),
-                format!("a {backend:?} source ends in {ext}"),
-            ));
-        }
-        if !is_identifier(&op.entry) {
-            let reason = format!("must be a C identifier of at most {MAX_ENTRY_LEN} bytes");
-            return Err(invalid(key("entry"), reason));
-        }
-        if op.dtype != dtype {
-            let reason = format!("the {backend:?} arena's element type is {}", dtype.as_str());
-            return Err(invalid(key("dtype"), reason));
-        }
-        let symbols = slot.spec().shape_symbols();
-        let launch = launch_of(&op, backend, &symbols).map_err(|(k, r)| invalid(key(&k), r))?;
-        let when = op.when.unwrap_or_default();
-        check_when(&when, slot, &symbols).map_err(|(k, r)| invalid(key(&k), r))?;
-        let (source, entry) = (op.source, op.entry);
-        ops.push(Op {
-            slot,
-            backend,
-            source,
-            entry,
-            dtype,
-            launch,
-            when,
-        });
+        let op = validate_op(op, backend, target, &ops)
+            .map_err(|(k, r)| invalid(format!("ops[{i}].{k}"), r))?;
+        ops.push(op);
     }
     if let Some(missing) = target
         .members
@@ -370,6 +324,64 @@ fn validate(file: &str, raw: RawManifest) -> Result<Manifest, ManifestError> {
         mode: raw.competition.mode,
         backend,
         ops,
+    })
+}
+
+/// One `[[ops]]` entry, given the bundle's `backend`, its `target` and the ops before it.
+fn validate_op(
+    op: RawOp,
+    backend: Backend,
+    target: &TargetSpec,
+    earlier: &[Op],
+) -> Result<Op, OpError> {
+    let invalid = |k: &str, reason: String| (k.to_string(), reason);
+    let slot = SlotId::parse(&op.slot)
+        .ok_or_else(|| invalid("slot", format!("unknown slot `{}`", op.slot)))?;
+    if !target.members.contains(&slot) {
+        let reason = format!("slot `{slot}` is not part of target `{}`", target.id);
+        return Err(invalid("slot", reason));
+    }
+    if earlier.iter().any(|o| o.slot == slot) {
+        return Err(invalid("slot", format!("second op for slot `{slot}`")));
+    }
+    if op.backend != backend {
+        return Err(invalid(
+            "backend",
+            "all ops of a bundle use one backend".into(),
+        ));
+    }
+    bundle::check_path(&op.source).map_err(|e| invalid("source", e.to_string()))?;
+    let (ext, dtype) = match backend {
+        Backend::Cpu => (".c", Dtype::F32),
+        Backend::Cuda => (".cu", Dtype::Bf16),
+    };
+    if !op.source.ends_with(ext) {
+        return Err(invalid(
+            "source",
+            format!("a {backend:?} source ends in {ext}"),
+        ));
+    }
+    if !is_identifier(&op.entry) {
+        let reason = format!("must be a C identifier of at most {MAX_ENTRY_LEN} bytes");
+        return Err(invalid("entry", reason));
+    }
+    if op.dtype != dtype {
+        let reason = format!("the {backend:?} arena's element type is {}", dtype.as_str());
+        return Err(invalid("dtype", reason));
+    }
+    let symbols = slot.spec().shape_symbols();
+    let launch = launch_of(&op, backend, &symbols)?;
+    let when = op.when.unwrap_or_default();
+    check_when(&when, slot, &symbols)?;
+    let (source, entry) = (op.source, op.entry);
+    Ok(Op {
+        slot,
+        backend,
+        source,
+        entry,
+        dtype,
+        launch,
+        when,
     })
 }
 
