@@ -1,4 +1,4 @@
-//! `cacheon-engine-bench --compare A B`: two result files of the benches (`--json-out`,
+//! `cacheon-cuda-engine-bench --compare A B`: two result files of the benches (`--json-out`,
 //! one JSON object a line) side by side, figure by figure, with the ratio B ÷ A. Lines are
 //! matched by what they measured (every value that is not a figure: kind, shape, batch,
 //! context, op, slot, byte counts…, and how many such lines came before); every

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch eager baseline for `cacheon-engine-bench` (DESIGN 8), same shapes and method.
+"""PyTorch eager baseline for `cacheon-cuda-engine-bench` (DESIGN 8), same shapes and method.
 
 `llama8b-8l`: hidden 4096, 32 heads, 8 KV heads, head_dim 128, intermediate 14336,
 vocab 128256, 8 layers, bf16, random weights with the engine's scales (embeddings

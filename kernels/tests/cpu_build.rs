@@ -1,30 +1,21 @@
 //! The CPU build path's failure modes: compiler errors with their log, a missing entry,
 //! an unloadable library, a compiler that hangs, bad bundles, and non-CPU manifests.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::slots::SlotId;
 use cacheon_kernels::{build_cpu_bundle, BundleFile, CpuBuildError, CpuBuildOptions};
+use common::manifest::Manifest;
 
-const MANIFEST: &str = r#"
-abi = "cacheon-slot-abi-v1"
-[competition]
-target = "activation.silu_and_mul"
-mode = "slot"
-[[ops]]
-slot = "activation.silu_and_mul"
-backend = "cpu"
-source = "kernels/k.c"
-entry = "fast_silu"
-dtype = "f32"
-"#;
+fn manifest() -> Manifest {
+    Manifest::cpu(SlotId::SiluAndMul, "kernels/k.c", "fast_silu")
+}
 
 fn bundle(source: &str) -> Vec<BundleFile> {
-    vec![
-        BundleFile::new("manifest.toml", MANIFEST),
-        BundleFile::new("kernels/k.c", source),
-    ]
+    manifest().bundle(&[("kernels/k.c", source)])
 }
 
 const GOOD: &str = r#"
@@ -153,23 +144,16 @@ fn bad_bundles_and_manifests_are_refused_before_building() {
         build_cpu_bundle(&files, "t", &opts),
         Err(CpuBuildError::Bundle(_))
     ));
-    let files = vec![BundleFile::new("manifest.toml", MANIFEST)];
+    let files = manifest().bundle(&[]);
     let err = build_cpu_bundle(&files, "t", &opts).unwrap_err();
     assert!(
         matches!(&err, CpuBuildError::Manifest(m) if m.key() == "ops[0].source"),
         "{err}"
     );
-    let cuda = MANIFEST
-        .replace("\"cpu\"", "\"cuda\"")
-        .replace("k.c", "k.cu")
-        .replace(
-            "\"f32\"",
-            "\"bf16\"\nblock = [256, 1, 1]\ngrid = [\"tokens\", 1, 1]",
-        );
-    let files = vec![
-        BundleFile::new("manifest.toml", cuda),
-        BundleFile::new("kernels/k.cu", ""),
-    ];
+    let files = Manifest::cuda(SlotId::SiluAndMul, "kernels/k.cu", "fast_silu")
+        .line("block = [256, 1, 1]")
+        .line("grid = [\"tokens\", 1, 1]")
+        .bundle(&[("kernels/k.cu", "")]);
     let err = build_cpu_bundle(&files, "t", &opts).unwrap_err();
     assert!(matches!(err, CpuBuildError::WrongBackend(_)), "{err}");
     let missing = CpuBuildOptions {

@@ -2,10 +2,13 @@
 //! parameter lists) on every stock CUDA bundle and on broken bundles. Needs NVRTC but no
 //! GPU; without NVRTC (a machine with no CUDA toolkit) every test prints SKIP and passes.
 
+mod common;
+
 use cacheon_kernels::bundle::stock;
 use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::{self, compile_cuda_bundle, AbiError, BuildStage, CudaBuildError};
 use cacheon_kernels::slots::SlotId;
+use common::manifest::Manifest;
 
 fn nvrtc_or_skip() -> bool {
     match cuda::nvrtc::version() {
@@ -18,19 +21,13 @@ fn nvrtc_or_skip() -> bool {
 }
 
 fn bundle(slot: SlotId, entry: &str, source: &str, extra: &[(&str, &str)]) -> Vec<BundleFile> {
-    let manifest = format!(
-        "abi = \"cacheon-slot-abi-v1\"\n[competition]\ntarget = \"{slot}\"\nmode = \"slot\"\n\
-         [[ops]]\nslot = \"{slot}\"\nbackend = \"cuda\"\nsource = \"kernels/k.cu\"\n\
-         entry = \"{entry}\"\ndtype = \"bf16\"\nblock = [128, 1, 1]\ngrid = [1, 1, 1]\n"
-    );
-    let mut files = vec![
-        BundleFile::new("manifest.toml", manifest.into_bytes()),
-        BundleFile::new("kernels/k.cu", source.as_bytes()),
-    ];
-    for (p, d) in extra {
-        files.push(BundleFile::new(*p, d.as_bytes()));
-    }
-    files
+    let files: Vec<(&str, &str)> = std::iter::once(("kernels/k.cu", source))
+        .chain(extra.iter().copied())
+        .collect();
+    Manifest::cuda(slot, "kernels/k.cu", entry)
+        .line("block = [128, 1, 1]")
+        .line("grid = [1, 1, 1]")
+        .bundle(&files)
 }
 
 #[test]

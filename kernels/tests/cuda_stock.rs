@@ -5,6 +5,8 @@
 //! miner-style bundle with its own header; and the ABI check refusing a wrong parameter
 //! list. Without a GPU every test prints "SKIP: no CUDA device (...)" and passes.
 
+mod common;
+
 use cacheon_kernels::bundle::stock;
 use cacheon_kernels::bundle::BundleFile;
 use cacheon_kernels::cuda::timing::capture_graph;
@@ -16,6 +18,7 @@ use cacheon_kernels::slots::args::SlotArgs;
 use cacheon_kernels::slots::cases;
 use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};
+use common::manifest::Manifest;
 
 fn device_or_skip() -> Option<CudaDevice> {
     match CudaDevice::open(0) {
@@ -171,20 +174,13 @@ fn one_op_bundle(
     source: &str,
     extra: &[(&str, &str)],
 ) -> Vec<BundleFile> {
-    let manifest = format!(
-        "abi = \"cacheon-slot-abi-v1\"\n[competition]\ntarget = \"{slot}\"\nmode = \"slot\"\n\
-         [[ops]]\nslot = \"{slot}\"\nbackend = \"cuda\"\nsource = \"kernels/k.cu\"\n\
-         entry = \"{entry}\"\ndtype = \"bf16\"\nblock = [256, 1, 1]\n\
-         grid = [\"ceil_div(tokens * d, 256)\", 1, 1]\n"
-    );
-    let mut files = vec![
-        BundleFile::new("manifest.toml", manifest.into_bytes()),
-        BundleFile::new("kernels/k.cu", source.as_bytes()),
-    ];
-    for (p, d) in extra {
-        files.push(BundleFile::new(*p, d.as_bytes()));
-    }
-    files
+    let files: Vec<(&str, &str)> = std::iter::once(("kernels/k.cu", source))
+        .chain(extra.iter().copied())
+        .collect();
+    Manifest::cuda(slot, "kernels/k.cu", entry)
+        .line("block = [256, 1, 1]")
+        .line("grid = [\"ceil_div(tokens * d, 256)\", 1, 1]")
+        .bundle(&files)
 }
 
 const HEADER: &str = r#"#pragma once

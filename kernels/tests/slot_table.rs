@@ -14,24 +14,20 @@ use cacheon_kernels::slots::call::SlotCall;
 use cacheon_kernels::slots::reference;
 use cacheon_kernels::slots::{Dtype, SlotId};
 use cacheon_kernels::{build_cpu_bundle, BundleFile, CpuBuildOptions};
+use common::manifest::Manifest;
 use common::{genesis_table, stock_kernels, tiny_engine, PROMPT};
 
 /// A candidate silu_and_mul that is deliberately off by a factor of two, so its effect on
 /// the model's output proves it ran.
 fn doubled_silu_bundle() -> Vec<BundleFile> {
-    let manifest = r#"
-abi = "cacheon-slot-abi-v1"
-[competition]
-target = "activation.silu_and_mul"
-mode = "slot"
-[[ops]]
-slot = "activation.silu_and_mul"
-backend = "cpu"
-source = "kernels/silu2.c"
-entry = "silu2"
-dtype = "f32"
-"#;
-    let src = r#"
+    doubled_silu_manifest().bundle(&[("kernels/silu2.c", DOUBLED_SILU)])
+}
+
+fn doubled_silu_manifest() -> Manifest {
+    Manifest::cpu(SlotId::SiluAndMul, "kernels/silu2.c", "silu2")
+}
+
+const DOUBLED_SILU: &str = r#"
 #include <math.h>
 #include <stdint.h>
 void silu2(float* out, const float* x, int64_t tokens, int64_t d) {
@@ -42,19 +38,14 @@ void silu2(float* out, const float* x, int64_t tokens, int64_t d) {
         }
 }
 "#;
-    vec![
-        BundleFile::new("manifest.toml", manifest),
-        BundleFile::new("kernels/silu2.c", src),
-    ]
-}
 
 /// `doubled_silu_bundle` limited to calls of `tokens` in `[min, max]`.
 fn doubled_silu_for_tokens(min: i64, max: i64) -> Vec<BundleFile> {
-    let mut files = doubled_silu_bundle();
-    let manifest = String::from_utf8(files[0].data.clone()).unwrap()
-        + &format!("when = {{ tokens = {{ min = {min}, max = {max} }} }}\n");
-    files[0] = BundleFile::new("manifest.toml", manifest);
-    files
+    doubled_silu_manifest()
+        .line(format!(
+            "when = {{ tokens = {{ min = {min}, max = {max} }} }}"
+        ))
+        .bundle(&[("kernels/silu2.c", DOUBLED_SILU)])
 }
 
 /// Records the token count of every silu_and_mul call it is shown.
@@ -214,29 +205,10 @@ fn an_atomic_bundle_swaps_its_member_slots_together() {
     let attn = stock::cpu_bundle(SlotId::AttentionDecode).unwrap().files[1]
         .1
         .replace("void attention_decode(", "void my_attention(");
-    let manifest = r#"
-abi = "cacheon-slot-abi-v1"
-[competition]
-target = "attention.rope_decode.v1"
-mode = "atomic"
-[[ops]]
-slot = "position.rope"
-backend = "cpu"
-source = "kernels/rope.c"
-entry = "my_rope"
-dtype = "f32"
-[[ops]]
-slot = "attention.decode"
-backend = "cpu"
-source = "kernels/attn.c"
-entry = "my_attention"
-dtype = "f32"
-"#;
-    let files = vec![
-        BundleFile::new("manifest.toml", manifest),
-        BundleFile::new("kernels/rope.c", rope),
-        BundleFile::new("kernels/attn.c", attn),
-    ];
+    let files = Manifest::atomic("attention.rope_decode.v1")
+        .cpu_op(SlotId::Rope, "kernels/rope.c", "my_rope")
+        .cpu_op(SlotId::AttentionDecode, "kernels/attn.c", "my_attention")
+        .bundle(&[("kernels/rope.c", &rope), ("kernels/attn.c", &attn)]);
     let built = build_cpu_bundle(&files, "atomic", &CpuBuildOptions::default()).unwrap();
     let mut e = tiny_engine(1, 16);
     let genesis_logits = e.prefill(0, &PROMPT, Logits::All).unwrap();
@@ -325,21 +297,8 @@ fn a_table_needs_exactly_one_kernel_per_slot() {
 /// A `mlp.gate_up_silu` kernel written with the stock kernels' own arithmetic (their dot
 /// product, then `g / (1 + expf(-g)) * u`), taking calls of `tokens` in `[1, max]`.
 fn stock_math_seam(max: i64) -> Vec<BundleFile> {
-    let manifest = format!(
-        r#"
-abi = "cacheon-slot-abi-v1"
-[competition]
-target = "mlp.gate_up_silu"
-mode = "slot"
-[[ops]]
-slot = "mlp.gate_up_silu"
-backend = "cpu"
-source = "kernels/seam.c"
-entry = "seam"
-dtype = "f32"
-when = {{ tokens = {{ max = {max} }} }}
-"#
-    );
+    let manifest = Manifest::cpu(SlotId::GateUpSilu, "kernels/seam.c", "seam")
+        .line(format!("when = {{ tokens = {{ max = {max} }} }}"));
     let src = r#"
 #include <math.h>
 #include <stdint.h>
@@ -364,10 +323,7 @@ void seam(float* out, const float* x, const float* w, int64_t tokens, int64_t in
         }
 }
 "#;
-    vec![
-        BundleFile::new("manifest.toml", manifest),
-        BundleFile::new("kernels/seam.c", src),
-    ]
+    manifest.bundle(&[("kernels/seam.c", src)])
 }
 
 #[test]

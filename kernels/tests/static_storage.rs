@@ -2,23 +2,13 @@
 //! call leaves there never reaches the next (`cpu::static_image`), and the cost of writing
 //! it back is what the bytes cost to copy.
 
+mod common;
+
 use std::time::Instant;
 
 use cacheon_kernels::slots::{cases, SlotId};
-use cacheon_kernels::{build_cpu_bundle, BundleFile, CpuBuildOptions};
-
-const MANIFEST: &str = r#"
-abi = "cacheon-slot-abi-v1"
-[competition]
-target = "activation.silu_and_mul"
-mode = "slot"
-[[ops]]
-slot = "activation.silu_and_mul"
-backend = "cpu"
-source = "kernels/k.c"
-entry = "counting_silu"
-dtype = "f32"
-"#;
+use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions};
+use common::manifest::Manifest;
 
 /// Writes what it finds in its static storage, then changes all of it: a call count in
 /// `.bss`, a value in `.data`, one element of a 1 MiB `.bss` array.
@@ -39,10 +29,8 @@ void counting_silu(float* out, const float* x, int64_t tokens, int64_t d) {
 
 #[test]
 fn every_call_sees_the_static_storage_as_loaded() {
-    let files = vec![
-        BundleFile::new("manifest.toml", MANIFEST),
-        BundleFile::new("kernels/k.c", COUNTING),
-    ];
+    let files = Manifest::cpu(SlotId::SiluAndMul, "kernels/k.c", "counting_silu")
+        .bundle(&[("kernels/k.c", COUNTING)]);
     let built = build_cpu_bundle(&files, "counting", &CpuBuildOptions::default()).unwrap();
     let kernel = built.kernel(SlotId::SiluAndMul).unwrap().clone();
     assert!(

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Diagnostic variants of the stock CUDA attention.decode kernel, as bundles for
-# `cacheon-engine-bench --bundle DIR`, written under target/attention-variants/ (ignored by
+# `cacheon-cuda-engine-bench --bundle DIR`, written under target/attention-variants/ (ignored by
 # git; copy it to the GPU machine with target/gpu-bin). Each changes one thing, to split the kernel's 13.5 µs
 # per layer (batch 1, 2,049 cached positions, docs/performance.md) into its parts:
 # Decode, the tensor-core path for head_dim 64 and 128:

@@ -9,8 +9,8 @@ out=target/gpu-bin
 rm -rf "$out"
 mkdir -p "$out"
 
-cargo build -p cacheon-kernels --release --bin cacheon-bench --bin cacheon-engine-bench
-cp "$CARGO_TARGET_DIR/release/cacheon-bench" "$CARGO_TARGET_DIR/release/cacheon-engine-bench" "$out/"
+cargo build -p cacheon-kernels --release --bin cacheon-cuda-bench --bin cacheon-cuda-engine-bench
+cp "$CARGO_TARGET_DIR/release/cacheon-cuda-bench" "$CARGO_TARGET_DIR/release/cacheon-cuda-engine-bench" "$out/"
 
 # Test executables: one JSON message per built artifact; keep the integration tests'
 # (target kind "test"; the bench binary, also built, has kind "bin").

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Variants of the stock CUDA linear.matmul kernel (the decode-row GEMV), as bundles for
-# `cacheon-engine-bench --bundle DIR`, written under target/matmul-variants/ (ignored by
+# `cacheon-cuda-engine-bench --bundle DIR`, written under target/matmul-variants/ (ignored by
 # git; copy it to the GPU machine with target/gpu-bin). Each sets the kernel's tuning
 # macros before its defaults:
 #   wide4     4 loads in flight per lane on the wide products (stock: 8)
@@ -17,7 +17,7 @@
 # Then, on the GPU machine, each against the stock kernel in the same call:
 #   for v in stock wide4 narrow8 narrow16 n8w16 minb4 minb5 stock; do
 #     b=(); [ "$v" = stock ] || b=(--bundle target/matmul-variants/$v)
-#     target/gpu-bin/cacheon-engine-bench --batch 1 --replays 200 --prompt 16 "${b[@]}" | grep '^decode'
+#     target/gpu-bin/cacheon-cuda-engine-bench --batch 1 --replays 200 --prompt 16 "${b[@]}" | grep '^decode'
 #   done
 set -euo pipefail
 cd "$(dirname "$0")/../.."

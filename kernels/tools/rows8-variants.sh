@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Variants of examples/cuda/matmul-rows8-mma (linear.matmul for 2-8 token rows) for
-# `cacheon-engine-bench --batch 8 --bundle DIR`, written under target/rows8-variants/
+# `cacheon-cuda-engine-bench --batch 8 --bundle DIR`, written under target/rows8-variants/
 # (ignored by git; carry it to the GPU machine beside target/gpu-bin). Each sets the
 # kernel's compile-time knobs: WARPS a block (the block is 32 * WARPS threads), MINB
 # blocks an SM (the register budget: 65536 / (32 * WARPS * MINB) a thread), UNR 32-input

@@ -8,25 +8,19 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use cacheon_kernels::bundle::{self, BundleError};
+use cacheon_kernels::slots::SlotId;
 use cacheon_primitives::bundle::BundleError as Rule;
 use codec::Encode;
+use common::manifest::Manifest;
 use common::run_json;
 
-const MANIFEST: &str = r#"abi = "cacheon-slot-abi-v1"
-[competition]
-target = "activation.silu_and_mul"
-mode = "slot"
-[[ops]]
-slot = "activation.silu_and_mul"
-backend = "cpu"
-source = "kernels/silu.c"
-entry = "silu_and_mul"
-dtype = "f32"
-"#;
+fn manifest() -> String {
+    Manifest::cpu(SlotId::SiluAndMul, "kernels/silu.c", "silu_and_mul").to_string()
+}
 
 fn good_bundle(dir: &Path) {
     std::fs::create_dir_all(dir.join("kernels")).unwrap();
-    std::fs::write(dir.join("manifest.toml"), MANIFEST).unwrap();
+    std::fs::write(dir.join("manifest.toml"), manifest()).unwrap();
     std::fs::write(
         dir.join("kernels/silu.c"),
         "#include <stdint.h>\nvoid silu_and_mul(float* o, const float* x, int64_t t, int64_t d) { (void)o; (void)x; (void)t; (void)d; }\n",
@@ -187,7 +181,7 @@ fn pack_then_unpack_round_trips_into_a_new_folder_only() {
     assert_eq!(v["content_hash"], packed["content_hash"]);
     assert_eq!(
         std::fs::read(out.join("manifest.toml")).unwrap(),
-        MANIFEST.as_bytes()
+        manifest().as_bytes()
     );
     // Unpacking again into the same (now existing) folder is refused.
     let (code, v) = run_json(&["unpack", file.to_str().unwrap(), out.to_str().unwrap()]);

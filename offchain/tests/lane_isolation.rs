@@ -1,6 +1,8 @@
 //! The lane runner (DESIGN 7.1) through the real `cacheon lane` process: what candidate code
 //! can and cannot do inside it, and what a crash or a hang comes to.
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -9,29 +11,17 @@ use cacheon::lane::protocol::{Request, Special};
 use cacheon::lane::{BuildOutcome, Deadlines, Lane, LaneError, Sealed};
 use cacheon::qualify::screens::{self, Outcome, ScreenOptions, Stage};
 use cacheon_kernels::bundle::{self, BundleFile};
+use cacheon_kernels::slots::SlotId;
 use cacheon_primitives::FailReason;
+use common::manifest::Manifest;
 
 fn exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_cacheon"))
 }
 
-const MANIFEST: &str = r#"abi = "cacheon-slot-abi-v1"
-[competition]
-target = "activation.silu_and_mul"
-mode = "slot"
-[[ops]]
-slot = "activation.silu_and_mul"
-backend = "cpu"
-source = "kernels/k.c"
-entry = "silu_and_mul"
-dtype = "f32"
-"#;
-
 fn bundle_with(source: &str) -> Vec<BundleFile> {
-    vec![
-        BundleFile::new("manifest.toml", MANIFEST),
-        BundleFile::new("kernels/k.c", source),
-    ]
+    Manifest::cpu(SlotId::SiluAndMul, "kernels/k.c", "silu_and_mul")
+        .bundle(&[("kernels/k.c", source)])
 }
 
 /// A probe that the static screen would refuse (it is built here straight in a lane, as a

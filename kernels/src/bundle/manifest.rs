@@ -306,123 +306,9 @@ fn validate(file: &str, raw: RawManifest) -> Result<Manifest, ManifestError> {
     let backend = raw.ops[0].backend;
     let mut ops: Vec<Op> = Vec::new();
     for (i, op) in raw.ops.into_iter().enumerate() {
-        let key = |k: &str| format!("ops[{i}].{k}");
-        let slot = SlotId::parse(&op.slot)
-            .ok_or_else(|| invalid(key("slot"), format!("unknown slot `{}`", op.slot)))?;
-        if !target.members.contains(&slot) {
-            let reason = format!("slot `{slot}` is not part of target `{target_id}`");
-            return Err(invalid(key("slot"), reason));
-        }
-        if ops.iter().any(|o| o.slot == slot) {
-            return Err(invalid(key("slot"), format!("second op for slot `{slot}`")));
-        }
-        if op.backend != backend {
-            return Err(invalid(
-                key("backend"),
-                "all ops of a bundle use one backend".into(),
-            ));
-        }
-        bundle::check_path(&op.source).map_err(|e| invalid(key("source"), e.to_string()))?;
-        let (ext, dtype) = match backend {
-            Backend::Cpu => (".c", Dtype::F32),
-            Backend::Cuda => (".cu", Dtype::Bf16),
-        };
-        if !op.source.ends_with(ext) {
-            return Err(invalid(
-                key("source"),
-                format!("a {backend:?} source ends in {ext}"),
-            ));
-        }
-        if !is_identifier(&op.entry) {
-            let reason = format!("must be a C identifier of at most {MAX_ENTRY_LEN} bytes");
-            return Err(invalid(key("entry"), reason));
-        }
-        if op.dtype != dtype {
-            let reason = format!("the {backend:?} arena's element type is {}", dtype.as_str());
-            return Err(invalid(key("dtype"), reason));
-        }
-        let symbols = slot.spec().shape_symbols();
-        let launch = match backend {
-            Backend::Cpu => {
-                let present = [
-                    ("block", op.block.is_some()),
-                    ("grid", op.grid.is_some()),
-                    ("shared_mem_bytes", op.shared_mem_bytes.is_some()),
-                    ("cluster", op.cluster.is_some()),
-                ];
-                if let Some((k, _)) = present.iter().find(|(_, p)| *p) {
-                    return Err(invalid(key(k), "CPU ops have no launch geometry".into()));
-                }
-                None
-            }
-            Backend::Cuda => {
-                let dims = |k: &str, g: Option<[Geom; 3]>| -> Result<[Expr; 3], ManifestError> {
-                    let g = g.ok_or_else(|| invalid(key(k), "CUDA ops need it".into()))?;
-                    let mut out = Vec::with_capacity(3);
-                    for (j, v) in g.iter().enumerate() {
-                        out.push(
-                            geom_expr(v, &symbols)
-                                .map_err(|r| invalid(format!("{}[{j}]", key(k)), r))?,
-                        );
-                    }
-                    Ok(out.try_into().expect("three dims"))
-                };
-                let block = dims("block", op.block)?;
-                let grid = dims("grid", op.grid)?;
-                let smem = op.shared_mem_bytes.unwrap_or(Geom::Int(0));
-                let shared_mem_bytes =
-                    geom_expr(&smem, &symbols).map_err(|r| invalid(key("shared_mem_bytes"), r))?;
-                let cluster = match op.cluster {
-                    Some(c) => Some(dims("cluster", Some(c))?),
-                    None => None,
-                };
-                Some(Launch {
-                    block,
-                    grid,
-                    shared_mem_bytes,
-                    cluster,
-                })
-            }
-        };
-        let when = op.when.unwrap_or_default();
-        for (sym, dom) in &when {
-            let k = key(&format!("when.{sym}"));
-            if !symbols.contains(&sym.as_str()) {
-                return Err(invalid(
-                    k,
-                    format!("`{sym}` is not a shape symbol of `{slot}`"),
-                ));
-            }
-            // A collective kernel serves every rank of a call or none: a domain that told
-            // ranks apart would leave some ranks on another kernel's bits.
-            if slot.is_collective() && matches!(sym.as_str(), "rank" | "world") {
-                return Err(invalid(
-                    k,
-                    format!("a `{slot}` kernel must serve every rank and world size alike"),
-                ));
-            }
-            if *dom == Domain::default() {
-                return Err(invalid(k, "needs multiple_of, min or max".into()));
-            }
-            if dom.multiple_of.is_some_and(|m| m < 1) {
-                return Err(invalid(k, "multiple_of must be at least 1".into()));
-            }
-            if let (Some(lo), Some(hi)) = (dom.min, dom.max) {
-                if lo > hi {
-                    return Err(invalid(k, "min is greater than max".into()));
-                }
-            }
-        }
-        let (source, entry) = (op.source, op.entry);
-        ops.push(Op {
-            slot,
-            backend,
-            source,
-            entry,
-            dtype,
-            launch,
-            when,
-        });
+        let op = validate_op(op, backend, target, &ops)
+            .map_err(|(k, r)| invalid(format!("ops[{i}].{k}"), r))?;
+        ops.push(op);
     }
     if let Some(missing) = target
         .members
@@ -439,4 +325,144 @@ fn validate(file: &str, raw: RawManifest) -> Result<Manifest, ManifestError> {
         backend,
         ops,
     })
+}
+
+/// One `[[ops]]` entry, given the bundle's `backend`, its `target` and the ops before it.
+fn validate_op(
+    op: RawOp,
+    backend: Backend,
+    target: &TargetSpec,
+    earlier: &[Op],
+) -> Result<Op, OpError> {
+    let invalid = |k: &str, reason: String| (k.to_string(), reason);
+    let slot = SlotId::parse(&op.slot)
+        .ok_or_else(|| invalid("slot", format!("unknown slot `{}`", op.slot)))?;
+    if !target.members.contains(&slot) {
+        let reason = format!("slot `{slot}` is not part of target `{}`", target.id);
+        return Err(invalid("slot", reason));
+    }
+    if earlier.iter().any(|o| o.slot == slot) {
+        return Err(invalid("slot", format!("second op for slot `{slot}`")));
+    }
+    if op.backend != backend {
+        return Err(invalid(
+            "backend",
+            "all ops of a bundle use one backend".into(),
+        ));
+    }
+    bundle::check_path(&op.source).map_err(|e| invalid("source", e.to_string()))?;
+    let (ext, dtype) = match backend {
+        Backend::Cpu => (".c", Dtype::F32),
+        Backend::Cuda => (".cu", Dtype::Bf16),
+    };
+    if !op.source.ends_with(ext) {
+        return Err(invalid(
+            "source",
+            format!("a {backend:?} source ends in {ext}"),
+        ));
+    }
+    if !is_identifier(&op.entry) {
+        let reason = format!("must be a C identifier of at most {MAX_ENTRY_LEN} bytes");
+        return Err(invalid("entry", reason));
+    }
+    if op.dtype != dtype {
+        let reason = format!("the {backend:?} arena's element type is {}", dtype.as_str());
+        return Err(invalid("dtype", reason));
+    }
+    let symbols = slot.spec().shape_symbols();
+    let launch = launch_of(&op, backend, &symbols)?;
+    let when = op.when.unwrap_or_default();
+    check_when(&when, slot, &symbols)?;
+    let (source, entry) = (op.source, op.entry);
+    Ok(Op {
+        slot,
+        backend,
+        source,
+        entry,
+        dtype,
+        launch,
+        when,
+    })
+}
+
+/// A key under an op that is invalid (`block[1]`, `when.tokens`), and why.
+type OpError = (String, String);
+
+/// An op's launch geometry on `backend`: none on the CPU (an op there names no geometry
+/// key), every dimension an expression over the slot's shape `symbols` on CUDA.
+fn launch_of(op: &RawOp, backend: Backend, symbols: &[&str]) -> Result<Option<Launch>, OpError> {
+    match backend {
+        Backend::Cpu => {
+            let present = [
+                ("block", op.block.is_some()),
+                ("grid", op.grid.is_some()),
+                ("shared_mem_bytes", op.shared_mem_bytes.is_some()),
+                ("cluster", op.cluster.is_some()),
+            ];
+            if let Some((k, _)) = present.iter().find(|(_, p)| *p) {
+                return Err((k.to_string(), "CPU ops have no launch geometry".into()));
+            }
+            Ok(None)
+        }
+        Backend::Cuda => {
+            let dims = |k: &str, g: Option<&[Geom; 3]>| -> Result<[Expr; 3], OpError> {
+                let g = g.ok_or_else(|| (k.to_string(), "CUDA ops need it".to_string()))?;
+                let mut out = Vec::with_capacity(3);
+                for (j, v) in g.iter().enumerate() {
+                    out.push(geom_expr(v, symbols).map_err(|r| (format!("{k}[{j}]"), r))?);
+                }
+                Ok(out.try_into().expect("three dims"))
+            };
+            let block = dims("block", op.block.as_ref())?;
+            let grid = dims("grid", op.grid.as_ref())?;
+            let smem = op.shared_mem_bytes.clone().unwrap_or(Geom::Int(0));
+            let shared_mem_bytes =
+                geom_expr(&smem, symbols).map_err(|r| ("shared_mem_bytes".to_string(), r))?;
+            let cluster = match &op.cluster {
+                Some(c) => Some(dims("cluster", Some(c))?),
+                None => None,
+            };
+            Ok(Some(Launch {
+                block,
+                grid,
+                shared_mem_bytes,
+                cluster,
+            }))
+        }
+    }
+}
+
+/// An op's `when` domain: only the slot's shape symbols (never a collective's `rank` or
+/// `world`), each with a bound that can hold.
+fn check_when(
+    when: &BTreeMap<String, Domain>,
+    slot: SlotId,
+    symbols: &[&str],
+) -> Result<(), OpError> {
+    for (sym, dom) in when {
+        let k = format!("when.{sym}");
+        if !symbols.contains(&sym.as_str()) {
+            return Err((k, format!("`{sym}` is not a shape symbol of `{slot}`")));
+        }
+        // A collective kernel serves every rank of a call or none: a domain that told
+        // ranks apart would leave some ranks on another kernel's bits.
+        if slot.is_collective() && matches!(sym.as_str(), "rank" | "world") {
+            return Err((
+                k,
+                format!("a `{slot}` kernel must serve every rank and world size alike"),
+            ));
+        }
+        if *dom == Domain::default() {
+            return Err((k, "needs multiple_of, min or max".into()));
+        }
+        if dom.multiple_of.is_some_and(|m| m < 1) {
+            return Err((k, "multiple_of must be at least 1".into()));
+        }
+        if let (Some(lo), Some(hi)) = (dom.min, dom.max) {
+            if lo > hi {
+                return Err((k, "min is greater than max".into()));
+            }
+        }
+    }
+    Ok(())
 }

@@ -183,22 +183,15 @@ pub fn ptx_arch(arch: &str) -> String {
     }
 }
 
-/// Steps 1-4 (see the module docs): needs NVRTC, not a GPU.
-pub fn compile_cuda_bundle(
+/// The headers NVRTC may open, by every spelling the include screen accepted (`screened`,
+/// each source's includes), plus the validator's `stdint.h`.
+fn nvrtc_headers(
     files: &[BundleFile],
-    opts: &CudaBuildOptions,
-) -> Result<CompiledBundle, CudaBuildError> {
-    bundle::check_bundle(files, opts.max_bundle_bytes)?;
-    let manifest = Manifest::from_bundle(files)?;
-    if manifest.backend != Backend::Cuda {
-        return Err(CudaBuildError::WrongBackend(manifest.backend));
-    }
-    let screened = screen::screen_bundle(files)?;
-
-    // Headers NVRTC may open, by every spelling the screen accepted, plus our stdint.h.
+    screened: &[(String, Vec<screen::Include>)],
+) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> =
         vec![("stdint.h".to_string(), screen::STDINT_H.to_string())];
-    for (_, includes) in &screened {
+    for (_, includes) in screened {
         for inc in includes {
             if let screen::Include::Bundle { spelling, path } = inc {
                 let f = bundle::find(files, path).expect("the screen resolved it");
@@ -211,6 +204,22 @@ pub fn compile_cuda_bundle(
             }
         }
     }
+    headers
+}
+
+/// Steps 1-4 (see the module docs): needs NVRTC, not a GPU.
+pub fn compile_cuda_bundle(
+    files: &[BundleFile],
+    opts: &CudaBuildOptions,
+) -> Result<CompiledBundle, CudaBuildError> {
+    bundle::check_bundle(files, opts.max_bundle_bytes)?;
+    let manifest = Manifest::from_bundle(files)?;
+    if manifest.backend != Backend::Cuda {
+        return Err(CudaBuildError::WrongBackend(manifest.backend));
+    }
+    let screened = screen::screen_bundle(files)?;
+
+    let headers = nvrtc_headers(files, &screened);
 
     let mut options = vec![format!("--gpu-architecture={}", ptx_arch(&opts.arch))];
     options.extend(opts.flags.iter().cloned());

@@ -1,5 +1,8 @@
-//! Shared test helpers: the stock CPU kernels are built once per test binary.
+//! Shared test helpers: the stock CPU kernels are built once per test binary; bundle
+//! manifests are written by [`manifest::Manifest`].
 #![allow(dead_code)] // each test binary uses a different subset
+
+pub mod manifest;
 
 use std::sync::OnceLock;
 

@@ -21,7 +21,7 @@ summary() { # name, jsonl
 }
 run() { # name, prompt length, engine bench flags...
   local n=$1 p=$2; shift 2
-  timeout 90 $B/cacheon-engine-bench --prompt "$p" --context 2048 --batch 1 --batch 8 --replays 100 "$@" --json-out "$R/$n.jsonl" > "$R/$n.txt" 2>&1
+  timeout 90 $B/cacheon-cuda-engine-bench --prompt "$p" --context 2048 --batch 1 --batch 8 --replays 100 "$@" --json-out "$R/$n.jsonl" > "$R/$n.txt" 2>&1
   echo "rc $? $(summary "$n" "$R/$n.jsonl")"
 }
 torch() { # PyTorch eager at batches 1 and 8 on this GPU, in this call
@@ -30,7 +30,7 @@ torch() { # PyTorch eager at batches 1 and 8 on this GPU, in this call
 }
 breakdown() { # name, engine bench flags...: the batch-1 breakdown at context 2048 (16-token prompt), its rows
   local n=$1; shift
-  timeout 60 $B/cacheon-engine-bench --prompt 16 --context 2048 --batch 1 --breakdown --breakdown-reps 20 "$@" --json-out "$R/$n.jsonl" > "$R/$n.txt" 2>&1; el "$n rc $?"
+  timeout 60 $B/cacheon-cuda-engine-bench --prompt 16 --context 2048 --batch 1 --breakdown --breakdown-reps 20 "$@" --json-out "$R/$n.jsonl" > "$R/$n.txt" 2>&1; el "$n rc $?"
   grep -E "^(embedding|rmsnorm|fused|qkv|rope|k_write|attention.decode|o_proj|gate_up|silu|down|lm_head|argmax|sum)" "$R/$n.txt" | cut -c1-150 | head -14
 }
 regs() { # .cu files: the registers (and spills) ptxas gives each entry for sm_90a
@@ -41,6 +41,6 @@ regs() { # .cu files: the registers (and spills) ptxas gives each entry for sm_9
   done
 }
 arena_profile() { # the breakdowns behind offchain/src/arena/profile.rs: a 2048-token prefill with batch-1 steps at context 2048, 512-token prefills with batch-8 steps at context 576
-  timeout 120 $B/cacheon-engine-bench --prompt 2048 --context 2048 --batch 1 --replays 100 --breakdown --json-out "$R/profile-2048.jsonl" > "$R/profile-2048.txt" 2>&1; el "profile 2048 rc $?"
-  timeout 120 $B/cacheon-engine-bench --prompt 512 --context 576 --batch 8 --replays 100 --breakdown --json-out "$R/profile-512.jsonl" > "$R/profile-512.txt" 2>&1; el "profile 512 rc $?"
+  timeout 120 $B/cacheon-cuda-engine-bench --prompt 2048 --context 2048 --batch 1 --replays 100 --breakdown --json-out "$R/profile-2048.jsonl" > "$R/profile-2048.txt" 2>&1; el "profile 2048 rc $?"
+  timeout 120 $B/cacheon-cuda-engine-bench --prompt 512 --context 576 --batch 8 --replays 100 --breakdown --json-out "$R/profile-512.jsonl" > "$R/profile-512.txt" 2>&1; el "profile 512 rc $?"
 }

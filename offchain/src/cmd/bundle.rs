@@ -8,7 +8,6 @@ use cacheon::qualify::screens::{self, Outcome, Progress, ScreenOptions};
 use cacheon_kernels::bundle::manifest::Backend;
 use cacheon_kernels::bundle::{self, BundleFile};
 use cacheon_kernels::slots::{self, Check, SlotId};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use super::Out;
@@ -264,19 +263,10 @@ pub fn verify(out: &Out, dir: &Path, device: LaneBackend, world: usize, seed: Op
         Err(code) => return code,
     };
     let opts = ScreenOptions::new(exe, seed);
-    let bar = if out.json {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(1);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {msg:<10} [{bar:30}] {pos}/{len} cases {elapsed}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        b
-    };
+    let bar = super::progress_bar(
+        out,
+        "{spinner} {msg:<10} [{bar:30}] {pos}/{len} cases {elapsed}",
+    );
     let report = screens::run_screens(&files, arena, &opts, &mut |p| match p {
         Progress::Stage(s) => bar.set_message(s.as_str()),
         Progress::Cases { done, total } => {
@@ -291,50 +281,54 @@ pub fn verify(out: &Out, dir: &Path, device: LaneBackend, world: usize, seed: Op
         Outcome::NoDecision { .. } => exit::NO_DECISION,
     };
     let value = serde_json::to_value(&report).expect("reports serialize");
-    out.emit(value, || {
-        let mut s = String::new();
-        match &report.outcome {
-            Outcome::Pass => s.push_str(&format!(
-                "PASS {} on {} ({} cases, {})",
-                dir.display(),
-                arena.name(),
-                report.cases.len(),
-                report.machine
-            )),
-            Outcome::Fail(f) => s.push_str(&format!(
-                "FAIL {} at {}: {}\n  {}",
-                screens::reason_name(f.reason),
-                f.stage.as_str(),
-                dir.display(),
-                f.detail.trim_end().replace('\n', "\n  ")
-            )),
-            Outcome::NoDecision { reason, detail } => {
-                s.push_str(&format!("NO DECISION ({reason:?}): {detail}"))
-            }
-        }
-        if let Some(h) = &report.content_hash {
-            s.push_str(&format!("\n  ContentHash 0x{h}, seed {}", report.seed));
-        }
-        if report.machine.is_empty() {
-            return s;
-        }
-        s.push_str(&format!(
-            "\n  lane isolation: seccomp {}, landlock {}, private network namespace {}",
-            if report.lane_seccomp { "on" } else { "off" },
-            if report.lane_landlock {
-                "on"
-            } else {
-                "off (not in this kernel)"
-            },
-            if report.lane_network_namespace {
-                "yes"
-            } else {
-                "no (seccomp refuses sockets)"
-            }
-        ));
-        s
-    });
+    out.emit(value, || describe_screens(&report, dir, arena));
     code
+}
+
+/// The screens' report as a person reads it: the verdict, the bundle's ContentHash and seed,
+/// and how the lane was isolated (where it ran).
+fn describe_screens(report: &screens::ScreenReport, dir: &Path, arena: Arena) -> String {
+    let mut s = String::new();
+    match &report.outcome {
+        Outcome::Pass => s.push_str(&format!(
+            "PASS {} on {} ({} cases, {})",
+            dir.display(),
+            arena.name(),
+            report.cases.len(),
+            report.machine
+        )),
+        Outcome::Fail(f) => s.push_str(&format!(
+            "FAIL {} at {}: {}\n  {}",
+            screens::reason_name(f.reason),
+            f.stage.as_str(),
+            dir.display(),
+            f.detail.trim_end().replace('\n', "\n  ")
+        )),
+        Outcome::NoDecision { reason, detail } => {
+            s.push_str(&format!("NO DECISION ({reason:?}): {detail}"))
+        }
+    }
+    if let Some(h) = &report.content_hash {
+        s.push_str(&format!("\n  ContentHash 0x{h}, seed {}", report.seed));
+    }
+    if report.machine.is_empty() {
+        return s;
+    }
+    s.push_str(&format!(
+        "\n  lane isolation: seccomp {}, landlock {}, private network namespace {}",
+        if report.lane_seccomp { "on" } else { "off" },
+        if report.lane_landlock {
+            "on"
+        } else {
+            "off (not in this kernel)"
+        },
+        if report.lane_network_namespace {
+            "yes"
+        } else {
+            "no (seccomp refuses sockets)"
+        }
+    ));
+    s
 }
 
 pub fn pack(out: &Out, dir: &Path, file: Option<&Path>) -> i32 {

@@ -130,72 +130,188 @@ pub async fn demo(
     block_ms: u64,
     keep: Option<&Path>,
 ) -> i32 {
+    match run(out, node, arena, bundle, block_ms, keep).await {
+        Ok(()) => exit::OK,
+        Err(code) => code,
+    }
+}
+
+/// The demo's steps in order; `Err` is the exit code of the step that failed (its error
+/// already printed). Everything started is stopped when this returns.
+async fn run(
+    out: &Out,
+    node: Option<&Path>,
+    arena: &str,
+    bundle: Option<&Path>,
+    block_ms: u64,
+    keep: Option<&Path>,
+) -> Result<(), i32> {
+    let arena_spec = check_arena(out, arena)?;
+    let started = Instant::now();
+    let ws = Workspace::new(out, arena, bundle, keep)?;
+    let mut procs = Procs(Vec::new());
+
+    // 1. The chain.
+    let (url, client) = start_chain(out, &mut procs, node, &ws.work, block_ms).await?;
+
+    // The real model's answer with the stock kernels (before any validator runs: nothing
+    // else is timed on this machine meanwhile).
+    let before = answer_before(out, arena_spec, &ws.me)?;
+
+    // 2. Two validators on the arena.
+    start_validators(out, &mut procs, &ws, arena, &url)?;
+
+    // 3. The miner: pack, commit, reveal.
+    let charlie: chain::AccountId = subxt_signer::sr25519::dev::charlie().public_key().into();
+    let balance_before = free_balance(&client, &charlie).await;
+    let miner = Miner::charlie(&url, &ws.work);
+    let canonical = pack(out, &ws.bundle)?;
+    let proposal = commit_and_reveal(out, &ws.bundle, arena, &miner).await?;
+
+    // 4. Lease, attestations, crown.
+    if proposal::watch(out, proposal, &miner.chain, 900).await != exit::OK {
+        return Err(out.error(
+            &format!(
+                "proposal {proposal} was not crowned (validator logs in {})",
+                ws.work.display()
+            ),
+            exit::FAIL,
+        ));
+    }
+
+    // The same question with the crowned kernel in place: the same answer, faster.
+    if let Some(before) = &before {
+        answer_after(out, arena_spec, &ws.me, &canonical, before)?;
+    }
+
+    // 5. The next epoch's weights and payout.
+    weights_and_payout(out, &client, &charlie, balance_before).await?;
+    drop(procs);
+    step(
+        out,
+        "done",
+        json!({"seconds": started.elapsed().as_secs_f64()}),
+        format!(
+            "done    in {:.0} s; node and validators stopped",
+            started.elapsed().as_secs_f64()
+        ),
+    );
+    Ok(())
+}
+
+/// The arena, if it runs here: a CUDA arena needs a GPU, a real model its file. Checked
+/// before any process starts.
+fn check_arena(out: &Out, arena: &str) -> Result<cacheon::arena::Arena, i32> {
     let Some(arena_spec) = cacheon::arena::arena(arena) else {
-        return out.error(
+        return Err(out.error(
             &format!("unknown arena `{arena}` ({})", cacheon::arena::names()),
             exit::USAGE,
-        );
+        ));
     };
     if arena_spec.backend == LaneBackend::Cuda {
         // Both validators measure on GPU 0 (one attempt at a time: the reproduction is
         // leased only after the first PASS). Refuse before any process starts.
         if let Err(e) = cacheon_kernels::CudaDevice::open(0) {
-            return out.error(
+            return Err(out.error(
                 &format!("{arena} measures on a CUDA GPU and none opened here: {e}"),
                 exit::USAGE,
-            );
+            ));
         }
     }
     if let Some(path) = arena_spec.model_path().filter(|p| !p.exists()) {
-        return out.error(
+        return Err(out.error(
             &format!(
                 "{arena} needs its model at {} (scripts/setup.sh fetches it)",
                 path.display()
             ),
             exit::USAGE,
-        );
+        ));
     }
-    let started = Instant::now();
-    let dir = match tempfile::Builder::new().prefix("cacheon-demo-").tempdir() {
-        Ok(d) => d,
-        Err(e) => return out.error(&format!("temp dir: {e}"), exit::USAGE),
-    };
-    let work = keep
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| dir.path().to_path_buf());
-    let _ = std::fs::create_dir_all(&work);
-    let me = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => return out.error(&format!("cannot find the cacheon binary: {e}"), exit::USAGE),
-    };
-    let Some(bundle) = bundle
-        .map(Path::to_path_buf)
-        .or_else(|| default_bundle(arena))
-    else {
-        return out.error(
-            &format!(
-                "{arena} has no example bundle that beats its stock kernels by the margin yet: give --bundle DIR"
-            ),
-            exit::USAGE,
-        );
-    };
-    if !bundle.is_dir() {
-        return out.error(
-            &format!(
-                "example bundle {} not found (give --bundle DIR)",
-                bundle.display()
-            ),
-            exit::USAGE,
-        );
-    }
-    let mut procs = Procs(Vec::new());
+    Ok(arena_spec)
+}
 
-    // 1. The chain.
+/// Where the demo works: its folder (logs, the validators' data, the miner's state; a
+/// temporary one, removed at the end, unless `--keep` names one), this binary (the
+/// validators and the lanes run it) and the miner's bundle.
+struct Workspace {
+    _temp: tempfile::TempDir,
+    work: PathBuf,
+    me: PathBuf,
+    bundle: PathBuf,
+}
+
+impl Workspace {
+    fn new(
+        out: &Out,
+        arena: &str,
+        bundle: Option<&Path>,
+        keep: Option<&Path>,
+    ) -> Result<Workspace, i32> {
+        let temp = match tempfile::Builder::new().prefix("cacheon-demo-").tempdir() {
+            Ok(d) => d,
+            Err(e) => return Err(out.error(&format!("temp dir: {e}"), exit::USAGE)),
+        };
+        let work = keep
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| temp.path().to_path_buf());
+        let _ = std::fs::create_dir_all(&work);
+        let me = match std::env::current_exe() {
+            Ok(e) => e,
+            Err(e) => {
+                return Err(out.error(&format!("cannot find the cacheon binary: {e}"), exit::USAGE))
+            }
+        };
+        let Some(bundle) = bundle
+            .map(Path::to_path_buf)
+            .or_else(|| default_bundle(arena))
+        else {
+            return Err(out.error(
+                &format!(
+                    "{arena} has no example bundle that beats its stock kernels by the margin yet: give --bundle DIR"
+                ),
+                exit::USAGE,
+            ));
+        };
+        if !bundle.is_dir() {
+            return Err(out.error(
+                &format!(
+                    "example bundle {} not found (give --bundle DIR)",
+                    bundle.display()
+                ),
+                exit::USAGE,
+            ));
+        }
+        Ok(Workspace {
+            _temp: temp,
+            work,
+            me,
+            bundle,
+        })
+    }
+
+    /// A process's log file in the work folder.
+    fn log(&self, name: &str) -> std::io::Result<std::fs::File> {
+        log_file(&self.work, name)
+    }
+}
+
+fn log_file(work: &Path, name: &str) -> std::io::Result<std::fs::File> {
+    std::fs::File::create(work.join(format!("{name}.log")))
+}
+
+/// Starts a dev node (`procs` keeps it), connects to it and waits for a few finalized
+/// blocks; returns its RPC URL and the client.
+async fn start_chain(
+    out: &Out,
+    procs: &mut Procs,
+    node: Option<&Path>,
+    work: &Path,
+    block_ms: u64,
+) -> Result<(String, chain::Client), i32> {
     let rpc = free_port();
     let node_bin = node_binary(node);
-    let log = |name: &str| std::fs::File::create(work.join(format!("{name}.log")));
-    let Ok(node_log) = log("node") else {
-        return out.error("cannot write logs", exit::USAGE);
+    let Ok(node_log) = log_file(work, "node") else {
+        return Err(out.error("cannot write logs", exit::USAGE));
     };
     let child = Command::new(&node_bin)
         .args([
@@ -218,23 +334,23 @@ pub async fn demo(
     match child {
         Ok(c) => procs.0.push(("node".into(), c)),
         Err(e) => {
-            return out.error(
+            return Err(out.error(
                 &format!(
                     "starting {}: {e} (build it: cargo build -p cacheon-node, or give --node)",
                     node_bin.display()
                 ),
                 exit::CHAIN_UNAVAILABLE,
-            )
+            ))
         }
     }
     let url = format!("ws://127.0.0.1:{rpc}");
     let client = match chain::connect(&url, Duration::from_secs(180)).await {
         Ok(c) => c,
         Err(e) => {
-            return out.error(
+            return Err(out.error(
                 &format!("{e} (node log: {})", work.join("node.log").display()),
                 exit::CHAIN_UNAVAILABLE,
-            )
+            ))
         }
     };
     // Let the chain settle (a few finalized blocks) before the first transactions.
@@ -254,38 +370,89 @@ pub async fn demo(
             work.display()
         ),
     );
+    Ok((url, client))
+}
 
-    // The real model's answer with the stock kernels (before any validator runs: nothing
-    // else is timed on this machine meanwhile).
-    let before = answer(arena_spec, &me, &[]);
-    if let Some(r) = &before {
-        match r {
-            Ok((text, tps)) => step(
+/// The real model's answer to [`QUESTION`] with the stock kernels, printed; `None` for a
+/// model without a tokenizer.
+fn answer_before(
+    out: &Out,
+    arena: cacheon::arena::Arena,
+    me: &Path,
+) -> Result<Option<(String, f64)>, i32> {
+    match answer(arena, me, &[]) {
+        Some(Ok((text, tps))) => {
+            step(
                 out,
                 "answer_before",
                 json!({"question": QUESTION, "answer": text, "tokens_per_s": tps}),
                 format!("model   {QUESTION}\n        stock kernels, {tps:.1} tokens/s: {text}"),
-            ),
-            Err(e) => return out.error(&format!("the model's answer: {e}"), exit::NO_DECISION),
+            );
+            Ok(Some((text, tps)))
         }
+        Some(Err(e)) => Err(out.error(&format!("the model's answer: {e}"), exit::NO_DECISION)),
+        None => Ok(None),
     }
+}
 
-    // 2. Two validators on the arena.
+/// The same question with the crowned bundle (`canonical`) over the stock kernels, printed
+/// beside the answer `before` it.
+fn answer_after(
+    out: &Out,
+    arena: cacheon::arena::Arena,
+    me: &Path,
+    canonical: &[u8],
+    (before_text, before_tps): &(String, f64),
+) -> Result<(), i32> {
+    match answer(arena, me, &[canonical.to_vec()]) {
+        Some(Ok((text, tps))) => step(
+            out,
+            "answer_after",
+            json!({"question": QUESTION, "answer": text, "tokens_per_s": tps, "same_answer": &text == before_text, "speedup": tps / before_tps}),
+            format!(
+                "model   crowned kernel, {tps:.1} tokens/s ({:.2}x), {}: {text}",
+                tps / before_tps,
+                if &text == before_text {
+                    "the same answer"
+                } else {
+                    "A DIFFERENT ANSWER"
+                }
+            ),
+        ),
+        Some(Err(e)) => {
+            return Err(out.error(&format!("the model's answer: {e}"), exit::NO_DECISION))
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// Two validators, Alice and Bob, serving `arena` on the chain at `url` (`procs` keeps
+/// them).
+fn start_validators(
+    out: &Out,
+    procs: &mut Procs,
+    ws: &Workspace,
+    arena: &str,
+    url: &str,
+) -> Result<(), i32> {
     for (name, suri) in [("alice", "//Alice"), ("bob", "//Bob")] {
-        let Ok(l) = log(name) else {
-            return out.error("cannot write logs", exit::USAGE);
+        let Ok(l) = ws.log(name) else {
+            return Err(out.error("cannot write logs", exit::USAGE));
         };
-        let child = Command::new(&me)
-            .args(["validator", "--arena", arena, "--suri", suri, "--url", &url])
+        let child = Command::new(&ws.me)
+            .args(["validator", "--arena", arena, "--suri", suri, "--url", url])
             .arg("--data-dir")
-            .arg(work.join(name))
+            .arg(ws.work.join(name))
             .env("CACHEON_LOG", "info")
             .stdout(Stdio::null())
             .stderr(l)
             .spawn();
         match child {
             Ok(c) => procs.0.push((name.into(), c)),
-            Err(e) => return out.error(&format!("starting validator {name}: {e}"), exit::USAGE),
+            Err(e) => {
+                return Err(out.error(&format!("starting validator {name}: {e}"), exit::USAGE))
+            }
         }
         step(
             out,
@@ -294,22 +461,38 @@ pub async fn demo(
             format!("validator {name} serving {arena}"),
         );
     }
+    Ok(())
+}
 
-    // 3. The miner: pack, commit, reveal.
-    let charlie: chain::AccountId = subxt_signer::sr25519::dev::charlie().public_key().into();
-    let balance_before = free_balance(&client, &charlie).await;
-    let c = ChainArgs {
-        url: url.clone(),
-        timeout: 120,
-    };
-    let key = KeyArgs {
-        suri: Some("//Charlie".into()),
-        key_file: None,
-    };
-    let state = StateArgs {
-        state_dir: Some(work.join("miner")),
-    };
-    let packed = cacheon_kernels::bundle::read_dir(&bundle)
+/// Charlie, the miner: the chain he submits to, his key and his local state (the salts).
+struct Miner {
+    chain: ChainArgs,
+    key: KeyArgs,
+    state: StateArgs,
+}
+
+impl Miner {
+    fn charlie(url: &str, work: &Path) -> Miner {
+        Miner {
+            chain: ChainArgs {
+                url: url.to_string(),
+                timeout: 120,
+            },
+            key: KeyArgs {
+                suri: Some("//Charlie".into()),
+                key_file: None,
+            },
+            state: StateArgs {
+                state_dir: Some(work.join("miner")),
+            },
+        }
+    }
+}
+
+/// The bundle's canonical bytes (what the chain stores and the crowned stack runs),
+/// printed with its ContentHash.
+fn pack(out: &Out, bundle: &Path) -> Result<Vec<u8>, i32> {
+    let packed = cacheon_kernels::bundle::read_dir(bundle)
         .map_err(|e| e.to_string())
         .and_then(|f| {
             cacheon_kernels::bundle::canonical_bytes(&f, cacheon_kernels::bundle::MAX_BUNDLE_BYTES)
@@ -317,7 +500,7 @@ pub async fn demo(
         });
     let canonical = match packed {
         Ok(c) => c,
-        Err(e) => return out.error(&format!("{}: {e}", bundle.display()), exit::FAIL),
+        Err(e) => return Err(out.error(&format!("{}: {e}", bundle.display()), exit::FAIL)),
     };
     let hash = hex::encode(cacheon_primitives::bundle::content_hash(&canonical));
     step(
@@ -330,50 +513,32 @@ pub async fn demo(
             canonical.len()
         ),
     );
-    if proposal::commit(out, &bundle, arena, None, &key, &c, &state).await != exit::OK {
-        return exit::FAIL;
-    }
-    let (code, proposal) = proposal::reveal_id(out, &bundle, &key, &c, &state).await;
-    let Some(proposal) = proposal else {
-        return code;
-    };
+    Ok(canonical)
+}
 
-    // 4. Lease, attestations, crown.
-    if proposal::watch(out, proposal, &c, 900).await != exit::OK {
-        return out.error(
-            &format!(
-                "proposal {proposal} was not crowned (validator logs in {})",
-                work.display()
-            ),
-            exit::FAIL,
-        );
+/// The miner's `commit` and `reveal` of the bundle; returns the proposal id.
+async fn commit_and_reveal(
+    out: &Out,
+    bundle: &Path,
+    arena: &str,
+    miner: &Miner,
+) -> Result<u64, i32> {
+    let (c, key, state) = (&miner.chain, &miner.key, &miner.state);
+    if proposal::commit(out, bundle, arena, None, key, c, state).await != exit::OK {
+        return Err(exit::FAIL);
     }
+    let (code, proposal) = proposal::reveal_id(out, bundle, key, c, state).await;
+    proposal.ok_or(code)
+}
 
-    // The same question with the crowned kernel in place: the same answer, faster.
-    if let Some(Ok((before_text, before_tps))) = &before {
-        match answer(arena_spec, &me, std::slice::from_ref(&canonical)) {
-            Some(Ok((text, tps))) => step(
-                out,
-                "answer_after",
-                json!({"question": QUESTION, "answer": text, "tokens_per_s": tps, "same_answer": &text == before_text, "speedup": tps / before_tps}),
-                format!(
-                    "model   crowned kernel, {tps:.1} tokens/s ({:.2}x), {}: {text}",
-                    tps / before_tps,
-                    if &text == before_text {
-                        "the same answer"
-                    } else {
-                        "A DIFFERENT ANSWER"
-                    }
-                ),
-            ),
-            Some(Err(e)) => {
-                return out.error(&format!("the model's answer: {e}"), exit::NO_DECISION)
-            }
-            None => {}
-        }
-    }
-
-    // 5. The next epoch's weights and payout.
+/// Follows the chain to the next epoch's weights that name the miner and the payout after
+/// them, printing both (within 300 s).
+async fn weights_and_payout(
+    out: &Out,
+    client: &chain::Client,
+    charlie: &chain::AccountId,
+    balance_before: u128,
+) -> Result<(), i32> {
     let wait = async {
         let mut blocks = client.stream_blocks().await.map_err(|e| e.to_string())?;
         let mut weights_seen = false;
@@ -382,37 +547,14 @@ pub async fn demo(
             let at = b.at().await.map_err(|e| e.to_string())?;
             let events = at.events().fetch().await.map_err(|e| e.to_string())?;
             for w in events.find::<api::cacheon::events::WeightsSet>().flatten() {
-                let ws: Vec<(String, u32)> = w
-                    .weights
-                    .0
-                    .iter()
-                    .map(|(a, p)| (a.to_string(), *p))
-                    .collect();
-                let mine = ws
-                    .iter()
-                    .find(|(a, _)| *a == charlie.to_string())
-                    .map(|(_, p)| *p);
-                if let Some(ppm) = mine {
-                    weights_seen = true;
-                    step(
-                        out,
-                        "weights",
-                        json!({"epoch": w.epoch, "block": b.number(), "weights": ws, "miner_ppm": ppm}),
-                        format!(
-                            "#{:<6} weights   epoch {}: Charlie holds {ppm} ppm of {} account(s)",
-                            b.number(),
-                            w.epoch,
-                            ws.len()
-                        ),
-                    );
-                }
+                weights_seen |= miner_weights(out, &w, b.number(), charlie);
             }
             for p in events
                 .find::<api::cacheon::events::EmissionsPaid>()
                 .flatten()
             {
                 if weights_seen {
-                    let after = free_balance(&client, &charlie).await;
+                    let after = free_balance(client, charlie).await;
                     step(
                         out,
                         "payout",
@@ -430,26 +572,47 @@ pub async fn demo(
         Err("the block subscription ended".to_string())
     };
     match tokio::time::timeout(Duration::from_secs(300), wait).await {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return out.error(&e, exit::CHAIN_UNAVAILABLE),
-        Err(_) => {
-            return out.error(
-                "no weights and payout for the miner within 300 s",
-                exit::CHAIN_UNAVAILABLE,
-            )
-        }
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(out.error(&e, exit::CHAIN_UNAVAILABLE)),
+        Err(_) => Err(out.error(
+            "no weights and payout for the miner within 300 s",
+            exit::CHAIN_UNAVAILABLE,
+        )),
     }
-    drop(procs);
+}
+
+/// Prints an epoch's weights if they name the miner; whether they do.
+fn miner_weights(
+    out: &Out,
+    w: &api::cacheon::events::WeightsSet,
+    block: u64,
+    charlie: &chain::AccountId,
+) -> bool {
+    let ws: Vec<(String, u32)> = w
+        .weights
+        .0
+        .iter()
+        .map(|(a, p)| (a.to_string(), *p))
+        .collect();
+    let mine = ws
+        .iter()
+        .find(|(a, _)| *a == charlie.to_string())
+        .map(|(_, p)| *p);
+    let Some(ppm) = mine else {
+        return false;
+    };
     step(
         out,
-        "done",
-        json!({"seconds": started.elapsed().as_secs_f64()}),
+        "weights",
+        json!({"epoch": w.epoch, "block": block, "weights": ws, "miner_ppm": ppm}),
         format!(
-            "done    in {:.0} s; node and validators stopped",
-            started.elapsed().as_secs_f64()
+            "#{:<6} weights   epoch {}: Charlie holds {ppm} ppm of {} account(s)",
+            block,
+            w.epoch,
+            ws.len()
         ),
     );
-    exit::OK
+    true
 }
 
 async fn free_balance(client: &chain::Client, who: &chain::AccountId) -> u128 {

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use cacheon::exit;
 use cacheon_kernels::cpu::engine::{Engine, SlotTable};
+use cacheon_kernels::model::tokenizer::Tokenizer;
 use cacheon_kernels::model::{llama_gguf, Logits};
 use cacheon_kernels::CpuBuildOptions;
 use serde_json::json;
@@ -67,38 +68,17 @@ pub fn generate(
     let load_s = loaded.elapsed().as_secs_f64();
 
     let started = Instant::now();
-    let mut logits = match engine.prefill(0, &ids, Logits::Last) {
+    let logits = match engine.prefill(0, &ids, Logits::Last) {
         Ok(l) => l,
         Err(e) => return out.error(&e.to_string(), exit::NO_DECISION),
     };
     let prefill_s = started.elapsed().as_secs_f64();
     let decoding = Instant::now();
-    let mut answer: Vec<u32> = Vec::new();
-    let mut shown = String::new();
-    let mut stdout = std::io::stdout();
-    while answer.len() < max_seq - ids.len() {
-        let next = cacheon_kernels::model::sampler::argmax(&logits);
-        if next == tokenizer.eos {
-            break;
-        }
-        answer.push(next);
-        if !out.json {
-            // Print what the tokens so far decode to beyond what is shown (a character
-            // split over tokens waits for its last byte).
-            let now = tokenizer.decode(&answer);
-            if let Some(new) = now.strip_prefix(shown.as_str()) {
-                if !new.ends_with('\u{fffd}') {
-                    let _ = write!(stdout, "{new}");
-                    let _ = stdout.flush();
-                    shown = now;
-                }
-            }
-        }
-        logits = match engine.decode(&[next]) {
-            Ok(l) => l,
-            Err(e) => return out.error(&e.to_string(), exit::NO_DECISION),
-        };
-    }
+    let limit = max_seq - ids.len();
+    let (answer, shown) = match decode_greedy(out, &mut engine, &tokenizer, logits, limit) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let decode_s = decoding.elapsed().as_secs_f64();
     let text = tokenizer.decode(&answer);
     let (prefill_tps, decode_tps) = (
@@ -129,4 +109,43 @@ pub fn generate(
         );
     }
     exit::OK
+}
+
+/// Greedy decoding from the prompt's `logits` until the end of the turn or `limit` tokens,
+/// each printed as it is generated (not with `--json`); returns the tokens and the text
+/// printed so far.
+fn decode_greedy(
+    out: &Out,
+    engine: &mut Engine,
+    tokenizer: &Tokenizer,
+    mut logits: Vec<f32>,
+    limit: usize,
+) -> Result<(Vec<u32>, String), i32> {
+    let mut answer: Vec<u32> = Vec::new();
+    let mut shown = String::new();
+    let mut stdout = std::io::stdout();
+    while answer.len() < limit {
+        let next = cacheon_kernels::model::sampler::argmax(&logits);
+        if next == tokenizer.eos {
+            break;
+        }
+        answer.push(next);
+        if !out.json {
+            // Print what the tokens so far decode to beyond what is shown (a character
+            // split over tokens waits for its last byte).
+            let now = tokenizer.decode(&answer);
+            if let Some(new) = now.strip_prefix(shown.as_str()) {
+                if !new.ends_with('\u{fffd}') {
+                    let _ = write!(stdout, "{new}");
+                    let _ = stdout.flush();
+                    shown = now;
+                }
+            }
+        }
+        logits = match engine.decode(&[next]) {
+            Ok(l) => l,
+            Err(e) => return Err(out.error(&e.to_string(), exit::NO_DECISION)),
+        };
+    }
+    Ok((answer, shown))
 }

@@ -113,6 +113,22 @@ pub fn lane_exe(out: &Out) -> Result<PathBuf, i32> {
     })
 }
 
+/// A progress bar for a person (`template` in indicatif's style), hidden with `--json`.
+pub fn progress_bar(out: &Out, template: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressStyle};
+    if out.json {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(1);
+        b.set_style(
+            ProgressStyle::with_template(template)
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        b
+    }
+}
+
 /// Runs an async command on a fresh runtime.
 pub fn block_on(fut: impl std::future::Future<Output = i32>) -> i32 {
     tokio::runtime::Builder::new_multi_thread()

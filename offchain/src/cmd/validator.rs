@@ -9,7 +9,6 @@ use cacheon::chain;
 use cacheon::exit;
 use cacheon::qualify::screens::{self, Outcome, Progress};
 use cacheon_kernels::bundle;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use super::bundle::{read_bundle, read_for_screening};
@@ -35,44 +34,11 @@ pub fn qualify(
         Ok(f) => f,
         Err(code) => return code,
     };
-    let mut stack = Vec::new();
-    for d in stack_dirs {
-        let files = match read_bundle(out, d) {
-            Ok(f) => f,
-            Err(code) => return code,
-        };
-        match bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES) {
-            Ok(b) => stack.push(b),
-            Err(e) => return out.error(&format!("stack bundle {}: {e}", d.display()), exit::USAGE),
-        }
-    }
-    let exe = match super::lane_exe(out) {
-        Ok(e) => e,
+    let opts = match attempt_options(out, stack_dirs, seed) {
+        Ok(o) => o,
         Err(code) => return code,
     };
-    let seed = match super::seed_or_fresh(out, seed) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let opts = cacheon::qualify::AttemptOptions {
-        lane_exe: exe,
-        seed,
-        stack,
-        deadlines: Default::default(),
-        earlier: None,
-        copy_bandwidth: None,
-    };
-    let bar = if out.json {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(1);
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {msg:<10} [{bar:30}] {pos}/{len} {elapsed}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        b
-    };
+    let bar = super::progress_bar(out, "{spinner} {msg:<10} [{bar:30}] {pos}/{len} {elapsed}");
     let report = cacheon::qualify::attempt(&files, arena, &opts, &mut |p| match p {
         Progress::Stage(s) => bar.set_message(s.as_str()),
         Progress::Cases { done, total } => {
@@ -96,6 +62,48 @@ pub fn qualify(
         Outcome::Fail(_) => exit::FAIL,
         Outcome::NoDecision { .. } => exit::NO_DECISION,
     };
+    print_verdict(out, &report, &digest, &path, dir, arena);
+    code
+}
+
+/// What `qualify` runs the attempt with: the `--stack` bundles' bytes, the lane binary and
+/// the seed (`--seed` or a fresh one).
+fn attempt_options(
+    out: &Out,
+    stack_dirs: &[std::path::PathBuf],
+    seed: Option<u64>,
+) -> Result<cacheon::qualify::AttemptOptions, i32> {
+    let mut stack = Vec::new();
+    for d in stack_dirs {
+        let files = read_bundle(out, d)?;
+        match bundle::canonical_bytes(&files, bundle::MAX_BUNDLE_BYTES) {
+            Ok(b) => stack.push(b),
+            Err(e) => {
+                return Err(out.error(&format!("stack bundle {}: {e}", d.display()), exit::USAGE))
+            }
+        }
+    }
+    let exe = super::lane_exe(out)?;
+    let seed = super::seed_or_fresh(out, seed)?;
+    Ok(cacheon::qualify::AttemptOptions {
+        lane_exe: exe,
+        seed,
+        stack,
+        deadlines: Default::default(),
+        earlier: None,
+        copy_bandwidth: None,
+    })
+}
+
+/// The verdict of one attempt: its JSON object, or the lines a person reads.
+fn print_verdict(
+    out: &Out,
+    report: &cacheon::qualify::AttemptReport,
+    digest: &str,
+    path: &Path,
+    dir: &Path,
+    arena: arena::Arena,
+) {
     let reason = match &report.outcome {
         Outcome::Pass => serde_json::Value::Null,
         Outcome::Fail(f) => json!(screens::reason_name(f.reason)),
@@ -162,7 +170,6 @@ pub fn qualify(
             s
         },
     );
-    code
 }
 
 pub async fn validator(

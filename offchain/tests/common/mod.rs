@@ -1,6 +1,10 @@
-//! Helpers for the `cacheon` integration tests: run the real binary, parse its JSON.
+//! Helpers for the `cacheon` integration tests: run the real binary, parse its JSON; bundle
+//! manifests are written by [`manifest::Manifest`], the kernels' tests' builder.
 
 #![allow(dead_code)]
+
+#[path = "../../../kernels/tests/common/manifest.rs"]
+pub mod manifest;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! `cacheon-engine-bench`: the CUDA engine end to end (DESIGN 8) on a named shape
+//! `cacheon-cuda-engine-bench`: the CUDA engine end to end (DESIGN 8) on a named shape
 //! (default `llama8b-8l`) with device-synthesized weights and the stock slot kernels:
 //!
 //! - prefill of one prompt (default 2048 tokens): device time between CUDA events around
@@ -48,8 +48,8 @@ use cacheon_kernels::model::ModelConfig;
 use cacheon_kernels::slots::SlotId;
 use serde_json::json;
 
-const USAGE: &str = "usage: cacheon-engine-bench --compare A.jsonl B.jsonl
-       cacheon-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-pair]
+const USAGE: &str = "usage: cacheon-cuda-engine-bench --compare A.jsonl B.jsonl
+       cacheon-cuda-engine-bench [--shape NAME] [--prompt N] [--context N] [--batch B]... [--replays N] [--json] [--json-out FILE] [--copy-mib N] [--breakdown] [--breakdown-reps N] [--bundle DIR]... [--no-pdl] [--pdl-bundles] [--unfused] [--fuse-swiglu] [--qkv-pair]
 
   --shape NAME   named model shape (default llama8b-8l; also tiny)
   --prompt N     prefill length (default 2048)
@@ -176,7 +176,7 @@ impl Out {
 fn main() -> ExitCode {
     let opts = match parse_args() {
         Ok(o) => o,
-        Err(e) => return cli::usage_exit("cacheon-engine-bench", USAGE, &e),
+        Err(e) => return cli::usage_exit("cacheon-cuda-engine-bench", USAGE, &e),
     };
     if let Some((a, b)) = &opts.compare {
         return match compare::compare_files(a, b) {
@@ -185,26 +185,26 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("cacheon-engine-bench: {e}");
+                eprintln!("cacheon-cuda-engine-bench: {e}");
                 ExitCode::from(1)
             }
         };
     }
     let Some(cfg) = ModelConfig::named(&opts.shape) else {
-        eprintln!("cacheon-engine-bench: unknown shape `{}`", opts.shape);
+        eprintln!("cacheon-cuda-engine-bench: unknown shape `{}`", opts.shape);
         return ExitCode::from(1);
     };
     let dev = match CudaDevice::open(0) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("cacheon-engine-bench: no usable CUDA device: {e}");
+            eprintln!("cacheon-cuda-engine-bench: no usable CUDA device: {e}");
             return ExitCode::from(2);
         }
     };
     match run(&opts, cfg, &dev) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("cacheon-engine-bench: {e}");
+            eprintln!("cacheon-cuda-engine-bench: {e}");
             ExitCode::from(1)
         }
     }

@@ -1,4 +1,4 @@
-//! `cacheon-bench`: times the stock CUDA kernels on the GPU against the device's measured
+//! `cacheon-cuda-bench`: times the stock CUDA kernels on the GPU against the device's measured
 //! copy bandwidth (DESIGN 8), and checks each timed call against the trusted reference.
 //!
 //! For every slot and shape: the stock bundle is built by the one CUDA build path; the
@@ -14,7 +14,7 @@
 //! copy of 2 GiB timed the same way, counting bytes read plus bytes written.
 //!
 //! Exit status: 0 all checks passed, 1 a check or a build failed, 2 no usable GPU, 64 a
-//! command line it does not accept. Its `--json-out` file is what `cacheon-engine-bench
+//! command line it does not accept. Its `--json-out` file is what `cacheon-cuda-engine-bench
 //! --compare` reads.
 
 mod cli;
@@ -33,7 +33,7 @@ use cacheon_kernels::slots::{Dtype, SlotId};
 use serde_json::json;
 
 const USAGE: &str =
-    "usage: cacheon-bench [--json] [--json-out FILE] [--quick] [--slot SLOT_ID]... [--copy-mib N]
+    "usage: cacheon-cuda-bench [--json] [--json-out FILE] [--quick] [--slot SLOT_ID]... [--copy-mib N]
 
   --json        print JSON lines instead of a table
   --json-out F  also write the JSON lines to file F (with the table on stdout)
@@ -284,13 +284,13 @@ impl Report {
 fn main() -> ExitCode {
     let opts = match parse_args() {
         Ok(o) => o,
-        Err(e) => return cli::usage_exit("cacheon-bench", USAGE, &e),
+        Err(e) => return cli::usage_exit("cacheon-cuda-bench", USAGE, &e),
     };
     let dev = match CudaDevice::open(0) {
         Ok(d) => d,
         Err(e) => {
             eprintln!(
-                "cacheon-bench: no usable CUDA device: {e}\n\
+                "cacheon-cuda-bench: no usable CUDA device: {e}\n\
                  This benchmark needs an NVIDIA GPU (Hopper, sm_90) with a CUDA 13 driver \
                  and NVRTC 13 (libnvrtc.so.13 on the loader path, under $CUDA_HOME or \
                  /usr/local/cuda)."
@@ -302,7 +302,7 @@ fn main() -> ExitCode {
         Some(path) => match std::fs::File::create(path) {
             Ok(f) => Some(f),
             Err(e) => {
-                eprintln!("cacheon-bench: cannot write {path}: {e}");
+                eprintln!("cacheon-cuda-bench: cannot write {path}: {e}");
                 return ExitCode::from(1);
             }
         },
@@ -344,7 +344,7 @@ fn main() -> ExitCode {
     let copy = match copy_bandwidth(&dev, opts.copy_mib << 20, 4, REPLAYS) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("cacheon-bench: copy bandwidth: {e}");
+            eprintln!("cacheon-cuda-bench: copy bandwidth: {e}");
             return ExitCode::from(1);
         }
     };

@@ -1,0 +1,28 @@
+//! The miner's proposal commands, against a node: `commit`, `reveal`, `withdraw`,
+//! `status`, `watch` (and the steps `submit.rs` chains).
+//!
+//! One module per command (`commit`, `reveal`, `withdraw`, `status`, `watch`), the commit
+//! records kept on disk (`record`), the node connection (`connect`) and the proposal events
+//! (`events`, which the explorer reads too).
+
+mod commit;
+mod connect;
+mod events;
+mod record;
+mod reveal;
+mod status;
+mod watch;
+mod withdraw;
+
+pub use commit::commit;
+pub(super) use commit::{prepare_commit, send_commit};
+pub(super) use connect::{connect, fail};
+pub(super) use events::proposal_events;
+pub use record::CommitRecord;
+pub(super) use record::{load_records, save_record};
+pub(super) use reveal::reveal_steps;
+pub use reveal::{reveal, reveal_id};
+pub use status::status;
+pub(super) use status::{proposal_json, verdict_records, with_endpoints};
+pub use watch::watch;
+pub use withdraw::withdraw;
