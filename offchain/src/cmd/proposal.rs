@@ -12,10 +12,12 @@ use cacheon_kernels::bundle;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::events::describe;
+use super::events::proposal_events;
 use super::{display, Out, StateArgs};
 use crate::{ChainArgs, KeyArgs};
 
-use cacheon::chain::{reads, Proposal, ProposalStatus, RecordedFail, RecordedPass};
+use cacheon::chain::{reads, stakes, Proposal, ProposalStatus, RecordedFail, RecordedPass};
 
 /// What `commit` keeps on disk so that `reveal` can find the salt, even after a crash.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -532,6 +534,15 @@ pub async fn status(
         };
         let block = at.block_number();
         let mut v = proposal_json(id, &p);
+        // A revoked crown's revocation, a standing one's open challenge.
+        let open = match stakes::challenge_of_crown(&at, id).await {
+            Ok(c) => c,
+            Err(e) => return fail(out, e),
+        };
+        v["revocation"] = json!(super::challenge::revocation_json(&p.status));
+        v["challenge"] =
+            json!(open.map(|(c, challenge)| stakes::challenge_json(c, &challenge, block)));
+        let challenge_lines = super::challenge::challenge_lines(&v["revocation"], &v["challenge"]);
         let mut records = verdict_records(&p, final_fail.as_ref());
         // Where each verdict's validator publishes its evidence (tried after `--from`).
         if let Err(e) = with_endpoints(&at, &mut records).await {
@@ -542,7 +553,7 @@ pub async fn status(
         v["verdicts"] = json!(records);
         out.emit(v.clone(), || {
             format!(
-                "proposal {id} at finalized block #{block}: {}\n  miner {}\n  {} / {}\n  ContentHash 0x{}\n  attempts {}\n  {}{lines}",
+                "proposal {id} at finalized block #{block}: {}\n  miner {}\n  {} / {}\n  ContentHash 0x{}\n  attempts {}\n  {}{challenge_lines}{lines}",
                 v["status"].as_str().unwrap_or_default(),
                 display::who(v["miner"].as_str().unwrap_or_default()),
                 v["arena"].as_str().unwrap_or_default(),
@@ -559,20 +570,29 @@ pub async fn status(
         Ok(a) => a,
         Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
     };
-    let arenas: Vec<serde_json::Value> = match reads::arena_summaries(&at).await {
-        Ok(a) => a
-            .into_iter()
-            .map(|a| {
-                let incumbents: Vec<_> = a
-                    .incumbents
-                    .iter()
-                    .map(|(target, proposal)| json!({"target": target, "proposal": proposal}))
-                    .collect();
-                json!({"arena": a.id, "generation": a.generation, "queue": a.queue, "incumbents": incumbents})
-            })
-            .collect(),
+    let summaries = match reads::arena_summaries(&at).await {
+        Ok(a) => a,
         Err(e) => return fail(out, e),
     };
+    let mut arenas: Vec<serde_json::Value> = Vec::new();
+    for a in summaries {
+        let incumbents: Vec<_> = a
+            .incumbents
+            .iter()
+            .map(|(target, proposal)| json!({"target": target, "proposal": proposal}))
+            .collect();
+        let challenges: Vec<_> = match stakes::open_challenges(&at, &a.id).await {
+            Ok(open) => open
+                .iter()
+                .map(|(id, c)| json!({"challenge": id, "proposal": c.proposal, "deadline": c.deadline}))
+                .collect(),
+            Err(e) => return fail(out, e),
+        };
+        arenas.push(
+            json!({"arena": a.id, "generation": a.generation, "queue": a.queue,
+                           "incumbents": incumbents, "open_challenges": challenges}),
+        );
+    }
     let block = at.block_number();
     out.emit(json!({"block": block, "arenas": arenas}), || {
         let mut s = format!("finalized block #{block}\n");
@@ -584,135 +604,16 @@ pub async fn status(
                 a["queue"],
                 a["incumbents"].as_array().map_or(0, |v| v.len())
             ));
+            for c in a["open_challenges"].as_array().into_iter().flatten() {
+                s.push_str(&format!(
+                    "    crown {} challenged (challenge {}, deadline block #{}): `cacheon status {}`\n",
+                    c["proposal"], c["challenge"], c["deadline"], c["proposal"]
+                ));
+            }
         }
         s
     });
     exit::OK
-}
-
-/// The events of one block that concern a proposal (`only` that one, or any), as JSON lines
-/// with `event` and `proposal` fields: leases, verdicts, crowns and every other end.
-pub(super) fn proposal_events(
-    events: &subxt::events::Events<subxt::PolkadotConfig>,
-    only: Option<u64>,
-) -> Vec<serde_json::Value> {
-    use api::cacheon::events as ev;
-    let mut seen = Vec::new();
-    macro_rules! collect {
-        ($ty:ident, $name:literal, |$e:ident| $body:expr) => {
-            for $e in events.find::<ev::$ty>().flatten() {
-                if only.is_none_or(|p| $e.proposal == p) {
-                    let mut v = $body;
-                    v["event"] = json!($name);
-                    v["proposal"] = json!($e.proposal);
-                    seen.push(v);
-                }
-            }
-        };
-    }
-    collect!(
-        Leased,
-        "leased",
-        |e| json!({"validator": e.validator.to_string(), "phase": format!("{:?}", e.phase).to_lowercase(), "generation": e.generation, "expires_at": e.expires_at})
-    );
-    collect!(
-        PassRecorded,
-        "pass_recorded",
-        |e| json!({"validator": e.validator.to_string(), "speedup_ppm": e.speedup_ppm, "evidence": hex::encode(e.evidence_digest)})
-    );
-    collect!(
-        Failed,
-        "failed",
-        |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason), "evidence": hex::encode(e.evidence_digest)})
-    );
-    collect!(
-        FailRecorded,
-        "fail_recorded",
-        |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason), "evidence": hex::encode(e.evidence_digest)})
-    );
-    collect!(
-        AttestationsDisagreed,
-        "attestations_disagreed",
-        |e| json!({"pass": e.pass_validator.to_string(), "pass_evidence": hex::encode(e.pass_evidence), "fail": e.fail_validator.to_string(), "fail_evidence": hex::encode(e.fail_evidence), "reason": format!("{:?}", e.reason)})
-    );
-    collect!(
-        NoDecisionRecorded,
-        "no_decision",
-        |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason), "attempts": e.attempts})
-    );
-    collect!(
-        LeaseExpired,
-        "lease_expired",
-        |e| json!({"validator": e.validator.to_string(), "attempts": e.attempts})
-    );
-    collect!(
-        AttestationStale,
-        "attestation_stale",
-        |e| json!({"validator": e.validator.to_string(), "generation": e.generation, "current": e.current})
-    );
-    collect!(
-        PassDropped,
-        "pass_dropped",
-        |e| json!({"generation": e.generation})
-    );
-    collect!(
-        ProposalDropped,
-        "dropped",
-        |e| json!({"displaced_by": e.displaced_by})
-    );
-    collect!(Expired, "expired", |e| json!({"attempts": e.attempts}));
-    collect!(
-        ReproductionTimedOut,
-        "reproduction_timed_out",
-        |e| json!({"primary_validator": e.primary_validator.to_string()})
-    );
-    collect!(
-        DepositSlashed,
-        "deposit_slashed",
-        |e| json!({"miner": e.miner.to_string(), "amount": e.amount.to_string()})
-    );
-    collect!(Withdrawn, "withdrawn", |_e| json!({}));
-    collect!(
-        Crowned,
-        "crowned",
-        |e| json!({"miner": e.miner.to_string(), "speedup_ppm": e.speedup_ppm, "generation": e.generation, "target": String::from_utf8_lossy(&e.target.0)})
-    );
-    collect!(
-        Retired,
-        "retired",
-        |e| json!({"cause": format!("{:?}", e.cause)})
-    );
-    seen
-}
-
-fn describe(v: &serde_json::Value) -> String {
-    let name = v["event"].as_str().unwrap_or_default();
-    let mut fields: Vec<String> = v
-        .as_object()
-        .map(|o| {
-            o.iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "event" | "proposal" | "block"))
-                .map(|(k, val)| {
-                    let text = match val.as_str() {
-                        Some(a) if display::is_account_key(k) => display::who(a),
-                        Some(amount) if k == "amount" => amount
-                            .parse()
-                            .map(display::units)
-                            .unwrap_or_else(|_| amount.to_string()),
-                        Some(s) => s.to_string(),
-                        None => val.to_string(),
-                    };
-                    format!("{k}={text}")
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    fields.sort();
-    format!(
-        "#{:<6} {name:<22} {}",
-        v["block"].to_string(),
-        fields.join(" ")
-    )
 }
 
 pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i32 {
