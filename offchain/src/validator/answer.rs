@@ -3,7 +3,10 @@
 //! leases one (`claim_challenge`), re-qualifies the challenged crown's bundle (its bytes are
 //! on chain) with one attempt against the incumbent stack without that crown — the stack its
 //! revocation would leave — and a fresh secret seed, stores the report as evidence and
-//! answers (`answer_challenge`) with the verdict and the report's digest.
+//! answers (`answer_challenge`) with the verdict and the report's digest. A NoDecision (our
+//! side failed, or the reads were too noisy) is not answered: the pallet lets each operator
+//! answer once, and that answer would decide nothing; the lease lapses and the operator
+//! leases the challenge again.
 //!
 //! Crash safety as for proposal leases: the lease is indexed before the attempt runs and the
 //! report before the answer is sent; a restart abandons an interrupted attempt, and no answer
@@ -277,6 +280,7 @@ impl Session<'_> {
     }
 
     /// Answers a reported re-qualification if its lease is still ours; otherwise abandons it.
+    /// A NoDecision is not answered (see below).
     pub(super) async fn answer(&self, a: ChallengeAttempt) -> Result<(), ValidatorError> {
         let at = self.client.at_current_block().await.map_err(unavailable)?;
         if !challenge_lease_is_ours(&at, self.me, a.challenge, a.expires_at).await? {
@@ -301,6 +305,17 @@ impl Session<'_> {
                     a.challenge
                 ))
             })?;
+        if let Verdict::NoDecision { reason } = verdict {
+            // An answer would decide nothing and spend this operator's one answer: the lease
+            // lapses instead, and the operator may lease the challenge again.
+            warn!(challenge = a.challenge, ?reason, "no decision: not answering; the challenge lease is left to lapse and will be leased again");
+            return Ok(self.store.mark_challenge(
+                a.challenge,
+                a.expires_at,
+                State::Abandoned,
+                None,
+            )?);
+        }
         let digest: [u8; 32] = a
             .evidence
             .as_deref()
