@@ -16,10 +16,11 @@ UNIT_FILTER='not (package(cacheon-e2e) | (package(cacheon) & binary(qualify)))'
 # Tests that start nodes and validators or time a workload (tests/, and the `cacheon`
 # crate's whole qualification attempts).
 E2E_FILTER='package(cacheon-e2e) | (package(cacheon) & binary(qualify))'
-# Of those, the ones that time nothing (no validator, no qualification): they run two at a
-# time, before the others, which run one at a time: a validator's timed reads must not share
-# the machine with another test.
-E2E_UNTIMED='package(cacheon-e2e) & binary(/^(dev_chain|local_network|chain_commands|submit|try_state)$/)'
+# Of those, the ones that time nothing (no qualification reaches its timed reads: no
+# validator, or only validators re-qualifying a bundle that FAILs verification, as in
+# `challenge`): they run two at a time, before the others, which run one at a time: a
+# validator's timed reads must not share the machine with another test.
+E2E_UNTIMED='package(cacheon-e2e) & binary(/^(dev_chain|local_network|chain_commands|submit|try_state|challenge|reproduction_idler)$/)'
 
 # Builds every test binary and the binaries the end-to-end tests start (`--bins --tests`
 # together: with the tests' dev-dependencies in the same resolution, nextest then finds all

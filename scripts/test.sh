@@ -31,7 +31,7 @@ build_all
 step "unit tests: primitives, pallet (with its benchmarks as tests), kernels, the cacheon tool and its examples, the runtime (wasm, genesis presets, metadata drift)"
 cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast -E "$UNIT_FILTER" || status=1
 
-step "node and end to end (real processes): whole qualification attempts, then tests/ (cacheon-e2e): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, the explorer in a headless browser, try-state of live chains"
+step "node and end to end (real processes): whole qualification attempts, then tests/ (cacheon-e2e): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, a challenged crown revoked and its operators slashed, a reproduction-lease idler, the explorer in a headless browser, try-state of live chains"
 run_e2e || status=1
 
 step "done (exit $status)"

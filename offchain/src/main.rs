@@ -188,6 +188,29 @@ enum Command {
         #[command(flatten)]
         chain: ChainArgs,
     },
+    /// Challenge a standing crown (anyone may), holding the chain's challenge bond until the
+    /// outcome. Operators other than those whose PASSes crowned it re-qualify its bundle
+    /// against the incumbent stack without it. Two FAILs that find it wrong (a wrong
+    /// result, or a build, ABI, policy, cheating or copy finding; NotFaster is a speed
+    /// opinion and does not count) revoke it: its slot falls back to the arena's stock, its
+    /// reward claim ends, the crowning operators' bonds are slashed and part of that goes
+    /// to the challenger, whose bond comes back. Two PASSes reject the challenge (the bond
+    /// pays those two operators); otherwise it expires at its deadline and the bond comes
+    /// back. Prints the challenge id, the bond held and the deadline; `cacheon status
+    /// PROPOSAL` follows it.
+    Challenge {
+        /// The crowned proposal.
+        proposal: u64,
+        #[command(flatten)]
+        key: KeyArgs,
+        #[command(flatten)]
+        chain: ChainArgs,
+    },
+    /// An operator's bond in an arena: its validator keys lease (proposals and challenges)
+    /// there only while it covers the arena's required bond, and a revoked crown its PASS
+    /// made costs it its stake there. Signed by the operator's own account.
+    #[command(subcommand)]
+    Operator(cmd::operator::OperatorCommand),
     /// An arena's contract as the chain holds it (engine digests, targets, margin, noise,
     /// leases, attempts, validators), and whether this build measures the same engine under
     /// the same policy. Without an id, every arena. See docs/arenas.md.
@@ -449,6 +472,12 @@ fn main() {
             key,
             chain,
         } => cmd::block_on(cmd::proposal::withdraw(&out, proposal, &key, &chain)),
+        Command::Challenge {
+            proposal,
+            key,
+            chain,
+        } => cmd::block_on(cmd::challenge::challenge(&out, proposal, &key, &chain)),
+        Command::Operator(command) => cmd::operator::run(&out, command),
         Command::Arena { id, chain } => {
             cmd::block_on(cmd::arena::arena(&out, id.as_deref(), &chain))
         }
@@ -492,4 +521,62 @@ fn main() {
         } => cmd::block_on(cmd::proposal::watch(&out, proposal, &chain, for_secs)),
     };
     std::process::exit(code);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use cmd::operator::OperatorCommand;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("cacheon").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn operator_amounts_are_read_in_unit() {
+        let cli = parse(&["operator", "bond", "cpu-tiny", "2.5", "--suri", "//Alice"]).unwrap();
+        let Command::Operator(OperatorCommand::Bond { arena, amount, .. }) = cli.command else {
+            panic!("operator bond");
+        };
+        assert_eq!((arena.as_str(), amount), ("cpu-tiny", 2_500_000_000_000));
+        let cli = parse(&["operator", "unbond", "cpu-tiny", "1000 UNIT"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Operator(OperatorCommand::Unbond {
+                amount: 1_000_000_000_000_000,
+                ..
+            })
+        ));
+        let err = parse(&["operator", "bond", "cpu-tiny", "-5"])
+            .err()
+            .unwrap();
+        assert_eq!(err.exit_code(), 2);
+        assert!(
+            parse(&["operator", "withdraw"]).is_err(),
+            "the arena is needed"
+        );
+        let cli = parse(&["--json", "operator", "show", "--account", "5Grw"]).unwrap();
+        assert!(cli.json);
+        assert!(matches!(
+            cli.command,
+            Command::Operator(OperatorCommand::Show { arena: None, .. })
+        ));
+    }
+
+    #[test]
+    fn a_challenge_names_one_proposal() {
+        let cli = parse(&["challenge", "7", "--suri", "//Ferdie"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Challenge { proposal: 7, .. }
+        ));
+        assert!(parse(&["challenge", "seven"]).is_err());
+        assert!(parse(&["challenge"]).is_err());
+    }
 }

@@ -96,6 +96,22 @@ impl Validator {
             .map(|r| r.unwrap())
             .collect()
     }
+
+    /// (challenge, proposal, state, outcome) of every challenge lease in the validator's
+    /// SQLite index.
+    pub fn challenge_attempts(&self) -> Vec<(i64, i64, String, Option<String>)> {
+        let conn = rusqlite::Connection::open(self.data.join("validator.sqlite")).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT challenge, proposal, state, outcome FROM challenge_attempts
+                 ORDER BY challenge, expires_at",
+            )
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    }
 }
 
 impl Drop for Validator {

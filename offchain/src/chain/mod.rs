@@ -12,6 +12,7 @@ use subxt_signer::sr25519::Keypair;
 use subxt_signer::SecretUri;
 
 pub mod reads;
+pub mod stakes;
 
 #[subxt::subxt(runtime_metadata_path = "../runtime/metadata/cacheon.scale")]
 pub mod api {}
@@ -29,6 +30,24 @@ pub type ProposalStatus = api::runtime_types::pallet_cacheon::types::ProposalSta
 pub type RecordedFail = api::runtime_types::pallet_cacheon::types::RecordedFail<AccountId>;
 pub type RecordedPass = api::runtime_types::pallet_cacheon::types::RecordedPass<AccountId>;
 pub type Events = subxt::extrinsics::ExtrinsicEvents<PolkadotConfig>;
+/// A verdict as the chain's calls and events carry it.
+pub type ApiVerdict = api::runtime_types::cacheon_primitives::verdict::Verdict;
+
+/// A verdict as JSON: `verdict` (`pass`, `fail`, `no_decision`) with the PASS's
+/// `speedup_ppm` or the `reason` of a FAIL or NoDecision.
+pub fn verdict_json(v: &ApiVerdict) -> serde_json::Value {
+    match v {
+        ApiVerdict::Pass { speedup_ppm } => {
+            serde_json::json!({"verdict": "pass", "speedup_ppm": speedup_ppm})
+        }
+        ApiVerdict::Fail { reason } => {
+            serde_json::json!({"verdict": "fail", "reason": format!("{reason:?}")})
+        }
+        ApiVerdict::NoDecision { reason } => {
+            serde_json::json!({"verdict": "no_decision", "reason": format!("{reason:?}")})
+        }
+    }
+}
 
 /// Why a chain operation did not succeed.
 #[derive(Debug, thiserror::Error)]

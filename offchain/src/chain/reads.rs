@@ -89,8 +89,14 @@ pub async fn lease_is_ours(
     }))
 }
 
-/// The arena's crowned bundles (canonical bytes), oldest proposal first.
-pub async fn incumbent_stack(at: &At, arena: &str) -> Result<Vec<Vec<u8>>, ChainError> {
+/// The arena's crowned bundles (canonical bytes), oldest proposal first; without the crown
+/// of proposal `leave_out` when one is named (the stack its revocation would leave: its
+/// slots fall back to the arena's stock).
+pub async fn incumbent_stack(
+    at: &At,
+    arena: &str,
+    leave_out: Option<u64>,
+) -> Result<Vec<Vec<u8>>, ChainError> {
     // The pallet's `incumbent_stack` view function: the arena's generation and its crowned
     // entries `(target, proposal, content_hash)`.
     let call = api::view_functions()
@@ -102,6 +108,7 @@ pub async fn incumbent_stack(at: &At, arena: &str) -> Result<Vec<Vec<u8>>, Chain
     let mut entries: Vec<(u64, [u8; 32])> = entries
         .into_iter()
         .map(|(_, proposal, hash)| (proposal, hash))
+        .filter(|(proposal, _)| Some(*proposal) != leave_out)
         .collect();
     entries.sort();
     let mut stack = Vec::new();

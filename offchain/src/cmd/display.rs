@@ -57,11 +57,45 @@ pub fn units(planck: i128) -> String {
     }
 }
 
+/// An amount as a person types it, in UNIT with at most 12 decimals ("100", "2.5",
+/// "0.25 UNIT"), in planck. Refuses a sign, an exponent, more decimals than a planck has,
+/// and amounts that overflow.
+pub fn parse_units(text: &str) -> Result<u128, String> {
+    let t = text.trim();
+    let t = t.strip_suffix("UNIT").unwrap_or(t).trim_end();
+    let bad = || format!("`{text}` is not an amount in UNIT (e.g. 100 or 2.5)");
+    let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && frac.is_empty()) || !digits(whole) || !digits(frac) {
+        return Err(bad());
+    }
+    if frac.len() > 12 {
+        return Err(format!("`{text}`: a UNIT has 12 decimals"));
+    }
+    let whole: u128 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let frac: u128 = format!("{frac:0<12}").parse().map_err(|_| bad())?;
+    whole
+        .checked_mul(PLANCK_PER_UNIT)
+        .and_then(|p| p.checked_add(frac))
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
 /// JSON keys whose string values are accounts.
 pub fn is_account_key(key: &str) -> bool {
     matches!(
         key,
-        "validator" | "miner" | "pass" | "fail" | "primary_validator" | "operator"
+        "validator"
+            | "miner"
+            | "pass"
+            | "fail"
+            | "primary_validator"
+            | "operator"
+            | "challenger"
+            | "account"
     )
 }
 
@@ -87,5 +121,27 @@ mod tests {
         assert_eq!(units(52_428_800_000_000), "52.4288 UNIT");
         assert_eq!(units(3 * PLANCK_PER_UNIT as i128), "3 UNIT");
         assert_eq!(units(-1), "-0.000000000001 UNIT");
+    }
+
+    #[test]
+    fn amounts_are_typed_in_unit_with_at_most_twelve_decimals() {
+        assert_eq!(parse_units("100"), Ok(100 * PLANCK_PER_UNIT));
+        assert_eq!(parse_units("2.5"), Ok(2_500_000_000_000));
+        assert_eq!(parse_units(" 0.25 UNIT "), Ok(250_000_000_000));
+        assert_eq!(parse_units(".5"), Ok(500_000_000_000));
+        assert_eq!(parse_units("7."), Ok(7 * PLANCK_PER_UNIT));
+        assert_eq!(parse_units("0.000000000001"), Ok(1));
+        assert!(parse_units("0.0000000000001")
+            .unwrap_err()
+            .contains("12 decimals"));
+        for bad in ["", ".", "-1", "1e3", "1,5", "ten", "1.2.3"] {
+            assert!(parse_units(bad).is_err(), "{bad:?}");
+        }
+        assert!(parse_units(&"9".repeat(40)).is_err());
+        // What `units` prints reads back.
+        assert_eq!(
+            parse_units(&units(52_428_800_000_000)),
+            Ok(52_428_800_000_000)
+        );
     }
 }

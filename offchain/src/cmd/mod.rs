@@ -1,15 +1,19 @@
 //! The `cacheon` subcommands, one file per user: [`bundle`] (the miner's local bundle
-//! work), [`proposal`] and [`arena`] (the miner's chain commands), [`validator`] (the daemon, `qualify`
-//! and `evidence`), [`demo`] and [`generate`] (a person trying the engine on a real
-//! model).
+//! work), [`proposal`] and [`arena`] (the miner's chain commands), [`challenge`] (anyone's
+//! challenge of a crown), [`operator`] (an operator's bond), [`validator`] (the daemon,
+//! `qualify` and `evidence`), [`demo`] and [`generate`] (a person trying the engine on a
+//! real model); [`events`] and [`display`] are how chain values read.
 
 pub mod arena;
 pub mod bundle;
+pub mod challenge;
 pub mod demo;
 pub mod display;
+pub mod events;
 pub mod evidence;
 pub mod explorer;
 pub mod generate;
+pub mod operator;
 pub mod proposal;
 pub mod submit;
 pub mod validator;

@@ -15,13 +15,16 @@ pub struct Metrics {
     registry: Registry,
     /// Attempts finished, by verdict (`pass`, `fail`, `no_decision`).
     pub attempts: IntCounterVec,
-    /// Attestations finalized, and lease claims that succeeded.
+    /// Attestations and challenge answers finalized, and lease claims (of proposals and
+    /// challenges) that succeeded, by call.
     pub attestations: IntCounterVec,
     /// Wall seconds of whole attempts (lanes included).
     pub attempt_seconds: Histogram,
     /// Proposals waiting in the served arenas' queues.
     pub queue_depth: IntGauge,
     pub last_finalized_block: IntGauge,
+    /// Challenge answers finalized, by verdict (`pass`, `fail`, `no_decision`).
+    pub challenge_answers: IntCounterVec,
     /// Per served arena: 1 while the chain's contract (engine digests, margin, noise) is
     /// the one this build measures, 0 while it differs (nothing is leased there).
     pub contract_agrees: IntGaugeVec,
@@ -39,6 +42,14 @@ impl Metrics {
         let attestations = IntCounterVec::new(
             Opts::new("chain_calls_total", "Claims and attestations finalized"),
             &["call"],
+        )
+        .expect("metric");
+        let challenge_answers = IntCounterVec::new(
+            Opts::new(
+                "challenge_answers_total",
+                "Answers to crown challenges finalized, by verdict",
+            ),
+            &["verdict"],
         )
         .expect("metric");
         let attempt_seconds = Histogram::with_opts(
@@ -64,6 +75,7 @@ impl Metrics {
         for m in [
             Box::new(attempts.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(attestations.clone()),
+            Box::new(challenge_answers.clone()),
             Box::new(attempt_seconds.clone()),
             Box::new(queue_depth.clone()),
             Box::new(last_finalized_block.clone()),
@@ -75,6 +87,7 @@ impl Metrics {
             registry,
             attempts,
             attestations,
+            challenge_answers,
             attempt_seconds,
             queue_depth,
             last_finalized_block,

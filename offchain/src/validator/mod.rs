@@ -12,13 +12,21 @@
 //! FAIL); finished reports whose lease is still held are attested; a lease that is no
 //! longer held is never attested.
 //!
-//! Files: this one runs the loop, the attempt and the attestation; `claim` picks the next
-//! lease; `reads` holds the chain reads an attempt needs; [`store`] the SQLite index;
-//! [`metrics`] the Prometheus endpoint.
+//! Crown challenges: besides proposals, it answers the open challenges of the served arenas
+//! its operator may answer (`answer`): it leases one, re-qualifies the crown with one
+//! attempt against the incumbent stack without it, and answers with the verdict and the
+//! report's digest, with the same crash safety.
+//!
+//! Files: this one runs the loop and a proposal lease's attempt and attestation; `claim`
+//! picks the next lease; `measure` runs one attempt for a lease (a proposal's, or a
+//! challenge's re-qualification); `answer` the challenges; `earlier` the copy screen's
+//! reads; [`store`] the SQLite index; [`metrics`] the Prometheus endpoint.
 
+mod answer;
 mod claim;
 mod earlier;
 mod error;
+mod measure;
 pub mod metrics;
 pub mod store;
 
@@ -36,10 +44,12 @@ use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
 use crate::fingerprint::{fingerprint_of, Earlier};
 use crate::qualify::screens::Outcome;
 use crate::qualify::{attempt, AttemptOptions};
+use answer::next_answerable;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};
 use claim::{check_served_arenas, contract_disagreement, next_claimable};
 use earlier::*;
 pub use error::ValidatorError;
+use measure::{Finished, Subject};
 use metrics::Metrics;
 use store::{State, Store};
 
@@ -84,6 +94,14 @@ pub async fn run(cfg: Config) -> Result<(), ValidatorError> {
         );
         store.mark(a.proposal, a.expires_at, State::Abandoned, None)?;
     }
+    for a in store.challenges_in_state(State::Leased)? {
+        warn!(
+            challenge = a.challenge,
+            expires_at = a.expires_at,
+            "a re-qualification was interrupted: its challenge lease is left to lapse"
+        );
+        store.mark_challenge(a.challenge, a.expires_at, State::Abandoned, None)?;
+    }
     let me = chain::account(&cfg.key);
     info!(validator = %me, arenas = ?cfg.arenas.iter().map(|a| a.name()).collect::<Vec<_>>(), "validator starting");
     loop {
@@ -113,15 +131,6 @@ struct Session<'a> {
 struct Lease {
     proposal: u64,
     expires_at: u64,
-}
-
-/// What an attempt produced, before it is stored and attested.
-struct Finished {
-    verdict: Verdict,
-    outcome: &'static str,
-    report: serde_json::Value,
-    seed: u64,
-    started: Instant,
 }
 
 /// Publishes `url` as this key's evidence endpoint unless the chain already holds it (an
@@ -188,7 +197,17 @@ async fn session(
         for a in store.in_state(State::Leased)? {
             s.resume(a).await?;
         }
-        if let Some((id, arena)) = next_claimable(&at, cfg, me, metrics).await? {
+        for a in store.challenges_in_state(State::Reported)? {
+            s.answer(a).await?;
+        }
+        for a in store.challenges_in_state(State::Leased)? {
+            s.resume_challenge(a).await?;
+        }
+        // A challenge first: an operator answers each at most once, so challenges cannot
+        // starve the queue, and a wrong crown costs the arena until it is revoked.
+        if let Some(c) = next_answerable(&at, cfg, me).await? {
+            s.work_on_challenge(c).await?;
+        } else if let Some((id, arena)) = next_claimable(&at, cfg, me, metrics).await? {
             s.work_on(id, arena).await?;
         }
     }
@@ -239,6 +258,23 @@ async fn catch_up(
                 generation = e.generation,
                 "crowned"
             );
+        }
+        for e in events
+            .find::<api::cacheon::events::ChallengeOpened>()
+            .flatten()
+        {
+            info!(
+                challenge = e.challenge,
+                proposal = e.proposal,
+                deadline = e.deadline,
+                "crown challenged"
+            );
+        }
+        for e in events
+            .find::<api::cacheon::events::CrownRevoked>()
+            .flatten()
+        {
+            info!(challenge = e.challenge, proposal = e.proposal, reason = ?e.reason, "crown revoked");
         }
         store.set_cursor(b)?;
     }
@@ -329,143 +365,11 @@ impl Session<'_> {
     /// Screens, times and reports the attempt of `lease`, reading chain state at `at`, then
     /// attests.
     async fn run_attempt(&self, lease: Lease, arena: Arena, at: &At) -> Result<(), ValidatorError> {
-        let id = lease.proposal;
-        let Some(p) = proposal_at(at, id).await? else {
-            return Err(unavailable(format!("proposal {id} vanished")).into());
+        let subject = Subject {
+            proposal: lease.proposal,
+            leave_out: None,
         };
-        let files = bundle_files(at, &p.content_hash).await;
-        if let Ok(files) = &files {
-            // Kept for later proposals' copy screens, also when this validator did not
-            // follow the reveal.
-            self.store
-                .record_fingerprint(&p.content_hash, fingerprint_of(files))?;
-        }
-        // The arena's contract at the block of the lease: recorded in the evidence, and
-        // nothing is measured under one this build does not run (a governance change
-        // between the claim and now).
-        let info = fetch(
-            at,
-            api::storage().cacheon().arenas(),
-            (chain::bounded(arena.name().as_bytes()),),
-        )
-        .await?;
-        let contract = info.as_ref().map(|i| {
-            let mut c = serde_json::to_value(crate::chain::reads::contract_of(i)).expect("JSON");
-            c["block"] = serde_json::json!(at.block_number());
-            c["generation"] = serde_json::json!(i.generation);
-            c
-        });
-        let refused = match &info {
-            None => Some("the chain no longer has this arena".to_string()),
-            Some(i) => contract_disagreement(&arena, i),
-        };
-        if let Some(why) = refused {
-            error!(
-                proposal = id,
-                arena = arena.name(),
-                "{why}: no decision (run a build that matches the chain)"
-            );
-            self.metrics
-                .contract_agrees
-                .with_label_values(&[arena.name()])
-                .set(0);
-            let finished = Finished {
-                verdict: Verdict::NoDecision {
-                    reason: NoDecisionReason::Infrastructure,
-                },
-                outcome: "no_decision",
-                report: serde_json::json!({"error": why, "contract": contract}),
-                seed: 0,
-                started: Instant::now(),
-            };
-            return self.finish(lease, finished).await;
-        }
-        let stack = incumbent_stack(at, arena.name()).await?;
-        let earlier =
-            earlier_proposals(at, self.store, id, p.commit_block as u64, &p.miner).await?;
-        let seed = crate::qualify::fresh_seed().map_err(|e| {
-            ValidatorError::Storage(format!("no secret seed from /dev/urandom: {e}"))
-        })?;
-        let started = Instant::now();
-        let report = match files {
-            Ok(files) => {
-                let opts = AttemptOptions {
-                    lane_exe: self.cfg.lane_exe.clone(),
-                    seed,
-                    stack,
-                    deadlines: Default::default(),
-                    earlier: Some(earlier),
-                    copy_bandwidth: None,
-                };
-                tokio::task::spawn_blocking(move || attempt(&files, arena, &opts, &mut |_| {}))
-                    .await
-                    .map_err(|e| unavailable(format!("attempt task: {e}")))?
-            }
-            Err(detail) => {
-                warn!(proposal = id, "{detail}");
-                let finished = Finished {
-                    verdict: Verdict::NoDecision {
-                        reason: NoDecisionReason::Infrastructure,
-                    },
-                    outcome: "no_decision",
-                    report: serde_json::json!({"error": detail, "contract": contract}),
-                    seed,
-                    started,
-                };
-                return self.finish(lease, finished).await;
-            }
-        };
-        let mut verdict = match &report.outcome {
-            Outcome::Pass => Verdict::Pass {
-                speedup_ppm: report.speedup_ppm.unwrap_or(0),
-            },
-            Outcome::Fail(f) => Verdict::Fail { reason: f.reason },
-            Outcome::NoDecision { reason, .. } => Verdict::NoDecision { reason: *reason },
-        };
-        let mut report_json =
-            serde_json::to_value(&report).map_err(|e| unavailable(e.to_string()))?;
-        report_json["contract"] = contract.unwrap_or_default();
-        let mut outcome = report.verdict();
-        // The contract must still be the one measured under: governance may have changed
-        // the arena while the attempt ran.
-        let now = self.client.at_current_block().await.map_err(unavailable)?;
-        let info_now = fetch(
-            &now,
-            api::storage().cacheon().arenas(),
-            (chain::bounded(arena.name().as_bytes()),),
-        )
-        .await?;
-        let view = |i: &Option<api::runtime_types::pallet_cacheon::types::ArenaInfo<u32>>| {
-            i.as_ref()
-                .map(|i| crate::chain::reads::chain_view(&i.config))
-        };
-        if view(&info_now) != view(&info) {
-            error!(
-                proposal = id,
-                arena = arena.name(),
-                "the arena's contract changed while the attempt ran: no decision"
-            );
-            self.metrics
-                .contract_agrees
-                .with_label_values(&[arena.name()])
-                .set(i64::from(
-                    info_now
-                        .as_ref()
-                        .is_some_and(|i| contract_disagreement(&arena, i).is_none()),
-                ));
-            verdict = Verdict::NoDecision {
-                reason: NoDecisionReason::Infrastructure,
-            };
-            outcome = "no_decision";
-            report_json["contract_changed_at"] = serde_json::json!(now.block_number());
-        }
-        let finished = Finished {
-            verdict,
-            outcome,
-            report: report_json,
-            seed,
-            started,
-        };
+        let finished = self.measure(subject, arena, at).await?;
         self.finish(lease, finished).await
     }
 

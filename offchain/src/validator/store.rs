@@ -4,6 +4,8 @@
 //! an attempt interrupted by a crash, a lease that ran out). With the finalized-block
 //! cursor this is what makes the validator safe to kill at any point: it never attests a
 //! lease twice, never loses a finished report, and never attests an unfinished attempt.
+//! Challenge leases (re-qualifications of a challenged crown) have their own table and
+//! the same states: `attested` there means the answer is finalized.
 
 use std::path::Path;
 
@@ -62,11 +64,47 @@ pub struct Attempt {
 pub fn is_published(db: &Path, digest: &str) -> rusqlite::Result<bool> {
     let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM attempts WHERE evidence = ?1 AND state = 'attested')",
+        "SELECT EXISTS(SELECT 1 FROM attempts WHERE evidence = ?1 AND state = 'attested')
+             OR EXISTS(SELECT 1 FROM challenge_attempts WHERE evidence = ?1 AND state = 'attested')",
         params![digest],
         |r| r.get(0),
     )
 }
+
+/// One challenge lease this validator took: the re-qualification of a crown. It moves
+/// through the same states as an [`Attempt`]; `attested` means the answer is in a finalized
+/// block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChallengeAttempt {
+    pub challenge: u64,
+    pub expires_at: u64,
+    /// The challenged crown.
+    pub proposal: u64,
+    pub arena: String,
+    pub state: State,
+    /// The SCALE-encoded `Verdict` to answer, once reported.
+    pub verdict: Option<Vec<u8>>,
+    pub evidence: Option<String>,
+    pub outcome: Option<String>,
+    pub answer_block: Option<u64>,
+}
+
+fn row_to_challenge_attempt(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChallengeAttempt> {
+    Ok(ChallengeAttempt {
+        challenge: r.get::<_, i64>(0)? as u64,
+        expires_at: r.get::<_, i64>(1)? as u64,
+        proposal: r.get::<_, i64>(2)? as u64,
+        arena: r.get(3)?,
+        state: State::parse(&r.get::<_, String>(4)?),
+        verdict: r.get(5)?,
+        evidence: r.get(6)?,
+        outcome: r.get(7)?,
+        answer_block: r.get::<_, Option<i64>>(8)?.map(|b| b as u64),
+    })
+}
+
+const CHALLENGE_COLUMNS: &str =
+    "challenge, expires_at, proposal, arena, state, verdict, evidence, outcome, answer_block";
 
 pub struct Store {
     conn: Connection,
@@ -115,6 +153,19 @@ impl Store {
                  attest_block INTEGER,
                  updated TEXT NOT NULL DEFAULT (datetime('now')),
                  PRIMARY KEY (proposal, expires_at)
+             );
+             CREATE TABLE IF NOT EXISTS challenge_attempts (
+                 challenge INTEGER NOT NULL,
+                 expires_at INTEGER NOT NULL,
+                 proposal INTEGER NOT NULL,
+                 arena TEXT NOT NULL,
+                 state TEXT NOT NULL,
+                 verdict BLOB,
+                 evidence TEXT,
+                 outcome TEXT,
+                 answer_block INTEGER,
+                 updated TEXT NOT NULL DEFAULT (datetime('now')),
+                 PRIMARY KEY (challenge, expires_at)
              );
              CREATE TABLE IF NOT EXISTS fingerprints (
                  content_hash BLOB NOT NULL,
@@ -254,6 +305,93 @@ impl Store {
             .optional()
     }
 
+    /// Records a challenge lease just taken (idempotent).
+    pub fn record_challenge_lease(
+        &self,
+        challenge: u64,
+        expires_at: u64,
+        proposal: u64,
+        arena: &str,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO challenge_attempts (challenge, expires_at, proposal, arena, state)
+             VALUES (?1, ?2, ?3, ?4, 'leased')",
+            params![challenge as i64, expires_at as i64, proposal as i64, arena],
+        )?;
+        Ok(())
+    }
+
+    /// Records a finished re-qualification's report (only from `leased`).
+    pub fn record_challenge_report(
+        &self,
+        challenge: u64,
+        expires_at: u64,
+        verdict: &[u8],
+        evidence: &str,
+        outcome: &str,
+    ) -> rusqlite::Result<bool> {
+        let n = self.conn.execute(
+            "UPDATE challenge_attempts SET state = 'reported', verdict = ?3, evidence = ?4,
+                 outcome = ?5, updated = datetime('now')
+             WHERE challenge = ?1 AND expires_at = ?2 AND state = 'leased'",
+            params![
+                challenge as i64,
+                expires_at as i64,
+                verdict,
+                evidence,
+                outcome
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    pub fn mark_challenge(
+        &self,
+        challenge: u64,
+        expires_at: u64,
+        state: State,
+        answer_block: Option<u64>,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE challenge_attempts SET state = ?3, answer_block = COALESCE(?4, answer_block),
+                 updated = datetime('now')
+             WHERE challenge = ?1 AND expires_at = ?2",
+            params![
+                challenge as i64,
+                expires_at as i64,
+                state.as_str(),
+                answer_block.map(|b| b as i64)
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn challenges_in_state(&self, state: State) -> rusqlite::Result<Vec<ChallengeAttempt>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {CHALLENGE_COLUMNS} FROM challenge_attempts WHERE state = ?1
+             ORDER BY challenge, expires_at"
+        ))?;
+        let rows = stmt.query_map(params![state.as_str()], row_to_challenge_attempt)?;
+        rows.collect()
+    }
+
+    pub fn get_challenge(
+        &self,
+        challenge: u64,
+        expires_at: u64,
+    ) -> rusqlite::Result<Option<ChallengeAttempt>> {
+        self.conn
+            .query_row(
+                &format!(
+                    "SELECT {CHALLENGE_COLUMNS} FROM challenge_attempts
+                     WHERE challenge = ?1 AND expires_at = ?2"
+                ),
+                params![challenge as i64, expires_at as i64],
+                row_to_challenge_attempt,
+            )
+            .optional()
+    }
+
     pub fn all(&self) -> rusqlite::Result<Vec<Attempt>> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {COLUMNS} FROM attempts ORDER BY proposal, expires_at"
@@ -292,5 +430,43 @@ mod tests {
         s.mark(3, 100, State::Attested, Some(12)).unwrap();
         assert_eq!(s.get(3, 100).unwrap().unwrap().attest_block, Some(12));
         assert!(s.in_state(State::Reported).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_challenge_answer_moves_forward_only_and_is_published_once_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.sqlite");
+        let digest = "ab".repeat(32);
+        {
+            let s = Store::open(&path).unwrap();
+            s.record_challenge_lease(4, 200, 9, "cpu-tiny").unwrap();
+            s.record_challenge_lease(4, 200, 9, "cpu-tiny").unwrap();
+            assert!(s
+                .record_challenge_report(4, 200, b"v", &digest, "fail")
+                .unwrap());
+            assert!(
+                !s.record_challenge_report(4, 200, b"w", &digest, "pass")
+                    .unwrap(),
+                "only once"
+            );
+            assert!(!is_published(&path, &digest).unwrap(), "not answered yet");
+            // A proposal attempt under the same numbers is another row of another table.
+            assert!(s.get(4, 200).unwrap().is_none());
+        }
+        let s = Store::open(&path).unwrap();
+        let reported = s.challenges_in_state(State::Reported).unwrap();
+        assert_eq!(reported.len(), 1);
+        assert_eq!(
+            (reported[0].proposal, reported[0].verdict.as_deref()),
+            (9, Some(&b"v"[..]))
+        );
+        s.mark_challenge(4, 200, State::Attested, Some(31)).unwrap();
+        let answered = s.get_challenge(4, 200).unwrap().unwrap();
+        assert_eq!(
+            (answered.state, answered.answer_block),
+            (State::Attested, Some(31))
+        );
+        assert!(is_published(&path, &digest).unwrap());
+        assert!(s.challenges_in_state(State::Reported).unwrap().is_empty());
     }
 }

@@ -3,12 +3,13 @@
 
 use serde_json::Value;
 
-use super::super::display::{units, who};
+use super::super::display::{is_account_key, units, who};
+use super::super::events::is_amount_key;
 use super::escape::esc;
 use super::svg;
 
 /// A JSON value as text: strings bare, `null` as a dash, the rest as JSON.
-fn text(v: &Value) -> String {
+pub(super) fn text(v: &Value) -> String {
     match v {
         Value::Null => "–".into(),
         Value::String(s) => s.clone(),
@@ -16,8 +17,16 @@ fn text(v: &Value) -> String {
     }
 }
 
-fn account(v: &Value) -> String {
+pub(super) fn account(v: &Value) -> String {
     esc(&who(v.as_str().unwrap_or_default()))
+}
+
+/// An amount in planck (a JSON string) in UNIT.
+pub(super) fn amount(v: &Value) -> String {
+    esc(&v
+        .as_str()
+        .and_then(|a| a.parse().ok())
+        .map_or(text(v), units))
 }
 
 /// A speedup in ppm as `1.0213x`.
@@ -38,7 +47,7 @@ fn segment(s: &str) -> String {
         .collect()
 }
 
-fn proposal_link(v: &Value) -> String {
+pub(super) fn proposal_link(v: &Value) -> String {
     let id = text(v);
     format!(r#"<a href="/proposal/{}">#{}</a>"#, segment(&id), esc(&id))
 }
@@ -79,19 +88,16 @@ fn event_row(e: &Value) -> String {
     let name = text(&e["event"]);
     let class = match name.as_str() {
         "pass_recorded" | "crowned" => "pass",
-        "failed" | "fail_recorded" | "expired" => "fail",
+        "failed" | "fail_recorded" | "expired" | "crown_revoked" => "fail",
         _ => "",
     };
     let mut detail = Vec::new();
     for (k, v) in e.as_object().into_iter().flatten() {
         let shown = match k.as_str() {
             "event" | "block" | "proposal" => continue,
-            "validator" | "miner" | "pass" | "fail" | "primary_validator" => account(v),
+            k if is_account_key(k) => account(v),
             "speedup_ppm" => speedup(v),
-            "amount" => esc(&v
-                .as_str()
-                .and_then(|a| a.parse().ok())
-                .map_or(text(v), units)),
+            k if is_amount_key(k) => amount(v),
             "evidence" | "pass_evidence" | "fail_evidence" => {
                 format!(
                     "<code>{}…</code>",
@@ -277,10 +283,11 @@ pub fn arena(m: &Value) -> String {
     };
     let body = format!(
         "<p class=\"muted\">at finalized block #{}, generation {}</p><h2>Contract</h2><table>{contract}</table>\
-         <p>targets: {}</p><h2>Incumbent stack</h2>{stack}<h2>Queue</h2>{queue}",
+         <p>targets: {}</p><h2>Incumbent stack</h2>{stack}<h2>Queue</h2>{queue}{}",
         esc(&text(&m["block"])),
         esc(&text(&m["generation"])),
-        targets.join(" ")
+        targets.join(" "),
+        super::stakes::stakes_html(&m["stakes"])
     );
     layout(
         &format!("Arena {id}"),
@@ -392,7 +399,7 @@ pub fn proposal(m: &Value) -> String {
          <tr><th>arena</th><td>{}</td></tr><tr><th>target</th><td><code>{}</code></td></tr>\
          <tr><th>ContentHash</th><td><code>0x{}</code></td></tr><tr><th>revealed at</th><td>#{}</td></tr>\
          <tr><th>attempts</th><td>{}</td></tr>{}</table>\
-         <h2>Verdicts</h2>{verdicts}<h2>Events</h2>{}",
+         {}<h2>Verdicts</h2>{verdicts}<h2>Events</h2>{}",
         esc(&text(&m["status"])),
         account(&m["miner"]),
         arena_link(&m["arena"]),
@@ -401,6 +408,7 @@ pub fn proposal(m: &Value) -> String {
         esc(&text(&m["reveal_block"])),
         esc(&text(&m["attempts"])),
         status_detail(m),
+        super::stakes::challenge_html(&m["challenge"]),
         events_table(&events)
     );
     layout(

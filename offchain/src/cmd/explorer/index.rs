@@ -10,7 +10,7 @@ use cacheon::chain::{api, Client};
 use serde_json::{json, Value};
 use tokio::sync::RwLock;
 
-use super::super::proposal::proposal_events;
+use super::super::events::proposal_events;
 
 /// What the explorer has read of the chain so far.
 #[derive(Default)]

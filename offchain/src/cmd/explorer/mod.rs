@@ -7,8 +7,9 @@
 //!
 //! - `/`: the arenas, the latest verdicts, the latest weights
 //! - `/arena/ID`: the contract, the incumbent stack (target, proposal, miner, speedup), the
-//!   queue with its lease holders
-//! - `/proposal/N`: the record, each verdict with its report (fetched from the endpoint its
+//!   queue with its lease holders, the operators' bonds, the open challenges and the revoked
+//!   crowns
+//! - `/proposal/N`: the record, an open challenge of its crown, each verdict with its report (fetched from the endpoint its
 //!   validator published, checked against the digest on chain, kept in the evidence folder)
 //!   and the speed reads plotted, the proposal's events
 //! - `/weights`: every epoch's weight vector and payout, each account's share plotted
@@ -17,6 +18,7 @@ mod escape;
 mod html;
 mod index;
 mod model;
+mod stakes;
 mod svg;
 
 use std::sync::Arc;

@@ -1,8 +1,9 @@
 //! What each page shows, as JSON (the page's twin): read from the chain at its latest
 //! finalized block, from the event index, and for a proposal from its validators' evidence
-//! reports. The HTML is rendered from exactly these values (`html.rs`).
+//! reports. The HTML is rendered from exactly these values (`html.rs`; an arena's bonds,
+//! challenges and revoked crowns in `stakes.rs`).
 
-use cacheon::chain::{api, bounded, reads, At, ProposalStatus};
+use cacheon::chain::{api, bounded, reads, stakes, At, ProposalStatus};
 use serde_json::{json, Value};
 
 use super::super::proposal::{proposal_json, verdict_records, with_endpoints};
@@ -36,6 +37,8 @@ fn is_verdict(e: &Value) -> bool {
                 | "no_decision"
                 | "expired"
                 | "attestations_disagreed"
+                | "crown_revoked"
+                | "challenge_rejected"
         )
     )
 }
@@ -138,6 +141,9 @@ pub async fn arena(s: &AppState, id: &str) -> Result<Value, PageError> {
             queue.push(v);
         }
     }
+    let stakes = super::stakes::arena_stakes(&at, id, &*s.index.read().await)
+        .await
+        .map_err(PageError::Chain)?;
     Ok(json!({
         "arena": id,
         "block": at.block_number(),
@@ -145,6 +151,7 @@ pub async fn arena(s: &AppState, id: &str) -> Result<Value, PageError> {
         "contract": contract,
         "incumbents": stack,
         "queue": queue,
+        "stakes": stakes,
     }))
 }
 
@@ -178,6 +185,11 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
     .await
     .map_err(chain_err)?
     .map(|a| a.config.policy.min_margin_ppm);
+    let challenge = stakes::challenge_of_crown(&at, id)
+        .await
+        .map_err(chain_err)?
+        .map(|(c, challenge)| stakes::challenge_json(c, &challenge, at.block_number()));
+    v["challenge"] = json!(challenge);
     v["block"] = json!(at.block_number());
     v["min_margin_ppm"] = json!(margin_ppm);
     v["verdicts"] = json!(records);

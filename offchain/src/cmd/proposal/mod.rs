@@ -2,12 +2,11 @@
 //! `status`, `watch` (and the steps `submit.rs` chains).
 //!
 //! One module per command (`commit`, `reveal`, `withdraw`, `status`, `watch`), the commit
-//! records kept on disk (`record`), the node connection (`connect`) and the proposal events
-//! (`events`, which the explorer reads too).
+//! records kept on disk (`record`) and the node connection (`connect`); the proposal events
+//! they print are `super::events`'s.
 
 mod commit;
 mod connect;
-mod events;
 mod record;
 mod reveal;
 mod status;
@@ -17,7 +16,6 @@ mod withdraw;
 pub use commit::commit;
 pub(super) use commit::{prepare_commit, send_commit};
 pub(super) use connect::{connect, fail};
-pub(super) use events::proposal_events;
 pub use record::CommitRecord;
 pub(super) use record::{load_records, save_record};
 pub(super) use reveal::reveal_steps;

@@ -2,7 +2,7 @@
 //! and incumbents.
 
 use cacheon::chain::{self, ChainError};
-use cacheon::chain::{reads, Proposal, ProposalStatus, RecordedFail, RecordedPass};
+use cacheon::chain::{reads, stakes, Proposal, ProposalStatus, RecordedFail, RecordedPass};
 use cacheon::exit;
 use serde_json::json;
 
@@ -177,6 +177,16 @@ pub async fn status(
         };
         let block = at.block_number();
         let mut v = proposal_json(id, &p);
+        // A revoked crown's revocation, a standing one's open challenge.
+        let open = match stakes::challenge_of_crown(&at, id).await {
+            Ok(c) => c,
+            Err(e) => return fail(out, e),
+        };
+        v["revocation"] = json!(crate::cmd::challenge::revocation_json(&p.status));
+        v["challenge"] =
+            json!(open.map(|(c, challenge)| stakes::challenge_json(c, &challenge, block)));
+        let challenge_lines =
+            crate::cmd::challenge::challenge_lines(&v["revocation"], &v["challenge"]);
         let mut records = verdict_records(&p, final_fail.as_ref());
         // Where each verdict's validator publishes its evidence (tried after `--from`).
         if let Err(e) = with_endpoints(&at, &mut records).await {
@@ -187,7 +197,7 @@ pub async fn status(
         v["verdicts"] = json!(records);
         out.emit(v.clone(), || {
             format!(
-                "proposal {id} at finalized block #{block}: {}\n  miner {}\n  {} / {}\n  ContentHash 0x{}\n  attempts {}\n  {}{lines}",
+                "proposal {id} at finalized block #{block}: {}\n  miner {}\n  {} / {}\n  ContentHash 0x{}\n  attempts {}\n  {}{challenge_lines}{lines}",
                 v["status"].as_str().unwrap_or_default(),
                 display::who(v["miner"].as_str().unwrap_or_default()),
                 v["arena"].as_str().unwrap_or_default(),
@@ -204,20 +214,29 @@ pub async fn status(
         Ok(a) => a,
         Err(e) => return fail(out, ChainError::Unavailable(e.to_string())),
     };
-    let arenas: Vec<serde_json::Value> = match reads::arena_summaries(&at).await {
-        Ok(a) => a
-            .into_iter()
-            .map(|a| {
-                let incumbents: Vec<_> = a
-                    .incumbents
-                    .iter()
-                    .map(|(target, proposal)| json!({"target": target, "proposal": proposal}))
-                    .collect();
-                json!({"arena": a.id, "generation": a.generation, "queue": a.queue, "incumbents": incumbents})
-            })
-            .collect(),
+    let summaries = match reads::arena_summaries(&at).await {
+        Ok(a) => a,
         Err(e) => return fail(out, e),
     };
+    let mut arenas: Vec<serde_json::Value> = Vec::new();
+    for a in summaries {
+        let incumbents: Vec<_> = a
+            .incumbents
+            .iter()
+            .map(|(target, proposal)| json!({"target": target, "proposal": proposal}))
+            .collect();
+        let challenges: Vec<_> = match stakes::open_challenges(&at, &a.id).await {
+            Ok(open) => open
+                .iter()
+                .map(|(id, c)| json!({"challenge": id, "proposal": c.proposal, "deadline": c.deadline}))
+                .collect(),
+            Err(e) => return fail(out, e),
+        };
+        arenas.push(
+            json!({"arena": a.id, "generation": a.generation, "queue": a.queue,
+                           "incumbents": incumbents, "open_challenges": challenges}),
+        );
+    }
     let block = at.block_number();
     out.emit(json!({"block": block, "arenas": arenas}), || {
         let mut s = format!("finalized block #{block}\n");
@@ -229,6 +248,12 @@ pub async fn status(
                 a["queue"],
                 a["incumbents"].as_array().map_or(0, |v| v.len())
             ));
+            for c in a["open_challenges"].as_array().into_iter().flatten() {
+                s.push_str(&format!(
+                    "    crown {} challenged (challenge {}, deadline block #{}): `cacheon status {}`\n",
+                    c["proposal"], c["challenge"], c["deadline"], c["proposal"]
+                ));
+            }
         }
         s
     });

@@ -11,8 +11,8 @@ use crate::cmd::Out;
 use crate::ChainArgs;
 
 use super::connect::{connect, fail};
-use super::events::{describe, proposal_events};
 use super::status::{proposal_json, status_name};
+use crate::cmd::events::{describe, proposal_events};
 
 /// A proposal and the finalized block it was read at (the pallet's `proposal_status` view
 /// function).

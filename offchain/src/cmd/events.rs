@@ -1,13 +1,15 @@
-//! The chain events that concern a proposal, as JSON lines and as a person reads them.
+//! The chain's events as `cacheon watch` prints them and the explorer indexes them: every
+//! event about a proposal (leases, verdicts, crowns and every other end, and the challenges
+//! of a crown) as one JSON object with `event` and `proposal`, and a line for people.
 
 use cacheon::chain::api;
 use serde_json::json;
 
-use crate::cmd::display;
+use super::display;
 
 /// The events of one block that concern a proposal (`only` that one, or any), as JSON lines
 /// with `event` and `proposal` fields: leases, verdicts, crowns and every other end.
-pub(in crate::cmd) fn proposal_events(
+pub fn proposal_events(
     events: &subxt::events::Events<subxt::PolkadotConfig>,
     only: Option<u64>,
 ) -> Vec<serde_json::Value> {
@@ -97,10 +99,41 @@ pub(in crate::cmd) fn proposal_events(
         "retired",
         |e| json!({"cause": format!("{:?}", e.cause)})
     );
+    collect!(
+        ChallengeOpened,
+        "challenge_opened",
+        |e| json!({"challenge": e.challenge, "challenger": e.challenger.to_string(), "bond": e.bond.to_string(), "deadline": e.deadline})
+    );
+    collect!(
+        CrownRevoked,
+        "crown_revoked",
+        |e| json!({"challenge": e.challenge, "reason": format!("{:?}", e.reason), "slashed": e.slashed.to_string(), "challenger_reward": e.challenger_reward.to_string()})
+    );
+    collect!(
+        ChallengeRejected,
+        "challenge_rejected",
+        |e| json!({"challenge": e.challenge, "paid_each": e.paid_each.to_string(),
+                   "requalified_by": e.requalified_by.0.iter().map(|a| a.to_string()).collect::<Vec<_>>()})
+    );
+    collect!(
+        ChallengeExpired,
+        "challenge_expired",
+        |e| json!({"challenge": e.challenge})
+    );
     seen
 }
 
-pub(super) fn describe(v: &serde_json::Value) -> String {
+/// JSON keys whose string values are amounts in planck.
+pub fn is_amount_key(key: &str) -> bool {
+    matches!(
+        key,
+        "amount" | "bond" | "slashed" | "challenger_reward" | "paid_each" | "total" | "required"
+    )
+}
+
+/// One event as a line for people: block, name, and its fields with accounts by name and
+/// amounts in UNIT.
+pub fn describe(v: &serde_json::Value) -> String {
     let name = v["event"].as_str().unwrap_or_default();
     let mut fields: Vec<String> = v
         .as_object()
@@ -110,7 +143,7 @@ pub(super) fn describe(v: &serde_json::Value) -> String {
                 .map(|(k, val)| {
                     let text = match val.as_str() {
                         Some(a) if display::is_account_key(k) => display::who(a),
-                        Some(amount) if k == "amount" => amount
+                        Some(amount) if is_amount_key(k) => amount
                             .parse()
                             .map(display::units)
                             .unwrap_or_else(|_| amount.to_string()),
@@ -128,4 +161,30 @@ pub(super) fn describe(v: &serde_json::Value) -> String {
         v["block"].to_string(),
         fields.join(" ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_revocation_reads_with_its_amounts_in_unit_and_its_challenger_by_name() {
+        let ferdie =
+            cacheon::chain::AccountId::from(subxt_signer::sr25519::dev::ferdie().public_key());
+        let line = describe(
+            &json!({"event": "crown_revoked", "block": 42, "proposal": 3,
+            "challenge": 0, "reason": "Incorrect", "slashed": "2000000000000000",
+            "challenger_reward": "1000000000000000", "challenger": ferdie.to_string()}),
+        );
+        assert!(line.starts_with("#42     crown_revoked"), "{line}");
+        for part in [
+            "challenge=0",
+            "challenger=Ferdie (",
+            "challenger_reward=1000 UNIT",
+            "reason=Incorrect",
+            "slashed=2000 UNIT",
+        ] {
+            assert!(line.contains(part), "{part} in {line}");
+        }
+    }
 }
