@@ -148,9 +148,14 @@ pub struct Judging {
     pub envelope_floor: f64,
     /// Where every timed read sends its logits: the largest KL (nats) a read's next-token
     /// distribution may have from the baseline read's at any position (`reads.rs`).
-    /// `None` where a read's logits are too large to send (the GPU arena's 128,256-entry
-    /// vocabulary: 66 MB a read); its reads are judged by their tokens.
+    /// `None`: reads are judged by their tokens only.
     pub read_kl_bound: Option<f64>,
+    /// Rows of every read whose distributions are judged, where a read's logits are too
+    /// large to send whole (the GPU arena: 1,161 positions of 128,256 logits): both lanes
+    /// hold their read's logits (on the GPU) and send the rows the referee draws in secret
+    /// once the read is over, among those where both generated the same context. `None`:
+    /// every row travels with the read.
+    pub read_kl_rows: Option<usize>,
 }
 
 /// One arena, as the off-chain tools see it.
@@ -200,8 +205,12 @@ const CPU_TINY_ARENA: Arena = Arena {
         // 1.3e-13 nats; a kernel 0.03 % off where it guesses it is not audited reads
         // 2.7e-8. A per-element error of about twice the f32 slot tolerance reaches it.
         read_kl_bound: Some(1e-10),
+        read_kl_rows: None,
     },
 };
+
+/// The GPU arena's bound on a judged row's KL (nats) from the baseline's distribution.
+const GPU_READ_KL_BOUND: f64 = 1e-3;
 
 pub const ARENAS: [Arena; 4] = [
     CPU_TINY_ARENA,
@@ -241,7 +250,8 @@ pub const ARENAS: [Arena; 4] = [
             kl_bound: 2e-2,
             envelope_factor: 4.0,
             envelope_floor: 1e-3,
-            read_kl_bound: None,
+            read_kl_bound: Some(GPU_READ_KL_BOUND),
+            read_kl_rows: Some(16),
         },
     },
     Arena {
@@ -285,6 +295,7 @@ pub const ARENAS: [Arena; 4] = [
             envelope_factor: 4.0,
             envelope_floor: 1e-9,
             read_kl_bound: Some(1e-9),
+            read_kl_rows: None,
         },
     },
     Arena {

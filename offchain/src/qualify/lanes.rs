@@ -1,12 +1,16 @@
 //! The speed step's two resident lanes: the exact incumbent (baseline) and the incumbent
 //! plus this proposal only (candidate).
 
+use std::time::Instant;
+
 use cacheon_kernels::rng::Rng;
 use cacheon_kernels::SlotId;
 
 use super::screens::{lane_outcome, Outcome, Stage};
+use super::stage_times::StageTimes;
 use super::AttemptOptions;
 use crate::arena::{Arena, LaneBackend};
+use crate::lane::protocol::BuildCounts;
 use crate::lane::{BuildOutcome, Lane, LaneError};
 
 /// Both lanes, sealed, frozen, with the engine's vocabulary size and the weight bytes one
@@ -16,6 +20,8 @@ pub struct Lanes {
     pub cand: Lane,
     pub vocab: usize,
     pub weight_bytes: u64,
+    /// Both lanes' NVRTC builds: read back from the build cache, and compiled.
+    pub builds: BuildCounts,
 }
 
 /// Whether an attempt's first lanes start the baseline first: drawn from the secret seed.
@@ -28,13 +34,29 @@ pub fn base_first(seed: u64) -> bool {
 }
 
 /// Starts both lanes for a candidate (`canonical` bundle bytes serving `candidate_slots`),
-/// the baseline first when `base_first`.
+/// the baseline first when `base_first`; how long each part took goes to `times`
+/// (`lane_start`, and its parts as `lane_start.part`).
 pub fn start(
     canonical: &[u8],
     candidate_slots: &[SlotId],
     arena: Arena,
     opts: &AttemptOptions,
     base_first: bool,
+    times: &mut StageTimes,
+) -> Result<Lanes, Outcome> {
+    let started = Instant::now();
+    let lanes = start_both(canonical, candidate_slots, arena, opts, base_first, times);
+    times.add("lane_start", started.elapsed());
+    lanes
+}
+
+fn start_both(
+    canonical: &[u8],
+    candidate_slots: &[SlotId],
+    arena: Arena,
+    opts: &AttemptOptions,
+    base_first: bool,
+    times: &mut StageTimes,
 ) -> Result<Lanes, Outcome> {
     // Two resident lanes: the exact incumbent, and the incumbent plus this proposal only.
     // They are built alike, so that nothing but the candidate's code differs between them:
@@ -44,13 +66,20 @@ pub fn start(
     let w = arena.workload;
     let incumbent = incumbent_of(candidate_slots, &opts.stack, arena.backend)
         .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e)))?;
+    let times = std::cell::RefCell::new(times);
     let start_lane = |candidate: bool| -> Result<(Lane, usize, u64), LaneError> {
+        let part = |name: &str, t: Instant| {
+            times.borrow_mut().add(&format!("lane_start.{name}"), t.elapsed())
+        };
+        let t = Instant::now();
         let mut lane = Lane::spawn_ranks(
             &opts.lane_exe,
             arena.backend,
             opts.deadlines,
             arena.workload.world,
         )?;
+        part("spawn", t);
+        let t = Instant::now();
         let (vocab, weight_bytes) = lane.load_engine(
             w.model,
             arena.engine_weights(opts.weights_seed()),
@@ -58,6 +87,13 @@ pub fn start(
             w.max_batch(),
             &opts.stack,
         )?;
+        part("engine", t);
+        for (name, ms) in lane.engine_load_ms() {
+            times
+                .borrow_mut()
+                .add_ms(&format!("lane_start.engine.{name}"), *ms);
+        }
+        let t = Instant::now();
         if !candidate {
             for bytes in &incumbent {
                 match lane.build(bytes, "incumbent")? {
@@ -96,6 +132,7 @@ pub fn start(
             lane.seal()?;
             lane.install_candidate()?;
         }
+        part("bundle", t);
         lane.freeze();
         Ok((lane, vocab, weight_bytes))
     };
@@ -113,11 +150,16 @@ pub fn start(
         start_cand().and_then(|c| Ok((start_base()?, c)))
     };
     let ((base, vocab, weight_bytes), (cand, _, _)) = lanes?;
+    let builds = BuildCounts {
+        cached: base.builds().cached + cand.builds().cached,
+        compiled: base.builds().compiled + cand.builds().compiled,
+    };
     Ok(Lanes {
         base,
         cand,
         vocab,
         weight_bytes,
+        builds,
     })
 }
 

@@ -108,17 +108,18 @@ pub struct TimedPair {
 
 /// Runs the read on both lanes, candidate first when `cand_first`; the referee times
 /// each request itself, from sending it to the reply, and freezes each lane as soon as it
-/// has answered. With `keep_logits` both lanes send every generated position's logits.
+/// has answered. With `keep_logits` both lanes send every generated position's logits;
+/// with `hold_logits` both hold them for [`held_rows`].
 pub fn timed_pair(
     base: &mut Lane,
     cand: &mut Lane,
     read: &ReadSpec,
     cand_first: bool,
-    keep_logits: bool,
+    (keep_logits, hold_logits): (bool, bool),
 ) -> Result<TimedPair, Outcome> {
     let time = |lane: &mut Lane| {
         let t = Instant::now();
-        let r = lane.run(read, keep_logits);
+        let r = lane.run(read, keep_logits, hold_logits);
         let ms = t.elapsed().as_secs_f64() * 1e3;
         lane.freeze();
         r.map(|read| (ms, read))
@@ -145,6 +146,34 @@ pub fn timed_pair(
     })
 }
 
+/// Rows `rows` of the logits both lanes held from their last read (baseline's, then
+/// candidate's), asked in the order the lanes read (`cand_first`), so that the lane that
+/// read last is the last to use the GPU; each lane frozen again once it answered.
+pub fn held_rows(
+    base: &mut Lane,
+    cand: &mut Lane,
+    rows: &[usize],
+    cand_first: bool,
+) -> Result<(Vec<f32>, Vec<f32>), Outcome> {
+    let fetch = |lane: &mut Lane| {
+        let r = lane.logit_rows(rows);
+        lane.freeze();
+        r
+    };
+    let base_rows = |base: &mut Lane| {
+        fetch(base)
+            .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())))
+    };
+    let cand_rows = |cand: &mut Lane| fetch(cand).map_err(|e| lane_outcome(Stage::Speed, e));
+    if cand_first {
+        let c = cand_rows(cand)?;
+        Ok((base_rows(base)?, c))
+    } else {
+        let b = base_rows(base)?;
+        Ok((b, cand_rows(cand)?))
+    }
+}
+
 /// The read's sequences as ranges of its generated tokens (and logit rows), each with its
 /// prompt.
 pub(super) fn spans(read: &ReadSpec) -> Vec<(&[u32], std::ops::Range<usize>)> {
@@ -158,18 +187,98 @@ pub(super) fn spans(read: &ReadSpec) -> Vec<(&[u32], std::ops::Range<usize>)> {
         .collect()
 }
 
+/// The rows (generated positions, in the order of the read's tokens) where the two lanes
+/// generated the same context: in each sequence, up to and including the first position
+/// where their tokens differ (what came after a different token is another context). The
+/// tokens' lengths are checked by [`tokens_agree`] first.
+pub fn same_context_rows(read: &ReadSpec, base_tokens: &[u32], cand_tokens: &[u32]) -> Vec<usize> {
+    let mut rows = Vec::new();
+    for (_, span) in spans(read) {
+        let (Some(b), Some(c)) = (base_tokens.get(span.clone()), cand_tokens.get(span.clone()))
+        else {
+            continue;
+        };
+        let same = b
+            .iter()
+            .zip(c)
+            .position(|(x, y)| x != y)
+            .map_or(span.len(), |at| at + 1);
+        rows.extend(span.start..span.start + same);
+    }
+    rows
+}
+
+/// `n` of `rows` (all of them where there are no more), drawn in secret for the attempt's
+/// `read`-th read once it is over, in ascending order: the rows of a read whose held logits
+/// are judged.
+pub fn draw_judged_rows(seed: u64, read: u64, rows: &[usize], n: usize) -> Vec<usize> {
+    if rows.len() <= n {
+        return rows.to_vec();
+    }
+    let mut rng = Rng::secret(seed, &format!("read-kl-rows/{read}"));
+    let mut picked = std::collections::BTreeSet::new();
+    while picked.len() < n {
+        picked.insert(rows[rng.below(rows.len() as u64) as usize]);
+    }
+    picked.into_iter().collect()
+}
+
+/// What a read's judged rows gave: the largest and the mean KL (nats) of the candidate's
+/// next-token distribution from the baseline's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReadKl {
+    pub max: f64,
+    pub mean: f64,
+}
+
+/// Judges rows `rows` of a read (`b` and `c`: those rows' logits from the baseline and the
+/// candidate, `[rows.len(), vocab]` each): no row's KL(baseline ‖ candidate) may exceed
+/// `bound` (a NaN never is within it). Every judged read is judged this way, so a kernel
+/// that is exact only where it guesses it is observed gains nothing: what it computes in a
+/// read is what the read is judged on.
+pub fn kl_within(
+    read: &ReadSpec,
+    rows: &[usize],
+    (b, c): (&[f32], &[f32]),
+    vocab: usize,
+    bound: f64,
+) -> Result<ReadKl, String> {
+    if vocab == 0 || b.len() != rows.len() * vocab || c.len() != b.len() {
+        return Err(format!(
+            "a timed read's judged logits came as {} and {} values for {} rows of {vocab}",
+            b.len(),
+            c.len(),
+            rows.len()
+        ));
+    }
+    let starts: Vec<usize> = spans(read).into_iter().map(|(_, s)| s.start).collect();
+    let mut worst = ReadKl { max: 0.0, mean: 0.0 };
+    for (k, &row) in rows.iter().enumerate() {
+        let at = k * vocab..(k + 1) * vocab;
+        let kl = super::pristine::row_kl(&b[at.clone()], &c[at]);
+        if kl.is_nan() || kl > bound {
+            let s = starts.iter().rposition(|&st| st <= row).unwrap_or(0);
+            return Err(format!(
+                "a timed read's next-token distribution at generated position {} of \
+                 sequence {s} is {kl:.3e} nats (KL) from the baseline's, more than {bound:.1e}",
+                row - starts[s]
+            ));
+        }
+        worst.max = worst.max.max(kl);
+        worst.mean += kl / rows.len() as f64;
+    }
+    Ok(worst)
+}
+
 /// Checks a timed read's next-token distributions against the baseline's for the same
-/// read, sequence by sequence, position by position while the two generated the same
-/// context (up to and including the first position where their tokens differ): no
-/// position's KL(baseline ‖ candidate) may exceed `bound`. Every timed read is judged this
-/// way, so a kernel that is exact only where it guesses it is observed gains nothing: what
-/// it computes in a read is what the read is judged on. Returns the largest KL seen.
+/// read where both sent every row with the read ([`kl_within`] on every row where the two
+/// generated the same context).
 pub fn distributions_agree(
     pair: &TimedPair,
     read: &ReadSpec,
     vocab: usize,
     bound: f64,
-) -> Result<f64, String> {
+) -> Result<ReadKl, String> {
     let (Some(b), Some(c)) = (&pair.base_logits, &pair.cand_logits) else {
         return Err("a timed read came back without the logits asked for".into());
     };
@@ -189,28 +298,15 @@ pub fn distributions_agree(
             b.len(),
         ));
     }
-    let mut worst = 0f64;
-    for (s, (_, span)) in spans(read).into_iter().enumerate() {
-        let same = pair.base_tokens[span.clone()]
+    let judged = same_context_rows(read, &pair.base_tokens, &pair.cand_tokens);
+    // The same rows are contiguous from each sequence's start: gather them.
+    let gather = |all: &[f32]| -> Vec<f32> {
+        judged
             .iter()
-            .zip(&pair.cand_tokens[span.clone()])
-            .position(|(x, y)| x != y)
-            .map_or(span.len(), |at| at + 1);
-        for row in span.start..span.start + same {
-            let at = row * vocab..(row + 1) * vocab;
-            let kl = super::pristine::row_kl(&b[at.clone()], &c[at]);
-            // NaN is never within the bound.
-            if kl.is_nan() || kl > bound {
-                return Err(format!(
-                    "a timed read's next-token distribution at generated position {} of \
-                     sequence {s} is {kl:.3e} nats (KL) from the baseline's, more than {bound:.1e}",
-                    row - span.start
-                ));
-            }
-            worst = worst.max(kl);
-        }
-    }
-    Ok(worst)
+            .flat_map(|&r| all[r * vocab..(r + 1) * vocab].iter().copied())
+            .collect()
+    };
+    kl_within(read, &judged, (&gather(b), &gather(c)), vocab, bound)
 }
 
 /// Largest gap between two logits, relative to the largest logit's magnitude (at least

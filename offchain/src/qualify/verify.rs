@@ -122,6 +122,7 @@ pub(super) fn run_cases(
         });
         record.passed = verdict.is_ok();
         record.millis = started.elapsed().as_millis() as u64;
+        report.stage_ms.add(stage.as_str(), started.elapsed());
         report.cases.push(record);
         verdict.map_err(Outcome::Fail)?;
     }
