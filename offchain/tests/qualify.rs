@@ -550,6 +550,24 @@ fn qualify_command_prints_one_object_and_exits_by_verdict() {
 // with the built binary on a GPU machine that has no cargo).
 
 #[test]
+fn a_machine_without_a_gpu_is_no_decision_never_the_candidates_fault() {
+    if common::gpu_present() {
+        return;
+    }
+    let h200 = arena::arena("h200-llama8b").unwrap();
+    let stock =
+        cacheon_kernels::bundle::stock::cuda_bundle(cacheon_kernels::SlotId::LinearMatmul)
+            .unwrap()
+            .files();
+    let r = attempt(&stock, h200, &opts(1), &mut |_| {});
+    assert!(
+        matches!(r.outcome, Outcome::NoDecision { .. }),
+        "{:?}",
+        r.outcome
+    );
+}
+
+#[test]
 fn cuda_attempts_run_every_step_on_the_gpu() {
     if !common::gpu_present() {
         return;

@@ -40,9 +40,15 @@ pub(super) fn build(
         // NVRTC compiles in a sandboxed process of its own (`cacheon nvrtc-child`); a
         // crash or hang there is the candidate's. The module is loaded only once the lane
         // is sealed.
-        LaneBackend::Cuda => match entering(out, "compiling the bundle".into())
-            .map_err(|e| e.to_string())
-            .and_then(|_| state.gpu())
+        // The GPU is opened first: a machine without one is the validator's fault, never
+        // the candidate's (NoDecision, not a FAIL at build).
+        LaneBackend::Cuda => match state
+            .gpu()
+            .and_then(|dev| {
+                entering(out, "compiling the bundle".into())
+                    .map(|()| dev)
+                    .map_err(|e| e.to_string())
+            })
             .and_then(|dev| cuda_case::CudaLane::compile(&files).map(|r| r.map(|c| (c, dev))))
         {
             Ok(Ok((compiled, dev))) => {
