@@ -37,7 +37,7 @@ pub(super) struct LaneProcess {
     /// The loaded engine's vocabulary (0 before `load_engine`).
     vocab: usize,
     /// How long its engine took to load, part by part, as the lane said (ms).
-    pub engine_load_ms: Vec<(String, f64)>,
+    pub engine_load_ms: protocol::PartTimes,
     /// Its NVRTC builds read back from the build cache and compiled, as it last said.
     pub builds: protocol::BuildCounts,
     /// The lane is stopped (`SIGSTOP`) until the next request.

@@ -354,6 +354,9 @@ pub enum BuildStage {
     Abi,
 }
 
+/// How long each part of something took, by name, in milliseconds.
+pub type PartTimes = Vec<(String, f64)>;
+
 /// NVRTC builds a lane read back from the build cache (`cached`) and compiled
 /// (`compiled`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -424,7 +427,7 @@ pub enum Reply {
         weight_bytes: u64,
         /// How long assembling it took, part by part, as the lane measured it (ms).
         #[serde(default)]
-        load_ms: Vec<(String, f64)>,
+        load_ms: PartTimes,
         /// NVRTC builds the lane read back from the build cache and compiled, so far.
         #[serde(default)]
         builds: BuildCounts,

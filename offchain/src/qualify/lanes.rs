@@ -63,104 +63,118 @@ fn start_both(
     // the baseline lane builds the incumbent kernels of the candidate's slots through the
     // same path (compile, seal, load, install over the engine's own copy) that the
     // candidate lane builds the candidate through.
-    let w = arena.workload;
     let incumbent = incumbent_of(candidate_slots, &opts.stack, arena.backend)
         .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e)))?;
-    let times = std::cell::RefCell::new(times);
-    let start_lane = |candidate: bool| -> Result<(Lane, usize, u64), LaneError> {
-        let part = |name: &str, t: Instant| {
-            times.borrow_mut().add(&format!("lane_start.{name}"), t.elapsed())
-        };
-        let t = Instant::now();
-        let mut lane = Lane::spawn_ranks(
-            &opts.lane_exe,
-            arena.backend,
-            opts.deadlines,
-            arena.workload.world,
-        )?;
-        part("spawn", t);
-        let t = Instant::now();
-        let (vocab, weight_bytes) = lane.load_engine(
-            w.model,
-            arena.engine_weights(opts.weights_seed()),
-            w.max_seq,
-            w.max_batch(),
-            &opts.stack,
-        )?;
-        part("engine", t);
-        for (name, ms) in lane.engine_load_ms() {
-            times
-                .borrow_mut()
-                .add_ms(&format!("lane_start.engine.{name}"), *ms);
-        }
-        let t = Instant::now();
-        if !candidate {
-            for bytes in &incumbent {
-                match lane.build(bytes, "incumbent")? {
-                    BuildOutcome::Built { .. } => {}
-                    BuildOutcome::Failed { log, .. } => {
-                        return Err(LaneError::Infrastructure(format!(
-                            "an incumbent bundle did not build in the baseline lane: {log}"
-                        )))
-                    }
-                }
-            }
-            lane.seal()?;
-            // A seam no kernel was crowned for has no incumbent bundle: the baseline
-            // engine's member calls serve it.
-            if !incumbent.is_empty() {
-                lane.install_candidate()?;
-            }
-        } else {
-            match lane.build(canonical, "candidate")? {
-                BuildOutcome::Built { .. } => {}
-                // The bundle's own doing (its screened build succeeded: a build that
-                // depends on when or where it runs), never NoDecision, which would let a
-                // bundle choose to be requeued. Disputable (Incorrect): a second operator
-                // must agree before it sticks.
-                BuildOutcome::Failed { log, .. } => {
-                    return Err(LaneError::CandidateFault {
-                        during: "its build in the speed lane".into(),
-                        message: format!(
-                            "it built in the screens, but not again (a build must not depend on when or where it runs): {log}"
-                        ),
-                    })
-                }
-            }
-            // Sealing loads the candidate's library: the lane is the candidate's from here.
-            lane.mark_candidate();
-            lane.seal()?;
-            lane.install_candidate()?;
-        }
-        part("bundle", t);
-        lane.freeze();
-        Ok((lane, vocab, weight_bytes))
+    let start_base = |times: &mut StageTimes| {
+        let started = engine_lane(arena, opts, times).and_then(|mut l| {
+            let t = Instant::now();
+            let built = incumbent_kernels(&mut l.0, &incumbent);
+            times.add("lane_start.bundle", t.elapsed());
+            built.map(|()| l)
+        });
+        started.map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())))
     };
-    let start_base = || match start_lane(false) {
-        Ok(l) => Ok(l),
-        Err(e) => Err(lane_outcome(
-            Stage::Speed,
-            LaneError::Infrastructure(e.to_string()),
-        )),
+    let start_cand = |times: &mut StageTimes| {
+        let started = engine_lane(arena, opts, times).and_then(|mut l| {
+            let t = Instant::now();
+            let built = candidate_kernels(&mut l.0, canonical);
+            times.add("lane_start.bundle", t.elapsed());
+            built.map(|()| l)
+        });
+        started.map_err(|e| lane_outcome(Stage::Speed, e))
     };
-    let start_cand = || start_lane(true).map_err(|e| lane_outcome(Stage::Speed, e));
-    let lanes = if base_first {
-        start_base().and_then(|b| Ok((b, start_cand()?)))
+    let ((base, vocab, weight_bytes), (cand, _, _)) = if base_first {
+        let b = start_base(times)?;
+        (b, start_cand(times)?)
     } else {
-        start_cand().and_then(|c| Ok((start_base()?, c)))
+        let c = start_cand(times)?;
+        (start_base(times)?, c)
     };
-    let ((base, vocab, weight_bytes), (cand, _, _)) = lanes?;
-    let builds = BuildCounts {
-        cached: base.builds().cached + cand.builds().cached,
-        compiled: base.builds().compiled + cand.builds().compiled,
-    };
+    let (b, c) = (base.builds(), cand.builds());
     Ok(Lanes {
         base,
         cand,
         vocab,
         weight_bytes,
-        builds,
+        builds: BuildCounts {
+            cached: b.cached + c.cached,
+            compiled: b.compiled + c.compiled,
+        },
     })
+}
+
+/// A lane with the arena's engine (the stock kernels and the incumbent stack) loaded:
+/// the lane, the vocabulary and the weight bytes a pass reads. Its parts' times (the
+/// lane's own figures among them) go to `times`.
+fn engine_lane(
+    arena: Arena,
+    opts: &AttemptOptions,
+    times: &mut StageTimes,
+) -> Result<(Lane, usize, u64), LaneError> {
+    let w = arena.workload;
+    let t = Instant::now();
+    let mut lane = Lane::spawn_ranks(&opts.lane_exe, arena.backend, opts.deadlines, w.world)?;
+    times.add("lane_start.spawn", t.elapsed());
+    let t = Instant::now();
+    let (vocab, weight_bytes) = lane.load_engine(
+        w.model,
+        arena.engine_weights(opts.weights_seed()),
+        w.max_seq,
+        w.max_batch(),
+        &opts.stack,
+    )?;
+    times.add("lane_start.engine", t.elapsed());
+    for (name, ms) in lane.engine_load_ms() {
+        times.add_ms(&format!("lane_start.engine.{name}"), *ms);
+    }
+    Ok((lane, vocab, weight_bytes))
+}
+
+/// The baseline lane's side: the incumbent kernels of the candidate's slots built through
+/// the candidate's path, sealed, installed; the lane frozen.
+fn incumbent_kernels(lane: &mut Lane, incumbent: &[Vec<u8>]) -> Result<(), LaneError> {
+    for bytes in incumbent {
+        match lane.build(bytes, "incumbent")? {
+            BuildOutcome::Built { .. } => {}
+            BuildOutcome::Failed { log, .. } => {
+                return Err(LaneError::Infrastructure(format!(
+                    "an incumbent bundle did not build in the baseline lane: {log}"
+                )))
+            }
+        }
+    }
+    lane.seal()?;
+    // A seam no kernel was crowned for has no incumbent bundle: the baseline engine's
+    // member calls serve it.
+    if !incumbent.is_empty() {
+        lane.install_candidate()?;
+    }
+    lane.freeze();
+    Ok(())
+}
+
+/// The candidate lane's side: the candidate built, sealed (its code loaded: the lane is
+/// the candidate's from here), installed; the lane frozen.
+fn candidate_kernels(lane: &mut Lane, canonical: &[u8]) -> Result<(), LaneError> {
+    match lane.build(canonical, "candidate")? {
+        BuildOutcome::Built { .. } => {}
+        // The bundle's own doing (its screened build succeeded: a build that depends on
+        // when or where it runs), never NoDecision, which would let a bundle choose to be
+        // requeued. Disputable (Incorrect): a second operator must agree before it sticks.
+        BuildOutcome::Failed { log, .. } => {
+            return Err(LaneError::CandidateFault {
+                during: "its build in the speed lane".into(),
+                message: format!(
+                    "it built in the screens, but not again (a build must not depend on when or where it runs): {log}"
+                ),
+            })
+        }
+    }
+    lane.mark_candidate();
+    lane.seal()?;
+    lane.install_candidate()?;
+    lane.freeze();
+    Ok(())
 }
 
 /// The canonical bytes of the bundles that serve `slots` in the incumbent stack: for each

@@ -208,18 +208,35 @@ pub fn same_context_rows(read: &ReadSpec, base_tokens: &[u32], cand_tokens: &[u3
     rows
 }
 
-/// `n` of `rows` (all of them where there are no more), drawn in secret for the attempt's
-/// `read`-th read once it is over, in ascending order: the rows of a read whose held logits
-/// are judged.
-pub fn draw_judged_rows(seed: u64, read: u64, rows: &[usize], n: usize) -> Vec<usize> {
-    if rows.len() <= n {
-        return rows.to_vec();
+/// The rows of a read whose held logits are judged, in ascending order: every sequence's
+/// first position where the two lanes' tokens differ (where a kernel that moved the
+/// distribution shows first: its tokens, a near tie there, are another context from then
+/// on), and `n` more of the same-context rows `same` (all of them where there are no
+/// more), drawn in secret for the attempt's `read`-th read once it is over.
+pub fn judged_rows(
+    seed: u64,
+    read_no: u64,
+    (read, base_tokens, cand_tokens): (&ReadSpec, &[u32], &[u32]),
+    same: &[usize],
+    n: usize,
+) -> Vec<usize> {
+    let mut picked: std::collections::BTreeSet<usize> = spans(read)
+        .into_iter()
+        .filter_map(|(_, span)| {
+            let (b, c) = (base_tokens.get(span.clone())?, cand_tokens.get(span.clone())?);
+            b.iter().zip(c).position(|(x, y)| x != y).map(|at| span.start + at)
+        })
+        .collect();
+    if same.len() <= n {
+        picked.extend(same);
+        return picked.into_iter().collect();
     }
-    let mut rng = Rng::secret(seed, &format!("read-kl-rows/{read}"));
-    let mut picked = std::collections::BTreeSet::new();
-    while picked.len() < n {
-        picked.insert(rows[rng.below(rows.len() as u64) as usize]);
+    let mut rng = Rng::secret(seed, &format!("read-kl-rows/{read_no}"));
+    let mut drawn = std::collections::BTreeSet::new();
+    while drawn.len() < n {
+        drawn.insert(same[rng.below(same.len() as u64) as usize]);
     }
+    picked.extend(drawn);
     picked.into_iter().collect()
 }
 
@@ -366,4 +383,43 @@ pub fn tokens_agree(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read() -> ReadSpec {
+        ReadSpec {
+            prompt: vec![1, 2, 3],
+            decode_steps: 4,
+            batch: vec![vec![4], vec![5]],
+            batch_steps: 3,
+        }
+    }
+
+    #[test]
+    fn judged_rows_take_every_first_difference_and_a_secret_draw_of_the_same_context() {
+        let r = read();
+        // Rows 0..5 the single sequence, 5..9 and 9..13 the batched ones.
+        let base: Vec<u32> = (0..13).collect();
+        let mut cand = base.clone();
+        cand[2] = 99; // the single sequence differs from its third token on
+        cand[11] = 99; // the second batched one from its third
+        let same = same_context_rows(&r, &base, &cand);
+        assert_eq!(same, [0, 1, 2, 5, 6, 7, 8, 9, 10, 11]);
+        let rows = judged_rows(7, 1, (&r, &base, &cand), &same, 3);
+        assert!(rows.contains(&2) && rows.contains(&11), "{rows:?}");
+        assert!(rows.len() >= 3 && rows.len() <= 5, "{rows:?}");
+        assert!(rows.iter().all(|x| same.contains(x)), "{rows:?}");
+        assert!(rows.windows(2).all(|w| w[0] < w[1]));
+        // The draw is the secret's: the same for the same read, another for the next.
+        assert_eq!(rows, judged_rows(7, 1, (&r, &base, &cand), &same, 3));
+        let others: Vec<Vec<usize>> = (2..12)
+            .map(|k| judged_rows(7, k, (&r, &base, &cand), &same, 3))
+            .collect();
+        assert!(others.iter().any(|o| *o != rows));
+        // Fewer same-context rows than asked for: all of them.
+        assert_eq!(judged_rows(7, 1, (&r, &base, &cand), &same, 20), same);
+    }
 }

@@ -216,8 +216,9 @@ impl<'a> Reads<'a> {
         let kl = match j.read_kl_rows {
             None => reads::distributions_agree(pair, read, self.vocab, bound).map_err(behaviour)?,
             Some(n) => {
-                let same = reads::same_context_rows(read, &pair.base_tokens, &pair.cand_tokens);
-                let rows = reads::draw_judged_rows(self.opts.seed, self.prompts, &same, n);
+                let tokens = (read, pair.base_tokens.as_slice(), pair.cand_tokens.as_slice());
+                let same = reads::same_context_rows(read, tokens.1, tokens.2);
+                let rows = reads::judged_rows(self.opts.seed, self.prompts, tokens, &same, n);
                 let (b, c) = reads::held_rows(&mut self.base, &mut self.cand, &rows, cand_first)?;
                 reads::kl_within(read, &rows, (&b, &c), self.vocab, bound).map_err(behaviour)?
             }

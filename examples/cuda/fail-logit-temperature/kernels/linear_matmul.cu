@@ -1,11 +1,15 @@
 /* The stock CUDA linear.matmul GEMV with one change: the LM head's products (out_features
  * of 65,536 or more: the vocabulary) come out 1/32 larger, every logit times 1.03125.
  * Within the slot tolerance at every verification shape (an element may be off by 2 % of
- * the sum of its absolute products), and the argmax of every row is unchanged, so the
- * tokens of every read are the baseline's: only the next-token distributions are sharper.
- * `cacheon verify` passes it; `cacheon qualify` fails it BehaviourChanged at the first
- * timed read whose judged rows' KL from the baseline's passes the arena's bound
- * (docs/validator.md). */
+ * the sum of its absolute products) and in the audit, and no clear argmax changes: the
+ * tokens of a read differ from the baseline's at near ties only, which the token check
+ * lets pass. Its domain is the stock kernel's (one token row), so it changes the logits
+ * of each read's single sequence and prefills; the batched rows stay cuBLAS's. Measured on
+ * an H100 (2026-12-07, docs/validator.md): a judged row it changed is 4.8e-4 nats (KL)
+ * from the baseline's, where an honest kernel's rows stay under 1e-4; the GPU arena's
+ * bound is 2e-4. `cacheon verify` passes it; `cacheon qualify` judges the rows where the
+ * two lanes' tokens first differ and a secret draw of the rest, and fails it
+ * BehaviourChanged at speed. */
 #include <cuda_bf16.h>
 #include <stdint.h>
 

@@ -13,7 +13,9 @@ use cacheon_kernels::cuda::{
 use cacheon_kernels::model::ModelConfig;
 
 use super::engine_lane::{recorded_call, LaneEngine};
-use crate::lane::protocol::{CallSample, EngineWeights, ReadSpec, RecordedCall, RunResult};
+use crate::lane::protocol::{
+    CallSample, EngineWeights, PartTimes, ReadSpec, RecordedCall, RunResult,
+};
 
 /// Most prompt tokens one prefill pass takes (longer prompts run in chunks): the arena's
 /// whole prompt in one pass.
@@ -35,7 +37,7 @@ impl CudaEngineLane {
         max_seq: usize,
         max_batch: usize,
         stack: &[Vec<u8>],
-    ) -> Result<(CudaEngineLane, u64, Vec<(String, f64)>), String> {
+    ) -> Result<(CudaEngineLane, u64, PartTimes), String> {
         let cfg =
             ModelConfig::named(model).ok_or_else(|| format!("unknown model shape `{model}`"))?;
         let EngineWeights::Synthesized { seed: weights_seed } = *weights else {
