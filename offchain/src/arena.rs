@@ -148,9 +148,15 @@ pub struct Judging {
     pub envelope_floor: f64,
     /// Where every timed read sends its logits: the largest KL (nats) a read's next-token
     /// distribution may have from the baseline read's at any position (`reads.rs`).
-    /// `None` where a read's logits are too large to send (the GPU arena's 128,256-entry
-    /// vocabulary: 66 MB a read); its reads are judged by their tokens.
+    /// `None`: reads are judged by their tokens only.
     pub read_kl_bound: Option<f64>,
+    /// Rows of every read whose distributions are judged, where a read's logits are too
+    /// large to send whole (the GPU arena: 1,161 positions of 128,256 logits): both lanes
+    /// hold their read's logits (on the GPU) and send the rows the referee draws in secret
+    /// once the read is over, among those where both generated the same context, and every
+    /// sequence's first position where their tokens differ. `None`: every row travels with
+    /// the read.
+    pub read_kl_rows: Option<usize>,
 }
 
 /// One arena, as the off-chain tools see it.
@@ -200,8 +206,19 @@ const CPU_TINY_ARENA: Arena = Arena {
         // 1.3e-13 nats; a kernel 0.03 % off where it guesses it is not audited reads
         // 2.7e-8. A per-element error of about twice the f32 slot tolerance reaches it.
         read_kl_bound: Some(1e-10),
+        read_kl_rows: None,
     },
 };
+
+/// The GPU arena's bound on a judged row's KL (nats) from the baseline's distribution.
+/// Calibrated on an H100 (2026-12-07, `offchain/tools/gpu-qualify.sh`, docs/validator.md):
+/// a kernel against its own bytes reads exactly 0 (62 judged reads of 16 rows); an honest
+/// kernel that rounds otherwise (`examples/cuda/matmul-rows8-mma`: the batched rows on
+/// tensor cores instead of cuBLAS) at most 9.2e-5 (median of its reads' largest 8.5e-5,
+/// 96 rows); the LM head's logits 1/32 larger (`examples/cuda/fail-logit-temperature`,
+/// tokens unchanged) 4.8e-4 on the rows it changes. The bound sits between, about twice
+/// the honest figure and half the perturbed one.
+const GPU_READ_KL_BOUND: f64 = 2e-4;
 
 pub const ARENAS: [Arena; 4] = [
     CPU_TINY_ARENA,
@@ -241,7 +258,8 @@ pub const ARENAS: [Arena; 4] = [
             kl_bound: 2e-2,
             envelope_factor: 4.0,
             envelope_floor: 1e-3,
-            read_kl_bound: None,
+            read_kl_bound: Some(GPU_READ_KL_BOUND),
+            read_kl_rows: Some(16),
         },
     },
     Arena {
@@ -285,6 +303,7 @@ pub const ARENAS: [Arena; 4] = [
             envelope_factor: 4.0,
             envelope_floor: 1e-9,
             read_kl_bound: Some(1e-9),
+            read_kl_rows: None,
         },
     },
     Arena {

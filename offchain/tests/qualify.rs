@@ -192,6 +192,120 @@ fn a_kernel_wrong_only_after_verification_fails_in_the_timed_reads() {
 }
 
 #[test]
+fn every_attempt_says_where_its_time_went() {
+    // The stock attention kernel as its own candidate: every stage up to the speed
+    // decision runs, and the evidence times each (the GPU arena's attempts go through the
+    // same stages).
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    let stock =
+        cacheon_kernels::bundle::stock::cpu_bundle(cacheon_kernels::SlotId::AttentionDecode)
+            .unwrap()
+            .files();
+    let r = attempt(&stock, cpu, &opts(81), &mut |_| {});
+    let t = &r.stage_ms;
+    for stage in [
+        "static_screens",
+        "build",
+        "verify",
+        "screen_lane_exit",
+        "lane_start",
+        "lane_start.spawn",
+        "lane_start.engine",
+        "lane_start.engine.total",
+        "lane_start.bundle",
+        "copy_bandwidth",
+        "warm",
+        "speed_reads",
+        "read_judging",
+    ] {
+        assert!(t.ms(stage) > 0.0, "{stage} untimed: {t:?}");
+    }
+    let pairs = r.speed.as_ref().unwrap().baseline_ms.len() as u32;
+    let count = |stage: &str| t.stages().find(|s| s.stage == stage).map_or(0, |s| s.count);
+    assert_eq!(
+        count("speed_reads"),
+        pairs * cpu.judging.runs_per_read as u32
+    );
+    // Two lanes started, each one part of the one `lane_start` span.
+    assert_eq!((count("lane_start"), count("lane_start.spawn")), (1, 2));
+    // The top-level stages and `other` add up to the wall time.
+    let wall = r.wall_ms as f64;
+    assert!(
+        (t.top_level_ms() - wall).abs() <= 1.0,
+        "{t:?} against {wall} ms"
+    );
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(json["stage_ms"].as_array().unwrap().len() >= 14, "{json}");
+}
+
+#[test]
+fn reads_judged_on_rows_the_lanes_held() {
+    // The GPU arena's way of judging distributions, on the CPU arena: both lanes hold
+    // their read's logits and send only the rows drawn in secret after the read. An honest
+    // kernel (AVX2 products: another summation order, other rounding) stays within the
+    // bound on every judged read.
+    let mut cpu = arena::arena("cpu-tiny").unwrap();
+    cpu.judging.read_kl_rows = Some(8);
+    let r = attempt(
+        &files("examples/cpu/matmul-avx2"),
+        cpu,
+        &opts(82),
+        &mut |_| {},
+    );
+    let speed = r.speed.as_ref().expect("the speed step ran");
+    let judged = speed.baseline_ms.len() * cpu.judging.runs_per_read;
+    assert_eq!(speed.read_kl.len(), judged, "{speed:?}");
+    let max = speed.max_read_kl.unwrap();
+    assert!(
+        max > 0.0 && max <= cpu.judging.read_kl_bound.unwrap(),
+        "{speed:?}"
+    );
+    assert!(
+        !matches!(&r.outcome, Outcome::Fail(f) if f.reason == FailReason::BehaviourChanged),
+        "{:?}",
+        r.outcome
+    );
+}
+
+#[test]
+fn held_logits_are_the_rows_the_read_computed() {
+    use cacheon::lane::Lane;
+    let cpu = arena::arena("cpu-tiny").unwrap();
+    let w = cpu.workload;
+    let mut lane = Lane::spawn(&opts(0).lane_exe, cpu.backend, Default::default()).unwrap();
+    let (vocab, _) = lane
+        .load_engine(
+            w.model,
+            cpu.engine_weights(3),
+            w.max_seq,
+            w.max_batch(),
+            &[],
+        )
+        .unwrap();
+    lane.seal().unwrap();
+    let prompts = cacheon::qualify::reads::Prompts::Random { vocab };
+    let read = prompts.read(9, 1, &w);
+    let sent = lane.run(&read, true, true).unwrap();
+    let all = sent.logits.unwrap();
+    // Rows of the single sequence and of the batched part, the last one included.
+    let rows = [0, 5, read.decode_steps + 1, read.generated() - 1];
+    let held = lane.logit_rows(&rows).unwrap();
+    for (k, &r) in rows.iter().enumerate() {
+        let want = &all[r * vocab..(r + 1) * vocab];
+        let got = &held[k * vocab..(k + 1) * vocab];
+        assert!(
+            want.iter()
+                .zip(got)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "row {r}"
+        );
+    }
+    // A row past the read is refused, not made up.
+    assert!(lane.logit_rows(&[read.generated()]).is_err());
+    lane.shutdown();
+}
+
+#[test]
 fn a_private_weight_copy_kept_between_calls_fails_the_in_place_probe() {
     // An AVX2 linear.matmul that keeps a copy of each weight matrix below its stack
     // pointer, keyed by address, shape and four sampled weights, made at a key's second
@@ -456,6 +570,23 @@ fn qualify_command_prints_one_object_and_exits_by_verdict() {
 // ---------------------------------------------------------------------------------------
 // The CUDA arena (skipped without a GPU; `offchain/tools/gpu-qualify.sh` runs the same attempts
 // with the built binary on a GPU machine that has no cargo).
+
+#[test]
+fn a_machine_without_a_gpu_is_no_decision_never_the_candidates_fault() {
+    if common::gpu_present() {
+        return;
+    }
+    let h200 = arena::arena("h200-llama8b").unwrap();
+    let stock = cacheon_kernels::bundle::stock::cuda_bundle(cacheon_kernels::SlotId::LinearMatmul)
+        .unwrap()
+        .files();
+    let r = attempt(&stock, h200, &opts(1), &mut |_| {});
+    assert!(
+        matches!(r.outcome, Outcome::NoDecision { .. }),
+        "{:?}",
+        r.outcome
+    );
+}
 
 #[test]
 fn cuda_attempts_run_every_step_on_the_gpu() {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Whole qualification attempts on the h200-llama8b arena, on a GPU machine that has no
 # cargo. Build the binary here and copy it (as for gpu-verify.sh):
-#   mkdir -p target/gpu-cli && objcopy --strip-debug "$CARGO_TARGET_DIR/debug/cacheon" target/gpu-cli/cacheon
+#   mkdir -p target/gpu-cli && objcopy --strip-debug "$CARGO_TARGET_DIR/release/cacheon" target/gpu-cli/cacheon
 #   then copy the repository with target/gpu-cli to the GPU machine and run bash offchain/tools/gpu-qualify.sh there.
 # Each attempt's JSON line, evidence report and wall time land under $OUT (default
-# ./gpu-qualify-out); summary.txt has one line per attempt.
+# ./gpu-qualify-out); summary.txt has one line per attempt (its stage times included),
+# stats.txt the runs' statistics (offchain/tools/qualify-stats.py).
 set -u
 cd "$(dirname "$0")/../.."
 B=${CACHEON_BIN:-target/gpu-cli/cacheon}
@@ -19,7 +20,14 @@ ATTEMPTS=${ATTEMPTS:-"examples/cuda/silu-and-mul:1 examples/cuda/silu-and-mul:2 
 # the candidate.
 STACK_ARGS=()
 for s in ${STACK:-}; do STACK_ARGS+=(--stack "$s"); done
+# DEADLINE: seconds after which no further attempt starts (the runs fit a time limit).
+DEADLINE=${DEADLINE:-}
+T0=$(date +%s)
 for a in $ATTEMPTS; do
+  if [ -n "$DEADLINE" ] && [ $(( $(date +%s) - T0 )) -ge "$DEADLINE" ]; then
+    echo "deadline: $a and the attempts after it not started" >&2
+    break
+  fi
   d=${a%%:*}; seed=${a##*:}
   n=$(echo "$d" | tr '/' '_')-$seed
   start=$(date +%s.%N)
@@ -48,13 +56,24 @@ if os.path.exists(ev):
         line += f" speedup={iv.get('speedup', 0):.5f} ({iv.get('low', 0):.5f}..{iv.get('high', 0):.5f})"
     if b:
         line += f" read_ms B={min(b):.2f}..{max(b):.2f} C={min(c):.2f}..{max(c):.2f} floor={s.get('floor_ms', 0):.2f} copy={s.get('copy_gb_per_s', 0):.0f}GB/s"
+        line += f" base_first={s.get('base_started_first')} builds={s.get('lane_builds')}"
+    if s.get("max_read_kl") is not None:
+        line += f" max_read_kl={s['max_read_kl']:.3e}"
     if r.get("audit"):
         line += f" audit={r['audit']['calls']}/{r['audit']['failed_calls']}"
     if r.get("pristine"):
         p = r["pristine"]
         line += f" kl_b={p['kl_baseline']:.2e} kl_c={p['kl_candidate']:.2e}"
+    # The stages (s): the screens (static steps, build, verify, graph, the screening
+    # lane's exit) together, then each later stage.
+    t = {e["stage"]: e["ms"] / 1e3 for e in r.get("stage_ms") or []}
+    screens = sum(t.get(k, 0) for k in ("static_screens", "build", "verify", "graph", "screen_lane_exit"))
+    parts = [f"screens={screens:.1f}"] + [f"{k}={t[k]:.1f}" for k in (
+        "lane_start", "copy_bandwidth", "warm", "speed_reads", "read_judging", "audit", "pristine", "other") if k in t]
+    line += " stages_s[" + " ".join(parts) + "]"
     line += f" machine={r.get('machine')!r}"
 line += " " + (v.get("detail") or "").replace("\n", " ")[:200]
 print(line)
 PY
 done | tee "$OUT/summary.txt"
+python3 offchain/tools/qualify-stats.py "$OUT/evidence" | tee "$OUT/stats.txt"

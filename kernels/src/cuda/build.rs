@@ -30,6 +30,7 @@ use super::kernel::CudaKernel;
 use super::loader;
 use super::nvrtc::{self, NvrtcError};
 use super::ptx::{self, AbiError, ARENA_ARCH};
+use super::ptx_cache;
 use super::screen::{self, ScreenError};
 
 /// How to build a CUDA bundle.
@@ -240,37 +241,17 @@ pub fn compile_cuda_bundle(
         // includes beside the program's name on disk, and a path like `kernels/x.cu` must
         // not make it look in the validator's working directory.
         let name = op.source.rsplit('/').next().unwrap_or(&op.source);
-        let attempt = |opts_now: &[String]| match &opts.sandbox_exe {
-            Some(exe) => {
-                nvrtc::compile_sandboxed(exe, name, text, &headers, opts_now, opts.timeout)
-            }
-            None => nvrtc::compile(name, text, &headers, opts_now, opts.timeout),
-        };
-        let mut result = attempt(&options);
-        let mut note = String::new();
-        if let Err(NvrtcError::Failed { log, .. }) = &result {
-            if nvrtc::log_says_header_missing(log) && !opts.include_dirs.is_empty() {
-                note = format!(
-                    "note: system headers from {}\n",
-                    opts.include_dirs
-                        .iter()
-                        .map(|d| d.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-                result = attempt(&with_includes);
-            }
-        }
+        let result = compile_source(name, text, &headers, [&options, &with_includes], opts);
         match result {
-            Ok(out) => sources.push(CompiledSource {
+            Ok((ptx, log)) => sources.push(CompiledSource {
                 source: op.source.clone(),
-                ptx: out.ptx,
-                log: cut(format!("{note}{}", out.log), opts.max_log_bytes),
+                ptx,
+                log: cut(log, opts.max_log_bytes),
             }),
             Err(NvrtcError::Failed { log, .. }) => {
                 return Err(CudaBuildError::Build {
                     source_path: op.source.clone(),
-                    log: cut(format!("{note}{log}"), opts.max_log_bytes),
+                    log: cut(log, opts.max_log_bytes),
                 })
             }
             Err(NvrtcError::Timeout { seconds }) => {
@@ -305,6 +286,61 @@ pub fn compile_cuda_bundle(
         sources,
         compile_time,
     })
+}
+
+/// One source to PTX with its log: read back from the build cache ([`ptx_cache`]) where
+/// the same source was compiled before, else compiled, in this process or in the
+/// compiler's sandbox as `opts` says: first with NVRTC's built-in headers only, then, if a
+/// system header was missing, with the toolkit's include folders (`option_sets[1]`; the
+/// log then says so).
+fn compile_source(
+    name: &str,
+    text: &str,
+    headers: &[(String, String)],
+    option_sets: [&[String]; 2],
+    opts: &CudaBuildOptions,
+) -> Result<(String, String), NvrtcError> {
+    let attempt = |opts_now: &[String]| match &opts.sandbox_exe {
+        Some(exe) => nvrtc::compile_sandboxed(exe, name, text, headers, opts_now, opts.timeout),
+        None => nvrtc::compile(name, text, headers, opts_now, opts.timeout),
+    };
+    let compile = || {
+        let mut result = attempt(option_sets[0]);
+        let mut note = String::new();
+        if let Err(NvrtcError::Failed { log, .. }) = &result {
+            if nvrtc::log_says_header_missing(log) && !opts.include_dirs.is_empty() {
+                note = format!(
+                    "note: system headers from {}\n",
+                    opts.include_dirs
+                        .iter()
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                result = attempt(option_sets[1]);
+            }
+        }
+        match result {
+            Ok(out) => Ok((out.ptx, format!("{note}{}", out.log))),
+            Err(NvrtcError::Failed { code, log }) => Err(NvrtcError::Failed {
+                code,
+                log: format!("{note}{log}"),
+            }),
+            Err(e) => Err(e),
+        }
+    };
+    let Ok(nvrtc_version) = nvrtc::version() else {
+        return compile();
+    };
+    let inputs = ptx_cache::CompileInputs {
+        nvrtc_version,
+        name,
+        source: text,
+        headers,
+        option_sets: &option_sets,
+        include_dirs: &opts.include_dirs,
+    };
+    ptx_cache::cached(&inputs, compile)
 }
 
 /// A built and loaded CUDA bundle.

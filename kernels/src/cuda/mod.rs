@@ -14,6 +14,7 @@
 //! | [`loader`] | Finding `libcuda`/`libnvrtc` and the toolkit headers at run time. |
 //! | [`screen`] | The include screen (allow-listed system headers, bundle headers only). |
 //! | [`nvrtc`] | One NVRTC compile with in-memory headers and a time limit. |
+//! | [`ptx_cache`] | NVRTC builds filed by the SHA-256 of what decides them, read back instead of compiled. |
 //! | [`ptx`] | Parsing `.entry` parameter lists out of PTX; the ABI check. |
 //! | [`build`] | [`build_cuda_bundle`]: manifest → screen → NVRTC → ABI → load. |
 //! | [`kernel`] | [`CudaKernel`] (launch with manifest geometry) and [`DeviceArgs`]. |
@@ -27,6 +28,7 @@ pub mod kernel;
 pub mod loader;
 pub mod nvrtc;
 pub mod ptx;
+pub mod ptx_cache;
 pub mod screen;
 pub mod timing;
 

@@ -6,7 +6,7 @@
 //! On the CPU arena the shares are measured here and now: one workload read of the stock
 //! engine with every slot call timed. The GPU arena's are computed from a committed
 //! measurement of a prefill and a decode step ([`LLAMA8B_READ_H100`], taken with
-//! `cacheon-engine-bench --breakdown`) and the workload's number of decode steps.
+//! `cacheon-cuda-engine-bench --breakdown`) and the workload's number of decode steps.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

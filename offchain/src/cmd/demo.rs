@@ -100,7 +100,7 @@ fn answer(
             decode_steps: ANSWER_TOKENS,
             ..Default::default()
         };
-        let read = lane.run(&spec, false).map_err(|e| e.to_string())?;
+        let read = lane.run(&spec, false, false).map_err(|e| e.to_string())?;
         let secs = t.elapsed().as_secs_f64();
         lane.shutdown();
         let end = read

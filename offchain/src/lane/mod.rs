@@ -23,6 +23,7 @@
 //! rank's calls. The first rank to fail decides the error: the referee stops the group
 //! file at once, so the others do not wait out their barrier's deadline for it.
 
+pub mod build_cache;
 pub mod child;
 pub mod harness;
 mod process;
@@ -460,6 +461,16 @@ impl Lane {
         Ok(path)
     }
 
+    /// How long the first rank's engine took to load, part by part (ms), as it said.
+    pub fn engine_load_ms(&self) -> &[(String, f64)] {
+        &self.ranks[0].engine_load_ms
+    }
+
+    /// The first rank's NVRTC builds read back from the build cache and compiled.
+    pub fn builds(&self) -> protocol::BuildCounts {
+        self.ranks[0].builds
+    }
+
     /// Installs the built candidate's kernels into every rank's engine.
     pub fn install_candidate(&mut self) -> Result<(), LaneError> {
         let start = self.deadlines.start;
@@ -473,11 +484,18 @@ impl Lane {
     }
 
     /// One workload read: generated tokens, dispatch counts, and the logits if asked
-    /// (every rank's, equal bit for bit).
-    pub fn run(&mut self, read: &ReadSpec, keep_logits: bool) -> Result<RunResult, LaneError> {
+    /// (every rank's, equal bit for bit). With `hold_logits` the lane holds every generated
+    /// position's logits until its next read ([`Lane::logit_rows`]).
+    pub fn run(
+        &mut self,
+        read: &ReadSpec,
+        keep_logits: bool,
+        hold_logits: bool,
+    ) -> Result<RunResult, LaneError> {
         let req = Request::Run {
             read: read.clone(),
             keep_logits,
+            hold_logits,
         };
         let all = self.ask(
             |_| req.clone(),
@@ -498,6 +516,24 @@ impl Lane {
             } else {
                 None
             }
+        })
+    }
+
+    /// Rows `rows` (in the order of the read's tokens) of the logits the last read held
+    /// (`[rows.len(), vocab]`; every rank's, equal bit for bit).
+    pub fn logit_rows(&mut self, rows: &[usize]) -> Result<Vec<f32>, LaneError> {
+        let req = Request::LogitRows {
+            rows: rows.to_vec(),
+        };
+        let n = rows.len();
+        let all = self.ask(
+            |_| req.clone(),
+            &[],
+            self.deadlines.call,
+            |p| p.logit_rows(n),
+        )?;
+        self.agreed("held logits", all, |a, b| {
+            (!same_bits(a, b)).then(|| "logits".to_string())
         })
     }
 

@@ -36,6 +36,10 @@ pub(super) struct LaneProcess {
     candidate: bool,
     /// The loaded engine's vocabulary (0 before `load_engine`).
     vocab: usize,
+    /// How long its engine took to load, part by part, as the lane said (ms).
+    pub engine_load_ms: protocol::PartTimes,
+    /// Its NVRTC builds read back from the build cache and compiled, as it last said.
+    pub builds: protocol::BuildCounts,
     /// The lane is stopped (`SIGSTOP`) until the next request.
     frozen: bool,
     /// The lane process is gone and waited for: no signal goes to its ids again.
@@ -96,6 +100,10 @@ impl LaneProcess {
                 if let Some(v) = std::env::var_os(var) {
                     cmd.env(var, v);
                 }
+            }
+            // What it builds from content alone is kept for the next lane.
+            if let Some(dir) = super::build_cache::dir() {
+                cmd.envs(super::build_cache::lane_env(&dir));
             }
         }
         // SAFETY: `apply` and dup2 only make async-signal-safe system calls on prepared
@@ -163,6 +171,8 @@ impl LaneProcess {
             network_namespace: false,
             candidate: false,
             vocab: 0,
+            engine_load_ms: Vec::new(),
+            builds: protocol::BuildCounts::default(),
             frozen: false,
             reaped: false,
             answer_by: (Instant::now(), deadlines.start),
@@ -477,10 +487,14 @@ impl LaneProcess {
             Reply::EngineReady {
                 vocab,
                 weight_bytes,
+                load_ms,
+                builds,
             } => {
                 if loaded {
                     self.vocab = vocab;
+                    self.engine_load_ms = load_ms;
                 }
+                self.builds = builds;
                 Ok((vocab, weight_bytes))
             }
             other => Err(self.unexpected(other)),
@@ -572,6 +586,21 @@ impl LaneProcess {
     pub(super) fn forced(&mut self) -> Result<Vec<f32>, LaneError> {
         match self.reply()? {
             Reply::Forced { .. } => self.f32_blob(),
+            other => Err(self.unexpected(other)),
+        }
+    }
+
+    /// The answer to `LogitRows`: `rows` rows of the vocabulary, no more.
+    pub(super) fn logit_rows(&mut self, rows: usize) -> Result<Vec<f32>, LaneError> {
+        match self.reply()? {
+            Reply::LogitRows { rows: n } if n == rows => {
+                let blob = self.f32_blob()?;
+                if blob.len() != rows * self.vocab {
+                    let detail = format!("{rows} held rows came as {} logits", blob.len());
+                    return Err(self.misbehaved(detail));
+                }
+                Ok(blob)
+            }
             other => Err(self.unexpected(other)),
         }
     }

@@ -112,8 +112,17 @@ pub enum Request {
     Seal,
     /// One read of the timed workload ([`ReadSpec`]). With `keep_logits`, the next-token
     /// logits of every generated token follow, a blob a sequence (`[tokens, vocab]` each,
-    /// in the order of [`ReadSpec::sequences`]).
-    Run { read: ReadSpec, keep_logits: bool },
+    /// in the order of [`ReadSpec::sequences`]). With `hold_logits`, the lane holds them
+    /// (on the GPU for CUDA lanes) until its next read, for [`Request::LogitRows`].
+    Run {
+        read: ReadSpec,
+        keep_logits: bool,
+        #[serde(default)]
+        hold_logits: bool,
+    },
+    /// Rows of the last read's held logits (indices in the order of the read's tokens);
+    /// they follow as one blob (`[rows.len(), vocab]`).
+    LogitRows { rows: Vec<usize> },
     /// An audit read: one read of the timed workload (same shapes, a fresh prompt, at a
     /// position among the timed reads the referee drew in secret) with the sampled calls
     /// recorded (inputs before the call, outputs after, inputs checked again after) and
@@ -345,6 +354,17 @@ pub enum BuildStage {
     Abi,
 }
 
+/// How long each part of something took, by name, in milliseconds.
+pub type PartTimes = Vec<(String, f64)>;
+
+/// NVRTC builds a lane read back from the build cache (`cached`) and compiled
+/// (`compiled`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildCounts {
+    pub cached: u64,
+    pub compiled: u64,
+}
+
 /// A guard-band element found overwritten after a call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GuardHit {
@@ -405,6 +425,12 @@ pub enum Reply {
         vocab: usize,
         /// Bytes of weights one forward pass reads (for the physical floor).
         weight_bytes: u64,
+        /// How long assembling it took, part by part, as the lane measured it (ms).
+        #[serde(default)]
+        load_ms: PartTimes,
+        /// NVRTC builds the lane read back from the build cache and compiled, so far.
+        #[serde(default)]
+        builds: BuildCounts,
     },
     /// A workload read finished: the generated tokens and each slot's dispatch count
     /// during it (indexed like `SlotId::ALL`); logits follow as a blob if asked for.
@@ -422,6 +448,10 @@ pub enum Reply {
     /// Teacher forcing finished; the logits follow as one blob.
     Forced {
         positions: usize,
+    },
+    /// Held logit rows; they follow as one blob.
+    LogitRows {
+        rows: usize,
     },
     /// The lane could not do what was asked for reasons that are not the candidate's.
     Fault {

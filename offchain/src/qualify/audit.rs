@@ -332,7 +332,7 @@ pub fn audit_read(
     secrets: &mut Secrets,
 ) -> Result<(), Outcome> {
     let base_tokens = base
-        .run(read, false)
+        .run(read, false, false)
         .map_err(|e| lane_outcome(Stage::Audit, LaneError::Infrastructure(e.to_string())))?
         .tokens;
     base.freeze();

@@ -16,6 +16,7 @@ mod report;
 pub mod screens;
 mod session;
 pub mod speed;
+pub mod stage_times;
 mod verify;
 
 pub use report::{AttemptReport, PristineRecord, SpeedRecord};
@@ -91,6 +92,7 @@ pub fn attempt(
         speedup_ppm: None,
         machine: screens.machine.clone(),
         wall_ms: 0,
+        stage_ms: screens.stage_ms.clone(),
         screens,
         speed: None,
         audit: None,
@@ -100,7 +102,10 @@ pub fn attempt(
     if let (Outcome::Pass, Some(packed)) = (&report.outcome, report.screens.packed.clone()) {
         report.outcome = measure(&packed, arena, opts, &mut report, progress);
     }
-    report.wall_ms = started.elapsed().as_millis() as u64;
+    let wall = started.elapsed();
+    report.wall_ms = wall.as_millis() as u64;
+    let other = wall.as_secs_f64() * 1e3 - report.stage_ms.top_level_ms();
+    report.stage_ms.add_ms("other", other.max(0.0));
     report
 }
 
@@ -116,14 +121,24 @@ fn measure(
     let slots: Vec<SlotId> = packed.manifest.ops.iter().map(|o| o.slot).collect();
     progress(Progress::Stage(Stage::Speed));
     let base_first = lanes::base_first(opts.seed);
-    let lanes = match lanes::start(&packed.canonical, &slots, arena, opts, base_first) {
+    let started = lanes::start(
+        &packed.canonical,
+        &slots,
+        arena,
+        opts,
+        base_first,
+        &mut report.stage_ms,
+    );
+    let lanes = match started {
         Ok(l) => l,
         Err(outcome) => return outcome,
     };
-    let measured = match opts.copy_bandwidth {
-        Some(rate) => Ok(rate),
-        None => copy::floor_bandwidth(arena.backend, lanes.weight_bytes as usize),
-    };
+    let measured = report
+        .stage_ms
+        .time("copy_bandwidth", || match opts.copy_bandwidth {
+            Some(rate) => Ok(rate),
+            None => copy::floor_bandwidth(arena.backend, lanes.weight_bytes as usize),
+        });
     let copy = match measured {
         Ok(c) => c,
         Err(e) => return lane_outcome(Stage::Speed, LaneError::Infrastructure(e)),
@@ -133,6 +148,8 @@ fn measure(
         max_noise_ppm: j.max_noise_ppm,
         floor_ms: w.passes() as f64 * lanes.weight_bytes as f64 / copy * 1e3,
         copy_gb_per_s: copy / 1e9,
+        base_started_first: base_first,
+        lane_builds: lanes.builds,
         ..Default::default()
     };
 
@@ -143,6 +160,7 @@ fn measure(
     };
     let decided = reads.speed(&mut rec, progress);
     rec.lane_starts = reads.lane_starts;
+    report.stage_ms.merge(&std::mem::take(&mut reads.times));
     if reads.audit.reads > 0 {
         report.audit = Some(reads.audit.clone());
     }
@@ -186,12 +204,14 @@ fn measure(
     progress(Progress::Stage(Stage::Audit));
     let audited = reads.remaining_audits();
     report.audit = Some(reads.audit.clone());
+    report.stage_ms.merge(&std::mem::take(&mut reads.times));
     if let Err(outcome) = audited {
         return outcome;
     }
 
     // Step 9: both engines' tokens and distributions from one more read, for the pristine
     // reference T, once the candidate lanes are gone.
+    let pristine_started = std::time::Instant::now();
     let vocab = reads.vocab;
     let (read, b_run, c_run) = match reads.last_read() {
         Ok(r) => r,
@@ -199,6 +219,7 @@ fn measure(
     };
     progress(Progress::Stage(Stage::Pristine));
     let (outcome, record) = pristine::check(&read, &b_run, &c_run, arena, opts, vocab);
+    report.stage_ms.add("pristine", pristine_started.elapsed());
     report.pristine = record;
     outcome
 }

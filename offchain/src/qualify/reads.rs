@@ -108,17 +108,18 @@ pub struct TimedPair {
 
 /// Runs the read on both lanes, candidate first when `cand_first`; the referee times
 /// each request itself, from sending it to the reply, and freezes each lane as soon as it
-/// has answered. With `keep_logits` both lanes send every generated position's logits.
+/// has answered. With `keep_logits` both lanes send every generated position's logits;
+/// with `hold_logits` both hold them for [`held_rows`].
 pub fn timed_pair(
     base: &mut Lane,
     cand: &mut Lane,
     read: &ReadSpec,
     cand_first: bool,
-    keep_logits: bool,
+    (keep_logits, hold_logits): (bool, bool),
 ) -> Result<TimedPair, Outcome> {
     let time = |lane: &mut Lane| {
         let t = Instant::now();
-        let r = lane.run(read, keep_logits);
+        let r = lane.run(read, keep_logits, hold_logits);
         let ms = t.elapsed().as_secs_f64() * 1e3;
         lane.freeze();
         r.map(|read| (ms, read))
@@ -145,6 +146,34 @@ pub fn timed_pair(
     })
 }
 
+/// Rows `rows` of the logits both lanes held from their last read (baseline's, then
+/// candidate's), asked in the order the lanes read (`cand_first`), so that the lane that
+/// read last is the last to use the GPU; each lane frozen again once it answered.
+pub fn held_rows(
+    base: &mut Lane,
+    cand: &mut Lane,
+    rows: &[usize],
+    cand_first: bool,
+) -> Result<(Vec<f32>, Vec<f32>), Outcome> {
+    let fetch = |lane: &mut Lane| {
+        let r = lane.logit_rows(rows);
+        lane.freeze();
+        r
+    };
+    let base_rows = |base: &mut Lane| {
+        fetch(base)
+            .map_err(|e| lane_outcome(Stage::Speed, LaneError::Infrastructure(e.to_string())))
+    };
+    let cand_rows = |cand: &mut Lane| fetch(cand).map_err(|e| lane_outcome(Stage::Speed, e));
+    if cand_first {
+        let c = cand_rows(cand)?;
+        Ok((base_rows(base)?, c))
+    } else {
+        let b = base_rows(base)?;
+        Ok((b, cand_rows(cand)?))
+    }
+}
+
 /// The read's sequences as ranges of its generated tokens (and logit rows), each with its
 /// prompt.
 pub(super) fn spans(read: &ReadSpec) -> Vec<(&[u32], std::ops::Range<usize>)> {
@@ -158,18 +187,124 @@ pub(super) fn spans(read: &ReadSpec) -> Vec<(&[u32], std::ops::Range<usize>)> {
         .collect()
 }
 
+/// The rows (generated positions, in the order of the read's tokens) where the two lanes
+/// generated the same context: in each sequence, up to and including the first position
+/// where their tokens differ (what came after a different token is another context). The
+/// tokens' lengths are checked by [`tokens_agree`] first.
+pub fn same_context_rows(read: &ReadSpec, base_tokens: &[u32], cand_tokens: &[u32]) -> Vec<usize> {
+    let mut rows = Vec::new();
+    for (_, span) in spans(read) {
+        let (Some(b), Some(c)) = (base_tokens.get(span.clone()), cand_tokens.get(span.clone()))
+        else {
+            continue;
+        };
+        let same = b
+            .iter()
+            .zip(c)
+            .position(|(x, y)| x != y)
+            .map_or(span.len(), |at| at + 1);
+        rows.extend(span.start..span.start + same);
+    }
+    rows
+}
+
+/// The rows of a read whose held logits are judged, in ascending order: every sequence's
+/// first position where the two lanes' tokens differ (where a kernel that moved the
+/// distribution shows first: its tokens, a near tie there, are another context from then
+/// on), and `n` more of the same-context rows `same` (all of them where there are no
+/// more), drawn in secret for the attempt's `read`-th read once it is over.
+pub fn judged_rows(
+    seed: u64,
+    read_no: u64,
+    (read, base_tokens, cand_tokens): (&ReadSpec, &[u32], &[u32]),
+    same: &[usize],
+    n: usize,
+) -> Vec<usize> {
+    let mut picked: std::collections::BTreeSet<usize> = spans(read)
+        .into_iter()
+        .filter_map(|(_, span)| {
+            let (b, c) = (
+                base_tokens.get(span.clone())?,
+                cand_tokens.get(span.clone())?,
+            );
+            b.iter()
+                .zip(c)
+                .position(|(x, y)| x != y)
+                .map(|at| span.start + at)
+        })
+        .collect();
+    if same.len() <= n {
+        picked.extend(same);
+        return picked.into_iter().collect();
+    }
+    let mut rng = Rng::secret(seed, &format!("read-kl-rows/{read_no}"));
+    let mut drawn = std::collections::BTreeSet::new();
+    while drawn.len() < n {
+        drawn.insert(same[rng.below(same.len() as u64) as usize]);
+    }
+    picked.extend(drawn);
+    picked.into_iter().collect()
+}
+
+/// What a read's judged rows gave: the largest and the mean KL (nats) of the candidate's
+/// next-token distribution from the baseline's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReadKl {
+    pub max: f64,
+    pub mean: f64,
+}
+
+/// Judges rows `rows` of a read (`b` and `c`: those rows' logits from the baseline and the
+/// candidate, `[rows.len(), vocab]` each): no row's KL(baseline ‖ candidate) may exceed
+/// `bound` (a NaN never is within it). Every judged read is judged this way, so a kernel
+/// that is exact only where it guesses it is observed gains nothing: what it computes in a
+/// read is what the read is judged on.
+pub fn kl_within(
+    read: &ReadSpec,
+    rows: &[usize],
+    (b, c): (&[f32], &[f32]),
+    vocab: usize,
+    bound: f64,
+) -> Result<ReadKl, String> {
+    if vocab == 0 || b.len() != rows.len() * vocab || c.len() != b.len() {
+        return Err(format!(
+            "a timed read's judged logits came as {} and {} values for {} rows of {vocab}",
+            b.len(),
+            c.len(),
+            rows.len()
+        ));
+    }
+    let starts: Vec<usize> = spans(read).into_iter().map(|(_, s)| s.start).collect();
+    let mut worst = ReadKl {
+        max: 0.0,
+        mean: 0.0,
+    };
+    for (k, &row) in rows.iter().enumerate() {
+        let at = k * vocab..(k + 1) * vocab;
+        let kl = super::pristine::row_kl(&b[at.clone()], &c[at]);
+        if kl.is_nan() || kl > bound {
+            let s = starts.iter().rposition(|&st| st <= row).unwrap_or(0);
+            return Err(format!(
+                "a timed read's next-token distribution at generated position {} of \
+                 sequence {s} is {kl:.3e} nats (KL) from the baseline's, more than {bound:.1e}",
+                row - starts[s]
+            ));
+        }
+        worst.max = worst.max.max(kl);
+        worst.mean += kl / rows.len() as f64;
+    }
+    Ok(worst)
+}
+
 /// Checks a timed read's next-token distributions against the baseline's for the same
-/// read, sequence by sequence, position by position while the two generated the same
-/// context (up to and including the first position where their tokens differ): no
-/// position's KL(baseline ‖ candidate) may exceed `bound`. Every timed read is judged this
-/// way, so a kernel that is exact only where it guesses it is observed gains nothing: what
-/// it computes in a read is what the read is judged on. Returns the largest KL seen.
+/// read where both sent every row with the read ([`kl_within`] on every row where the two
+/// generated the same context).
 pub fn distributions_agree(
     pair: &TimedPair,
     read: &ReadSpec,
     vocab: usize,
     bound: f64,
-) -> Result<f64, String> {
+) -> Result<ReadKl, String> {
     let (Some(b), Some(c)) = (&pair.base_logits, &pair.cand_logits) else {
         return Err("a timed read came back without the logits asked for".into());
     };
@@ -189,28 +324,15 @@ pub fn distributions_agree(
             b.len(),
         ));
     }
-    let mut worst = 0f64;
-    for (s, (_, span)) in spans(read).into_iter().enumerate() {
-        let same = pair.base_tokens[span.clone()]
+    let judged = same_context_rows(read, &pair.base_tokens, &pair.cand_tokens);
+    // The same rows are contiguous from each sequence's start: gather them.
+    let gather = |all: &[f32]| -> Vec<f32> {
+        judged
             .iter()
-            .zip(&pair.cand_tokens[span.clone()])
-            .position(|(x, y)| x != y)
-            .map_or(span.len(), |at| at + 1);
-        for row in span.start..span.start + same {
-            let at = row * vocab..(row + 1) * vocab;
-            let kl = super::pristine::row_kl(&b[at.clone()], &c[at]);
-            // NaN is never within the bound.
-            if kl.is_nan() || kl > bound {
-                return Err(format!(
-                    "a timed read's next-token distribution at generated position {} of \
-                     sequence {s} is {kl:.3e} nats (KL) from the baseline's, more than {bound:.1e}",
-                    row - span.start
-                ));
-            }
-            worst = worst.max(kl);
-        }
-    }
-    Ok(worst)
+            .flat_map(|&r| all[r * vocab..(r + 1) * vocab].iter().copied())
+            .collect()
+    };
+    kl_within(read, &judged, (&gather(b), &gather(c)), vocab, bound)
 }
 
 /// Largest gap between two logits, relative to the largest logit's magnitude (at least
@@ -270,4 +392,43 @@ pub fn tokens_agree(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read() -> ReadSpec {
+        ReadSpec {
+            prompt: vec![1, 2, 3],
+            decode_steps: 4,
+            batch: vec![vec![4], vec![5]],
+            batch_steps: 3,
+        }
+    }
+
+    #[test]
+    fn judged_rows_take_every_first_difference_and_a_secret_draw_of_the_same_context() {
+        let r = read();
+        // Rows 0..5 the single sequence, 5..9 and 9..13 the batched ones.
+        let base: Vec<u32> = (0..13).collect();
+        let mut cand = base.clone();
+        cand[2] = 99; // the single sequence differs from its third token on
+        cand[11] = 99; // the second batched one from its third
+        let same = same_context_rows(&r, &base, &cand);
+        assert_eq!(same, [0, 1, 2, 5, 6, 7, 8, 9, 10, 11]);
+        let rows = judged_rows(7, 1, (&r, &base, &cand), &same, 3);
+        assert!(rows.contains(&2) && rows.contains(&11), "{rows:?}");
+        assert!(rows.len() >= 3 && rows.len() <= 5, "{rows:?}");
+        assert!(rows.iter().all(|x| same.contains(x)), "{rows:?}");
+        assert!(rows.windows(2).all(|w| w[0] < w[1]));
+        // The draw is the secret's: the same for the same read, another for the next.
+        assert_eq!(rows, judged_rows(7, 1, (&r, &base, &cand), &same, 3));
+        let others: Vec<Vec<usize>> = (2..12)
+            .map(|k| judged_rows(7, k, (&r, &base, &cand), &same, 3))
+            .collect();
+        assert!(others.iter().any(|o| *o != rows));
+        // Fewer same-context rows than asked for: all of them.
+        assert_eq!(judged_rows(7, 1, (&r, &base, &cand), &same, 20), same);
+    }
 }

@@ -4,7 +4,9 @@
 use serde::Serialize;
 
 use super::screens::{Outcome, ScreenReport};
+use super::stage_times::StageTimes;
 use super::{audit, speed};
+use crate::lane::protocol::BuildCounts;
 
 /// The speed step's record.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -26,8 +28,15 @@ pub struct SpeedRecord {
     /// Each slot's dispatch count in the candidate's reads.
     pub candidate_dispatch: Vec<(String, u64)>,
     /// The largest KL (nats) of a timed read's next-token distribution from the baseline
-    /// read's at the same position (arenas whose reads send logits).
+    /// read's at the same position (arenas that judge distributions).
     pub max_read_kl: Option<f64>,
+    /// Each judged read's largest KL (nats), in read order.
+    pub read_kl: Vec<f64>,
+    /// Whether the baseline lane started first (drawn from the secret seed; where the
+    /// arena restarts the lanes, the first start's order).
+    pub base_started_first: bool,
+    /// The speed lanes' NVRTC builds read back from the build cache and compiled.
+    pub lane_builds: BuildCounts,
 }
 
 /// The pristine reference's record.
@@ -52,6 +61,9 @@ pub struct AttemptReport {
     pub speedup_ppm: Option<u32>,
     pub machine: String,
     pub wall_ms: u64,
+    /// Where the wall time went, stage by stage (`stage_times.rs`); `other` is what no
+    /// stage timed.
+    pub stage_ms: StageTimes,
     pub screens: ScreenReport,
     pub speed: Option<SpeedRecord>,
     pub audit: Option<audit::AuditSummary>,

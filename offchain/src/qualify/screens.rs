@@ -10,6 +10,7 @@
 //! its own trusted reference.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use cacheon_kernels::bundle::manifest::Manifest;
 use cacheon_kernels::bundle::{self, BundleFile};
@@ -17,6 +18,7 @@ use cacheon_kernels::cuda::kernel::evaluate_geometry;
 use cacheon_primitives::{ContentHash, FailReason, NoDecisionReason};
 use serde::Serialize;
 
+use super::stage_times::StageTimes;
 use super::verify::{self, CaseRecord};
 use crate::arena::{Arena, LaneBackend};
 use crate::fingerprint::{copy_of, fingerprint, Earlier};
@@ -249,6 +251,9 @@ pub struct ScreenReport {
     /// without Landlock).
     pub lane_landlock: bool,
     pub seed: u64,
+    /// Where the screens' time went: the static steps, the screening lane's start and
+    /// build, the verification and graph cases.
+    pub stage_ms: StageTimes,
     /// The canonical bytes and manifest the static steps accepted, for the steps after the
     /// screens (not part of the evidence: the content hash names them).
     #[serde(skip)]
@@ -306,10 +311,14 @@ pub fn run_screens(
         lane_seccomp: false,
         lane_landlock: false,
         seed: opts.seed,
+        stage_ms: StageTimes::default(),
         packed: None,
     };
     progress(Progress::Stage(Stage::Pack));
-    let packed = match static_screen(files, arena) {
+    let started = Instant::now();
+    let screened = static_screen(files, arena);
+    report.stage_ms.add("static_screens", started.elapsed());
+    let packed = match screened {
         Ok(p) => p,
         Err(f) => {
             if f.stage != Stage::Pack {
@@ -326,7 +335,10 @@ pub fn run_screens(
     report.fingerprint = Some(hex::encode(fp));
     if let Some(earlier) = &opts.earlier {
         progress(Progress::Stage(Stage::Copy));
-        if let Some(original) = copy_of(&fp, earlier) {
+        let started = Instant::now();
+        let copied = copy_of(&fp, earlier);
+        report.stage_ms.add("static_screens", started.elapsed());
+        if let Some(original) = copied {
             report.outcome = Outcome::Fail(fail(
                 Stage::Copy,
                 FailReason::CopyOf(original),
@@ -342,11 +354,40 @@ pub fn run_screens(
     }
 
     progress(Progress::Stage(Stage::Build));
+    let started = Instant::now();
+    let built = screening_lane(&packed, arena, opts, &mut report);
+    report.stage_ms.add("build", started.elapsed());
+    let Some(mut lane) = built else {
+        return report;
+    };
+    if let Err(outcome) = verify::run_cases(
+        &mut lane,
+        &packed.manifest,
+        arena,
+        opts,
+        &mut report,
+        progress,
+    ) {
+        report.outcome = outcome;
+        return report;
+    }
+    report.stage_ms.time("screen_lane_exit", || lane.shutdown());
+    report
+}
+
+/// Steps 3-4 in a lane of their own: starts it, builds the candidate there and seals it.
+/// `None` when that ended the attempt (the outcome is in `report`).
+fn screening_lane(
+    packed: &Packed,
+    arena: Arena,
+    opts: &ScreenOptions,
+    report: &mut ScreenReport,
+) -> Option<Lane> {
     let mut lane = match Lane::spawn(&opts.lane_exe, arena.backend, opts.deadlines) {
         Ok(l) => l,
         Err(e) => {
             report.outcome = lane_outcome(Stage::Build, e);
-            return report;
+            return None;
         }
     };
     report.lane_network_namespace = lane.network_namespace;
@@ -364,7 +405,7 @@ pub fn run_screens(
                 }
                 Err(e) => {
                     report.outcome = lane_outcome(Stage::Build, e);
-                    return report;
+                    return None;
                 }
             }
         }
@@ -383,28 +424,15 @@ pub fn run_screens(
             };
             report.build_log = log;
             report.outcome = Outcome::Fail(finding);
-            return report;
+            return None;
         }
         Err(e) => {
             report.outcome = lane_outcome(Stage::Build, e);
-            return report;
+            return None;
         }
     }
     report.passed_stages.extend([Stage::Build, Stage::Abi]);
-
-    if let Err(outcome) = verify::run_cases(
-        &mut lane,
-        &packed.manifest,
-        arena,
-        opts,
-        &mut report,
-        progress,
-    ) {
-        report.outcome = outcome;
-        return report;
-    }
-    lane.shutdown();
-    report
+    Some(lane)
 }
 
 #[cfg(test)]

@@ -8,6 +8,9 @@
 //! ends up inside one half and stops mattering, and only a baseline still drifting when the
 //! read budget is spent is NoDecision.
 //!
+//! Pairs alternate which lane reads first, so a decision is taken at an even number of
+//! pairs only: each lane then read first as often as the other.
+//!
 //! Where the arena says so, pairs come in blocks of `block`, each block from a fresh start
 //! of both lanes in the order opposite to the block before (`session.rs`): a decision is
 //! taken only after as many pairs of each start order (or at the budget), so whatever
@@ -127,10 +130,14 @@ impl Rule {
         }
     }
 
-    /// Whether `pairs` pairs hold as many of each start order.
+    /// Whether `pairs` pairs are balanced: each lane started as many pairs as the other
+    /// (an even count: pairs alternate B C, C B, …), and where the lanes restart, as many
+    /// pairs came from each start order.
     pub fn balanced(&self, pairs: usize) -> bool {
-        self.block
-            .is_none_or(|b| pairs.is_multiple_of(2 * b.max(1)))
+        pairs.is_multiple_of(2)
+            && self
+                .block
+                .is_none_or(|b| pairs.is_multiple_of(2 * b.max(1)))
     }
 }
 
@@ -243,6 +250,35 @@ mod tests {
             decide(&b[..8], &c[..8], rule(20_000, 50_000, 8, 8, 3)),
             Decision::Faster
         );
+    }
+
+    #[test]
+    fn decisions_wait_for_as_many_pairs_started_by_each_lane() {
+        // Pairs alternate B C, C B, …, and the first read of a pair reads 0.5 % faster
+        // (it follows its own lane's read): at an odd count one lane has one such read
+        // more; at an even count the effect cancels exactly.
+        let r = Rule {
+            min_margin_ppm: 10_000,
+            max_noise_ppm: 50_000,
+            min_pairs: 6,
+            max_pairs: 40,
+            block: None,
+        };
+        let (mut b, mut c) = (Vec::new(), Vec::new());
+        for k in 0..8 {
+            let (fb, fc) = if k % 2 == 0 {
+                (0.995, 1.0)
+            } else {
+                (1.0, 0.995)
+            };
+            b.push(100.0 * fb);
+            c.push(100.0 * fc);
+        }
+        assert!(interval(&b[..7], &c[..7]).speedup < 0.9995);
+        assert_eq!(decide(&b[..7], &c[..7], r), Decision::Continue);
+        let iv = interval(&b, &c);
+        assert!((iv.speedup - 1.0).abs() < 1e-12, "{iv:?}");
+        assert_eq!(decide(&b, &c, r), Decision::NotFaster);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use cacheon_kernels::bundle::manifest::Manifest;
 use cacheon_kernels::rng::Rng;
+use cacheon_kernels::slots::args::SlotArgs;
 use cacheon_kernels::slots::SlotId;
 use cacheon_kernels::slots::{probe, reference};
 use cacheon_primitives::FailReason;
@@ -97,7 +98,18 @@ pub(super) fn run_cases(
             max_abs_err: 0.0,
             millis: 0,
         };
-        let result = lane.verify(&req);
+        // The reference's side of the case needs the seeds alone: it is computed while the
+        // lane runs the case.
+        let calls_of = (seeds.as_slice(), probe);
+        let (result, expected) = std::thread::scope(|scope| {
+            let expecting = scope.spawn(|| expect(slot, &shape, special, calls_of, arena.backend));
+            let result = lane.verify(&req);
+            (result, expecting.join())
+        });
+        let expected = match expected {
+            Ok(e) => e,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
         let (checks, outputs) = match result {
             Ok(r) => r,
             Err(e) => {
@@ -107,13 +119,10 @@ pub(super) fn run_cases(
         };
         let verdict = judge(
             stage,
-            slot,
-            &shape,
-            special,
-            (&seeds, probe),
+            (slot, &shape, special),
+            &expected,
             arena.backend,
-            &checks,
-            &outputs,
+            (&checks, &outputs),
             &mut record,
         );
         let verdict = verdict.and_then(|()| match rank {
@@ -122,6 +131,7 @@ pub(super) fn run_cases(
         });
         record.passed = verdict.is_ok();
         record.millis = started.elapsed().as_millis() as u64;
+        report.stage_ms.add(stage.as_str(), started.elapsed());
         report.cases.push(record);
         verdict.map_err(Outcome::Fail)?;
     }
@@ -189,22 +199,81 @@ fn plan(manifest: &Manifest, arena: Arena) -> Vec<(Stage, SlotId, Vec<i64>, Spec
 /// One call's outputs and the reference's, output by output.
 type CallResults = (Vec<Vec<f32>>, Vec<Vec<f32>>);
 
-/// Judges one case's calls against the trusted reference: one per seed, then the in-place
-/// probe where there is one (the last seed's inputs with the probe's changes).
-///
-/// A probe's wrong output is `Incorrect`, never the stale-output `Cheating`: the probe
-/// changes a few elements only, so a kernel that ignores them (a bug as much as a cache)
-/// returns the previous call's bits too; what it proves is a wrong answer for this call.
-#[allow(clippy::too_many_arguments)]
-fn judge(
-    stage: Stage,
+/// What the reference says one call of a case gives, from the seeds alone.
+struct ExpectedCall {
+    /// The call's inputs as the lane built them (the probe's changes applied), rounded to
+    /// the arena's element type.
+    args: SlotArgs,
+    /// The rows the call is judged on (`None`: every row).
+    rows: Option<Vec<usize>>,
+    /// The reference on those rows.
+    expectation: reference::Expectation,
+    /// Whether it is the in-place probe after the seeded calls.
+    probe: bool,
+}
+
+/// The reference's side of a case: every seeded call, then the in-place probe where there
+/// is one (the last seed's inputs with the probe's changes), each with the rows it is
+/// judged on (every row unless the call is too large for the whole reference: the GPU
+/// arena's prefill products; drawn once a case from its first seed).
+fn expect(
     slot: SlotId,
     shape: &[i64],
     special: Special,
     (seeds, probe): (&[u64], Option<u64>),
     backend: LaneBackend,
-    checks: &[CallCheck],
-    outputs: &[Vec<f32>],
+) -> Vec<ExpectedCall> {
+    let calls: Vec<(u64, Option<u64>)> = seeds
+        .iter()
+        .map(|&s| (s, None))
+        .chain(probe.map(|p| (seeds.last().copied().unwrap_or(0), Some(p))))
+        .collect();
+    // A graph keeps the scalars it was captured with: every call has the first's.
+    let mut first_scalars: Option<Vec<f32>> = None;
+    let mut rows: Option<Option<Vec<usize>>> = None;
+    calls
+        .into_iter()
+        .map(|(seed, probe)| {
+            let mut args = case_args(slot, shape, seed, special);
+            args.scalars = first_scalars
+                .get_or_insert_with(|| args.scalars.clone())
+                .clone();
+            if let Some(p) = probe {
+                let changes = args.with_call(|c| probe::changes(p, c));
+                probe::apply(&mut args.inputs, &changes);
+            }
+            args.round_inputs(backend.dtype());
+            let rows = rows
+                .get_or_insert_with(|| {
+                    let mut rng = Rng::secret(seed, "verify-rows");
+                    reference::sampled_rows(&args, reference::MAX_REFERENCE_WORK, &mut rng)
+                })
+                .clone();
+            let expectation = match &rows {
+                None => reference::expect(&args),
+                Some(r) => reference::expect(&args.select_rows(r)),
+            };
+            ExpectedCall {
+                args,
+                rows,
+                expectation,
+                probe: probe.is_some(),
+            }
+        })
+        .collect()
+}
+
+/// Judges one case's calls against the reference's `expected` calls.
+///
+/// A probe's wrong output is `Incorrect`, never the stale-output `Cheating`: the probe
+/// changes a few elements only, so a kernel that ignores them (a bug as much as a cache)
+/// returns the previous call's bits too; what it proves is a wrong answer for this call.
+fn judge(
+    stage: Stage,
+    (slot, shape, special): (SlotId, &[i64], Special),
+    expected: &[ExpectedCall],
+    backend: LaneBackend,
+    (checks, outputs): (&[CallCheck], &[Vec<f32>]),
     record: &mut CaseRecord,
 ) -> Result<(), Finding> {
     let spec = slot.spec();
@@ -212,29 +281,24 @@ fn judge(
         .params_of(cacheon_kernels::slots::ParamKind::Output)
         .count();
     let where_ = format!("{slot} at {shape:?} ({special:?} inputs)");
-    let calls: Vec<(u64, Option<u64>)> = seeds
-        .iter()
-        .map(|&s| (s, None))
-        .chain(probe.map(|p| (seeds.last().copied().unwrap_or(0), Some(p))))
-        .collect();
-    if checks.len() != calls.len() || outputs.len() != calls.len() * n_out {
+    if checks.len() != expected.len() || outputs.len() != expected.len() * n_out {
         return Err(fail(
             stage,
             FailReason::Incorrect,
             format!("{where_}: the lane returned the wrong number of results"),
         ));
     }
-    let first_scalars = case_args(slot, shape, seeds[0], special).scalars;
     let mut previous: Option<CallResults> = None;
-    let mut rows: Option<Option<Vec<usize>>> = None;
     record.matched_ppm = 1_000_000;
-    for (k, (&(seed, probe), check)) in calls.iter().zip(checks).enumerate() {
-        let call = match probe {
-            None => format!("{where_}, call {}", k + 1),
-            Some(_) => format!(
+    for (k, (e, check)) in expected.iter().zip(checks).enumerate() {
+        let probe = e.probe;
+        let call = if !probe {
+            format!("{where_}, call {}", k + 1)
+        } else {
+            format!(
                 "{where_}, the in-place probe (call {}'s inputs in the same buffers, persistent inputs changed at secret positions)",
                 k
-            ),
+            )
         };
         if let Some(hit) = check.guard_hits.first() {
             return Err(fail(
@@ -257,28 +321,19 @@ fn judge(
                 format!("{call}: modified its input `{name}`"),
             ));
         }
-        let mut args = case_args(slot, shape, seed, special);
-        args.scalars = first_scalars.clone();
-        if let Some(p) = probe {
-            let changes = args.with_call(|c| probe::changes(p, c));
-            probe::apply(&mut args.inputs, &changes);
-        }
-        args.round_inputs(backend.dtype());
-        // The case's rows, drawn once from its secret seed: every row unless the call is
-        // too large for the whole reference (the GPU arena's prefill products).
-        let rows = rows.get_or_insert_with(|| {
-            let mut rng = Rng::secret(seed, "verify-rows");
-            reference::sampled_rows(&args, reference::MAX_REFERENCE_WORK, &mut rng)
-        });
         let tol = backend.dtype().tolerance();
-        let judged = reference::judge_rows(
-            &args,
-            &outputs[k * n_out..(k + 1) * n_out],
-            rows.as_deref(),
-            tol,
-        );
-        let (actual, expected) = (&judged.actual, &judged.expected);
-        if let Some((prev_actual, prev_expected)) = previous.as_ref().filter(|_| probe.is_none()) {
+        let whole = &outputs[k * n_out..(k + 1) * n_out];
+        let actual: Vec<Vec<f32>> = match &e.rows {
+            None => whole.to_vec(),
+            Some(r) => whole
+                .iter()
+                .enumerate()
+                .map(|(i, a)| e.args.output_rows(i, a, r))
+                .collect(),
+        };
+        let reports = reference::judge_expected(slot, &actual, &e.expectation, tol);
+        let (rows, expected) = (&e.rows, &e.expectation.expected);
+        if let Some((prev_actual, prev_expected)) = previous.as_ref().filter(|_| !probe) {
             let replayed = actual.iter().zip(prev_actual).all(|(a, b)| same_bits(a, b));
             // The references differ in value (a sign of zero is no difference: x = 0 gives
             // +0 or -0 from the weights' signs, and a kernel may return either).
@@ -290,7 +345,7 @@ fn judge(
             // calls round to the same outputs (a product of subnormal inputs underflows to
             // zero in bf16 whatever the inputs were), a correct kernel returns the same bits
             // twice, and that is no fault.
-            let wrong_now = judged.reports.iter().any(|r| !r.passed);
+            let wrong_now = reports.iter().any(|r| !r.passed);
             if replayed && inputs_differ && wrong_now {
                 return Err(fail(
                     stage,
@@ -309,7 +364,7 @@ fn judge(
                 ),
             ));
         }
-        for (i, ((a, e), r)) in actual.iter().zip(expected).zip(&judged.reports).enumerate() {
+        for (i, ((a, e), r)) in actual.iter().zip(expected).zip(&reports).enumerate() {
             record.matched_ppm = record.matched_ppm.min(r.matched_ppm());
             record.max_abs_err = record.max_abs_err.max(r.max_abs_err);
             if !r.passed {
@@ -332,7 +387,7 @@ fn judge(
                 ));
             }
         }
-        previous = Some((judged.actual, judged.expected));
+        previous = Some((actual, expected.clone()));
     }
     record.passed = true;
     Ok(())
@@ -432,15 +487,13 @@ mod tests {
             max_abs_err: 0.0,
             millis: 0,
         };
+        let expected = expect(slot, shape, special, (&[11, 12], None), LaneBackend::Cuda);
         judge(
             Stage::Verify,
-            slot,
-            shape,
-            special,
-            (&[11, 12], None),
+            (slot, shape, special),
+            &expected,
             LaneBackend::Cuda,
-            &[CallCheck::default(), CallCheck::default()],
-            outputs,
+            (&[CallCheck::default(), CallCheck::default()], outputs),
             &mut record,
         )
     }

@@ -1,4 +1,4 @@
-//! Per-operation timing of one decode step or one prefill pass (`cacheon-engine-bench
+//! Per-operation timing of one decode step or one prefill pass (`cacheon-cuda-engine-bench
 //! --breakdown`): each distinct step of [`CudaEngine::forward`], launched by the same
 //! [`CudaEngine::step`].
 

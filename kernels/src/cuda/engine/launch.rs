@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::cuda::kernel::{launch_function, Geometry};
+use crate::cuda::ptx_cache;
 
 /// The engine's own kernels (see the file for what each does).
 const ENGINE_KERNELS: &str = include_str!("engine_kernels.cu");
@@ -34,20 +35,38 @@ impl EngineKernels {
     /// Compiles `engine_kernels.cu` for `dev`'s architecture and loads every function.
     pub(super) fn load(dev: &CudaDevice) -> Result<EngineKernels, CudaEngineError> {
         let (maj, min) = dev.info().compute_capability;
-        let compiled = nvrtc::compile(
-            "cacheon_engine.cu",
-            ENGINE_KERNELS,
-            &[],
-            &[
-                format!("--gpu-architecture=compute_{maj}{min}"),
-                "--std=c++17".into(),
-            ],
-            std::time::Duration::from_secs(60),
-        )
-        .map_err(|e| CudaEngineError::Kernels(e.to_string()))?;
+        let options = [
+            format!("--gpu-architecture=compute_{maj}{min}"),
+            "--std=c++17".to_string(),
+        ];
+        let compile = || {
+            nvrtc::compile(
+                "cacheon_engine.cu",
+                ENGINE_KERNELS,
+                &[],
+                &options,
+                std::time::Duration::from_secs(60),
+            )
+            .map(|out| (out.ptx, out.log))
+        };
+        let compiled = match nvrtc::version() {
+            Ok(nvrtc_version) => {
+                let inputs = ptx_cache::CompileInputs {
+                    nvrtc_version,
+                    name: "cacheon_engine.cu",
+                    source: ENGINE_KERNELS,
+                    headers: &[],
+                    option_sets: &[&options],
+                    include_dirs: &[],
+                };
+                ptx_cache::cached(&inputs, compile)
+            }
+            Err(_) => compile(),
+        };
+        let (ptx, _log) = compiled.map_err(|e| CudaEngineError::Kernels(e.to_string()))?;
         let module = dev
             .context()
-            .load_module(cudarc::nvrtc::Ptx::from_src(compiled.ptx))
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .map_err(|e| driver_err("cuModuleLoadData", e))?;
         let func = |name: &str| {
             module

@@ -82,6 +82,7 @@ mod buffers;
 mod forward;
 mod gemm;
 mod graphs;
+mod held;
 mod launch;
 mod profile;
 mod slot_table;
@@ -201,7 +202,11 @@ pub struct CudaEngine {
     k_cache: Vec<Buf>,
     v_cache: Vec<Buf>,
     lens: Vec<usize>,
+    /// A read's logit rows, where the engine holds them (`held.rs`).
+    held: Option<held::HeldLogits>,
     s: Scratch,
+    /// How long building it took, part by part (`CudaEngine::build_times`).
+    build_times: Vec<(&'static str, std::time::Duration)>,
     dev: CudaDevice,
 }
 
@@ -249,7 +254,10 @@ impl CudaEngine {
             return bad("the stock attention kernel takes head_dim up to 256");
         }
         let dev = dev.clone();
+        let started = std::time::Instant::now();
         let kernels = EngineKernels::load(&dev)?;
+        let mut build_times = vec![("kernels", started.elapsed())];
+        let started = std::time::Instant::now();
         let dw = DeviceWeights::zeroed(&dev, &config)?;
         let cache_len = opts.max_batch * opts.max_seq * config.kv_dim();
         let mut k_cache = Vec::new();
@@ -265,6 +273,7 @@ impl CudaEngine {
             opts.max_batch,
         )?;
         let blas = blas_handle(dev.stream(), &s.blas_workspace)?;
+        build_times.push(("buffers", started.elapsed()));
 
         let mut opts = opts;
         opts.buckets.retain(|&b| b > 0 && b < opts.max_batch);
@@ -286,10 +295,20 @@ impl CudaEngine {
             s,
             graphs: BTreeMap::new(),
             graph_failures: BTreeMap::new(),
+            held: None,
+            build_times,
         };
+        let started = std::time::Instant::now();
         engine.fill_weights(weights)?;
         engine.dev.synchronize()?;
+        engine.build_times.push(("weights", started.elapsed()));
         Ok(engine)
+    }
+
+    /// How long [`CudaEngine::new`] took, part by part: its own kernels (compiled or read
+    /// from the build cache, and loaded), the buffers and cuBLAS handle, the weights.
+    pub fn build_times(&self) -> &[(&'static str, std::time::Duration)] {
+        &self.build_times
     }
 
     pub fn config(&self) -> &ModelConfig {

@@ -33,6 +33,39 @@ pub fn judge(
 /// on most of their rows, and cannot know which rows are checked.
 pub const MAX_REFERENCE_WORK: u64 = 1 << 30;
 
+/// What the reference says a call gives, with the error scales its outputs are judged
+/// with ([`error_scales`]): everything a judgement needs that does not depend on the
+/// kernel's outputs, so it can be computed while the kernel runs.
+#[derive(Clone, Debug)]
+pub struct Expectation {
+    pub expected: Vec<Vec<f32>>,
+    pub scales: Vec<Option<Vec<f32>>>,
+}
+
+/// The reference's outputs and error scales for `args`.
+pub fn expect(args: &SlotArgs) -> Expectation {
+    Expectation {
+        expected: compute(args),
+        scales: error_scales(args),
+    }
+}
+
+/// [`judge`] with the expectation computed beforehand ([`expect`]) for a call of `slot`.
+pub fn judge_expected(
+    slot: SlotId,
+    actual: &[Vec<f32>],
+    e: &Expectation,
+    tol: Tolerance,
+) -> Vec<CompareReport> {
+    let check = slot.spec().check;
+    actual
+        .iter()
+        .zip(&e.expected)
+        .zip(&e.scales)
+        .map(|((a, x), scale)| check_scaled(check, a, x, scale.as_deref(), tol))
+        .collect()
+}
+
 /// The work of a call's reference, as [`MAX_REFERENCE_WORK`] counts it: the product of its
 /// shape values, twice that for the MLP seam (two products a feature).
 pub fn reference_work(args: &SlotArgs) -> u64 {

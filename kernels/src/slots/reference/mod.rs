@@ -24,7 +24,10 @@ pub use activation::silu_and_mul;
 pub use attention::{attention_decode, attention_prefill};
 pub use collective::all_reduce;
 pub use compute::compute;
-pub use judge::{judge, judge_rows, reference_work, sampled_rows, Judged, MAX_REFERENCE_WORK};
+pub use judge::{
+    expect, judge, judge_expected, judge_rows, reference_work, sampled_rows, Expectation, Judged,
+    MAX_REFERENCE_WORK,
+};
 pub use linear::linear_matmul;
 pub use mlp::gate_up_silu;
 pub use moe::{moe_fused_experts, moe_shape, MoeInputs, MoeShape};

@@ -1,7 +1,10 @@
 //! Building the lane's bundle before the seal: the C or CUDA build, the engine, and the
 //! candidate's kernels installed into it once the library is loaded.
 
+use std::time::Instant;
+
 use super::*;
+use crate::lane::protocol::BuildCounts;
 
 pub(super) fn build(
     state: &mut LaneState,
@@ -37,9 +40,15 @@ pub(super) fn build(
         // NVRTC compiles in a sandboxed process of its own (`cacheon nvrtc-child`); a
         // crash or hang there is the candidate's. The module is loaded only once the lane
         // is sealed.
-        LaneBackend::Cuda => match entering(out, "compiling the bundle".into())
-            .map_err(|e| e.to_string())
-            .and_then(|_| state.gpu())
+        // The GPU is opened first: a machine without one is the validator's fault, never
+        // the candidate's (NoDecision, not a FAIL at build).
+        LaneBackend::Cuda => match state
+            .gpu()
+            .and_then(|dev| {
+                entering(out, "compiling the bundle".into())
+                    .map(|()| dev)
+                    .map_err(|e| e.to_string())
+            })
             .and_then(|dev| cuda_case::CudaLane::compile(&files).map(|r| r.map(|c| (c, dev))))
         {
             Ok(Ok((compiled, dev))) => {
@@ -154,6 +163,9 @@ pub(super) fn load_engine(
             },
         );
     }
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let started = Instant::now();
+    let mut load_ms: Vec<(String, f64)> = Vec::new();
     let loaded = match state.backend {
         LaneBackend::Cpu => EngineLane::load(model, weights, (max_seq, max_batch), group, stack)
             .map(|(e, bytes)| (Engine::Cpu(Box::new(e)), bytes)),
@@ -161,10 +173,16 @@ pub(super) fn load_engine(
             Err("this build has no tensor-parallel CUDA engine (NCCL ranks are not built)".into())
         }
         LaneBackend::Cuda => state.gpu().and_then(|dev| {
-            CudaEngineLane::load(&dev, model, weights, max_seq, max_batch, stack)
-                .map(|(e, bytes)| (Engine::Cuda(Box::new(e)), bytes))
+            load_ms.push(("device_open".to_string(), ms(started)));
+            CudaEngineLane::load(&dev, model, weights, max_seq, max_batch, stack).map(
+                |(e, bytes, parts)| {
+                    load_ms.extend(parts);
+                    (Engine::Cuda(Box::new(e)), bytes)
+                },
+            )
         }),
     };
+    load_ms.push(("total".to_string(), ms(started)));
     match loaded {
         Ok((mut engine, weight_bytes)) => {
             let vocab = engine.lane().vocab();
@@ -174,6 +192,8 @@ pub(super) fn load_engine(
                 &Reply::EngineReady {
                     vocab,
                     weight_bytes,
+                    load_ms,
+                    builds: build_counts(),
                 },
             )
         }
@@ -210,6 +230,14 @@ pub(super) fn install_candidate(state: &mut LaneState, out: &mut impl Write) -> 
         &Reply::EngineReady {
             vocab,
             weight_bytes: 0,
+            load_ms: Vec::new(),
+            builds: build_counts(),
         },
     )
+}
+
+/// The lane's NVRTC builds so far: read back from the build cache, and compiled.
+fn build_counts() -> BuildCounts {
+    let (cached, compiled) = cacheon_kernels::cuda::ptx_cache::stats();
+    BuildCounts { cached, compiled }
 }

@@ -16,14 +16,14 @@ pub(super) fn no_engine(out: &mut impl Write) -> io::Result<()> {
 pub(super) fn engine_run(
     state: &mut LaneState,
     read: &ReadSpec,
-    keep_logits: bool,
+    (keep_logits, hold_logits): (bool, bool),
     out: &mut impl Write,
 ) -> io::Result<()> {
     let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
         return no_engine(out);
     };
     entering(out, "the timed workload".into())?;
-    match engine.run(read, keep_logits) {
+    match engine.run(read, keep_logits, hold_logits) {
         Ok(RunResult {
             tokens,
             dispatch_counts: dispatch,
@@ -41,6 +41,24 @@ pub(super) fn engine_run(
                 }
             }
             Ok(())
+        }
+        Err(message) => send(out, &Reply::Fault { message }),
+    }
+}
+
+/// Rows of the last read's held logits, as one blob.
+pub(super) fn engine_logit_rows(
+    state: &mut LaneState,
+    rows: &[usize],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let Some(engine) = state.engine.as_mut().map(Engine::lane) else {
+        return no_engine(out);
+    };
+    match engine.held_rows(rows) {
+        Ok(logits) => {
+            send(out, &Reply::LogitRows { rows: rows.len() })?;
+            send_f32s(out, &logits)
         }
         Err(message) => send(out, &Reply::Fault { message }),
     }

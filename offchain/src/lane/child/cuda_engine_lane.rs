@@ -3,6 +3,8 @@
 //! the candidate's kernels installed. Weights are synthesized on the device from the
 //! arena's seed, so every lane of an attempt holds the same model.
 
+use std::time::Instant;
+
 use cacheon_kernels::bundle;
 use cacheon_kernels::cuda::{
     build_cuda_bundle, CudaBuildOptions, CudaDevice, CudaEngine, CudaEngineOptions, CudaKernel,
@@ -11,7 +13,9 @@ use cacheon_kernels::cuda::{
 use cacheon_kernels::model::ModelConfig;
 
 use super::engine_lane::{recorded_call, LaneEngine};
-use crate::lane::protocol::{CallSample, EngineWeights, ReadSpec, RecordedCall, RunResult};
+use crate::lane::protocol::{
+    CallSample, EngineWeights, PartTimes, ReadSpec, RecordedCall, RunResult,
+};
 
 /// Most prompt tokens one prefill pass takes (longer prompts run in chunks): the arena's
 /// whole prompt in one pass.
@@ -25,7 +29,7 @@ pub struct CudaEngineLane {
 
 impl CudaEngineLane {
     /// The stock CUDA kernels, then each incumbent bundle in order, on `dev`. Returns the
-    /// lane and the weight bytes one forward pass reads.
+    /// lane, the weight bytes one forward pass reads and how long each part took (ms).
     pub fn load(
         dev: &CudaDevice,
         model: &str,
@@ -33,13 +37,17 @@ impl CudaEngineLane {
         max_seq: usize,
         max_batch: usize,
         stack: &[Vec<u8>],
-    ) -> Result<(CudaEngineLane, u64), String> {
+    ) -> Result<(CudaEngineLane, u64, PartTimes), String> {
         let cfg =
             ModelConfig::named(model).ok_or_else(|| format!("unknown model shape `{model}`"))?;
         let EngineWeights::Synthesized { seed: weights_seed } = *weights else {
             return Err("the CUDA engine does not load model files yet".into());
         };
+        let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+        let started = Instant::now();
         let mut slots = CudaSlotTable::stock(dev).map_err(|e| e.to_string())?;
+        let mut parts = vec![("stock_kernels".to_string(), ms(started))];
+        let started = Instant::now();
         let opts = CudaBuildOptions::default();
         for (i, bytes) in stack.iter().enumerate() {
             let files = bundle::from_canonical_bytes(bytes, bundle::MAX_BUNDLE_BYTES)
@@ -50,6 +58,7 @@ impl CudaEngineLane {
                 slots.install(k);
             }
         }
+        parts.push(("stack".to_string(), ms(started)));
         let eopts = CudaEngineOptions::new(max_batch, max_seq, MAX_PREFILL.min(max_seq));
         let engine = CudaEngine::new(
             dev,
@@ -60,7 +69,13 @@ impl CudaEngineLane {
         )
         .map_err(|e| e.to_string())?;
         let bytes = engine.weight_bytes_per_step();
-        Ok((CudaEngineLane { engine, rows: 1 }, bytes))
+        parts.extend(
+            engine
+                .build_times()
+                .iter()
+                .map(|(part, took)| (format!("engine_{part}"), took.as_secs_f64() * 1e3)),
+        );
+        Ok((CudaEngineLane { engine, rows: 1 }, bytes, parts))
     }
 
     /// Puts a candidate's kernels in their slots (their dispatch counts start at zero).
@@ -107,6 +122,21 @@ impl LaneEngine for CudaEngineLane {
         self.engine.logits(self.rows).map_err(|e| e.to_string())
     }
 
+    fn hold_begin(&mut self, rows: usize) -> Result<(), String> {
+        self.engine.hold_begin(rows).map_err(|e| e.to_string())
+    }
+
+    /// One device-to-device copy a pass, queued behind it (the read never waits for it).
+    fn hold_rows(&mut self, first: usize, count: usize, stride: usize) -> Result<(), String> {
+        self.engine
+            .hold_logits(first, count, stride)
+            .map_err(|e| e.to_string())
+    }
+
+    fn held_rows(&self, which: &[usize]) -> Result<Vec<f32>, String> {
+        self.engine.held_logits(which).map_err(|e| e.to_string())
+    }
+
     fn dispatch_counts(&self) -> Vec<u64> {
         self.engine.slots().dispatch_counts().to_vec()
     }
@@ -119,7 +149,7 @@ impl LaneEngine for CudaEngineLane {
     ) -> Result<(RunResult, Vec<RecordedCall>), String> {
         // No in-place probe on the GPU yet: the CUDA slot table records calls only.
         self.engine.slots_mut().record(sample);
-        let result = self.run(read, false);
+        let result = self.run(read, false, false);
         let calls = self.engine.slots_mut().take_recorded();
         let result = result?;
         let calls = calls

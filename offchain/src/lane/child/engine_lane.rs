@@ -17,6 +17,7 @@ use cacheon_kernels::slots::call::{SlotCall, Tensor};
 use cacheon_kernels::slots::probe::{self, Change};
 use cacheon_kernels::{build_cpu_bundle, CpuBuildOptions, CpuBundle, SlotId};
 
+use super::held_logits::{HostHeld, RowLayout};
 use crate::lane::protocol::{
     AuditCall, CallSample, EngineWeights, RankGroup, ReadSpec, RecordedCall, RunResult,
 };
@@ -51,15 +52,36 @@ pub trait LaneEngine {
     /// Each slot's dispatch count since the last reset (indexed like `SlotId::ALL`).
     fn dispatch_counts(&self) -> Vec<u64>;
 
+    /// Makes room to hold a read of `rows` generated positions (dropping the last one's).
+    fn hold_begin(&mut self, rows: usize) -> Result<(), String>;
+
+    /// Holds the last pass's first `count` logit rows as held rows `first`,
+    /// `first + stride`, … ([`super::held_logits`]).
+    fn hold_rows(&mut self, first: usize, count: usize, stride: usize) -> Result<(), String>;
+
+    /// Rows `which` of the held read, one after another (`[which.len(), vocab]`).
+    fn held_rows(&self, which: &[usize]) -> Result<Vec<f32>, String>;
+
     /// One read of the workload ([`ReadSpec`]): the single sequence, then the batched
-    /// part in an emptied cache. Tokens (and logits) sequence by sequence.
-    fn run(&mut self, read: &ReadSpec, keep_logits: bool) -> Result<RunResult, String> {
+    /// part in an emptied cache. Tokens (and, with `keep_logits`, logits) sequence by
+    /// sequence; with `hold_logits`, every generated position's logits are also held for
+    /// [`LaneEngine::held_rows`] until the next read.
+    fn run(
+        &mut self,
+        read: &ReadSpec,
+        keep_logits: bool,
+        hold_logits: bool,
+    ) -> Result<RunResult, String> {
         let fits = |p: &[u32], steps: usize| !p.is_empty() && p.len() + steps <= self.max_seq();
         if !fits(&read.prompt, read.decode_steps)
             || read.batch.len() > self.max_batch()
             || !read.batch.iter().all(|p| fits(p, read.batch_steps))
         {
             return Err("the workload does not fit the engine's max_seq and max_batch".into());
+        }
+        let layout = RowLayout::of(read);
+        if hold_logits {
+            self.hold_begin(layout.rows())?;
         }
         self.reset();
         let vocab = self.vocab();
@@ -69,6 +91,9 @@ pub trait LaneEngine {
         loop {
             if let Some(k) = kept.as_mut() {
                 k.extend(self.last_logits()?);
+            }
+            if hold_logits {
+                self.hold_rows(layout.single_row(tokens.len()), 1, 1)?;
             }
             tokens.push(next);
             if tokens.len() > read.decode_steps {
@@ -88,6 +113,9 @@ pub trait LaneEngine {
                 if keep_logits {
                     seq_logits[b].extend(self.last_logits()?);
                 }
+                if hold_logits {
+                    self.hold_rows(layout.batched_row(b, 0), 1, 1)?;
+                }
             }
             for step in 0..=read.batch_steps {
                 for (b, &t) in next.iter().enumerate() {
@@ -102,6 +130,9 @@ pub trait LaneEngine {
                     for (b, row) in all.chunks(vocab).take(rows).enumerate() {
                         seq_logits[b].extend_from_slice(row);
                     }
+                }
+                if hold_logits {
+                    self.hold_rows(layout.batched_row(0, step + 1), rows, layout.per_batched)?;
                 }
             }
             tokens.extend(seq_tokens.into_iter().flatten());
@@ -167,6 +198,8 @@ pub struct EngineLane {
     engine: Engine,
     /// The logits of the last prefill or decode.
     logits: Vec<f32>,
+    /// The last read's logits, where it held them.
+    held: HostHeld,
 }
 
 /// Bytes of weights one forward pass must read at least: every matrix and norm except the
@@ -231,6 +264,7 @@ impl EngineLane {
             EngineLane {
                 engine,
                 logits: Vec::new(),
+                held: HostHeld::default(),
             },
             bytes,
         ))
@@ -281,6 +315,19 @@ impl LaneEngine for EngineLane {
         Ok(self.logits.clone())
     }
 
+    fn hold_begin(&mut self, rows: usize) -> Result<(), String> {
+        self.held.begin(rows, self.vocab());
+        Ok(())
+    }
+
+    fn hold_rows(&mut self, first: usize, count: usize, stride: usize) -> Result<(), String> {
+        self.held.hold(&self.logits, first, count, stride)
+    }
+
+    fn held_rows(&self, which: &[usize]) -> Result<Vec<f32>, String> {
+        self.held.rows(which)
+    }
+
     fn dispatch_counts(&self) -> Vec<u64> {
         self.engine.slots().dispatch_counts().to_vec()
     }
@@ -299,7 +346,7 @@ impl LaneEngine for EngineLane {
             calls: Mutex::new(Vec::new()),
         });
         self.engine.slots_mut().set_observer(Some(recorder.clone()));
-        let result = self.run(read, false);
+        let result = self.run(read, false, false);
         self.engine.slots_mut().set_observer(None);
         let result = result?;
         let calls = std::mem::take(&mut *recorder.calls.lock().expect("recorder lock"));

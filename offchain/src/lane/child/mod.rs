@@ -37,6 +37,7 @@ mod calls;
 pub mod cuda_case;
 pub mod cuda_engine_lane;
 pub mod engine_lane;
+pub mod held_logits;
 
 use build::*;
 use calls::*;
@@ -289,8 +290,17 @@ pub fn run(backend: LaneBackend) -> i32 {
                 Err(_) => return fault(&mut out, "missing incumbent bundle blobs"),
             },
             Request::InstallCandidate => install_candidate(&mut state, &mut out),
-            Request::Run { read, keep_logits } => match state.seal(&mut out) {
-                Ok(Ok(_)) => engine_run(&mut state, &read, keep_logits, &mut out),
+            Request::Run {
+                read,
+                keep_logits,
+                hold_logits,
+            } => match state.seal(&mut out) {
+                Ok(Ok(_)) => engine_run(&mut state, &read, (keep_logits, hold_logits), &mut out),
+                Ok(Err(reply)) => send(&mut out, &reply),
+                Err(e) => Err(e),
+            },
+            Request::LogitRows { rows } => match state.seal(&mut out) {
+                Ok(Ok(_)) => engine_logit_rows(&mut state, &rows, &mut out),
                 Ok(Err(reply)) => send(&mut out, &reply),
                 Err(e) => Err(e),
             },
