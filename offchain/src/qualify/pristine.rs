@@ -6,6 +6,7 @@
 
 use cacheon_primitives::FailReason;
 
+use super::reads::{row_kl, spans};
 use super::screens::{fail, lane_outcome, Outcome, Stage};
 use super::{AttemptOptions, PristineRecord};
 use crate::arena::Arena;
@@ -66,7 +67,7 @@ pub fn check(
         lane.seal()?;
         let forced = |lane: &mut Lane, generated: &[u32]| -> Result<Vec<f32>, LaneError> {
             let mut out = Vec::new();
-            for (prompt, span) in super::reads::spans(read) {
+            for (prompt, span) in spans(read) {
                 // Positions prompt_len-1 .. end-1 predict the generated tokens.
                 let mut seq = prompt.to_vec();
                 seq.extend_from_slice(&generated[span.start..span.end - 1]);
@@ -104,26 +105,6 @@ pub fn check(
         return (outcome, Some(record));
     }
     (Outcome::Pass, Some(record))
-}
-
-fn log_softmax(row: &[f32]) -> Vec<f64> {
-    let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
-    let sum: f64 = row.iter().map(|&v| (v as f64 - max).exp()).sum();
-    let lse = max + sum.ln();
-    row.iter().map(|&v| v as f64 - lse).collect()
-}
-
-/// KL(reference ‖ other) of two rows of logits, in nats; infinite where a logit is not
-/// finite.
-pub fn row_kl(reference: &[f32], other: &[f32]) -> f64 {
-    let p = log_softmax(reference);
-    let q = log_softmax(other);
-    let kl: f64 = p.iter().zip(&q).map(|(lp, lq)| lp.exp() * (lp - lq)).sum();
-    if kl.is_finite() {
-        kl.max(0.0)
-    } else {
-        f64::INFINITY
-    }
 }
 
 /// Mean over rows of KL(reference ‖ other), rows of `vocab` logits each. Non-finite

@@ -281,7 +281,7 @@ pub fn kl_within(
     };
     for (k, &row) in rows.iter().enumerate() {
         let at = k * vocab..(k + 1) * vocab;
-        let kl = super::pristine::row_kl(&b[at.clone()], &c[at]);
+        let kl = row_kl(&b[at.clone()], &c[at]);
         if kl.is_nan() || kl > bound {
             let s = starts.iter().rposition(|&st| st <= row).unwrap_or(0);
             return Err(format!(
@@ -392,6 +392,26 @@ pub fn tokens_agree(
         }
     }
     Ok(())
+}
+
+fn log_softmax(row: &[f32]) -> Vec<f64> {
+    let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+    let sum: f64 = row.iter().map(|&v| (v as f64 - max).exp()).sum();
+    let lse = max + sum.ln();
+    row.iter().map(|&v| v as f64 - lse).collect()
+}
+
+/// KL(reference ‖ other) of two rows of logits, in nats; infinite where a logit is not
+/// finite.
+pub fn row_kl(reference: &[f32], other: &[f32]) -> f64 {
+    let p = log_softmax(reference);
+    let q = log_softmax(other);
+    let kl: f64 = p.iter().zip(&q).map(|(lp, lq)| lp.exp() * (lp - lq)).sum();
+    if kl.is_finite() {
+        kl.max(0.0)
+    } else {
+        f64::INFINITY
+    }
 }
 
 #[cfg(test)]
