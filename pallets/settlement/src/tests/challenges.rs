@@ -359,7 +359,10 @@ fn two_operators_finding_a_crown_wrong_revoke_it_whatever_the_reason_they_give()
         for operator in [V1, V2] {
             assert!(OperatorBonds::<Test>::get(id(ARENA), operator) < 400);
         }
-        assert!(free(OUTSIDER) > INITIAL_BALANCE, "the challenger is rewarded");
+        assert!(
+            free(OUTSIDER) > INITIAL_BALANCE,
+            "the challenger is rewarded"
+        );
     });
 }
 
