@@ -275,7 +275,7 @@ fn probe_is_the_drawn_one(p: &RecordedCall, calls: &[RecordedCall], probe_seed: 
 
 /// The calls of `calls` a CPU audit read must have probed and did not: every recorded call
 /// that travelled whole and whose drawn probe changes something.
-fn unprobed<'a>(calls: &'a [RecordedCall], probe_seed: u64) -> Option<&'a RecordedCall> {
+fn unprobed(calls: &[RecordedCall], probe_seed: u64) -> Option<&RecordedCall> {
     calls.iter().find(|c| {
         let m = &c.call;
         if m.probe || m.kept_features.is_some() {

@@ -369,12 +369,7 @@ impl Session<'_> {
     /// connection) if it is still ours; otherwise marks it abandoned.
     pub(super) async fn resume_challenge(&self, a: ChallengeAttempt) -> Result<(), ValidatorError> {
         let at = self.client.at_current_block().await.map_err(unavailable)?;
-        let arena = self
-            .cfg
-            .arenas
-            .iter()
-            .find(|x| x.name() == a.arena)
-            .copied();
+        let arena = self.served_arena(&a.arena);
         let lease = ChallengeLease {
             challenge: a.challenge,
             expires_at: a.expires_at,

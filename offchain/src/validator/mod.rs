@@ -328,16 +328,17 @@ impl Session<'_> {
         self.run_attempt(lease, arena, &at).await
     }
 
+    /// The arena of this validator's called `name`, if it serves one (a lease recorded before
+    /// a restart may name an arena it no longer serves).
+    fn served_arena(&self, name: &str) -> Option<Arena> {
+        self.cfg.arenas.iter().find(|x| x.name() == name).copied()
+    }
+
     /// Runs the attempt of a lease `Leased` in the store (after a reconnect) if it is still
     /// ours; otherwise marks it abandoned.
     async fn resume(&self, a: store::Attempt) -> Result<(), ValidatorError> {
         let at = self.client.at_current_block().await.map_err(unavailable)?;
-        let arena = self
-            .cfg
-            .arenas
-            .iter()
-            .find(|x| x.name() == a.arena)
-            .copied();
+        let arena = self.served_arena(&a.arena);
         let lease = Lease {
             proposal: a.proposal,
             expires_at: a.expires_at,
