@@ -574,6 +574,7 @@ fn qualify_command_prints_one_object_and_exits_by_verdict() {
 #[test]
 fn a_machine_without_a_gpu_is_no_decision_never_the_candidates_fault() {
     if common::gpu_present() {
+        eprintln!("SKIP: this machine has a GPU; the test is of a machine without one");
         return;
     }
     let h200 = arena::arena("h200-llama8b").unwrap();
@@ -591,6 +592,7 @@ fn a_machine_without_a_gpu_is_no_decision_never_the_candidates_fault() {
 #[test]
 fn cuda_attempts_run_every_step_on_the_gpu() {
     if !common::gpu_present() {
+        eprintln!("SKIP: no GPU; the CUDA attempt runs on a GPU machine");
         return;
     }
     let h200 = arena::arena("h200-llama8b").unwrap();
