@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the build needs on a fresh machine: the wasm target for the runtime and
-# rust-src. Safe to run again; prints what it does.
+# Installs what the build needs on a fresh machine: the wasm target for the runtime,
+# rust-src, protoc, OpenSSL's development files and cargo-nextest. Safe to run again;
+# prints what it does.
 set -euo pipefail
 
 if ! command -v cargo >/dev/null 2>&1; then
@@ -24,6 +25,18 @@ if ! command -v protoc >/dev/null 2>&1; then
     $sudo_cmd apt-get update -qq >/dev/null && $sudo_cmd apt-get install -y -qq protobuf-compiler >/dev/null
   else
     echo "setup: protoc is missing; install the protobuf compiler (package protobuf-compiler)" >&2
+    exit 1
+  fi
+fi
+# The node links the system's OpenSSL (.cargo/config.toml: OPENSSL_NO_VENDOR) instead of
+# compiling a vendored copy.
+if ! { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists openssl; }; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: apt-get install libssl-dev pkg-config"
+    sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq >/dev/null && $sudo_cmd apt-get install -y -qq libssl-dev pkg-config >/dev/null
+  else
+    echo "setup: OpenSSL's development files are missing; install them (libssl-dev and pkg-config, or openssl-devel)" >&2
     exit 1
   fi
 fi

@@ -1,11 +1,16 @@
-//! The node's RPC: Substrate's defaults plus account nonces and fee queries.
+//! The node's RPC: Substrate's defaults plus account nonces and fee queries; on a `--dev`
+//! chain also manual seal's `engine_createBlock` and `engine_finalizeBlock`.
 
 use std::sync::Arc;
 
-use cacheon_runtime::{opaque::Block, AccountId, Balance, Nonce};
+use cacheon_runtime::{opaque::Block, AccountId, Balance, Hash, Nonce};
 use jsonrpsee::RpcModule;
 use polkadot_sdk::{
     pallet_transaction_payment_rpc::{TransactionPayment, TransactionPaymentApiServer},
+    sc_consensus_manual_seal::{
+        rpc::{ManualSeal, ManualSealApiServer},
+        EngineCommand,
+    },
     sc_transaction_pool_api::TransactionPool,
     sp_api::ProvideRuntimeApi,
     sp_block_builder::BlockBuilder,
@@ -16,6 +21,8 @@ use polkadot_sdk::{
 pub struct FullDeps<C, P> {
     pub client: Arc<C>,
     pub pool: Arc<P>,
+    /// The dev chain's sealing task (`None` on a real chain): blocks on demand.
+    pub seal: Option<futures::channel::mpsc::Sender<EngineCommand<Hash>>>,
 }
 
 pub fn create_full<C, P>(
@@ -33,8 +40,11 @@ where
     P: TransactionPool + 'static,
 {
     let mut module = RpcModule::new(());
-    let FullDeps { client, pool } = deps;
+    let FullDeps { client, pool, seal } = deps;
     module.merge(System::new(client.clone(), pool).into_rpc())?;
     module.merge(TransactionPayment::new(client).into_rpc())?;
+    if let Some(seal) = seal {
+        module.merge(ManualSeal::new(seal).into_rpc())?;
+    }
     Ok(module)
 }

@@ -239,13 +239,19 @@ pub fn new_full<N: sc_network::NetworkBackend<Block, <Block as BlockT>::Hash>>(
     let enable_grandpa = !config.disable_grandpa;
     let prometheus_registry = config.prometheus_registry().cloned();
 
+    // A `--dev` node also seals on demand: `engine_createBlock` (manual seal's RPC) sends its
+    // commands into the same sealing task as the timer, so a test can move the chain past a
+    // deadline without waiting for it.
+    let (seal_requests, seal_commands) = futures::channel::mpsc::channel(64);
     let rpc_builder = {
         let client = client.clone();
         let pool = transaction_pool.clone();
+        let seal = dev.then_some(seal_requests);
         Box::new(move |_| {
             let deps = crate::rpc::FullDeps {
                 client: client.clone(),
                 pool: pool.clone(),
+                seal: seal.clone(),
             };
             crate::rpc::create_full(deps).map_err(Into::into)
         })
@@ -284,6 +290,7 @@ pub fn new_full<N: sc_network::NetworkBackend<Block, <Block as BlockT>::Hash>>(
             proposer,
             sealing,
             block_time,
+            seal_commands,
         )?;
         return Ok(task_manager);
     }
@@ -373,6 +380,9 @@ fn start_dev_sealing(
     >,
     sealing: Sealing,
     block_time: Duration,
+    requested: futures::channel::mpsc::Receiver<
+        sc_consensus_manual_seal::EngineCommand<<Block as BlockT>::Hash>,
+    >,
 ) -> Result<(), ServiceError> {
     use sc_consensus_manual_seal::EngineCommand;
 
@@ -416,6 +426,8 @@ fn start_dev_sealing(
         }
     };
 
+    // Blocks asked for over RPC (`engine_createBlock`) come in beside the timer's or the pool's.
+    let commands_stream = Box::pin(futures::stream::select(commands_stream, requested));
     let cidp_client = client.clone();
     let params = sc_consensus_manual_seal::ManualSealParams {
         block_import: client.clone(),

@@ -144,6 +144,41 @@ impl Node {
         );
     }
 
+    /// Seals blocks on demand (`engine_createBlock`, each finalized at once: a `--dev` node's
+    /// RPC) until the head is at least `block`, beside the node's timer: a test moves the
+    /// chain past a deadline it would otherwise sit out (a lease's 300 blocks are 90 s at
+    /// 300 ms, a few seconds this way). Returns the head reached.
+    pub fn seal_until(&self, block: u64) -> u64 {
+        use subxt::rpcs::{client::rpc_params, RpcClient};
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let rpc = RpcClient::from_url(&self.url)
+                .await
+                .unwrap_or_else(|e| panic!("{}: RPC: {e}", self.name));
+            let start = Instant::now();
+            loop {
+                let header: serde_json::Value = rpc
+                    .request("chain_getHeader", rpc_params![])
+                    .await
+                    .unwrap_or_else(|e| panic!("{}: chain_getHeader: {e}", self.name));
+                let head = header["number"]
+                    .as_str()
+                    .and_then(|n| u64::from_str_radix(n.trim_start_matches("0x"), 16).ok())
+                    .unwrap_or_else(|| panic!("{}: a header without a number: {header}", self.name));
+                if head >= block {
+                    eprintln!("sealed up to #{head} on demand in {:?}", start.elapsed());
+                    return head;
+                }
+                for _ in head..block {
+                    let _: serde_json::Value = rpc
+                        .request("engine_createBlock", rpc_params![true, true, None::<String>])
+                        .await
+                        .unwrap_or_else(|e| panic!("{}: engine_createBlock: {e}", self.name));
+                }
+            }
+        })
+    }
+
     /// Stops the node (SIGKILL: a crash, not a clean shutdown) and waits until it is gone.
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -4,7 +4,7 @@
 //! deadline fell inside the idler's lease and the passed proposal timed out after one stall.
 //! The test itself is the operators, through a real subxt client on the real node, measuring
 //! nothing: Alice PASSes the primary of Charlie's proposal, Bob leases the reproduction and
-//! lets the lease run out (600 blocks of 100 ms), the proposal goes back to waiting with the
+//! lets the lease run out (600 blocks, sealed on demand), the proposal goes back to waiting with the
 //! time it had left (not `ReproductionTimedOut`), Bob may not lease it again, and Dave
 //! reproduces it to a crown. Needs `cacheon` and `cacheon-node` built.
 
@@ -79,8 +79,10 @@ fn a_reproduction_lease_idler_cannot_expire_a_passed_proposal() {
         lease.expires_at
     );
 
+    // Bob idles: the blocks up to his lease's end are sealed on demand, not waited for.
+    node.seal_until(lease.expires_at as u64);
     let expired = chain.wait_for(
-        "Bob's idle lease to run out (600 blocks of 100 ms)",
+        "Bob's idle lease to run out (600 blocks, sealed on demand)",
         Duration::from_secs(180),
         |e| matches!(e.event, CacheonEvent::LeaseExpired { proposal, .. } if proposal == id),
         String::new,

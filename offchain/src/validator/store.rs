@@ -1,7 +1,10 @@
 //! The validator's attempt index: SQLite in WAL mode, one row per lease it took. A row
 //! moves `leased` → `reported` (the report is stored, the verdict known) → `attested`
 //! (the attestation is in a finalized block), or to `abandoned` (left to the lease expiry:
-//! an attempt interrupted by a crash, a lease that ran out). With the finalized-block
+//! an attempt interrupted by a crash, a lease that ran out). A primary PASS where two
+//! operators must agree is attested sealed: `reported` → `sealed` (the seal is in a
+//! finalized block; the salt that opens it was stored before it was sent) → `attested` once
+//! the PASS is revealed (or no longer waits for it). With the finalized-block
 //! cursor this is what makes the validator safe to kill at any point: it never attests a
 //! lease twice, never loses a finished report, and never attests an unfinished attempt.
 //! Challenge leases (re-qualifications of a challenged crown) have their own table and
@@ -16,6 +19,8 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 pub enum State {
     Leased,
     Reported,
+    /// A sealed PASS on chain, waiting to be revealed.
+    Sealed,
     Attested,
     Abandoned,
 }
@@ -25,6 +30,7 @@ impl State {
         match self {
             State::Leased => "leased",
             State::Reported => "reported",
+            State::Sealed => "sealed",
             State::Attested => "attested",
             State::Abandoned => "abandoned",
         }
@@ -34,6 +40,7 @@ impl State {
         match s {
             "leased" => State::Leased,
             "reported" => State::Reported,
+            "sealed" => State::Sealed,
             "attested" => State::Attested,
             _ => State::Abandoned,
         }
@@ -55,6 +62,8 @@ pub struct Attempt {
     pub attempt_digest: Option<String>,
     pub outcome: Option<String>,
     pub attest_block: Option<u64>,
+    /// The salt of a sealed PASS (hex), stored before the seal is sent.
+    pub salt: Option<String>,
 }
 
 /// Whether `digest` names the evidence of an attempt whose attestation is in a finalized
@@ -123,10 +132,11 @@ fn row_to_attempt(r: &rusqlite::Row<'_>) -> rusqlite::Result<Attempt> {
         attempt_digest: r.get(8)?,
         outcome: r.get(9)?,
         attest_block: r.get::<_, Option<i64>>(10)?.map(|b| b as u64),
+        salt: r.get(11)?,
     })
 }
 
-const COLUMNS: &str = "proposal, expires_at, generation, phase, arena, state, verdict, evidence, attempt_digest, outcome, attest_block";
+const COLUMNS: &str = "proposal, expires_at, generation, phase, arena, state, verdict, evidence, attempt_digest, outcome, attest_block, salt";
 
 impl Store {
     /// Opens (or creates) the index at `path`.
@@ -174,6 +184,13 @@ impl Store {
                  PRIMARY KEY (content_hash, version)
              );",
         )?;
+        // Indexes made before sealed PASSes have no salt column.
+        let has_salt = conn
+            .prepare("SELECT 1 FROM pragma_table_info('attempts') WHERE name = 'salt'")?
+            .exists([])?;
+        if !has_salt {
+            conn.execute_batch("ALTER TABLE attempts ADD COLUMN salt TEXT")?;
+        }
         Ok(Store { conn })
     }
 
@@ -270,6 +287,23 @@ impl Store {
             params![proposal as i64, expires_at as i64, verdict, evidence, attempt_digest, outcome],
         )?;
         Ok(n == 1)
+    }
+
+    /// The salt that will open this reported attempt's sealed PASS: kept before the seal
+    /// is sent, so a crash between the two never leaves a seal nobody can open. Returns the
+    /// salt stored, which is `salt` unless one was stored already (a retried attestation
+    /// reuses it: its seal may be on chain).
+    pub fn keep_salt(&self, proposal: u64, expires_at: u64, salt: &str) -> rusqlite::Result<String> {
+        self.conn.execute(
+            "UPDATE attempts SET salt = ?3, updated = datetime('now')
+             WHERE proposal = ?1 AND expires_at = ?2 AND salt IS NULL",
+            params![proposal as i64, expires_at as i64, salt],
+        )?;
+        self.conn.query_row(
+            "SELECT salt FROM attempts WHERE proposal = ?1 AND expires_at = ?2",
+            params![proposal as i64, expires_at as i64],
+            |r| r.get(0),
+        )
     }
 
     pub fn mark(
@@ -430,6 +464,50 @@ mod tests {
         s.mark(3, 100, State::Attested, Some(12)).unwrap();
         assert_eq!(s.get(3, 100).unwrap().unwrap().attest_block, Some(12));
         assert!(s.in_state(State::Reported).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_sealed_pass_keeps_its_first_salt_and_stays_unpublished_until_revealed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.sqlite");
+        let digest = "cd".repeat(32);
+        {
+            // An index made before sealed PASSes: no salt column.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE attempts (proposal INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+                     generation INTEGER NOT NULL, phase TEXT NOT NULL, arena TEXT NOT NULL,
+                     state TEXT NOT NULL, verdict BLOB, evidence TEXT, attempt_digest TEXT,
+                     outcome TEXT, attest_block INTEGER,
+                     updated TEXT NOT NULL DEFAULT (datetime('now')),
+                     PRIMARY KEY (proposal, expires_at));
+                 INSERT INTO attempts (proposal, expires_at, generation, phase, arena, state)
+                     VALUES (1, 50, 0, 'primary', 'cpu-tiny', 'attested');",
+            )
+            .unwrap();
+        }
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.get(1, 50).unwrap().unwrap().salt, None, "old rows read");
+        s.record_lease(5, 300, 2, "primary", "cpu-tiny").unwrap();
+        assert!(s.record_report(5, 300, b"v", &digest, "ef", "pass").unwrap());
+        assert_eq!(s.keep_salt(5, 300, "11").unwrap(), "11");
+        // A retry after a crash must open the seal that may already be on chain.
+        assert_eq!(s.keep_salt(5, 300, "22").unwrap(), "11");
+        s.mark(5, 300, State::Sealed, Some(40)).unwrap();
+        drop(s);
+        let s = Store::open(&path).unwrap();
+        let sealed = s.in_state(State::Sealed).unwrap();
+        assert_eq!(
+            (sealed.len(), sealed[0].salt.as_deref()),
+            (1, Some("11"))
+        );
+        assert!(
+            !is_published(&path, &digest).unwrap(),
+            "a sealed PASS's report is not served before its reveal"
+        );
+        s.mark(5, 300, State::Attested, None).unwrap();
+        assert!(is_published(&path, &digest).unwrap());
+        assert_eq!(s.get(5, 300).unwrap().unwrap().attest_block, Some(40));
     }
 
     #[test]
