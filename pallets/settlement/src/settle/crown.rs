@@ -180,7 +180,7 @@ impl<T: Config> Pallet<T> {
                 continue;
             }
             if let ProposalStatus::ReproductionQueued { primary, .. } = &q.status {
-                if primary.generation != generation {
+                if primary.generation() != generation {
                     Self::end_wait(id, &q.status);
                     q.status = ProposalStatus::Queued;
                     Proposals::<T>::insert(id, q);

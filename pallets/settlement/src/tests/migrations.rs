@@ -16,7 +16,10 @@ fn old_lease(l: &LeaseOf<Test>) -> v1::Lease<AccountId, u64> {
     }
 }
 
-fn old_pass(p: &RecordedPass<AccountId>) -> v1::RecordedPass<AccountId> {
+fn old_pass(p: &PrimaryPass<AccountId>) -> v1::RecordedPass<AccountId> {
+    let PrimaryPass::Open(p) = p else {
+        panic!("version 1 had no sealed PASS");
+    };
     v1::RecordedPass {
         validator: p.validator,
         speedup_ppm: p.speedup_ppm,
@@ -57,6 +60,7 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
         ProposalStatus::Overturned { reason } => O::Failed { reason: *reason },
         // Nor revoke a crown.
         ProposalStatus::Revoked { reason, .. } => O::Failed { reason: *reason },
+        ProposalStatus::AwaitingReveal { .. } => panic!("version 1 had no sealed PASS"),
     }
 }
 

@@ -199,7 +199,7 @@ fn lease_of(p: ProposalId) -> LeaseOf<Test> {
     }
 }
 
-fn primary_of(p: ProposalId) -> RecordedPass<AccountId> {
+fn primary_of(p: ProposalId) -> PrimaryPass<AccountId> {
     match status(p) {
         ProposalStatus::ReproductionQueued { primary, .. }
         | ProposalStatus::Reproduction { primary, .. } => primary,
@@ -208,7 +208,7 @@ fn primary_of(p: ProposalId) -> RecordedPass<AccountId> {
 }
 
 /// The status of a proposal that went back to waiting for its reproduction in this block.
-fn awaiting(primary: RecordedPass<AccountId>) -> StatusOf<Test> {
+fn awaiting(primary: PrimaryPass<AccountId>) -> StatusOf<Test> {
     ProposalStatus::ReproductionQueued {
         primary,
         until: System::block_number() + REPRODUCTION_TIMEOUT,
@@ -228,7 +228,7 @@ fn primary_pass(p: ProposalId, speedup_ppm: u32) {
 fn primary_pass_by(v: AccountId, p: ProposalId, speedup_ppm: u32) {
     let seed = if v == V1 { 1 } else { 10 + (v - V1) as u8 };
     assert_ok!(Cacheon::claim(signed(v), p));
-    assert_ok!(Cacheon::attest(signed(v), p, pass(speedup_ppm, seed)));
+    assert_ok!(attest_as(v, p, pass(speedup_ppm, seed)));
 }
 
 fn weights(v: Vec<(AccountId, u32)>) -> WeightVectorOf<Test> {
@@ -245,21 +245,13 @@ fn happy_path_crowns_with_the_lower_speedup() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(ALICE, SILU, "fast");
         assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V1), p));
-        assert_ok!(Cacheon::attest(
-            RuntimeOrigin::signed(V1),
-            p,
-            pass(1_050_000, 1)
-        ));
+        assert_ok!(attest_as(V1, p, pass(1_050_000, 1)));
         assert!(matches!(
             status(p),
             ProposalStatus::ReproductionQueued { .. }
         ));
         assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V2), p));
-        assert_ok!(Cacheon::attest(
-            RuntimeOrigin::signed(V2),
-            p,
-            pass(1_030_000, 2)
-        ));
+        assert_ok!(attest_as(V2, p, pass(1_030_000, 2)));
         assert!(matches!(
             status(p),
             ProposalStatus::Crowned {
