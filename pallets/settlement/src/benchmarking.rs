@@ -149,7 +149,7 @@ mod benchmarks {
         fill_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
         let at = first.saturating_add((crate::settle::DEADLINE_TRIES - 1).into());
         #[extrinsic_call]
-        attest(RawOrigin::Signed(v1), p, pass_attestation(0, 1));
+        attest(RawOrigin::Signed(v1), p, pass_attestation(0, 5));
         let prop = Proposals::<T>::get(p).unwrap();
         assert!(matches!(
             prop.status,

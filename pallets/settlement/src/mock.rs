@@ -374,7 +374,7 @@ pub fn until_priority_final(proposal: ProposalId) {
 pub const SEAL_SALT: [u8; 32] = [0x5a; 32];
 
 /// A sealed PASS's values, kept by its validator until the reveal.
-type SealedValues = (u32, EvidenceDigest, [u8; 32]);
+pub type SealedValues = (u32, EvidenceDigest, [u8; 32]);
 
 std::thread_local! {
     /// What [`attest_as`] sealed, by proposal and validator: what an honest validator keeps
@@ -443,24 +443,34 @@ pub fn attest_as(
 /// The sealer of `proposal`'s PASS reveals it, if the proposal awaits that reveal and the
 /// seal was made by [`attest_as`].
 pub fn reveal_kept(proposal: ProposalId) {
+    if let Some(r) = try_reveal_kept(proposal) {
+        assert_ok!(r);
+    }
+}
+
+/// The sealer's reveal of `proposal`'s PASS with the values [`attest_as`] kept, and its
+/// result; `None` when the proposal awaits no reveal of a PASS sealed that way.
+pub fn try_reveal_kept(proposal: ProposalId) -> Option<DispatchResultWithPostInfo> {
     let Some(ProposalStatus::AwaitingReveal { primary, .. }) =
         Proposals::<Test>::get(proposal).map(|p| p.status)
     else {
-        return;
+        return None;
     };
-    let Some((speedup_ppm, evidence, attempt)) =
-        SEALED.with(|s| s.borrow().get(&(proposal, primary.validator)).copied())
-    else {
-        return;
-    };
-    assert_ok!(Cacheon::reveal_pass(
+    let (speedup_ppm, evidence, attempt) =
+        SEALED.with(|s| s.borrow().get(&(proposal, primary.validator)).copied())?;
+    Some(Cacheon::reveal_pass(
         RuntimeOrigin::signed(primary.validator),
         proposal,
         speedup_ppm,
         evidence,
         attempt,
-        SEAL_SALT
-    ));
+        SEAL_SALT,
+    ))
+}
+
+/// The kept values of `validator`'s sealed PASS of `proposal`: speedup and digests.
+pub fn kept(proposal: ProposalId, validator: AccountId) -> Option<SealedValues> {
+    SEALED.with(|s| s.borrow().get(&(proposal, validator)).copied())
 }
 
 /// Runs the primary and reproduction PASSes (V1 then V2) so that `proposal` is crowned (the

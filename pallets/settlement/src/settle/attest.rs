@@ -163,7 +163,14 @@ impl<T: Config> Pallet<T> {
                     });
                 }
                 if required <= 1 {
-                    Self::crown(id, p, info, speedup_ppm, alloc::vec![pass])?
+                    Self::crown(
+                        id,
+                        p,
+                        info,
+                        speedup_ppm,
+                        alloc::vec![pass],
+                        T::WeightInfo::attest_crown,
+                    )?
                 } else {
                     Self::deposit_event(Event::PassRecorded {
                         proposal: id,
@@ -193,7 +200,14 @@ impl<T: Config> Pallet<T> {
             (Verdict::Pass { speedup_ppm }, Some(PrimaryPass::Open(primary))) => {
                 let lower = speedup_ppm.min(primary.speedup_ppm);
                 let pass = this_pass(speedup_ppm);
-                Self::crown(id, p, info, lower, alloc::vec![primary, pass])?
+                Self::crown(
+                    id,
+                    p,
+                    info,
+                    lower,
+                    alloc::vec![primary, pass],
+                    T::WeightInfo::attest_crown,
+                )?
             }
             (Verdict::Pass { speedup_ppm }, Some(PrimaryPass::Sealed(primary))) => {
                 Self::await_reveal(id, p, primary, this_pass(speedup_ppm))?

@@ -178,7 +178,14 @@ impl<T: Config> Pallet<T> {
             return Ok(T::WeightInfo::attest_pass());
         }
         let lower = speedup_ppm.min(reproduction.speedup_ppm);
-        Self::crown(id, p, info, lower, alloc::vec![revealed, reproduction])
+        Self::crown(
+            id,
+            p,
+            info,
+            lower,
+            alloc::vec![revealed, reproduction],
+            T::WeightInfo::reveal_pass,
+        )
     }
 
     /// `id`'s sealed PASS was not revealed by its deadline (taken off the schedule by the

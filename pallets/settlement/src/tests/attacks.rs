@@ -424,12 +424,20 @@ fn stale_lease_does_not_requeue_a_cheating_fail() {
 fn implausible_speedup_is_refused() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(ALICE, SILU, "a");
+        // A sealed primary PASS's speedup is checked at its reveal: above the cap, it can
+        // never be opened.
         assert_ok!(Cacheon::claim(signed(V1), p));
+        assert_ok!(attest_as(V1, p, pass(MAX_SPEEDUP_PPM + 1, 1)));
+        assert_ok!(Cacheon::claim(signed(V2), p));
         assert_noop!(
-            attest_as(V1, p, pass(MAX_SPEEDUP_PPM + 1, 1)),
+            attest_as(V2, p, pass(MAX_SPEEDUP_PPM + 1, 2)),
             Error::<Test>::SpeedupImplausible
         );
-        assert_ok!(attest_as(V1, p, pass(MAX_SPEEDUP_PPM, 1)));
+        assert_ok!(Cacheon::attest(signed(V2), p, pass(MAX_SPEEDUP_PPM, 2)));
+        assert_noop!(
+            try_reveal_kept(p).expect("a kept seal"),
+            Error::<Test>::SpeedupImplausible
+        );
     });
 }
 
@@ -495,7 +503,11 @@ fn attest_and_claim_are_refunded_to_the_branch_taken() {
         let info = Cacheon::claim(signed(V1), ids[0]).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(0)));
         let info = attest_as(V1, ids[0], pass(1_100_000, 1)).unwrap();
-        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_pass()));
+        assert_eq!(
+            info.actual_weight,
+            Some(<() as WeightInfo>::attest_sealed())
+        );
+        assert_eq!(info.pays_fee, Pays::No);
         // V1 passes over the first proposal (its own PASS) to claim the second.
         let info = Cacheon::claim(signed(V1), ids[1]).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(1)));
@@ -507,14 +519,18 @@ fn attest_and_claim_are_refunded_to_the_branch_taken() {
         );
         let info = Cacheon::claim(signed(V2), ids[0]).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(0)));
-        let info = attest_as(V2, ids[0], pass(1_100_000, 2)).unwrap();
-        // The crown walked a queue of one (the proposal whose FAIL waits) and displaced
-        // nothing.
+        // The reproduction's PASS awaits the reveal of the sealed one...
+        let info = Cacheon::attest(signed(V2), ids[0], pass(1_100_000, 2)).unwrap();
+        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_pass()));
+        // ...whose reveal crowns: it walked a queue of one (the proposal whose FAIL waits)
+        // and displaced nothing.
+        let info = try_reveal_kept(ids[0]).expect("a kept seal").unwrap();
         assert_eq!(
             info.actual_weight,
-            Some(<() as WeightInfo>::attest_crown(1, 0))
+            Some(<() as WeightInfo>::reveal_pass(1, 0))
         );
-        assert!(Cacheon::attest_worst_weight().all_gte(<() as WeightInfo>::attest_crown(1, 0)));
+        assert_eq!(info.pays_fee, Pays::No);
+        assert!(Cacheon::reveal_worst_weight().all_gte(<() as WeightInfo>::reveal_pass(1, 0)));
         // The second FAIL sticks.
         assert_ok!(Cacheon::claim(signed(V3), ids[1]));
         let info = attest_as(V3, ids[1], fail(FailReason::Build, 3)).unwrap();

@@ -207,6 +207,33 @@ fn primary_of(p: ProposalId) -> PrimaryPass<AccountId> {
     }
 }
 
+/// Rewrites `p`'s sealed primary PASS as the open PASS it seals (the values `attest_as`
+/// kept), as if it had been recorded before blind verdicts. Returns that PASS.
+fn unseal_in_storage(p: ProposalId) -> RecordedPass<AccountId> {
+    let mut prop = Proposals::<Test>::get(p).expect("proposal exists");
+    let (ProposalStatus::ReproductionQueued { primary, .. }
+    | ProposalStatus::Reproduction { primary, .. }) = &mut prop.status
+    else {
+        panic!("proposal {p} has no primary pass");
+    };
+    let PrimaryPass::Sealed(sealed) = primary.clone() else {
+        panic!("proposal {p}'s primary PASS is open already");
+    };
+    let (speedup_ppm, evidence_digest, attempt_digest) =
+        kept(p, sealed.validator).expect("sealed by attest_as");
+    let open = RecordedPass {
+        validator: sealed.validator,
+        operator: sealed.operator,
+        speedup_ppm,
+        generation: sealed.generation,
+        evidence_digest,
+        attempt_digest,
+    };
+    *primary = PrimaryPass::Open(open.clone());
+    Proposals::<Test>::insert(p, prop);
+    open
+}
+
 /// The status of a proposal that went back to waiting for its reproduction in this block.
 fn awaiting(primary: PrimaryPass<AccountId>) -> StatusOf<Test> {
     ProposalStatus::ReproductionQueued {
@@ -321,6 +348,10 @@ mod migrations;
 // ---- Pruning in on_idle ----
 
 mod pruning;
+
+// ---- Blind verdicts: sealed primary PASSes ----
+
+mod blind_verdicts;
 
 // ---- Random call sequences (property test) ----
 
