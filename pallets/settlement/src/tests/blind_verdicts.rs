@@ -207,7 +207,7 @@ fn a_reveal_that_does_not_open_the_seal_is_refused() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(ALICE, SILU, "a");
         let primary = pass(1_080_000, 1);
-        assert_noop!(reveal(V1, p, &primary), Error::<Test>::UnknownProposal);
+        assert_noop!(reveal(V1, 99, &primary), Error::<Test>::UnknownProposal);
         assert_ok!(Cacheon::claim(signed(V1), p));
         assert_ok!(attest_as(V1, p, primary));
         assert_noop!(reveal(V1, p, &primary), Error::<Test>::NotAwaitingReveal);
