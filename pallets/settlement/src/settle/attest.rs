@@ -384,7 +384,8 @@ impl<T: Config> Pallet<T> {
     /// stall already counted; the operator sits out the next lease; back to the phase's
     /// queue, or expired (deposits returned) once `max_attempts` is reached or no operator is
     /// left to try. Stores the proposal.
-    /// `primary`: the primary PASS and its wait's deadline, for a reproduction.
+    /// `primary`: the primary PASS and the deadline of its wait (kept, or `None` for a
+    /// fresh one), for a reproduction or a PASS promoted after a missed reveal.
     pub(super) fn requeue_or_expire(
         id: ProposalId,
         mut p: ProposalOf<T>,

@@ -72,6 +72,8 @@
 //! | TooManyUnbondingChunks / NothingToWithdraw | `bonds::unbonded_funds_wait_for_the_unbonding_period` |
 //! | SpeedupCapOutOfRange | `speedup_cap::set_arena_refuses_a_speedup_cap_out_of_range` |
 //! | CrownUnderChallenge | `bonds::a_withdrawal_waits_for_an_open_challenge_of_the_operators_crown` |
+//! | PassMustBeSealed / SealNotExpected | `blind_verdicts::a_plain_primary_pass_is_refused_where_two_operators_must_agree`, `blind_verdicts::a_one_validator_arena_needs_no_seal` |
+//! | NotAwaitingReveal / NotSealer / SealMismatch | `blind_verdicts::a_reveal_that_does_not_open_the_seal_is_refused` |
 
 use crate::epoch::credit;
 use crate::mock::*;
