@@ -12,6 +12,7 @@ pub mod bundle;
 pub mod catalog;
 pub mod commitment;
 pub mod ids;
+pub mod seal;
 pub mod verdict;
 
 pub use bundle::{
@@ -19,6 +20,7 @@ pub use bundle::{
 };
 pub use commitment::{commitment, COMMIT_DOMAIN};
 pub use ids::{is_valid_endpoint, is_valid_id, MAX_ENDPOINT_BYTES, MAX_ID_LEN};
+pub use seal::{pass_seal, Seal};
 pub use verdict::{Backend, FailReason, NoDecisionReason, TargetKind, Verdict, PPM_ONE};
 
 /// SHA-256 of a bundle's canonical bytes.

@@ -67,6 +67,7 @@ pub type Migrations = (
     pallet_cacheon::migrations::v2::MigrateV1ToV2<Runtime>,
     pallet_cacheon::migrations::v3::MigrateV2ToV3<Runtime>,
     pallet_cacheon::migrations::v4::MigrateV3ToV4<Runtime>,
+    pallet_cacheon::migrations::v5::MigrateV4ToV5<Runtime>,
 );
 
 pub type Executive = frame::runtime::prelude::Executive<
@@ -271,9 +272,12 @@ impl pallet_cacheon::Config for Runtime {
     type RevealPeriod = ConstU32<600>;
     /// A primary PASS waits an hour for another operator's reproduction.
     type ReproductionTimeout = ConstU32<600>;
+    /// Ten minutes for a sealed primary PASS's validator to reveal it once the reproduction
+    /// has PASSed (its daemon reveals within a block or two of seeing it).
+    type RevealTimeout = ConstU32<100>;
     /// A proposal still pending a week (at 6 s blocks) after its reveal expires. An arena's
     /// leases must fit (`set_arena`): at 600-block leases and 3 attempts they take at most
-    /// 3,950 blocks.
+    /// 4,714 blocks (two reproduction waits and a reveal wait among them).
     type PendingLifetime = ConstU32<{ 7 * 24 * 600 }>;
     /// 10×: no single kernel boundary makes the whole engine faster than that.
     type MaxSpeedupPpm = ConstU32<10_000_000>;

@@ -236,6 +236,24 @@ fn settlement_calls_are_charged_their_benchmarked_weights() {
             charged(Call::overturn_fail { proposal: 3 }),
             W::overturn_fail(),
         ),
+        (
+            charged(Call::attest_sealed {
+                proposal: 3,
+                incumbent_generation: 0,
+                seal: [1; 32],
+            }),
+            W::attest_sealed(),
+        ),
+        (
+            charged(Call::reveal_pass {
+                proposal: 3,
+                speedup_ppm: 1_100_000,
+                evidence_digest: [1; 32],
+                attempt_digest: [2; 32],
+                salt: [3; 32],
+            }),
+            pallet_cacheon::Pallet::<Runtime>::reveal_worst_weight(),
+        ),
     ];
     for (i, (charged, measured)) in cases.into_iter().enumerate() {
         assert_eq!(charged, measured, "call {i}");

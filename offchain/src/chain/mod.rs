@@ -29,6 +29,17 @@ pub type Proposal = api::runtime_types::pallet_cacheon::types::Proposal<AccountI
 pub type ProposalStatus = api::runtime_types::pallet_cacheon::types::ProposalStatus<AccountId, u32>;
 pub type RecordedFail = api::runtime_types::pallet_cacheon::types::RecordedFail<AccountId>;
 pub type RecordedPass = api::runtime_types::pallet_cacheon::types::RecordedPass<AccountId>;
+/// A reproduction's primary PASS: sealed (blind verdicts) or open.
+pub type PrimaryPass = api::runtime_types::pallet_cacheon::types::PrimaryPass<AccountId>;
+pub type SealedPass = api::runtime_types::pallet_cacheon::types::SealedPass<AccountId>;
+
+/// The operator of a primary PASS, sealed or open.
+pub fn primary_operator(primary: &PrimaryPass) -> &AccountId {
+    match primary {
+        PrimaryPass::Open(pass) => &pass.operator,
+        PrimaryPass::Sealed(pass) => &pass.operator,
+    }
+}
 pub type Events = subxt::extrinsics::ExtrinsicEvents<PolkadotConfig>;
 /// A verdict as the chain's calls and events carry it.
 pub type ApiVerdict = api::runtime_types::cacheon_primitives::verdict::Verdict;

@@ -50,7 +50,7 @@ pub fn proposal_events(
     collect!(
         AttestationsDisagreed,
         "attestations_disagreed",
-        |e| json!({"pass": e.pass_validator.to_string(), "pass_evidence": hex::encode(e.pass_evidence), "fail": e.fail_validator.to_string(), "fail_evidence": hex::encode(e.fail_evidence), "reason": format!("{:?}", e.reason)})
+        |e| json!({"pass": e.pass_validator.to_string(), "pass_evidence": e.pass_evidence.map(hex::encode), "fail": e.fail_validator.to_string(), "fail_evidence": hex::encode(e.fail_evidence), "reason": format!("{:?}", e.reason)})
     );
     collect!(
         NoDecisionRecorded,

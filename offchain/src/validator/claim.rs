@@ -97,7 +97,9 @@ pub(super) async fn next_claimable(
             };
             let crowning = match &p.status {
                 ApiStatus::Queued => Some(required <= 1),
-                ApiStatus::ReproductionQueued { primary, .. } if primary.operator != operator => {
+                ApiStatus::ReproductionQueued { primary, .. }
+                    if *crate::chain::primary_operator(primary) != operator =>
+                {
                     Some(true)
                 }
                 _ => None,

@@ -8,9 +8,11 @@ use alloc::{format, vec, vec::Vec};
 use cacheon_primitives::{canonical_bytes, BundleFile, BundleLimits};
 use frame::benchmarking::prelude::*;
 
+mod blind;
 mod challenges;
 mod setup;
 
+use blind::*;
 use challenges::*;
 use setup::*;
 
@@ -122,7 +124,8 @@ mod benchmarks {
         ));
     }
 
-    /// A primary PASS whose reproduction deadline finds every block but the last it may try
+    /// An open PASS that becomes the primary (its reproduction's primary stopped counting: a
+    /// removed key), whose reproduction deadline finds every block but the last it may try
     /// full, after which the search for an operator that may reproduce it walks every
     /// validator key in vain (all of operators that stalled it) and their exclusions lift.
     #[benchmark]
@@ -132,7 +135,9 @@ mod benchmarks {
         let miner = funded::<T>("miner", 0);
         let p = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
         fill_queue::<T>(vec![p]);
-        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
+        let gone: T::AccountId = account("removed", 0, 0);
+        let far = frame_system::Pallet::<T>::block_number().saturating_add(10_000u32.into());
+        lease_reproduction::<T>(p, &gone, &v1, far);
         Proposals::<T>::mutate(p, |prop| {
             let prop = prop.as_mut().unwrap();
             prop.excluded = BoundedVec::truncate_from(vec![stalled.clone(), v2.clone()]);
@@ -144,7 +149,7 @@ mod benchmarks {
         fill_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
         let at = first.saturating_add((crate::settle::DEADLINE_TRIES - 1).into());
         #[extrinsic_call]
-        attest(RawOrigin::Signed(v1), p, pass_attestation(0, 1));
+        attest(RawOrigin::Signed(v1), p, pass_attestation(0, 5));
         let prop = Proposals::<T>::get(p).unwrap();
         assert!(matches!(
             prop.status,
@@ -243,8 +248,7 @@ mod benchmarks {
         let others: Vec<ProposalId> = (0..q)
             .map(|i| reveal_one::<T>(&funded::<T>("other", i), b"bench.slot0", 256, 1_000 + i))
             .collect();
-        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
-        Pallet::<T>::do_attest(v1.clone(), p, pass_attestation(0, 1)).expect("primary pass");
+        open_primary::<T>(p, &v1);
         // Each waiting with its own scheduled deadline (each is unscheduled when dropped).
         let base =
             frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
@@ -252,7 +256,7 @@ mod benchmarks {
             let mut prop = Proposals::<T>::get(o).unwrap();
             let until = base.saturating_add((i as u32).into());
             prop.status = ProposalStatus::ReproductionQueued {
-                primary: primary_pass::<T>(&v1),
+                primary: PrimaryPass::Open(primary_pass::<T>(&v1)),
                 until,
             };
             LeaseDeadlines::<T>::insert(until, BoundedVec::truncate_from(vec![*o]));
@@ -270,6 +274,72 @@ mod benchmarks {
             Proposals::<T>::get(p).unwrap().status,
             ProposalStatus::Crowned { .. }
         ));
+    }
+
+    /// `attest_pass`'s worst path with a sealed primary PASS.
+    #[benchmark]
+    fn attest_sealed() {
+        let (v1, v2) = arena::<T>(2);
+        let stalled = keys_of_one_operator::<T>();
+        let miner = funded::<T>("miner", 0);
+        let p = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
+        fill_queue::<T>(vec![p]);
+        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
+        Proposals::<T>::mutate(p, |prop| {
+            let prop = prop.as_mut().unwrap();
+            prop.excluded = BoundedVec::truncate_from(vec![stalled.clone(), v2.clone()]);
+            prop.stalled = prop.excluded.clone();
+            prop.attempts = 2;
+        });
+        let first =
+            frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
+        fill_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
+        let at = first.saturating_add((crate::settle::DEADLINE_TRIES - 1).into());
+        #[extrinsic_call]
+        attest_sealed(RawOrigin::Signed(v1), p, 0, [7; 32]);
+        let prop = Proposals::<T>::get(p).unwrap();
+        assert!(matches!(
+            prop.status,
+            ProposalStatus::ReproductionQueued { primary: PrimaryPass::Sealed(_), until }
+                if until == at
+        ));
+        assert!(prop.excluded.is_empty());
+    }
+
+    /// `attest_crown`'s worst path, the crown made by the reveal of the sealed primary PASS.
+    #[benchmark]
+    fn reveal_pass(q: Linear<0, { T::MaxQueueLen::get() - 1 }>, m: Linear<2, { MAX_MEMBERS }>) {
+        let (v1, v2) = arena::<T>(m);
+        let p = crowning_reveal_scene::<T>(q, m, &v1, &v2);
+        let (speedup, evidence, attempt, salt) = sealed_values();
+        #[extrinsic_call]
+        reveal_pass(RawOrigin::Signed(v1), p, speedup, evidence, attempt, salt);
+        assert!(matches!(
+            Proposals::<T>::get(p).unwrap().status,
+            ProposalStatus::Crowned { .. }
+        ));
+    }
+
+    /// `n` sealed PASSes not revealed by their deadline: each a stall of its operator, the
+    /// reproduction's PASS promoted to primary with a fresh wait scheduled past full blocks,
+    /// and every key walked in vain.
+    #[benchmark]
+    fn reveals_missed(n: Linear<0, { T::MaxLeasesPerBlock::get() }>) {
+        let (v1, v2) = arena::<T>(2);
+        let (ids, deadline) = missed_reveals_scene::<T>(n, &v1, &v2);
+        #[block]
+        {
+            Pallet::<T>::expire_leases(deadline);
+        }
+        for p in &ids {
+            assert!(matches!(
+                Proposals::<T>::get(p).unwrap().status,
+                ProposalStatus::ReproductionQueued {
+                    primary: PrimaryPass::Open(_),
+                    ..
+                }
+            ));
+        }
     }
 
     /// Updates the head of a displacement chain of `t` targets: the cycle check walks it.

@@ -96,7 +96,9 @@ mod calls {
             Ok((Some(Self::claim_weight(ahead)), Pays::No).into())
         }
 
-        /// Attest the leased attempt's verdict. A second PASS crowns the proposal in this call.
+        /// Attest the leased attempt's verdict. A second PASS crowns the proposal in this call
+        /// (against a sealed primary PASS, once that is revealed). A primary PASS in an arena
+        /// where two operators must agree is refused here: it is [`Self::attest_sealed`].
         ///
         /// Weighed for the heaviest branch (a crown displacing `MAX_MEMBERS` entries over a
         /// full queue), then for the branch taken. An accepted attestation is free (only the
@@ -110,6 +112,52 @@ mod calls {
         ) -> DispatchResultWithPostInfo {
             let validator = ensure_signed(origin)?;
             let used = Self::do_attest(validator, proposal, attestation)?;
+            Ok((Some(used), Pays::No).into())
+        }
+
+        /// Attest a leased primary attempt's PASS as its seal only: in an arena where two
+        /// operators must agree, the primary PASS is sealed so that the reproduction cannot
+        /// read its speedup or evidence. `seal` is [`cacheon_primitives::pass_seal`] of the
+        /// proposal, this key, `incumbent_generation` (the lease's), the speedup, both digests
+        /// and a secret salt; [`Self::reveal_pass`] opens it after the reproduction's PASS.
+        /// FAILs and NoDecisions stay [`Self::attest`]. An accepted attestation is free.
+        #[pallet::call_index(19)]
+        #[pallet::weight(T::WeightInfo::attest_sealed())]
+        pub fn attest_sealed(
+            origin: OriginFor<T>,
+            proposal: ProposalId,
+            incumbent_generation: u32,
+            seal: cacheon_primitives::Seal,
+        ) -> DispatchResultWithPostInfo {
+            let validator = ensure_signed(origin)?;
+            let used = Self::do_attest_sealed(validator, proposal, incumbent_generation, seal)?;
+            Ok((Some(used), Pays::No).into())
+        }
+
+        /// Open the caller's sealed primary PASS once the reproduction has PASSed
+        /// (`AwaitingReveal`), within `RevealTimeout` blocks: the values must hash to the seal,
+        /// and the speedup clear the margin and the arena's cap. The proposal is crowned with
+        /// the lower speedup in this call. Weighed for a crown over a full queue, then for the
+        /// branch taken; an accepted reveal is free.
+        #[pallet::call_index(27)]
+        #[pallet::weight(Pallet::<T>::reveal_worst_weight())]
+        pub fn reveal_pass(
+            origin: OriginFor<T>,
+            proposal: ProposalId,
+            speedup_ppm: u32,
+            evidence_digest: EvidenceDigest,
+            attempt_digest: [u8; 32],
+            salt: [u8; 32],
+        ) -> DispatchResultWithPostInfo {
+            let validator = ensure_signed(origin)?;
+            let used = Self::do_reveal_pass(
+                validator,
+                proposal,
+                speedup_ppm,
+                evidence_digest,
+                attempt_digest,
+                salt,
+            )?;
             Ok((Some(used), Pays::No).into())
         }
 

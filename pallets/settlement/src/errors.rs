@@ -125,7 +125,8 @@ mod errors {
         BelowMargin,
         /// A PASS reports a speedup above its arena's `max_speedup_ppm`.
         SpeedupImplausible,
-        /// The reproduction repeats the primary's attempt or evidence digest.
+        /// The reproduction repeats the primary's attempt or evidence digest (or a revealed
+        /// primary PASS the reproduction's).
         DuplicateEvidence,
         /// The arena's generation counter would overflow.
         GenerationOverflow,
@@ -194,5 +195,18 @@ mod errors {
         /// An arena's `max_speedup_ppm` must admit a PASS at its margin and stay within the
         /// chain's `MaxSpeedupPpm`.
         SpeedupCapOutOfRange,
+        /// A primary PASS in an arena where two operators must agree is attested sealed
+        /// (`attest_sealed`), so that the reproduction cannot read it.
+        PassMustBeSealed,
+        /// No seal is expected here: a reproduction's PASS, or any PASS in a one-validator
+        /// arena, is attested in the open (`attest`).
+        SealNotExpected,
+        /// The proposal is not waiting for the reveal of a sealed PASS.
+        NotAwaitingReveal,
+        /// Only the validator that sealed the PASS may reveal it.
+        NotSealer,
+        /// The revealed PASS does not open the seal: another speedup, digest, generation or
+        /// salt than the sealed ones.
+        SealMismatch,
     }
 }

@@ -95,7 +95,8 @@ mod events {
         AttestationsDisagreed {
             proposal: ProposalId,
             pass_validator: T::AccountId,
-            pass_evidence: EvidenceDigest,
+            /// `None` while the PASS is sealed (a primary PASS before its reveal).
+            pass_evidence: Option<EvidenceDigest>,
             fail_validator: T::AccountId,
             fail_evidence: EvidenceDigest,
             reason: FailReason,
@@ -285,6 +286,26 @@ mod events {
         ChallengeExpired {
             challenge: ChallengeId,
             proposal: ProposalId,
+        },
+        /// A primary PASS was recorded as its seal only; the proposal waits for its
+        /// reproduction, which cannot read the speedup or the evidence.
+        PassSealed {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            seal: cacheon_primitives::Seal,
+        },
+        /// A sealed primary PASS was opened after the reproduction's PASS.
+        PassRevealed {
+            proposal: ProposalId,
+            validator: T::AccountId,
+            speedup_ppm: u32,
+            evidence_digest: EvidenceDigest,
+        },
+        /// A sealed primary PASS was not revealed in time: void, its operator's stall; the
+        /// reproduction's PASS became the primary (unless the generation moved on).
+        RevealMissed {
+            proposal: ProposalId,
+            validator: T::AccountId,
         },
     }
 }

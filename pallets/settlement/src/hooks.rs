@@ -1,4 +1,5 @@
-//! The pallet's hooks (a section of [`crate::pallet`]): leases and challenges expire,
+//! The pallet's hooks (a section of [`crate::pallet`]): leases and challenges expire, sealed
+//! PASSes not revealed in time are void,
 //! emissions are paid and epochs close at the start of a block; pruning takes what is left of a block; the
 //! configuration is checked once (`integrity_test`) and the invariants after every test
 //! (`try_state`).
@@ -10,11 +11,12 @@ mod hooks {
     #[pallet::hooks]
     impl<T: Config> Hooks<BlockNumberFor<T>> for Pallet<T> {
         fn on_initialize(now: BlockNumberFor<T>) -> Weight {
-            let expired = Self::expire_leases(now);
+            let (expired, missed) = Self::expire_leases(now);
             let overdue = Self::expire_overdue(now);
             let paid = Self::pay_emissions();
             let challenges = Self::expire_challenges(now);
             let mut weight = T::WeightInfo::expire_leases(expired)
+                .saturating_add(T::WeightInfo::reveals_missed(missed))
                 .saturating_add(T::WeightInfo::expire_overdue(overdue))
                 .saturating_add(T::WeightInfo::expire_challenges(challenges))
                 .saturating_add(T::WeightInfo::pay_emissions(paid));
@@ -58,8 +60,9 @@ mod hooks {
             assert!(
                 !T::RevealPeriod::get().is_zero()
                     && !T::ReproductionTimeout::get().is_zero()
+                    && !T::RevealTimeout::get().is_zero()
                     && !T::PendingLifetime::get().is_zero(),
-                "RevealPeriod, ReproductionTimeout and PendingLifetime must be positive"
+                "RevealPeriod, ReproductionTimeout, RevealTimeout and PendingLifetime must be positive"
             );
             assert!(
                 T::MaxSpeedupPpm::get() > PPM_ONE,

@@ -39,13 +39,15 @@ impl<T: Config> Pallet<T> {
                     *leases.entry(lease.operator.clone()).or_default() += 1;
                     Some(lease.expires_at)
                 }
-                ProposalStatus::ReproductionQueued { until, .. } => Some(*until),
+                ProposalStatus::ReproductionQueued { until, .. }
+                | ProposalStatus::AwaitingReveal { until, .. } => Some(*until),
                 _ => None,
             };
+            Self::blind_verdicts_add_up(&p.status)?;
             if let Some(at) = deadline {
                 ensure!(
                     at > now && LeaseDeadlines::<T>::get(at).contains(&id),
-                    "a lease or a reproduction wait has no deadline scheduled"
+                    "a lease, a reproduction wait or a reveal wait has no deadline scheduled"
                 );
             }
             let terminal =
@@ -125,7 +127,8 @@ impl<T: Config> Pallet<T> {
                 let due = Proposals::<T>::get(id).and_then(|p| match p.status {
                     ProposalStatus::Primary { lease }
                     | ProposalStatus::Reproduction { lease, .. } => Some(lease.expires_at),
-                    ProposalStatus::ReproductionQueued { until, .. } => Some(until),
+                    ProposalStatus::ReproductionQueued { until, .. }
+                    | ProposalStatus::AwaitingReveal { until, .. } => Some(until),
                     _ => None,
                 });
                 ensure!(
@@ -263,6 +266,44 @@ impl<T: Config> Pallet<T> {
             let sum: u64 = weights.iter().map(|(_, w)| *w as u64).sum();
             ensure!(sum == 1_000_000, "weights do not sum to 1_000_000");
             ensure!(weights.iter().all(|(_, w)| *w > 0), "a weight is zero");
+        }
+        Ok(())
+    }
+
+    /// A sealed primary PASS and the PASS of its reproduction come from two operators and
+    /// measured the same generation; a lease on a reproduction is never the primary's
+    /// operator's; the PASSes of a crown come from two operators too.
+    fn blind_verdicts_add_up(
+        status: &StatusOf<T>,
+    ) -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
+        match status {
+            ProposalStatus::AwaitingReveal {
+                primary,
+                reproduction,
+                ..
+            } => {
+                ensure!(
+                    primary.operator != reproduction.operator,
+                    "a sealed PASS's operator reproduced it"
+                );
+                ensure!(
+                    primary.generation == reproduction.generation,
+                    "a sealed PASS and its reproduction measured different generations"
+                );
+            }
+            ProposalStatus::Reproduction { primary, lease, .. } => {
+                ensure!(
+                    primary.operator() != &lease.operator,
+                    "a primary PASS's operator leases its reproduction"
+                );
+            }
+            ProposalStatus::Crowned { passes, .. } if passes.len() == 2 => {
+                ensure!(
+                    passes[0].operator != passes[1].operator,
+                    "both PASSes of a crown come from one operator"
+                );
+            }
+            _ => {}
         }
         Ok(())
     }

@@ -7,6 +7,9 @@
 //! Proposal life cycle:
 //! ```text
 //! Queued ─claim─► Primary ─PASS─► ReproductionQueued ─claim (other operator)─► Reproduction ─PASS─► Crowned ─► Retired
+//!                   (sealed where two operators must agree)              PASS of a sealed one │
+//!                                                    AwaitingReveal ─reveal_pass─► Crowned ◄┘
+//!                                                      └─missed: the reproduction's PASS is the new primary
 //!   ▲               │ FAIL agreeing with an earlier one ──► Failed ─(admin overturns)─► Overturned
 //!   └─ a first FAIL (disputed) / NoDecision / lease expiry / stale generation
 //!      (each operator's stall counts once: Expired at max_attempts)
@@ -96,11 +99,12 @@ pub type WeightVectorOf<T> =
 pub mod pallet {
     use super::*;
 
-    /// Version 4: each arena's policy carries its speedup cap ([`crate::migrations::v4`]
-    /// moves a version 3 state; [`crate::migrations::v3`] a version 2 state, in which a
-    /// reproduction's wait did not stand still while leased; [`crate::migrations::v2`] a
-    /// version 1 state).
-    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(4);
+    /// Version 5: a reproduction's primary PASS is sealed or open (`PrimaryPass`;
+    /// [`crate::migrations::v5`] moves a version 4 state; [`crate::migrations::v4`] a
+    /// version 3 state, whose arenas had no speedup cap; [`crate::migrations::v3`] a version 2
+    /// state, in which a reproduction's wait did not stand still while leased;
+    /// [`crate::migrations::v2`] a version 1 state).
+    pub const STORAGE_VERSION: StorageVersion = StorageVersion::new(5);
 
     #[pallet::pallet]
     #[pallet::storage_version(STORAGE_VERSION)]
@@ -159,6 +163,11 @@ pub mod pallet {
         /// while a reproduction lease is held.
         #[pallet::constant]
         type ReproductionTimeout: Get<BlockNumberFor<Self>>;
+        /// Once the reproduction has PASSed a sealed primary PASS, the primary's validator has
+        /// this many blocks to reveal it (`reveal_pass`); then the sealed PASS is void (a stall
+        /// of its operator) and the reproduction's PASS becomes the primary.
+        #[pallet::constant]
+        type RevealTimeout: Get<BlockNumberFor<Self>>;
         /// A proposal still pending this many blocks after its reveal expires, whatever its
         /// phase (deposits returned): no proposal holds its queue, or the crowns of
         /// overlapping targets, for longer. `set_arena` refuses a policy whose stalls could
@@ -466,6 +475,12 @@ impl<T: Config> Pallet<T> {
             .max(T::WeightInfo::attest_pass())
             .max(T::WeightInfo::attest_fail())
             .max(T::WeightInfo::attest_requeue())
+    }
+
+    /// What `reveal_pass` is charged before it runs: its heaviest branch, a crown.
+    pub fn reveal_worst_weight() -> Weight {
+        T::WeightInfo::reveal_pass(T::MaxQueueLen::get(), MAX_MEMBERS)
+            .max(T::WeightInfo::attest_pass())
     }
 
     /// What `answer_challenge` is charged before it runs: its heaviest branch.

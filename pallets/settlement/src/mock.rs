@@ -59,6 +59,8 @@ pub const LONG_REVEAL_WINDOW: u64 = 20;
 pub const MAX_QUEUE: u32 = 8;
 pub const MAX_LEASES_PER_OPERATOR: u32 = 2;
 pub const REPRODUCTION_TIMEOUT: u64 = 30;
+/// Blocks a sealed primary PASS has for its reveal once the reproduction has PASSed.
+pub const REVEAL_TIMEOUT: u64 = 10;
 pub const MAX_SPEEDUP_PPM: u32 = 10_000_000;
 pub const PROPOSAL_RETENTION: u64 = 100;
 /// Covers the benchmarks' arena (`lease_blocks` 100) as well as this one's.
@@ -82,6 +84,7 @@ parameter_types! {
     pub static MaxRevealsPerPeriod: u32 = 16;
     pub const RevealPeriod: u64 = EPOCH_BLOCKS;
     pub const ReproductionTimeout: u64 = REPRODUCTION_TIMEOUT;
+    pub const RevealTimeout: u64 = REVEAL_TIMEOUT;
     pub const ProposalRetention: u64 = PROPOSAL_RETENTION;
     pub const PendingLifetime: u64 = PENDING_LIFETIME;
     pub const ChallengeBond: Balance = CHALLENGE_BOND;
@@ -104,6 +107,7 @@ impl pallet_cacheon::Config for Test {
     type MaxRevealsPerPeriod = MaxRevealsPerPeriod;
     type RevealPeriod = RevealPeriod;
     type ReproductionTimeout = ReproductionTimeout;
+    type RevealTimeout = RevealTimeout;
     type MaxSpeedupPpm = ConstU32<MAX_SPEEDUP_PPM>;
     type ProposalRetention = ProposalRetention;
     type PendingLifetime = PendingLifetime;
@@ -271,6 +275,7 @@ impl ExtBuilder {
         }
         .build_storage()
         .expect("mock genesis builds");
+        SEALED.with(|s| s.borrow_mut().clear());
         let mut ext = TestState::new(storage);
         ext.execute_with(|| System::set_block_number(1));
         ext
@@ -365,21 +370,117 @@ pub fn until_priority_final(proposal: ProposalId) {
     }
 }
 
-/// Runs the primary and reproduction PASSes (V1 then V2) so that `proposal` is crowned.
+/// The salt with which [`attest_as`] seals primary PASSes.
+pub const SEAL_SALT: [u8; 32] = [0x5a; 32];
+
+/// A sealed PASS's values, kept by its validator until the reveal.
+pub type SealedValues = (u32, EvidenceDigest, [u8; 32]);
+
+std::thread_local! {
+    /// What [`attest_as`] sealed, by proposal and validator: what an honest validator keeps
+    /// in its store until it reveals.
+    static SEALED: core::cell::RefCell<std::collections::BTreeMap<(ProposalId, AccountId), SealedValues>> =
+        Default::default();
+}
+
+/// The seal of `validator`'s PASS `a` of `proposal` with [`SEAL_SALT`].
+pub fn seal_of(proposal: ProposalId, validator: AccountId, a: &Attestation) -> [u8; 32] {
+    let Verdict::Pass { speedup_ppm } = a.verdict else {
+        panic!("only a PASS is sealed");
+    };
+    cacheon_primitives::pass_seal(
+        proposal,
+        &validator,
+        a.incumbent_generation,
+        speedup_ppm,
+        &a.evidence_digest,
+        &a.attempt_digest,
+        &SEAL_SALT,
+    )
+}
+
+/// `validator` attests `a` on `proposal` as an honest validator does: a primary PASS in an
+/// arena where two operators must agree is sealed (`attest_sealed`, the values kept), and
+/// once a reproduction's PASS leaves a sealed PASS awaiting its reveal, the sealer reveals it
+/// at once (`reveal_pass`). Returns the attestation's result.
+pub fn attest_as(
+    validator: AccountId,
+    proposal: ProposalId,
+    a: Attestation,
+) -> DispatchResultWithPostInfo {
+    let sealed_primary = Proposals::<Test>::get(proposal).is_some_and(|p| {
+        matches!(p.status, ProposalStatus::Primary { .. })
+            && Arenas::<Test>::get(&p.arena)
+                .is_some_and(|a| a.config.policy.required_distinct_validators > 1)
+    });
+    match a.verdict {
+        Verdict::Pass { speedup_ppm } if sealed_primary => {
+            let seal = seal_of(proposal, validator, &a);
+            let r = Cacheon::attest_sealed(
+                RuntimeOrigin::signed(validator),
+                proposal,
+                a.incumbent_generation,
+                seal,
+            );
+            if r.is_ok() {
+                SEALED.with(|s| {
+                    s.borrow_mut().insert(
+                        (proposal, validator),
+                        (speedup_ppm, a.evidence_digest, a.attempt_digest),
+                    )
+                });
+            }
+            r
+        }
+        _ => {
+            let r = Cacheon::attest(RuntimeOrigin::signed(validator), proposal, a)?;
+            reveal_kept(proposal);
+            Ok(r)
+        }
+    }
+}
+
+/// The sealer of `proposal`'s PASS reveals it, if the proposal awaits that reveal and the
+/// seal was made by [`attest_as`].
+pub fn reveal_kept(proposal: ProposalId) {
+    if let Some(r) = try_reveal_kept(proposal) {
+        assert_ok!(r);
+    }
+}
+
+/// The sealer's reveal of `proposal`'s PASS with the values [`attest_as`] kept, and its
+/// result; `None` when the proposal awaits no reveal of a PASS sealed that way.
+pub fn try_reveal_kept(proposal: ProposalId) -> Option<DispatchResultWithPostInfo> {
+    let Some(ProposalStatus::AwaitingReveal { primary, .. }) =
+        Proposals::<Test>::get(proposal).map(|p| p.status)
+    else {
+        return None;
+    };
+    let (speedup_ppm, evidence, attempt) =
+        SEALED.with(|s| s.borrow().get(&(proposal, primary.validator)).copied())?;
+    Some(Cacheon::reveal_pass(
+        RuntimeOrigin::signed(primary.validator),
+        proposal,
+        speedup_ppm,
+        evidence,
+        attempt,
+        SEAL_SALT,
+    ))
+}
+
+/// The kept values of `validator`'s sealed PASS of `proposal`: speedup and digests.
+pub fn kept(proposal: ProposalId, validator: AccountId) -> Option<SealedValues> {
+    SEALED.with(|s| s.borrow().get(&(proposal, validator)).copied())
+}
+
+/// Runs the primary and reproduction PASSes (V1 then V2) so that `proposal` is crowned (the
+/// primary PASS sealed and revealed where two operators must agree).
 pub fn crown_with(proposal: ProposalId, speedup_ppm: u32) {
     assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V1), proposal));
-    assert_ok!(Cacheon::attest(
-        RuntimeOrigin::signed(V1),
-        proposal,
-        pass(speedup_ppm, 1)
-    ));
+    assert_ok!(attest_as(V1, proposal, pass(speedup_ppm, 1)));
     until_priority_final(proposal);
     assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V2), proposal));
-    assert_ok!(Cacheon::attest(
-        RuntimeOrigin::signed(V2),
-        proposal,
-        pass(speedup_ppm, 2)
-    ));
+    assert_ok!(attest_as(V2, proposal, pass(speedup_ppm, 2)));
 }
 
 pub fn status(proposal: ProposalId) -> StatusOf<Test> {

@@ -209,7 +209,7 @@ pub struct Lease<AccountId, BlockNumber> {
     pub expires_at: BlockNumber,
 }
 
-/// A primary PASS waiting for its reproduction.
+/// A PASS as recorded in the open: a primary waiting for its reproduction, a crown's.
 #[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
 pub struct RecordedPass<AccountId> {
     pub validator: AccountId,
@@ -218,6 +218,53 @@ pub struct RecordedPass<AccountId> {
     pub generation: u32,
     pub evidence_digest: EvidenceDigest,
     pub attempt_digest: [u8; 32],
+}
+
+/// A primary PASS kept only as its seal until the reproduction has attested (blind verdicts):
+/// the reproduction cannot read the speedup or the evidence it is meant to check.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct SealedPass<AccountId> {
+    pub validator: AccountId,
+    pub operator: AccountId,
+    /// The arena generation the PASS measured against (part of the seal).
+    pub generation: u32,
+    /// [`cacheon_primitives::pass_seal`] of the PASS: opened by `reveal_pass`.
+    pub seal: cacheon_primitives::Seal,
+}
+
+/// The primary PASS a reproduction checks: sealed (an arena where two operators must agree),
+/// or open (recorded before blind verdicts, or a reproduction's PASS promoted to primary after
+/// the sealed primary missed its reveal: that one is public already).
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub enum PrimaryPass<AccountId> {
+    Open(RecordedPass<AccountId>),
+    Sealed(SealedPass<AccountId>),
+}
+
+impl<AccountId> PrimaryPass<AccountId> {
+    /// The key that attested the PASS.
+    pub fn validator(&self) -> &AccountId {
+        match self {
+            Self::Open(p) => &p.validator,
+            Self::Sealed(p) => &p.validator,
+        }
+    }
+
+    /// The operator of that key (the reproduction must come from another).
+    pub fn operator(&self) -> &AccountId {
+        match self {
+            Self::Open(p) => &p.operator,
+            Self::Sealed(p) => &p.operator,
+        }
+    }
+
+    /// The arena generation the PASS measured against.
+    pub fn generation(&self) -> u32 {
+        match self {
+            Self::Open(p) => p.generation,
+            Self::Sealed(p) => p.generation,
+        }
+    }
 }
 
 /// A FAIL that counts only once a second operator's attempt agrees (see
@@ -238,12 +285,12 @@ pub enum ProposalStatus<AccountId, BlockNumber> {
         lease: Lease<AccountId, BlockNumber>,
     },
     ReproductionQueued {
-        primary: RecordedPass<AccountId>,
+        primary: PrimaryPass<AccountId>,
         /// Without a reproduction lease by this block, the proposal expires.
         until: BlockNumber,
     },
     Reproduction {
-        primary: RecordedPass<AccountId>,
+        primary: PrimaryPass<AccountId>,
         lease: Lease<AccountId, BlockNumber>,
         /// The wait's deadline, kept: a reproduction that ends without a verdict goes back
         /// to the same wait, not a fresh one.
@@ -282,6 +329,14 @@ pub enum ProposalStatus<AccountId, BlockNumber> {
         challenge: ChallengeId,
         reason: FailReason,
     },
+    /// The reproduction PASSed a sealed primary PASS: the primary's validator must open its
+    /// seal (`reveal_pass`) before `until`, or the sealed PASS is void (a stall of its
+    /// operator) and the reproduction's PASS becomes the primary.
+    AwaitingReveal {
+        primary: SealedPass<AccountId>,
+        reproduction: RecordedPass<AccountId>,
+        until: BlockNumber,
+    },
 }
 
 impl<A, B> ProposalStatus<A, B> {
@@ -293,6 +348,7 @@ impl<A, B> ProposalStatus<A, B> {
                 | Self::Primary { .. }
                 | Self::ReproductionQueued { .. }
                 | Self::Reproduction { .. }
+                | Self::AwaitingReveal { .. }
         )
     }
 }

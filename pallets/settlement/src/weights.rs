@@ -69,6 +69,12 @@ pub trait WeightInfo {
     /// `n`: challenges expiring in the block.
     fn expire_challenges(n: u32) -> Weight;
     fn withdraw_unbonded() -> Weight;
+    /// A sealed primary PASS recorded (or a stale attestation sent back to the queue).
+    fn attest_sealed() -> Weight;
+    /// `q`: queue length scanned for stale passes; `m`: targets displaced by the crown.
+    fn reveal_pass(q: u32, m: u32) -> Weight;
+    /// `n`: sealed PASSes whose reveal is missed in the block.
+    fn reveals_missed(n: u32) -> Weight;
 }
 
 /// Weights for a runtime, with its own database weights (`T::DbWeight`).
@@ -526,6 +532,51 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
             .saturating_add(T::DbWeight::get().reads(12))
             .saturating_add(T::DbWeight::get().writes(3))
     }
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
+    /// Storage: `Cacheon::Proposals` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn attest_sealed() -> Weight {
+        // Estimated, not measured yet: regenerate (docs/weights.md). `attest_pass`'s storage
+        // and ref time (the same path without the speedup check).
+        Weight::from_parts(2_760_000_000, 8_029)
+            .saturating_add(T::DbWeight::get().reads(102))
+            .saturating_add(T::DbWeight::get().writes(4))
+    }
+    /// The range of component `q` is `[0, 127]`.
+    /// The range of component `m` is `[2, 8]`.
+    /// Storage: as `attest_crown`, less the lease (`OpenLeases`), plus the seal's hash.
+    fn reveal_pass(q: u32, m: u32) -> Weight {
+        // Estimated, not measured yet: regenerate (docs/weights.md). `attest_crown` plus the
+        // seal's blake2 (a few µs) and the `Validators` read of the reproduction's key.
+        Weight::from_parts(3_400_000_000, 2_900)
+            .saturating_add(Weight::from_parts(286_400_698, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(213_165_124, 438).saturating_mul(m.into()))
+            .saturating_add(T::DbWeight::get().reads(17))
+            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
+            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
+            .saturating_add(T::DbWeight::get().writes(11))
+            .saturating_add(T::DbWeight::get().writes((7_u64).saturating_mul(q.into())))
+            .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
+    }
+    /// The range of component `n` is `[0, 32]`.
+    /// Storage: `Cacheon::Arenas` (r:32 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
+    /// Storage: `Cacheon::Proposals` (r:32 w:32)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn reveals_missed(n: u32) -> Weight {
+        // Estimated, not measured yet: regenerate (docs/weights.md). `expire_leases` per
+        // deadline, plus a fresh reproduction wait scheduled (up to 64 blocks tried).
+        Weight::from_parts(505_292_852, 5_318)
+            .saturating_add(Weight::from_parts(2_400_000_000, 565).saturating_mul(n.into()))
+            .saturating_add(T::DbWeight::get().reads(57))
+            .saturating_add(T::DbWeight::get().reads((68_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().writes(2))
+            .saturating_add(T::DbWeight::get().writes((2_u64).saturating_mul(n.into())))
+    }
 }
 
 /// The same weights with RocksDB's database weights, for tests and mocks.
@@ -981,5 +1032,50 @@ impl WeightInfo for () {
         Weight::from_parts(420_000_000, 6_000)
             .saturating_add(RocksDbWeight::get().reads(12))
             .saturating_add(RocksDbWeight::get().writes(3))
+    }
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
+    /// Storage: `Cacheon::Proposals` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn attest_sealed() -> Weight {
+        // Estimated, not measured yet: regenerate (docs/weights.md). `attest_pass`'s storage
+        // and ref time (the same path without the speedup check).
+        Weight::from_parts(2_760_000_000, 8_029)
+            .saturating_add(RocksDbWeight::get().reads(102))
+            .saturating_add(RocksDbWeight::get().writes(4))
+    }
+    /// The range of component `q` is `[0, 127]`.
+    /// The range of component `m` is `[2, 8]`.
+    /// Storage: as `attest_crown`, less the lease (`OpenLeases`), plus the seal's hash.
+    fn reveal_pass(q: u32, m: u32) -> Weight {
+        // Estimated, not measured yet: regenerate (docs/weights.md). `attest_crown` plus the
+        // seal's blake2 (a few µs) and the `Validators` read of the reproduction's key.
+        Weight::from_parts(3_400_000_000, 2_900)
+            .saturating_add(Weight::from_parts(286_400_698, 517).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(213_165_124, 438).saturating_mul(m.into()))
+            .saturating_add(RocksDbWeight::get().reads(17))
+            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
+            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
+            .saturating_add(RocksDbWeight::get().writes(11))
+            .saturating_add(RocksDbWeight::get().writes((7_u64).saturating_mul(q.into())))
+            .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
+    }
+    /// The range of component `n` is `[0, 32]`.
+    /// Storage: `Cacheon::Arenas` (r:32 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
+    /// Storage: `Cacheon::Proposals` (r:32 w:32)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn reveals_missed(n: u32) -> Weight {
+        // Estimated, not measured yet: regenerate (docs/weights.md). `expire_leases` per
+        // deadline, plus a fresh reproduction wait scheduled (up to 64 blocks tried).
+        Weight::from_parts(505_292_852, 5_318)
+            .saturating_add(Weight::from_parts(2_400_000_000, 565).saturating_mul(n.into()))
+            .saturating_add(RocksDbWeight::get().reads(57))
+            .saturating_add(RocksDbWeight::get().reads((68_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().writes(2))
+            .saturating_add(RocksDbWeight::get().writes((2_u64).saturating_mul(n.into())))
     }
 }

@@ -239,6 +239,10 @@ fn with_reports(
 ) -> Vec<Value> {
     for r in records.iter_mut() {
         let digest = r["evidence"].as_str().unwrap_or_default().to_string();
+        if digest.is_empty() {
+            // A sealed PASS: no evidence before the reveal.
+            continue;
+        }
         let recent = failed
             .lock()
             .ok()

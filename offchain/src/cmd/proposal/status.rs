@@ -2,7 +2,9 @@
 //! and incumbents.
 
 use cacheon::chain::{self, ChainError};
-use cacheon::chain::{reads, stakes, Proposal, ProposalStatus, RecordedFail, RecordedPass};
+use cacheon::chain::{
+    reads, stakes, PrimaryPass, Proposal, ProposalStatus, RecordedFail, RecordedPass, SealedPass,
+};
 use cacheon::exit;
 use serde_json::json;
 
@@ -26,6 +28,7 @@ pub fn status_name(s: &ProposalStatus) -> (&'static str, bool) {
         ProposalStatus::Dropped { .. } => ("dropped", true),
         ProposalStatus::Overturned { .. } => ("overturned", true),
         ProposalStatus::Revoked { .. } => ("revoked", true),
+        ProposalStatus::AwaitingReveal { .. } => ("awaiting_reveal", false),
     }
 }
 
@@ -45,13 +48,30 @@ pub(in crate::cmd) fn verdict_records(
         json!({"role": role, "verdict": "fail", "validator": r.validator.to_string(),
                "reason": format!("{:?}", r.reason), "evidence": hex::encode(r.evidence_digest)})
     };
+    // A sealed PASS shows its validator and seal only: no speedup, no evidence before the
+    // reveal.
+    let sealed = |r: &SealedPass, role: &str| {
+        json!({"role": role, "verdict": "pass", "validator": r.validator.to_string(),
+               "seal": hex::encode(r.seal)})
+    };
     let mut v = Vec::new();
     match &p.status {
         ProposalStatus::Crowned { passes, .. } => {
             v.extend(passes.0.iter().map(|r| pass(r, "crowning pass")))
         }
         ProposalStatus::ReproductionQueued { primary, .. }
-        | ProposalStatus::Reproduction { primary, .. } => v.push(pass(primary, "primary pass")),
+        | ProposalStatus::Reproduction { primary, .. } => v.push(match primary {
+            PrimaryPass::Open(r) => pass(r, "primary pass"),
+            PrimaryPass::Sealed(r) => sealed(r, "sealed primary pass"),
+        }),
+        ProposalStatus::AwaitingReveal {
+            primary,
+            reproduction,
+            ..
+        } => {
+            v.push(sealed(primary, "sealed primary pass"));
+            v.push(pass(reproduction, "reproduction pass"));
+        }
         _ => {}
     }
     if let Some(d) = &p.disputed {
@@ -102,6 +122,11 @@ fn with_reports(records: &mut [serde_json::Value], fetch: &crate::cmd::evidence:
         {
             // The copy was measured and would have been crowned: the FAIL names that PASS.
             text.push_str("\n    (the report of the PASS that would have crowned the copy)");
+        }
+        if digest.is_empty() {
+            // A sealed PASS: its evidence is not served before the reveal.
+            text.push_str("\n    sealed: no evidence before the reveal");
+            continue;
         }
         // The endpoints given with --from first, then the one the validator published.
         let mut from = fetch.clone();

@@ -168,7 +168,7 @@ pub(super) fn waiting_reproductions<T: Config>(q: u32, primary: &T::AccountId) {
         let until = base.saturating_add((i as u32).into());
         Proposals::<T>::mutate(o, |p| {
             p.as_mut().expect("revealed").status = ProposalStatus::ReproductionQueued {
-                primary: primary_pass::<T>(primary),
+                primary: PrimaryPass::Open(primary_pass::<T>(primary)),
                 until,
             }
         });

@@ -187,7 +187,7 @@ pub(super) fn crown_directly<T: Config>(id: ProposalId) {
 /// A status waiting for its reproduction after `validator`'s primary PASS at generation 0.
 pub(super) fn waiting_for_reproduction<T: Config>(validator: &T::AccountId) -> StatusOf<T> {
     ProposalStatus::ReproductionQueued {
-        primary: primary_pass::<T>(validator),
+        primary: PrimaryPass::Open(primary_pass::<T>(validator)),
         until: frame_system::Pallet::<T>::block_number()
             .saturating_add(T::ReproductionTimeout::get()),
     }
@@ -252,7 +252,7 @@ pub(super) fn lease_reproduction<T: Config>(
     validator: &T::AccountId,
     until: BlockNumberFor<T>,
 ) {
-    let primary = primary_pass::<T>(primary_validator);
+    let primary = PrimaryPass::Open(primary_pass::<T>(primary_validator));
     let now = frame_system::Pallet::<T>::block_number();
     let expires_at = Pallet::<T>::schedule_deadline(id, now.saturating_add(100u32.into()))
         .expect("room for the lease");

@@ -4,3 +4,4 @@
 pub mod v2;
 pub mod v3;
 pub mod v4;
+pub mod v5;

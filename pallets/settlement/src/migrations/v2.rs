@@ -147,11 +147,11 @@ fn status<A: Clone, B>(old: v1::ProposalStatus<A, B>, until: B) -> ProposalStatu
         O::Queued => ProposalStatus::Queued,
         O::Primary { lease: l } => ProposalStatus::Primary { lease: lease(l) },
         O::ReproductionQueued { primary } => ProposalStatus::ReproductionQueued {
-            primary: pass(primary),
+            primary: PrimaryPass::Open(pass(primary)),
             until,
         },
         O::Reproduction { primary, lease: l } => ProposalStatus::Reproduction {
-            primary: pass(primary),
+            primary: PrimaryPass::Open(pass(primary)),
             lease: lease(l),
             until,
         },
@@ -327,7 +327,7 @@ impl<T: Config> UncheckedOnRuntimeUpgrade for InnerMigrateV1ToV2<T> {
                             });
                             Pallet::<T>::deposit_event(Event::PassDropped {
                                 proposal: id,
-                                generation: primary.generation,
+                                generation: primary.generation(),
                             });
                         }
                     }

@@ -1,18 +1,30 @@
 //! Attestations: a lease's verdict moves its proposal on (a PASS to its reproduction or its
-//! crown, a FAIL to its end, a NoDecision back to its queue or to its end).
+//! crown, a FAIL to its end, a NoDecision back to its queue or to its end). A primary PASS
+//! where two operators must agree is attested sealed (`blind.rs`).
 
 use super::*;
 
+/// A lease checked for its holder's attestation, with what the attestation needs.
+pub(super) struct Leased<T: Config> {
+    pub p: ProposalOf<T>,
+    pub lease: LeaseOf<T>,
+    /// The primary PASS, for a reproduction.
+    pub primary: Option<PrimaryPass<T::AccountId>>,
+    /// The reproduction wait's deadline, for a reproduction.
+    pub kept_until: Option<BlockNumberFor<T>>,
+    pub info: ArenaInfoOf<T>,
+}
+
 impl<T: Config> Pallet<T> {
-    /// Records `validator`'s attestation of its lease on `id`. Returns the weight of the branch
-    /// taken.
-    pub(crate) fn do_attest(
-        validator: T::AccountId,
+    /// `id`'s open lease, if `validator` holds it, may still attest it (registered, before the
+    /// lease's end) and names its generation.
+    pub(super) fn leased(
+        validator: &T::AccountId,
         id: ProposalId,
-        a: Attestation,
-    ) -> Result<Weight, DispatchError> {
+        incumbent_generation: u32,
+    ) -> Result<Leased<T>, DispatchError> {
         let now = frame_system::Pallet::<T>::block_number();
-        let mut p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
+        let p = Proposals::<T>::get(id).ok_or(Error::<T>::UnknownProposal)?;
         let (lease, primary, kept_until) = match &p.status {
             ProposalStatus::Primary { lease } => (lease.clone(), None, None),
             ProposalStatus::Reproduction {
@@ -22,20 +34,81 @@ impl<T: Config> Pallet<T> {
             } => (lease.clone(), Some(primary.clone()), Some(*until)),
             _ => return Err(Error::<T>::NotLeaseHolder.into()),
         };
-        ensure!(lease.validator == validator, Error::<T>::NotLeaseHolder);
+        ensure!(lease.validator == *validator, Error::<T>::NotLeaseHolder);
         ensure!(
-            Validators::<T>::contains_key(&p.arena, &validator),
+            Validators::<T>::contains_key(&p.arena, validator),
             Error::<T>::NotValidator
         );
         ensure!(now < lease.expires_at, Error::<T>::LeaseExpired);
         ensure!(
-            a.incumbent_generation == lease.generation,
+            incumbent_generation == lease.generation,
             Error::<T>::GenerationMismatch
         );
         let info = Arenas::<T>::get(&p.arena).ok_or(Error::<T>::UnknownArena)?;
+        Ok(Leased {
+            p,
+            lease,
+            primary,
+            kept_until,
+            info,
+        })
+    }
+
+    /// An attestation measured against an incumbent that has since changed: not the miner's
+    /// fault, so no attempt; but its operator sits out, as after a stall, or holding a lease
+    /// across a crown would buy it a free re-lease. Back to the queue; stores the proposal.
+    pub(super) fn requeue_stale(
+        id: ProposalId,
+        mut p: ProposalOf<T>,
+        validator: T::AccountId,
+        lease: &LeaseOf<T>,
+        current: u32,
+    ) {
+        p.status = ProposalStatus::Queued;
+        Self::exclude(&mut p, lease.operator.clone());
+        Self::store_or_expire(id, p);
+        Self::deposit_event(Event::AttestationStale {
+            proposal: id,
+            validator,
+            generation: lease.generation,
+            current,
+        });
+    }
+
+    /// A disputed FAIL counts only while its validator is registered.
+    pub(super) fn forget_unregistered_dispute(p: &mut ProposalOf<T>) {
+        if p.disputed
+            .as_ref()
+            .is_some_and(|d| !Validators::<T>::contains_key(&p.arena, &d.validator))
+        {
+            p.disputed = None;
+        }
+    }
+
+    /// Records `validator`'s attestation of its lease on `id`. Returns the weight of the branch
+    /// taken.
+    pub(crate) fn do_attest(
+        validator: T::AccountId,
+        id: ProposalId,
+        a: Attestation,
+    ) -> Result<Weight, DispatchError> {
+        let Leased {
+            mut p,
+            lease,
+            primary,
+            kept_until,
+            info,
+        } = Self::leased(&validator, id, a.incumbent_generation)?;
+        let required = info.config.policy.required_distinct_validators;
         if let Verdict::Pass { speedup_ppm } = a.verdict {
+            // Where two operators must agree, the primary PASS is sealed: the reproduction
+            // must not read its speedup or evidence before it has measured its own.
+            ensure!(
+                primary.is_some() || required <= 1,
+                Error::<T>::PassMustBeSealed
+            );
             Self::check_speedup(&info, speedup_ppm)?;
-            if let Some(primary) = &primary {
+            if let Some(PrimaryPass::Open(primary)) = &primary {
                 ensure!(
                     primary.attempt_digest != a.attempt_digest
                         && primary.evidence_digest != a.evidence_digest,
@@ -48,25 +121,14 @@ impl<T: Config> Pallet<T> {
         let incumbent_free =
             matches!(a.verdict, Verdict::Fail { reason } if !reason.is_disputable());
         if lease.generation != info.generation && !incumbent_free {
-            // Measured against an incumbent that has since changed: not the miner's fault, so
-            // no attempt; but its operator sits out, as after a stall, or holding a lease
-            // across a crown would buy it a free re-lease. (A FAIL that
-            // does not depend on the incumbent — cheating, a build, ABI or policy failure — is
-            // judged below whatever the generation.)
-            p.status = ProposalStatus::Queued;
-            Self::exclude(&mut p, lease.operator);
-            Self::store_or_expire(id, p);
-            Self::deposit_event(Event::AttestationStale {
-                proposal: id,
-                validator,
-                generation: lease.generation,
-                current: info.generation,
-            });
+            // (A FAIL that does not depend on the incumbent — cheating, a build, ABI or policy
+            // failure — is judged below whatever the generation.)
+            Self::requeue_stale(id, p, validator, &lease, info.generation);
             return Ok(T::WeightInfo::attest_pass());
         }
         // A PASS or a disputed FAIL counts only while its validator is registered.
         let primary = match primary {
-            Some(pr) if !Validators::<T>::contains_key(&p.arena, &pr.validator) => {
+            Some(pr) if !Validators::<T>::contains_key(&p.arena, pr.validator()) => {
                 Self::deposit_event(Event::PassDropped {
                     proposal: id,
                     generation: info.generation,
@@ -75,13 +137,7 @@ impl<T: Config> Pallet<T> {
             }
             pr => pr,
         };
-        if p.disputed
-            .as_ref()
-            .is_some_and(|d| !Validators::<T>::contains_key(&p.arena, &d.validator))
-        {
-            p.disputed = None;
-        }
-        let required = info.config.policy.required_distinct_validators;
+        Self::forget_unregistered_dispute(&mut p);
         let this_pass = |speedup_ppm| RecordedPass {
             validator: validator.clone(),
             operator: lease.operator.clone(),
@@ -93,19 +149,28 @@ impl<T: Config> Pallet<T> {
 
         let used = match (a.verdict, primary) {
             (Verdict::Pass { speedup_ppm }, None) => {
+                // A one-validator arena's primary PASS, or a reproduction's PASS whose primary
+                // stopped counting (it becomes the primary, in the open: it is public now).
                 let pass = this_pass(speedup_ppm);
                 if let Some(fail) = &p.disputed {
                     Self::deposit_event(Event::AttestationsDisagreed {
                         proposal: id,
                         pass_validator: validator.clone(),
-                        pass_evidence: a.evidence_digest,
+                        pass_evidence: Some(a.evidence_digest),
                         fail_validator: fail.validator.clone(),
                         fail_evidence: fail.evidence_digest,
                         reason: fail.reason,
                     });
                 }
                 if required <= 1 {
-                    Self::crown(id, p, info, speedup_ppm, alloc::vec![pass])?
+                    Self::crown(
+                        id,
+                        p,
+                        info,
+                        speedup_ppm,
+                        alloc::vec![pass],
+                        T::WeightInfo::attest_crown,
+                    )?
                 } else {
                     Self::deposit_event(Event::PassRecorded {
                         proposal: id,
@@ -113,7 +178,8 @@ impl<T: Config> Pallet<T> {
                         speedup_ppm,
                         evidence_digest: a.evidence_digest,
                     });
-                    Self::await_reproduction(id, &mut p, pass, info.generation, None);
+                    let primary = PrimaryPass::Open(pass);
+                    Self::await_reproduction(id, &mut p, primary, info.generation, None);
                     // The wait, not the PASS, ends a proposal nobody may reproduce (an
                     // operator may yet be registered); but stallers may try again.
                     Self::lift_if_nobody_left(&mut p);
@@ -121,7 +187,7 @@ impl<T: Config> Pallet<T> {
                     T::WeightInfo::attest_pass()
                 }
             }
-            (Verdict::Pass { .. }, Some(primary)) if primary.generation != info.generation => {
+            (Verdict::Pass { .. }, Some(primary)) if primary.generation() != info.generation => {
                 // Both PASSes must measure the same incumbent; the primary's is gone.
                 p.status = ProposalStatus::Queued;
                 Proposals::<T>::insert(id, p);
@@ -131,17 +197,30 @@ impl<T: Config> Pallet<T> {
                 });
                 T::WeightInfo::attest_pass()
             }
-            (Verdict::Pass { speedup_ppm }, Some(primary)) => {
+            (Verdict::Pass { speedup_ppm }, Some(PrimaryPass::Open(primary))) => {
                 let lower = speedup_ppm.min(primary.speedup_ppm);
                 let pass = this_pass(speedup_ppm);
-                Self::crown(id, p, info, lower, alloc::vec![primary, pass])?
+                Self::crown(
+                    id,
+                    p,
+                    info,
+                    lower,
+                    alloc::vec![primary, pass],
+                    T::WeightInfo::attest_crown,
+                )?
+            }
+            (Verdict::Pass { speedup_ppm }, Some(PrimaryPass::Sealed(primary))) => {
+                Self::await_reveal(id, p, primary, this_pass(speedup_ppm))?
             }
             (Verdict::Fail { reason }, primary) => {
                 if let Some(primary) = &primary {
                     Self::deposit_event(Event::AttestationsDisagreed {
                         proposal: id,
-                        pass_validator: primary.validator.clone(),
-                        pass_evidence: primary.evidence_digest,
+                        pass_validator: primary.validator().clone(),
+                        pass_evidence: match primary {
+                            PrimaryPass::Open(pass) => Some(pass.evidence_digest),
+                            PrimaryPass::Sealed(_) => None,
+                        },
                         fail_validator: validator.clone(),
                         fail_evidence: a.evidence_digest,
                         reason,
@@ -189,7 +268,7 @@ impl<T: Config> Pallet<T> {
                     id,
                     p,
                     lease.operator,
-                    primary.zip(kept_until),
+                    primary.map(|pr| (pr, kept_until)),
                     info.config.policy.max_attempts,
                     info.generation,
                 );
@@ -269,7 +348,8 @@ impl<T: Config> Pallet<T> {
     pub(super) fn operator_left(p: &ProposalOf<T>) -> bool {
         let miners_operator = KeyOperators::<T>::get(&p.miner).map(|(o, _)| o);
         let primary = match &p.status {
-            ProposalStatus::ReproductionQueued { primary, .. } => Some(&primary.operator),
+            ProposalStatus::ReproductionQueued { primary, .. } => Some(primary.operator()),
+            ProposalStatus::AwaitingReveal { primary, .. } => Some(&primary.operator),
             _ => None,
         };
         Validators::<T>::iter_prefix(&p.arena).any(|(key, operator)| {
@@ -304,7 +384,8 @@ impl<T: Config> Pallet<T> {
     /// stall already counted; the operator sits out the next lease; back to the phase's
     /// queue, or expired (deposits returned) once `max_attempts` is reached or no operator is
     /// left to try. Stores the proposal.
-    /// `primary`: the primary PASS and its wait's deadline, for a reproduction.
+    /// `primary`: the primary PASS and the deadline of its wait (kept, or `None` for a
+    /// fresh one), for a reproduction or a PASS promoted after a missed reveal.
     pub(super) fn requeue_or_expire(
         id: ProposalId,
         mut p: ProposalOf<T>,
@@ -332,7 +413,7 @@ impl<T: Config> Pallet<T> {
         }
         p.status = ProposalStatus::Queued;
         if let Some((primary, kept_until)) = primary {
-            Self::await_reproduction(id, &mut p, primary, generation, Some(kept_until));
+            Self::await_reproduction(id, &mut p, primary, generation, kept_until);
         }
         Self::store_or_expire(id, p);
         attempts
@@ -348,15 +429,15 @@ impl<T: Config> Pallet<T> {
     pub(super) fn await_reproduction(
         id: ProposalId,
         p: &mut ProposalOf<T>,
-        primary: RecordedPass<T::AccountId>,
+        primary: PrimaryPass<T::AccountId>,
         generation: u32,
         kept_until: Option<BlockNumberFor<T>>,
     ) {
         let now = frame_system::Pallet::<T>::block_number();
-        if primary.generation == generation {
+        if primary.generation() == generation {
             let first = match kept_until {
                 Some(until) if until <= now => {
-                    Self::time_out(id, p, primary.validator);
+                    Self::time_out(id, p, primary.validator().clone());
                     return;
                 }
                 Some(until) => until,

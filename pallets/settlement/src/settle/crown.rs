@@ -8,14 +8,15 @@ impl<T: Config> Pallet<T> {
     /// entry the target displaces, retires their proposals and claims, records the new claim,
     /// advances the generation and drops primary PASSes measured against the old one.
     ///
-    /// Returns the weight of what it did: a crown over the queue and displaced entries, or a
-    /// FAIL (a copy) or drop (a displaced target) instead.
+    /// Returns the weight of what it did: `weigh` (the crowning call's benchmark) of the queue
+    /// and displaced entries, or a FAIL (a copy) or drop (a displaced target) instead.
     pub(super) fn crown(
         id: ProposalId,
         mut p: ProposalOf<T>,
         mut info: ArenaInfoOf<T>,
         speedup_ppm: u32,
         passes: Vec<RecordedPass<T::AccountId>>,
+        weigh: fn(u32, u32) -> Weight,
     ) -> Result<Weight, DispatchError> {
         let now = frame_system::Pallet::<T>::block_number();
         // The content belongs to the earliest commitment that revealed it: a proposal whose
@@ -118,10 +119,7 @@ impl<T: Config> Pallet<T> {
         });
         Arenas::<T>::insert(&p.arena, info);
         Proposals::<T>::insert(id, p);
-        Ok(T::WeightInfo::attest_crown(
-            queued,
-            spec.displaces.len() as u32,
-        ))
+        Ok(weigh(queued, spec.displaces.len() as u32))
     }
 
     /// A crown that ended as a FAIL (a copy) or a drop (a displaced target) instead: the
@@ -180,7 +178,7 @@ impl<T: Config> Pallet<T> {
                 continue;
             }
             if let ProposalStatus::ReproductionQueued { primary, .. } = &q.status {
-                if primary.generation != generation {
+                if primary.generation() != generation {
                     Self::end_wait(id, &q.status);
                     q.status = ProposalStatus::Queued;
                     Proposals::<T>::insert(id, q);

@@ -155,12 +155,22 @@ impl<T: Config> Pallet<T> {
     /// crowns it (a disputed FAIL, the primary PASS, the reproduction's PASS):
     /// `max_attempts + 2` leases, each ending at most `DEADLINE_TRIES` blocks after `lease_blocks`. Add
     /// the wait for a reproduction and the reveal window before a crowning lease.
+    ///
+    /// Blind verdicts add the wait for a sealed PASS's reveal (`RevealTimeout`, at most
+    /// `DEADLINE_TRIES` blocks late), at most once: a sealed PASS is only ever a primary, and
+    /// after a missed reveal the primary is open. A missed reveal is one of the stalls (its
+    /// operator's, excluded after it), and it makes the reproduction's PASS the primary, whose
+    /// reproduction is one more lease ending in a verdict and one more wait: still
+    /// `max_attempts + 2` leases in all (`max_attempts − 2` stalling and four verdicts, or
+    /// `max_attempts − 1` and three), and two reproduction waits.
     pub fn pending_life_needed(policy: &ArenaPolicy<BlockNumberFor<T>>) -> BlockNumberFor<T> {
         let leases: BlockNumberFor<T> = policy.max_attempts.saturating_add(2).into();
         let per_lease = policy.lease_blocks.saturating_add(DEADLINE_TRIES.into());
         leases
             .saturating_mul(per_lease)
-            .saturating_add(T::ReproductionTimeout::get())
+            .saturating_add(T::ReproductionTimeout::get().saturating_mul(2u32.into()))
+            .saturating_add(T::RevealTimeout::get())
+            .saturating_add(DEADLINE_TRIES.into())
             .saturating_add(T::RevealWindow::get())
     }
 

@@ -117,10 +117,12 @@ impl<T: Config> Pallet<T> {
         });
     }
 
-    /// A wait for a reproduction that ends (leased, withdrawn, dropped, expired): off the
-    /// deadline schedule. Any other status has no wait.
+    /// A wait for a reproduction or for a reveal that ends (leased, revealed, withdrawn,
+    /// dropped, expired): off the deadline schedule. Any other status has no wait.
     pub(crate) fn end_wait(id: ProposalId, status: &StatusOf<T>) {
-        if let ProposalStatus::ReproductionQueued { until, .. } = status {
+        if let ProposalStatus::ReproductionQueued { until, .. }
+        | ProposalStatus::AwaitingReveal { until, .. } = status
+        {
             Self::unschedule(id, *until);
         }
     }
@@ -181,9 +183,11 @@ impl<T: Config> Pallet<T> {
     }
 
     /// Deadlines at `now`: leases that end go back to their queues, waits for a reproduction
-    /// that time out expire. Returns how many were processed.
-    pub(crate) fn expire_leases(now: BlockNumberFor<T>) -> u32 {
+    /// that time out expire, sealed PASSes not revealed in time are void. Returns how many
+    /// deadlines were processed other than missed reveals, and how many reveals were missed.
+    pub(crate) fn expire_leases(now: BlockNumberFor<T>) -> (u32, u32) {
         let ids = LeaseDeadlines::<T>::take(now);
+        let mut missed = 0u32;
         for id in ids.iter() {
             let Some(mut p) = Proposals::<T>::get(id) else {
                 continue;
@@ -194,11 +198,16 @@ impl<T: Config> Pallet<T> {
                     primary,
                     lease,
                     until,
-                } => (lease.clone(), Some((primary.clone(), *until))),
+                } => (lease.clone(), Some((primary.clone(), Some(*until)))),
                 ProposalStatus::ReproductionQueued { primary, until } if *until == now => {
-                    let primary_validator = primary.validator.clone();
+                    let primary_validator = primary.validator().clone();
                     Self::time_out(*id, &mut p, primary_validator);
                     Proposals::<T>::insert(id, p);
+                    continue;
+                }
+                ProposalStatus::AwaitingReveal { until, .. } if *until == now => {
+                    Self::miss_reveal(*id, p);
+                    missed += 1;
                     continue;
                 }
                 _ => continue,
@@ -224,7 +233,7 @@ impl<T: Config> Pallet<T> {
                 attempts,
             });
         }
-        ids.len() as u32
+        (ids.len() as u32 - missed, missed)
     }
 }
 
@@ -244,7 +253,10 @@ impl<T: Config> Claimant<T> {
         let phase = match &p.status {
             ProposalStatus::Queued => Phase::Primary,
             ProposalStatus::ReproductionQueued { primary, .. } => {
-                ensure!(primary.operator != self.operator, Error::<T>::SameOperator);
+                ensure!(
+                    *primary.operator() != self.operator,
+                    Error::<T>::SameOperator
+                );
                 Phase::Reproduction
             }
             _ => return Err(Error::<T>::NotClaimable),

@@ -1,6 +1,6 @@
 //! The pallet's rules, one file per concern (mirroring `tests/`): configuration
 //! (`governance.rs`), reveal (`reveal.rs`), leases and deadlines (`leases.rs`),
-//! attestations (`attest.rs`), crowns (`crown.rs`), operator bonds and their slashing
+//! attestations (`attest.rs`), sealed primary PASSes and their reveal (`blind.rs`), crowns (`crown.rs`), operator bonds and their slashing
 //! (`bonds.rs`) and crown challenges (`challenge.rs`). Every function verifies first and
 //! writes last; dispatch is transactional, so an error after a write still leaves storage
 //! unchanged.
@@ -10,6 +10,7 @@ use alloc::{collections::BTreeSet, vec::Vec};
 use cacheon_primitives::{commitment, content_hash, decode_bundle, is_valid_id};
 
 mod attest;
+mod blind;
 mod bonds;
 mod challenge;
 mod crown;
@@ -24,8 +25,9 @@ mod reveal;
 /// by filling the schedule.
 pub(crate) const DEADLINE_TRIES: u32 = 64;
 
-/// A reproduction's primary PASS and its wait's deadline.
+/// A primary PASS and the deadline of its wait for a reproduction: the one it kept (a
+/// reproduction that ended without a verdict), or `None` for a fresh wait.
 type PrimaryWait<T> = (
-    RecordedPass<<T as frame_system::Config>::AccountId>,
-    BlockNumberFor<T>,
+    PrimaryPass<<T as frame_system::Config>::AccountId>,
+    Option<BlockNumberFor<T>>,
 );

@@ -92,24 +92,16 @@ fn later_overlapping_proposal_cannot_crown_before_an_earlier_one() {
         primary_pass_by(V2, other, 1_100_000);
         assert_ok!(Cacheon::claim(signed(V3), other));
         // The early one ends (two operators' Build FAILs): the late one may crown.
-        assert_ok!(Cacheon::attest(
-            signed(V1),
-            early,
-            fail(FailReason::Build, 1)
-        ));
+        assert_ok!(attest_as(V1, early, fail(FailReason::Build, 1)));
         assert_ok!(Cacheon::claim(signed(V2), early));
-        assert_ok!(Cacheon::attest(
-            signed(V2),
-            early,
-            fail(FailReason::Build, 2)
-        ));
-        assert_ok!(Cacheon::attest(signed(V3), other, pass(1_100_000, 3)));
+        assert_ok!(attest_as(V2, early, fail(FailReason::Build, 2)));
+        assert_ok!(attest_as(V3, other, pass(1_100_000, 3)));
         assert!(matches!(status(other), ProposalStatus::Crowned { .. }));
         // The SILU crown moved the generation on; the late primary is measured again.
         assert_eq!(status(late), ProposalStatus::Queued);
         primary_pass_by(V2, late, 1_100_000);
         assert_ok!(Cacheon::claim(signed(V3), late));
-        assert_ok!(Cacheon::attest(signed(V3), late, pass(1_100_000, 3)));
+        assert_ok!(attest_as(V3, late, pass(1_100_000, 3)));
         assert!(matches!(status(late), ProposalStatus::Crowned { .. }));
     });
 }
@@ -122,8 +114,8 @@ fn one_validator_cannot_expire_or_veto_a_proposal() {
         let p = submit(ALICE, SILU, "good");
         let stall = |v: AccountId, seed: u8| {
             assert_ok!(Cacheon::claim(signed(v), p));
-            assert_ok!(Cacheon::attest(
-                signed(v),
+            assert_ok!(attest_as(
+                v,
                 p,
                 no_decision(NoDecisionReason::Infrastructure, seed)
             ));
@@ -145,11 +137,7 @@ fn one_validator_cannot_expire_or_veto_a_proposal() {
         // A FAIL from one operator only waits for a second opinion (and, with no other
         // operator left to take it, the stallers may again)...
         assert_ok!(Cacheon::claim(signed(V3), p));
-        assert_ok!(Cacheon::attest(
-            signed(V3),
-            p,
-            fail(FailReason::NotFaster, 3)
-        ));
+        assert_ok!(attest_as(V3, p, fail(FailReason::NotFaster, 3)));
         assert_eq!(status(p), ProposalStatus::Queued);
         assert_eq!(
             Proposals::<Test>::get(p)
@@ -160,11 +148,11 @@ fn one_validator_cannot_expire_or_veto_a_proposal() {
         );
         // ...which another operator gives: PASS, the disagreement on record.
         assert_ok!(Cacheon::claim(signed(V1), p));
-        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
+        assert_ok!(attest_as(V1, p, pass(1_050_000, 1)));
         System::assert_has_event(ev(CEvent::AttestationsDisagreed {
             proposal: p,
             pass_validator: V1,
-            pass_evidence: [1; 32],
+            pass_evidence: None,
             fail_validator: V3,
             fail_evidence: [3; 32],
             reason: FailReason::NotFaster,
@@ -183,7 +171,7 @@ fn one_validator_cannot_expire_or_veto_a_proposal() {
         stall(V2, 2);
         assert_eq!(Proposals::<Test>::get(p).unwrap().attempts, 2);
         assert_ok!(Cacheon::claim(signed(V2), p));
-        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_040_000, 4)));
+        assert_ok!(attest_as(V2, p, pass(1_040_000, 4)));
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
     });
 }
@@ -203,7 +191,7 @@ fn one_operator_cannot_hoard_leases() {
         );
         assert_ok!(Cacheon::claim(signed(V2), ids[2]));
         // An attestation frees a lease.
-        assert_ok!(Cacheon::attest(signed(V1), ids[0], pass(1_050_000, 1)));
+        assert_ok!(attest_as(V1, ids[0], pass(1_050_000, 1)));
         assert_eq!(OpenLeases::<Test>::get(V1), 1);
     });
 }
@@ -280,15 +268,15 @@ fn removed_validators_pass_stops_counting() {
         primary_pass(p, 1_050_000);
         assert_ok!(Cacheon::claim(signed(V2), p));
         assert_ok!(Cacheon::remove_validator(root(), id(ARENA), V1));
-        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_060_000, 2)));
+        assert_ok!(attest_as(V2, p, pass(1_060_000, 2)));
         // Not crowned: V2's PASS is now the primary one.
-        assert_eq!(primary_of(p).validator, V2);
+        assert_eq!(*primary_of(p).validator(), V2);
         System::assert_has_event(ev(CEvent::PassDropped {
             proposal: p,
             generation: 0,
         }));
         assert_ok!(Cacheon::claim(signed(V3), p));
-        assert_ok!(Cacheon::attest(signed(V3), p, pass(1_040_000, 3)));
+        assert_ok!(attest_as(V3, p, pass(1_040_000, 3)));
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
     });
 }
@@ -355,7 +343,7 @@ fn reproduction_wait_times_out_instead_of_blocking_forever() {
             ProposalStatus::ReproductionQueued { .. }
         ));
         assert_ok!(Cacheon::claim(signed(V3), later));
-        assert_ok!(Cacheon::attest(signed(V3), later, pass(1_100_000, 3)));
+        assert_ok!(attest_as(V3, later, pass(1_100_000, 3)));
         assert!(matches!(status(later), ProposalStatus::Crowned { .. }));
     });
 }
@@ -373,7 +361,7 @@ fn reproduction_lease_and_withdraw_clear_the_wait_deadline() {
         assert_ok!(Cacheon::claim(signed(V2), ids[0]));
         assert_ok!(Cacheon::withdraw(signed(BOB), ids[1]));
         assert!(!LeaseDeadlines::<Test>::contains_key(until));
-        assert_ok!(Cacheon::attest(signed(V2), ids[0], pass(1_100_000, 2)));
+        assert_ok!(attest_as(V2, ids[0], pass(1_100_000, 2)));
         assert!(matches!(status(ids[0]), ProposalStatus::Crowned { .. }));
     });
 }
@@ -391,11 +379,11 @@ fn stale_lease_does_not_requeue_a_cheating_fail() {
         assert_ok!(Cacheon::claim(signed(V2), crown));
         assert_ok!(Cacheon::claim(signed(V3), cheat));
         let stale = lease_of(cheat).generation;
-        assert_ok!(Cacheon::attest(signed(V2), crown, pass(1_100_000, 2)));
+        assert_ok!(attest_as(V2, crown, pass(1_100_000, 2)));
         assert_eq!(generation(), stale + 1);
         let held = bundle_held(BOB);
-        assert_ok!(Cacheon::attest(
-            signed(V3),
+        assert_ok!(attest_as(
+            V3,
             cheat,
             att(
                 Verdict::Fail {
@@ -414,11 +402,7 @@ fn stale_lease_does_not_requeue_a_cheating_fail() {
         }));
         assert_eq!(bundle_held(BOB), held);
         assert_ok!(Cacheon::claim(signed(V1), cheat));
-        assert_ok!(Cacheon::attest(
-            signed(V1),
-            cheat,
-            fail(FailReason::Cheating, 1)
-        ));
+        assert_ok!(attest_as(V1, cheat, fail(FailReason::Cheating, 1)));
         assert_eq!(
             status(cheat),
             ProposalStatus::Failed {
@@ -440,12 +424,20 @@ fn stale_lease_does_not_requeue_a_cheating_fail() {
 fn implausible_speedup_is_refused() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(ALICE, SILU, "a");
+        // A sealed primary PASS's speedup is checked at its reveal: above the cap, it can
+        // never be opened.
         assert_ok!(Cacheon::claim(signed(V1), p));
+        assert_ok!(attest_as(V1, p, pass(MAX_SPEEDUP_PPM + 1, 1)));
+        assert_ok!(Cacheon::claim(signed(V2), p));
         assert_noop!(
-            Cacheon::attest(signed(V1), p, pass(MAX_SPEEDUP_PPM + 1, 1)),
+            attest_as(V2, p, pass(MAX_SPEEDUP_PPM + 1, 2)),
             Error::<Test>::SpeedupImplausible
         );
-        assert_ok!(Cacheon::attest(signed(V1), p, pass(MAX_SPEEDUP_PPM, 1)));
+        assert_ok!(Cacheon::attest(signed(V2), p, pass(MAX_SPEEDUP_PPM, 2)));
+        assert_noop!(
+            try_reveal_kept(p).expect("a kept seal"),
+            Error::<Test>::SpeedupImplausible
+        );
     });
 }
 
@@ -510,30 +502,38 @@ fn attest_and_claim_are_refunded_to_the_branch_taken() {
         let ids = submit_many(&[(ALICE, SILU, "a"), (BOB, ROPE, "b")]);
         let info = Cacheon::claim(signed(V1), ids[0]).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(0)));
-        let info = Cacheon::attest(signed(V1), ids[0], pass(1_100_000, 1)).unwrap();
-        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_pass()));
+        let info = attest_as(V1, ids[0], pass(1_100_000, 1)).unwrap();
+        assert_eq!(
+            info.actual_weight,
+            Some(<() as WeightInfo>::attest_sealed())
+        );
+        assert_eq!(info.pays_fee, Pays::No);
         // V1 passes over the first proposal (its own PASS) to claim the second.
         let info = Cacheon::claim(signed(V1), ids[1]).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(1)));
         // A first FAIL goes back to the queue for a second opinion.
-        let info = Cacheon::attest(signed(V1), ids[1], fail(FailReason::Build, 1)).unwrap();
+        let info = attest_as(V1, ids[1], fail(FailReason::Build, 1)).unwrap();
         assert_eq!(
             info.actual_weight,
             Some(<() as WeightInfo>::attest_requeue())
         );
         let info = Cacheon::claim(signed(V2), ids[0]).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::claim(0)));
+        // The reproduction's PASS awaits the reveal of the sealed one...
         let info = Cacheon::attest(signed(V2), ids[0], pass(1_100_000, 2)).unwrap();
-        // The crown walked a queue of one (the proposal whose FAIL waits) and displaced
-        // nothing.
+        assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_pass()));
+        // ...whose reveal crowns: it walked a queue of one (the proposal whose FAIL waits)
+        // and displaced nothing.
+        let info = try_reveal_kept(ids[0]).expect("a kept seal").unwrap();
         assert_eq!(
             info.actual_weight,
-            Some(<() as WeightInfo>::attest_crown(1, 0))
+            Some(<() as WeightInfo>::reveal_pass(1, 0))
         );
-        assert!(Cacheon::attest_worst_weight().all_gte(<() as WeightInfo>::attest_crown(1, 0)));
+        assert_eq!(info.pays_fee, Pays::No);
+        assert!(Cacheon::reveal_worst_weight().all_gte(<() as WeightInfo>::reveal_pass(1, 0)));
         // The second FAIL sticks.
         assert_ok!(Cacheon::claim(signed(V3), ids[1]));
-        let info = Cacheon::attest(signed(V3), ids[1], fail(FailReason::Build, 3)).unwrap();
+        let info = attest_as(V3, ids[1], fail(FailReason::Build, 3)).unwrap();
         assert_eq!(info.actual_weight, Some(<() as WeightInfo>::attest_fail()));
     });
 }
@@ -558,11 +558,7 @@ fn alternating_stalls_cannot_extend_the_reproduction_wait() {
                 }
                 assert_ok!(Cacheon::claim(signed(v), p));
                 advance(3);
-                assert_ok!(Cacheon::attest(
-                    signed(v),
-                    p,
-                    no_decision(NoDecisionReason::Noise, seed)
-                ));
+                assert_ok!(attest_as(v, p, no_decision(NoDecisionReason::Noise, seed)));
             }
             rounds += 1;
             assert!(rounds < 20, "the wait never ended");

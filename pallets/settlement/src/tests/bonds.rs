@@ -50,7 +50,7 @@ fn an_operator_without_its_arena_bond_cannot_claim() {
         assert_eq!(free(V1), INITIAL_BALANCE - 500);
         assert_ok!(Cacheon::claim(signed(OUTSIDER), p));
         // Another operator without a bond cannot take the reproduction either.
-        assert_ok!(Cacheon::attest(signed(OUTSIDER), p, pass(1_100_000, 1)));
+        assert_ok!(attest_as(OUTSIDER, p, pass(1_100_000, 1)));
         assert_noop!(Cacheon::claim(signed(V2), p), Error::<Test>::BondTooLow);
         // A bond in another arena does not count here.
         let mut other = arena_config(2);
@@ -60,7 +60,7 @@ fn an_operator_without_its_arena_bond_cannot_claim() {
         assert_noop!(Cacheon::claim(signed(V2), p), Error::<Test>::BondTooLow);
         assert_ok!(Cacheon::bond(signed(V2), id(ARENA), 500));
         assert_ok!(Cacheon::claim(signed(V2), p));
-        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_100_000, 2)));
+        assert_ok!(attest_as(V2, p, pass(1_100_000, 2)));
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
     });
 }
@@ -87,7 +87,7 @@ fn operators_unbond_only_without_an_open_lease() {
             Cacheon::unbond(signed(V1), id(ARENA), 100),
             Error::<Test>::LeaseOpen
         );
-        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_100_000, 1)));
+        assert_ok!(attest_as(V1, p, pass(1_100_000, 1)));
         assert_noop!(
             Cacheon::unbond(signed(V1), id(ARENA), 401),
             Error::<Test>::UnbondTooLarge

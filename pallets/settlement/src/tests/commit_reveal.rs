@@ -509,7 +509,7 @@ fn withdraw_errors() {
             Cacheon::withdraw(signed(ALICE), p),
             Error::<Test>::NotWithdrawable
         );
-        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_050_000, 1)));
+        assert_ok!(attest_as(V1, p, pass(1_050_000, 1)));
         // Leased for its reproduction: not withdrawable.
         assert_ok!(Cacheon::claim(signed(V2), p));
         assert_noop!(

@@ -55,13 +55,13 @@ fn crown_speedup_is_the_lower_pass_either_way() {
         // Reproduction lower.
         primary_pass(ids[0], 1_080_000);
         assert_ok!(Cacheon::claim(signed(V2), ids[0]));
-        assert_ok!(Cacheon::attest(signed(V2), ids[0], pass(1_020_000, 2)));
+        assert_ok!(attest_as(V2, ids[0], pass(1_020_000, 2)));
         assert_eq!(Claims::<Test>::get(ids[0]).unwrap().speedup_ppm, 1_020_000);
         // Primary lower.
         assert_ok!(Cacheon::claim(signed(V3), ids[1]));
-        assert_ok!(Cacheon::attest(signed(V3), ids[1], pass(1_015_000, 3)));
+        assert_ok!(attest_as(V3, ids[1], pass(1_015_000, 3)));
         assert_ok!(Cacheon::claim(signed(V1), ids[1]));
-        assert_ok!(Cacheon::attest(signed(V1), ids[1], pass(1_090_000, 1)));
+        assert_ok!(attest_as(V1, ids[1], pass(1_090_000, 1)));
         assert_eq!(Claims::<Test>::get(ids[1]).unwrap().speedup_ppm, 1_015_000);
         assert_eq!(generation(), 2);
     });
@@ -213,10 +213,14 @@ fn crown_rolls_back_on_generation_overflow() {
         Arenas::<Test>::mutate(id(ARENA), |a| a.as_mut().unwrap().generation = u32::MAX);
         let p1 = submit(BOB, SILU, "new");
         assert_ok!(Cacheon::claim(signed(V1), p1));
-        assert_ok!(Cacheon::attest(signed(V1), p1, pass(1_050_000, 1)));
+        assert_ok!(attest_as(V1, p1, pass(1_050_000, 1)));
         assert_ok!(Cacheon::claim(signed(V2), p1));
+        // The reproduction's PASS; the sealed primary PASS's reveal crowns.
+        assert_ok!(Cacheon::attest(signed(V2), p1, pass(1_040_000, 2)));
         let before = status(p1);
-        let expiry = lease_of(p1).expires_at;
+        let ProposalStatus::AwaitingReveal { until: expiry, .. } = before else {
+            panic!("the reveal is awaited: {before:?}");
+        };
         let balances: Vec<_> = [ALICE, BOB, pot()]
             .iter()
             .map(|a| (free(*a), bundle_held(*a), commit_held(*a)))
@@ -224,12 +228,11 @@ fn crown_rolls_back_on_generation_overflow() {
         let events = System::events().len();
 
         assert_noop!(
-            Cacheon::attest(signed(V2), p1, pass(1_040_000, 2)),
+            try_reveal_kept(p1).expect("a kept seal"),
             Error::<Test>::GenerationOverflow
         );
 
         assert_eq!(status(p1), before);
-        assert!(matches!(before, ProposalStatus::Reproduction { .. }));
         assert_eq!(LeaseDeadlines::<Test>::get(expiry).into_inner(), vec![p1]);
         assert_eq!(generation(), u32::MAX);
         assert!(Claims::<Test>::get(p1).is_none());
@@ -271,13 +274,14 @@ fn too_many_claims() {
         }
         primary_pass(p, 1_050_000);
         assert_ok!(Cacheon::claim(signed(V2), p));
+        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_040_000, 2)));
         assert_noop!(
-            Cacheon::attest(signed(V2), p, pass(1_040_000, 2)),
+            try_reveal_kept(p).expect("a kept seal"),
             Error::<Test>::TooManyClaims
         );
         // One fewer leaves room for exactly one more.
         Claims::<Test>::remove(1_000);
-        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_040_000, 2)));
+        reveal_kept(p);
         assert_eq!(Claims::<Test>::count() as u64, max);
         for i in 1..max {
             Claims::<Test>::remove(1_000 + i);
@@ -295,12 +299,12 @@ fn reproduction_expiry_across_a_crown_drops_the_stale_primary() {
         let (p0, p1) = (ids[0], ids[1]);
         primary_pass(p0, 1_050_000);
         assert_ok!(Cacheon::claim(signed(V1), p1));
-        assert_ok!(Cacheon::attest(signed(V1), p1, pass(1_050_000, 3)));
+        assert_ok!(attest_as(V1, p1, pass(1_050_000, 3)));
         // Both reproductions leased at generation 0.
         assert_ok!(Cacheon::claim(signed(V2), p0));
         assert_ok!(Cacheon::claim(signed(V3), p1));
         // p0 crowns: generation 1. p1 is leased, so drop_stale_passes does not see it.
-        assert_ok!(Cacheon::attest(signed(V2), p0, pass(1_040_000, 2)));
+        assert_ok!(attest_as(V2, p0, pass(1_040_000, 2)));
         assert_eq!(generation(), 1);
         // V3 never attests; its lease expires.
         run_to_block(lease_of(p1).expires_at);
@@ -314,7 +318,7 @@ fn reproduction_expiry_across_a_crown_drops_the_stale_primary() {
         );
         // The next PASS at generation 1 is a new primary, not a crown.
         assert_ok!(Cacheon::claim(signed(V2), p1));
-        assert_ok!(Cacheon::attest(signed(V2), p1, pass(1_040_000, 4)));
+        assert_ok!(attest_as(V2, p1, pass(1_040_000, 4)));
         assert!(matches!(
             status(p1),
             ProposalStatus::ReproductionQueued { .. }
@@ -339,7 +343,7 @@ fn atomic_crown_drops_pending_proposals_of_displaced_targets() {
         // V3 leases the ROPE proposal (p_rd is leased, so p_rope is its turn).
         assert_ok!(Cacheon::claim(signed(V3), p_rope));
         let rope_expiry = lease_of(p_rope).expires_at;
-        assert_ok!(Cacheon::attest(signed(V2), p_rd, pass(1_090_000, 2)));
+        assert_ok!(attest_as(V2, p_rd, pass(1_090_000, 2)));
 
         for p in [p_rope, p_dec] {
             System::assert_has_event(ev(CEvent::ProposalDropped {
@@ -358,7 +362,7 @@ fn atomic_crown_drops_pending_proposals_of_displaced_targets() {
         assert!(!Bundles::<Test>::contains_key(hash_of(&bundle("dec"))));
         // The dropped lease can no longer be attested, and its deadline passes silently.
         assert_noop!(
-            Cacheon::attest(signed(V3), p_rope, pass(1_050_000, 3)),
+            attest_as(V3, p_rope, pass(1_050_000, 3)),
             Error::<Test>::NotLeaseHolder
         );
         assert_noop!(
@@ -420,7 +424,7 @@ fn target_made_displacing_later_cannot_crown_a_member_beside_it() {
         silu.displaces = BoundedVec::truncate_from(vec![id(ROPE)]);
         assert_ok!(Cacheon::set_target(root(), silu));
         assert_ok!(Cacheon::claim(signed(V2), p_rope));
-        assert_ok!(Cacheon::attest(signed(V2), p_rope, pass(1_050_000, 2)));
+        assert_ok!(attest_as(V2, p_rope, pass(1_050_000, 2)));
         assert_eq!(
             status(p_rope),
             ProposalStatus::Dropped {

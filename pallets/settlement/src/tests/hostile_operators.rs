@@ -53,7 +53,7 @@ fn a_reproduction_lease_idler_cannot_expire_a_passed_proposal() {
             Error::<Test>::OperatorExcluded
         );
         assert_ok!(Cacheon::claim(signed(V3), p));
-        assert_ok!(Cacheon::attest(signed(V3), p, pass(1_100_000, 3)));
+        assert_ok!(attest_as(V3, p, pass(1_100_000, 3)));
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
     });
 }
@@ -133,10 +133,10 @@ fn two_operators_taking_turns_cannot_hold_the_primary_phase() {
             Error::<Test>::OperatorExcluded
         );
         assert_ok!(Cacheon::claim(signed(V1), p));
-        assert_ok!(Cacheon::attest(signed(V1), p, pass(1_100_000, 1)));
+        assert_ok!(attest_as(V1, p, pass(1_100_000, 1)));
         // Nobody else may reproduce it (V1 passed it): the stallers may again.
         assert_ok!(Cacheon::claim(signed(V2), p));
-        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_100_000, 2)));
+        assert_ok!(attest_as(V2, p, pass(1_100_000, 2)));
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
     });
 }
@@ -167,7 +167,7 @@ fn a_pending_proposal_cannot_freeze_overlapping_crowns_for_ever() {
         System::assert_has_event(ev(CEvent::LifetimeEnded { proposal: early }));
         assert_eq!(bundle_held(OUTSIDER), 0);
         assert_ok!(Cacheon::claim(signed(V3), late));
-        assert_ok!(Cacheon::attest(signed(V3), late, pass(1_100_000, 3)));
+        assert_ok!(attest_as(V3, late, pass(1_100_000, 3)));
         assert!(matches!(status(late), ProposalStatus::Crowned { .. }));
     });
 }
@@ -218,22 +218,18 @@ fn one_operators_cheating_fail_does_not_confiscate_alone() {
         let p = submit(ALICE, SILU, "good");
         let held = bundle_held(ALICE);
         assert_ok!(Cacheon::claim(signed(V1), p));
-        assert_ok!(Cacheon::attest(
-            signed(V1),
-            p,
-            fail(FailReason::Cheating, 1)
-        ));
+        assert_ok!(attest_as(V1, p, fail(FailReason::Cheating, 1)));
         assert_eq!(status(p), ProposalStatus::Queued);
         assert_eq!(bundle_held(ALICE), held);
         assert!(!cacheon_events()
             .iter()
             .any(|e| matches!(e, CEvent::DepositSlashed { .. })));
         assert_ok!(Cacheon::claim(signed(V2), p));
-        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_100_000, 2)));
+        assert_ok!(attest_as(V2, p, pass(1_100_000, 2)));
         System::assert_has_event(ev(CEvent::AttestationsDisagreed {
             proposal: p,
             pass_validator: V2,
-            pass_evidence: [2; 32],
+            pass_evidence: None,
             fail_validator: V1,
             fail_evidence: [1; 32],
             reason: FailReason::Cheating,
@@ -256,10 +252,10 @@ fn a_second_operator_must_agree_before_a_fail_sticks() {
             (ids[1], FailReason::Cheating, FailReason::NotFaster),
         ] {
             assert_ok!(Cacheon::claim(signed(V1), p));
-            assert_ok!(Cacheon::attest(signed(V1), p, fail(first, 1)));
+            assert_ok!(attest_as(V1, p, fail(first, 1)));
             assert_eq!(status(p), ProposalStatus::Queued);
             assert_ok!(Cacheon::claim(signed(V2), p));
-            assert_ok!(Cacheon::attest(signed(V2), p, fail(second, 2)));
+            assert_ok!(attest_as(V2, p, fail(second, 2)));
             assert_eq!(status(p), ProposalStatus::Failed { reason: second });
         }
         assert_eq!((bundle_held(ALICE), bundle_held(BOB)), (0, 0));
@@ -281,11 +277,7 @@ fn two_cheating_fails_confiscate_and_the_admin_can_overturn() {
         assert_noop!(Cacheon::overturn_fail(root(), p), Error::<Test>::NotFailed);
         for (v, seed) in [(V1, 1), (V2, 2)] {
             assert_ok!(Cacheon::claim(signed(v), p));
-            assert_ok!(Cacheon::attest(
-                signed(v),
-                p,
-                fail(FailReason::Cheating, seed)
-            ));
+            assert_ok!(attest_as(v, p, fail(FailReason::Cheating, seed)));
         }
         assert_eq!(
             status(p),
@@ -338,21 +330,13 @@ fn a_copier_cannot_dodge_the_copy_slash_with_withdraw() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(BOB, SILU, "renamed-copy");
         assert_ok!(Cacheon::claim(signed(V1), p));
-        assert_ok!(Cacheon::attest(
-            signed(V1),
-            p,
-            fail(FailReason::CopyOf(0), 1)
-        ));
+        assert_ok!(attest_as(V1, p, fail(FailReason::CopyOf(0), 1)));
         assert_noop!(
             Cacheon::withdraw(signed(BOB), p),
             Error::<Test>::VerdictDisputed
         );
         assert_ok!(Cacheon::claim(signed(V2), p));
-        assert_ok!(Cacheon::attest(
-            signed(V2),
-            p,
-            fail(FailReason::CopyOf(0), 2)
-        ));
+        assert_ok!(attest_as(V2, p, fail(FailReason::CopyOf(0), 2)));
         assert_eq!(bundle_held(BOB), 0);
         assert!(SlashedDeposits::<Test>::contains_key(p));
     });
@@ -400,14 +384,10 @@ fn one_disputed_fail_and_one_stall_cannot_expire_a_proposal() {
         let p = submit(ALICE, SILU, "good");
         primary_pass(p, 1_100_000);
         assert_ok!(Cacheon::claim(signed(V2), p));
-        assert_ok!(Cacheon::attest(
-            signed(V2),
-            p,
-            fail(FailReason::NotFaster, 2)
-        ));
+        assert_ok!(attest_as(V2, p, fail(FailReason::NotFaster, 2)));
         assert_ok!(Cacheon::claim(signed(V3), p));
-        assert_ok!(Cacheon::attest(
-            signed(V3),
+        assert_ok!(attest_as(
+            V3,
             p,
             no_decision(NoDecisionReason::Infrastructure, 3)
         ));
@@ -416,7 +396,7 @@ fn one_disputed_fail_and_one_stall_cannot_expire_a_proposal() {
             ProposalStatus::ReproductionQueued { .. }
         ));
         assert_ok!(Cacheon::claim(signed(V3), p));
-        assert_ok!(Cacheon::attest(signed(V3), p, pass(1_100_000, 4)));
+        assert_ok!(attest_as(V3, p, pass(1_100_000, 4)));
         assert!(matches!(status(p), ProposalStatus::Crowned { .. }));
     });
 }
@@ -432,9 +412,9 @@ fn a_stale_attestation_buys_no_free_release() {
         assert_ok!(Cacheon::claim(signed(V2), crown));
         assert_ok!(Cacheon::claim(signed(V3), held));
         let stale = lease_of(held).generation;
-        assert_ok!(Cacheon::attest(signed(V2), crown, pass(1_100_000, 2)));
-        assert_ok!(Cacheon::attest(
-            signed(V3),
+        assert_ok!(attest_as(V2, crown, pass(1_100_000, 2)));
+        assert_ok!(attest_as(
+            V3,
             held,
             att(
                 Verdict::NoDecision {
@@ -466,27 +446,19 @@ fn a_fail_replay_is_refused() {
         let fail_twice = |p: ProposalId, reason: FailReason| {
             for (v, seed) in [(V1, 1), (V2, 2)] {
                 assert_ok!(Cacheon::claim(signed(v), p));
-                assert_ok!(Cacheon::attest(signed(v), p, fail(reason, seed)));
+                assert_ok!(attest_as(v, p, fail(reason, seed)));
             }
         };
         fail_twice(ids[0], FailReason::Build);
         // A withdrawal cannot wipe a FAIL that waits for its second opinion.
         assert_ok!(Cacheon::claim(signed(V1), ids[1]));
-        assert_ok!(Cacheon::attest(
-            signed(V1),
-            ids[1],
-            fail(FailReason::NotFaster, 1)
-        ));
+        assert_ok!(attest_as(V1, ids[1], fail(FailReason::NotFaster, 1)));
         assert_noop!(
             Cacheon::withdraw(signed(BOB), ids[1]),
             Error::<Test>::VerdictDisputed
         );
         assert_ok!(Cacheon::claim(signed(V2), ids[1]));
-        assert_ok!(Cacheon::attest(
-            signed(V2),
-            ids[1],
-            fail(FailReason::NotFaster, 2)
-        ));
+        assert_ok!(attest_as(V2, ids[1], fail(FailReason::NotFaster, 2)));
         let again = [(ALICE, "broken"), (BOB, "slow")];
         let commits: Vec<_> = again
             .iter()

@@ -54,9 +54,9 @@ fn claim_errors() {
         assert_noop!(Cacheon::claim(signed(V2), p), Error::<Test>::NotClaimable);
         assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::NotClaimable);
         // A first FAIL waits for a second operator's; then the proposal is over.
-        assert_ok!(Cacheon::attest(signed(V1), p, fail(FailReason::Build, 1)));
+        assert_ok!(attest_as(V1, p, fail(FailReason::Build, 1)));
         assert_ok!(Cacheon::claim(signed(V2), p));
-        assert_ok!(Cacheon::attest(signed(V2), p, fail(FailReason::Build, 2)));
+        assert_ok!(attest_as(V2, p, fail(FailReason::Build, 2)));
         assert_noop!(Cacheon::claim(signed(V3), p), Error::<Test>::NotClaimable);
         // A validator of another arena is not a validator of this one.
         let mut gpu = arena_config(2);
@@ -101,7 +101,7 @@ fn claims_follow_reveal_order() {
         assert_ok!(Cacheon::claim(signed(V1), p0));
         // p0 is leased, so p1 is next for everyone.
         assert_noop!(Cacheon::claim(signed(V2), p2), Error::<Test>::OutOfTurn);
-        assert_ok!(Cacheon::attest(signed(V1), p0, pass(1_050_000, 1)));
+        assert_ok!(attest_as(V1, p0, pass(1_050_000, 1)));
         // p0's reproduction comes first for V2...
         assert_noop!(Cacheon::claim(signed(V2), p1), Error::<Test>::OutOfTurn);
         // ...but V1 passed p0 itself and may skip to p1.
@@ -221,7 +221,7 @@ fn reproduction_lease_expiry_keeps_the_primary_pass() {
         );
         // Another validator reproduces and crowns.
         assert_ok!(Cacheon::claim(signed(V3), p));
-        assert_ok!(Cacheon::attest(signed(V3), p, pass(1_040_000, 3)));
+        assert_ok!(attest_as(V3, p, pass(1_040_000, 3)));
         assert!(matches!(
             status(p),
             ProposalStatus::Crowned {
@@ -241,7 +241,7 @@ fn attest_after_lease_expiry() {
         // The hook requeued the proposal: the former holder no longer holds a lease.
         run_to_block(expiry);
         assert_noop!(
-            Cacheon::attest(signed(V1), p, pass(1_050_000, 1)),
+            attest_as(V1, p, pass(1_050_000, 1)),
             Error::<Test>::NotLeaseHolder
         );
 
@@ -255,12 +255,12 @@ fn attest_after_lease_expiry() {
         let expiry = lease_of(p).expires_at;
         System::set_block_number(expiry);
         assert_noop!(
-            Cacheon::attest(signed(V2), p, pass(1_050_000, 2)),
+            attest_as(V2, p, pass(1_050_000, 2)),
             Error::<Test>::LeaseExpired
         );
         // One block earlier it would have been accepted.
         System::set_block_number(expiry - 1);
-        assert_ok!(Cacheon::attest(signed(V2), p, pass(1_050_000, 2)));
+        assert_ok!(attest_as(V2, p, pass(1_050_000, 2)));
     });
 }
 
@@ -289,13 +289,13 @@ fn lease_schedule_is_bounded_per_block() {
         assert_eq!(lease_of(ids[4]).expires_at, expiry + 1);
         // Only a schedule full for `DEADLINE_TRIES` blocks refuses a lease (which the
         // runtime's bounds rule out: `integrity_test`; prepared in storage here).
-        assert_ok!(Cacheon::attest(
-            signed(V3),
+        assert_ok!(attest_as(
+            V3,
             ids[4],
             no_decision(NoDecisionReason::Noise, 3)
         ));
-        assert_ok!(Cacheon::attest(
-            signed(V1),
+        assert_ok!(attest_as(
+            V1,
             ids[0],
             no_decision(NoDecisionReason::Noise, 1)
         ));
@@ -329,11 +329,11 @@ fn removed_validator_cannot_attest_and_its_lease_expires() {
         assert_ok!(Cacheon::claim(signed(V1), p));
         assert_ok!(Cacheon::remove_validator(root(), id(ARENA), V1));
         assert_noop!(
-            Cacheon::attest(signed(V1), p, pass(1_050_000, 1)),
+            attest_as(V1, p, pass(1_050_000, 1)),
             Error::<Test>::NotValidator
         );
         assert_noop!(
-            Cacheon::attest(signed(V1), p, fail(FailReason::Cheating, 1)),
+            attest_as(V1, p, fail(FailReason::Cheating, 1)),
             Error::<Test>::NotValidator
         );
         run_to_block(lease_of(p).expires_at);
@@ -359,10 +359,10 @@ fn validator_attesting_its_own_proposal_is_refused() {
         assert_ok!(Cacheon::claim(signed(V1), other));
         // Two other validators can still measure it and crown it.
         assert_ok!(Cacheon::claim(signed(V2), own));
-        assert_ok!(Cacheon::attest(signed(V2), own, pass(1_050_000, 2)));
+        assert_ok!(attest_as(V2, own, pass(1_050_000, 2)));
         assert_noop!(Cacheon::claim(signed(V1), own), Error::<Test>::OwnProposal);
         assert_ok!(Cacheon::claim(signed(V3), own));
-        assert_ok!(Cacheon::attest(signed(V3), own, pass(1_040_000, 3)));
+        assert_ok!(attest_as(V3, own, pass(1_040_000, 3)));
         assert!(matches!(status(own), ProposalStatus::Crowned { .. }));
     });
 }

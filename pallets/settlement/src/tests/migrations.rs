@@ -5,6 +5,7 @@ use super::*;
 use crate::migrations::v2::{v1, MigrateV1ToV2};
 use crate::migrations::v3::MigrateV2ToV3;
 use crate::migrations::v4::{v3, MigrateV3ToV4};
+use crate::migrations::v5::{v4, MigrateV4ToV5};
 use frame::deps::frame_support::storage::unhashed;
 use frame::traits::{GetStorageVersion, OnRuntimeUpgrade};
 
@@ -16,7 +17,10 @@ fn old_lease(l: &LeaseOf<Test>) -> v1::Lease<AccountId, u64> {
     }
 }
 
-fn old_pass(p: &RecordedPass<AccountId>) -> v1::RecordedPass<AccountId> {
+fn old_pass(p: &PrimaryPass<AccountId>) -> v1::RecordedPass<AccountId> {
+    let PrimaryPass::Open(p) = p else {
+        panic!("version 1 had no sealed PASS");
+    };
     v1::RecordedPass {
         validator: p.validator,
         speedup_ppm: p.speedup_ppm,
@@ -57,6 +61,7 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
         ProposalStatus::Overturned { reason } => O::Failed { reason: *reason },
         // Nor revoke a crown.
         ProposalStatus::Revoked { reason, .. } => O::Failed { reason: *reason },
+        ProposalStatus::AwaitingReveal { .. } => panic!("version 1 had no sealed PASS"),
     }
 }
 
@@ -139,6 +144,9 @@ fn version_1_state_migrates_to_version_2() {
         assert_ok!(Cacheon::withdraw(signed(CAROL), withdrawn));
         commit(ALICE, DECODE, &bundle("pending"));
         assert_ok!(Cacheon::claim(signed(V2), leased));
+        // Version 1 had no blind verdicts: its PASSes were open.
+        unseal_in_storage(leased);
+        unseal_in_storage(waiting);
 
         let before_leased = Proposals::<Test>::get(leased).unwrap();
         let before_queued = Proposals::<Test>::get(queued).unwrap();
@@ -407,6 +415,125 @@ fn version_3_arenas_get_the_chains_speedup_cap() {
         MigrateV3ToV4::<Test>::on_runtime_upgrade();
         let mut again: Vec<(ArenaId, ArenaInfoOf<Test>)> = Arenas::<Test>::iter().collect();
         again.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(again, expected);
+    });
+}
+
+fn v4_status(s: &StatusOf<Test>) -> v4::ProposalStatus<AccountId, u64> {
+    use v4::ProposalStatus as O;
+    let open = |p: &PrimaryPass<AccountId>| match p {
+        PrimaryPass::Open(p) => p.clone(),
+        PrimaryPass::Sealed(_) => panic!("version 4 had no sealed PASS"),
+    };
+    match s {
+        ProposalStatus::Queued => O::Queued,
+        ProposalStatus::Primary { lease } => O::Primary {
+            lease: lease.clone(),
+        },
+        ProposalStatus::ReproductionQueued { primary, until } => O::ReproductionQueued {
+            primary: open(primary),
+            until: *until,
+        },
+        ProposalStatus::Reproduction {
+            primary,
+            lease,
+            until,
+        } => O::Reproduction {
+            primary: open(primary),
+            lease: lease.clone(),
+            until: *until,
+        },
+        s => panic!("not a status this test writes: {s:?}"),
+    }
+}
+
+/// A full queue (`MaxQueueLen`) of proposals waiting for or holding their reproduction (and
+/// one queued, one leased for its primary attempt), written in version 4's encoding: each
+/// primary PASS becomes open, nothing else changes.
+#[test]
+fn version_4_primary_passes_become_open() {
+    ExtBuilder::default().build_and_execute(|| {
+        let tags: Vec<String> = (0..MAX_QUEUE).map(|i| format!("p{i}")).collect();
+        let miners = [ALICE, BOB, CAROL];
+        let mut ids = Vec::new();
+        for chunk in tags.chunks(3) {
+            let items: Vec<(AccountId, &[u8], &str)> = chunk
+                .iter()
+                .zip(miners)
+                .map(|(t, m)| (m, SILU, t.as_str()))
+                .collect();
+            ids.extend(submit_many(&items));
+        }
+        assert_eq!(queue().len() as u32, MAX_QUEUE);
+        let n = ids.len();
+        for (i, p) in ids[..n - 2].iter().enumerate() {
+            primary_pass_by(V1, *p, 1_100_000 + i as u32);
+        }
+        // V1 passes over its own PASSes to the next primary attempt.
+        assert_ok!(Cacheon::claim(signed(V1), ids[n - 2]));
+        assert_ok!(Cacheon::claim(signed(V2), ids[0]));
+        assert!(matches!(
+            status(ids[0]),
+            ProposalStatus::Reproduction { .. }
+        ));
+        assert!(matches!(status(ids[n - 2]), ProposalStatus::Primary { .. }));
+        assert!(matches!(status(ids[n - 1]), ProposalStatus::Queued));
+        let mut expected = Vec::new();
+        for p in &ids {
+            if !matches!(
+                status(*p),
+                ProposalStatus::Queued | ProposalStatus::Primary { .. }
+            ) {
+                unseal_in_storage(*p);
+            }
+            let new = Proposals::<Test>::get(p).unwrap();
+            let old = v4::Proposal {
+                miner: new.miner,
+                arena: new.arena.clone(),
+                target: new.target.clone(),
+                content_hash: new.content_hash,
+                commit_block: new.commit_block,
+                reveal_block: new.reveal_block,
+                attempts: new.attempts,
+                bundle_deposit: new.bundle_deposit,
+                status: v4_status(&new.status),
+                excluded: new.excluded.clone(),
+                stalled: new.stalled.clone(),
+                disputed: new.disputed.clone(),
+            };
+            unhashed::put(&Proposals::<Test>::hashed_key_for(p), &old);
+            expected.push(new);
+        }
+        let waiting = ids[1];
+        assert!(
+            Proposals::<Test>::try_get(waiting).is_err(),
+            "written as v4"
+        );
+        StorageVersion::new(4).put::<Cacheon>();
+
+        #[cfg(feature = "try-runtime")]
+        MigrateV4ToV5::<Test>::try_on_runtime_upgrade(true).expect("pre and post checks hold");
+        #[cfg(not(feature = "try-runtime"))]
+        MigrateV4ToV5::<Test>::on_runtime_upgrade();
+        assert_eq!(Cacheon::on_chain_storage_version(), 5);
+        let after: Vec<_> = ids
+            .iter()
+            .map(|p| Proposals::<Test>::get(p).unwrap())
+            .collect();
+        assert_eq!(after, expected);
+        assert!(matches!(
+            status(waiting),
+            ProposalStatus::ReproductionQueued {
+                primary: PrimaryPass::Open(_),
+                ..
+            }
+        ));
+        // Run again, it does nothing: the version guards it.
+        MigrateV4ToV5::<Test>::on_runtime_upgrade();
+        let again: Vec<_> = ids
+            .iter()
+            .map(|p| Proposals::<Test>::get(p).unwrap())
+            .collect();
         assert_eq!(again, expected);
     });
 }

@@ -72,6 +72,8 @@
 //! | TooManyUnbondingChunks / NothingToWithdraw | `bonds::unbonded_funds_wait_for_the_unbonding_period` |
 //! | SpeedupCapOutOfRange | `speedup_cap::set_arena_refuses_a_speedup_cap_out_of_range` |
 //! | CrownUnderChallenge | `bonds::a_withdrawal_waits_for_an_open_challenge_of_the_operators_crown` |
+//! | PassMustBeSealed / SealNotExpected | `blind_verdicts::a_plain_primary_pass_is_refused_where_two_operators_must_agree`, `blind_verdicts::a_one_validator_arena_needs_no_seal` |
+//! | NotAwaitingReveal / NotSealer / SealMismatch | `blind_verdicts::a_reveal_that_does_not_open_the_seal_is_refused` |
 
 use crate::epoch::credit;
 use crate::mock::*;
@@ -199,7 +201,7 @@ fn lease_of(p: ProposalId) -> LeaseOf<Test> {
     }
 }
 
-fn primary_of(p: ProposalId) -> RecordedPass<AccountId> {
+fn primary_of(p: ProposalId) -> PrimaryPass<AccountId> {
     match status(p) {
         ProposalStatus::ReproductionQueued { primary, .. }
         | ProposalStatus::Reproduction { primary, .. } => primary,
@@ -207,8 +209,35 @@ fn primary_of(p: ProposalId) -> RecordedPass<AccountId> {
     }
 }
 
+/// Rewrites `p`'s sealed primary PASS as the open PASS it seals (the values `attest_as`
+/// kept), as if it had been recorded before blind verdicts. Returns that PASS.
+fn unseal_in_storage(p: ProposalId) -> RecordedPass<AccountId> {
+    let mut prop = Proposals::<Test>::get(p).expect("proposal exists");
+    let (ProposalStatus::ReproductionQueued { primary, .. }
+    | ProposalStatus::Reproduction { primary, .. }) = &mut prop.status
+    else {
+        panic!("proposal {p} has no primary pass");
+    };
+    let PrimaryPass::Sealed(sealed) = primary.clone() else {
+        panic!("proposal {p}'s primary PASS is open already");
+    };
+    let (speedup_ppm, evidence_digest, attempt_digest) =
+        kept(p, sealed.validator).expect("sealed by attest_as");
+    let open = RecordedPass {
+        validator: sealed.validator,
+        operator: sealed.operator,
+        speedup_ppm,
+        generation: sealed.generation,
+        evidence_digest,
+        attempt_digest,
+    };
+    *primary = PrimaryPass::Open(open.clone());
+    Proposals::<Test>::insert(p, prop);
+    open
+}
+
 /// The status of a proposal that went back to waiting for its reproduction in this block.
-fn awaiting(primary: RecordedPass<AccountId>) -> StatusOf<Test> {
+fn awaiting(primary: PrimaryPass<AccountId>) -> StatusOf<Test> {
     ProposalStatus::ReproductionQueued {
         primary,
         until: System::block_number() + REPRODUCTION_TIMEOUT,
@@ -228,7 +257,7 @@ fn primary_pass(p: ProposalId, speedup_ppm: u32) {
 fn primary_pass_by(v: AccountId, p: ProposalId, speedup_ppm: u32) {
     let seed = if v == V1 { 1 } else { 10 + (v - V1) as u8 };
     assert_ok!(Cacheon::claim(signed(v), p));
-    assert_ok!(Cacheon::attest(signed(v), p, pass(speedup_ppm, seed)));
+    assert_ok!(attest_as(v, p, pass(speedup_ppm, seed)));
 }
 
 fn weights(v: Vec<(AccountId, u32)>) -> WeightVectorOf<Test> {
@@ -245,21 +274,13 @@ fn happy_path_crowns_with_the_lower_speedup() {
     ExtBuilder::default().build_and_execute(|| {
         let p = submit(ALICE, SILU, "fast");
         assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V1), p));
-        assert_ok!(Cacheon::attest(
-            RuntimeOrigin::signed(V1),
-            p,
-            pass(1_050_000, 1)
-        ));
+        assert_ok!(attest_as(V1, p, pass(1_050_000, 1)));
         assert!(matches!(
             status(p),
             ProposalStatus::ReproductionQueued { .. }
         ));
         assert_ok!(Cacheon::claim(RuntimeOrigin::signed(V2), p));
-        assert_ok!(Cacheon::attest(
-            RuntimeOrigin::signed(V2),
-            p,
-            pass(1_030_000, 2)
-        ));
+        assert_ok!(attest_as(V2, p, pass(1_030_000, 2)));
         assert!(matches!(
             status(p),
             ProposalStatus::Crowned {
@@ -329,6 +350,10 @@ mod migrations;
 // ---- Pruning in on_idle ----
 
 mod pruning;
+
+// ---- Blind verdicts: sealed primary PASSes ----
+
+mod blind_verdicts;
 
 // ---- Random call sequences (property test) ----
 

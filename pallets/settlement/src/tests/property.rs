@@ -1,6 +1,6 @@
 //! Random call sequences. Every seed drives a deterministic random walk of `STEPS` steps over
 //! the calls miners, validators and the admin make (commit, reveal, cancel, withdraw, claim,
-//! attest, validator changes, arena, target and emissions changes, overturned FAILs, operator
+//! attest (sealed primary PASSes and their reveals, some missed), validator changes, arena, target and emissions changes, overturned FAILs, operator
 //! bonds and the arena's required bond, crown challenges, their leases and answers), the
 //! passing of blocks (`on_initialize`: lease expiries, reproduction time-outs, proposals at
 //! the end of their lifetime, epoch closes and payouts) and
@@ -140,6 +140,23 @@ enum Action {
         evidence: u8,
         attempt: u8,
     },
+    /// A primary PASS attested as its seal (with [`SEAL_SALT`]).
+    AttestSealed {
+        validator: AccountId,
+        proposal: ProposalId,
+        generation: u32,
+        speedup_ppm: u32,
+        evidence: u8,
+        attempt: u8,
+    },
+    /// Opens a sealed PASS (usually with the sealed values, by its sealer).
+    RevealPass {
+        validator: AccountId,
+        proposal: ProposalId,
+        speedup_ppm: u32,
+        evidence: u8,
+        attempt: u8,
+    },
     /// Runs `on_initialize` (and `on_finalize`) for each of the next `blocks` blocks.
     Advance {
         blocks: u64,
@@ -218,6 +235,8 @@ impl Action {
             Action::Withdraw { .. } => "withdraw",
             Action::Claim { .. } => "claim",
             Action::Attest { .. } => "attest",
+            Action::AttestSealed { .. } => "attest_sealed",
+            Action::RevealPass { .. } => "reveal_pass",
             Action::Advance { .. } => "advance",
             Action::Idle { .. } => "on_idle",
             Action::RemoveValidator { .. } => "remove_validator",
@@ -289,6 +308,9 @@ struct Tally {
     reproduction_timeouts: u32,
     expiries: u32,
     stale_attestations: u32,
+    passes_sealed: u32,
+    passes_revealed: u32,
+    reveals_missed: u32,
     passes_dropped: u32,
     proposals_dropped: u32,
     deposits_slashed: u32,
@@ -326,6 +348,9 @@ impl Tally {
                 E::ReproductionTimedOut { .. } => self.reproduction_timeouts += 1,
                 E::Expired { .. } => self.expiries += 1,
                 E::AttestationStale { .. } => self.stale_attestations += 1,
+                E::PassSealed { .. } => self.passes_sealed += 1,
+                E::PassRevealed { .. } => self.passes_revealed += 1,
+                E::RevealMissed { .. } => self.reveals_missed += 1,
                 E::PassDropped { .. } => self.passes_dropped += 1,
                 E::ProposalDropped { .. } => self.proposals_dropped += 1,
                 E::DepositSlashed { .. } => self.deposits_slashed += 1,
@@ -411,6 +436,9 @@ struct Walk {
     commits: Vec<Committed>,
     /// An action the previous step prepared (a reveal after waiting for its block).
     planned: Option<Action>,
+    /// What each accepted sealed PASS sealed, by proposal and sealer: speedup and the
+    /// evidence and attempt digests' seeds, as a validator keeps them until its reveal.
+    sealed: BTreeMap<(ProposalId, AccountId), (u32, u8, u8)>,
     step: u32,
 }
 
@@ -498,6 +526,10 @@ fn invariants_hold_after_every_call_of_random_sequences() {
         assert!(
             tally.challenge_expiries > 0,
             "no challenge expired: {tally:#?}"
+        );
+        assert!(
+            tally.passes_sealed > 0 && tally.passes_revealed > 0 && tally.reveals_missed > 0,
+            "no PASS was sealed, revealed, or left unrevealed: {tally:#?}"
         );
     }
 }

@@ -19,17 +19,9 @@ fn finished_proposals_are_pruned_after_retention() {
         ]);
         assert_ok!(Cacheon::withdraw(signed(ALICE), ids[0]));
         assert_ok!(Cacheon::claim(signed(V1), ids[1]));
-        assert_ok!(Cacheon::attest(
-            signed(V1),
-            ids[1],
-            fail(FailReason::Build, 1)
-        ));
+        assert_ok!(attest_as(V1, ids[1], fail(FailReason::Build, 1)));
         assert_ok!(Cacheon::claim(signed(V2), ids[1]));
-        assert_ok!(Cacheon::attest(
-            signed(V2),
-            ids[1],
-            fail(FailReason::Build, 2)
-        ));
+        assert_ok!(attest_as(V2, ids[1], fail(FailReason::Build, 2)));
         let ended = now();
         let failed_hash = Proposals::<Test>::get(ids[1]).unwrap().content_hash;
         let withdrawn_hash = Proposals::<Test>::get(ids[0]).unwrap().content_hash;

@@ -12,6 +12,7 @@ impl Walk {
             trace,
             commits: Vec::new(),
             planned: None,
+            sealed: BTreeMap::new(),
             step: 0,
         }
     }
@@ -69,6 +70,11 @@ impl Walk {
         }
         if self.rng.chance(12) {
             return self.challenge_step();
+        }
+        if self.rng.chance(8) {
+            if let Some(reveal) = self.reveal_pass() {
+                return reveal;
+            }
         }
         match self.rng.below(100) {
             0..=2 => self.bond(),
@@ -331,20 +337,78 @@ impl Walk {
                 reason: self.rng.pick(&NO_DECISION_REASONS),
             },
         };
-        let attest = Action::Attest {
-            validator,
-            proposal,
-            verdict,
-            generation,
-            // Few distinct digests, so that a reproduction sometimes repeats its primary's.
-            evidence: self.rng.below(12) as u8,
-            attempt: 100 + self.rng.below(12) as u8,
+        // Few distinct digests, so that a reproduction sometimes repeats its primary's.
+        let evidence = self.rng.below(12) as u8;
+        let attempt = 100 + self.rng.below(12) as u8;
+        // A primary PASS where two operators must agree is usually sealed (a plain one is
+        // refused).
+        let sealed_phase = Proposals::<Test>::get(proposal)
+            .is_some_and(|p| matches!(p.status, ProposalStatus::Primary { .. }))
+            && Arenas::<Test>::get(id(ARENA))
+                .is_some_and(|a| a.config.policy.required_distinct_validators > 1);
+        let attest = match verdict {
+            Verdict::Pass { speedup_ppm } if sealed_phase && self.rng.chance(92) => {
+                Action::AttestSealed {
+                    validator,
+                    proposal,
+                    generation,
+                    speedup_ppm,
+                    evidence,
+                    attempt,
+                }
+            }
+            verdict => Action::Attest {
+                validator,
+                proposal,
+                verdict,
+                generation,
+                evidence,
+                attempt,
+            },
         };
         // Sometimes in the lease's last block.
         match lease {
             Some(lease) if self.rng.chance(15) => self.wait_until(lease.expires_at - 1, attest),
             _ => attest,
         }
+    }
+
+    /// The reveal of a sealed PASS awaiting it: usually by its sealer with what it sealed,
+    /// sometimes another key or a speedup that does not open the seal. `None` when no
+    /// proposal awaits a reveal (unrevealed seals run into their deadline).
+    fn reveal_pass(&mut self) -> Option<Action> {
+        let awaiting: Vec<(ProposalId, AccountId)> = Proposals::<Test>::iter()
+            .filter_map(|(id, p)| match p.status {
+                ProposalStatus::AwaitingReveal { primary, .. } => Some((id, primary.validator)),
+                _ => None,
+            })
+            .collect();
+        if awaiting.is_empty() {
+            return None;
+        }
+        let (proposal, sealer) = awaiting[self.rng.below(awaiting.len() as u64) as usize];
+        let (speedup_ppm, evidence, attempt) = self
+            .sealed
+            .get(&(proposal, sealer))
+            .copied()
+            .unwrap_or((PPM_ONE + MARGIN_PPM, 0, 100));
+        let validator = if self.rng.chance(92) {
+            sealer
+        } else {
+            self.rng.pick(&VALIDATOR_KEYS)
+        };
+        let speedup_ppm = if self.rng.chance(8) {
+            speedup_ppm.wrapping_add(1)
+        } else {
+            speedup_ppm
+        };
+        Some(Action::RevealPass {
+            validator,
+            proposal,
+            speedup_ppm,
+            evidence,
+            attempt,
+        })
     }
 
     /// A reported speedup: mostly above the margin, sometimes just below or at it, sometimes
@@ -479,6 +543,45 @@ impl Walk {
                     attestation: att(verdict, generation, evidence, attempt),
                 },
             ),
+            Action::AttestSealed {
+                validator,
+                proposal,
+                generation,
+                speedup_ppm,
+                evidence,
+                attempt,
+            } => (
+                signed(validator),
+                C::attest_sealed {
+                    proposal,
+                    incumbent_generation: generation,
+                    seal: cacheon_primitives::pass_seal(
+                        proposal,
+                        &validator,
+                        generation,
+                        speedup_ppm,
+                        &[evidence; 32],
+                        &[attempt; 32],
+                        &SEAL_SALT,
+                    ),
+                },
+            ),
+            Action::RevealPass {
+                validator,
+                proposal,
+                speedup_ppm,
+                evidence,
+                attempt,
+            } => (
+                signed(validator),
+                C::reveal_pass {
+                    proposal,
+                    speedup_ppm,
+                    evidence_digest: [evidence; 32],
+                    attempt_digest: [attempt; 32],
+                    salt: SEAL_SALT,
+                },
+            ),
             Action::Advance { blocks } => {
                 // Block by block: every block's events are counted and its state checked.
                 for _ in 0..blocks {
@@ -568,8 +671,25 @@ impl Walk {
         };
         let (origin, call) = call;
         let succeeded = RuntimeCall::from(call).dispatch(origin).is_ok();
-        if let (true, Action::Commit { miner, target, tag }) = (succeeded, action) {
-            self.commits.push(Committed::new(*miner, *target, tag));
+        match (succeeded, action) {
+            (true, Action::Commit { miner, target, tag }) => {
+                self.commits.push(Committed::new(*miner, *target, tag));
+            }
+            (
+                true,
+                Action::AttestSealed {
+                    validator,
+                    proposal,
+                    speedup_ppm,
+                    evidence,
+                    attempt,
+                    ..
+                },
+            ) => {
+                self.sealed
+                    .insert((*proposal, *validator), (*speedup_ppm, *evidence, *attempt));
+            }
+            _ => {}
         }
         succeeded
     }

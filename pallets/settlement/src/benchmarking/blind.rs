@@ -1,0 +1,141 @@
+//! Set-ups of the blind-verdict benchmarks: a sealed primary PASS revealed into a crown, and
+//! sealed PASSes whose reveal is missed.
+
+use super::*;
+
+/// What the sealed PASSes of these benchmarks hold: speedup, evidence and attempt digests,
+/// salt.
+pub(super) fn sealed_values() -> (u32, EvidenceDigest, [u8; 32], [u8; 32]) {
+    (1_100_000, [1; 32], [2; 32], [9; 32])
+}
+
+/// `validator`'s sealed PASS of `id` at generation 0 (its key is its own operator).
+pub(super) fn sealed_pass<T: Config>(
+    id: ProposalId,
+    validator: &T::AccountId,
+) -> SealedPass<T::AccountId> {
+    let (speedup, evidence, attempt, salt) = sealed_values();
+    SealedPass {
+        validator: validator.clone(),
+        operator: validator.clone(),
+        generation: 0,
+        seal: cacheon_primitives::pass_seal(id, validator, 0, speedup, &evidence, &attempt, &salt),
+    }
+}
+
+/// `validator`'s reproduction PASS at generation 0, with digests of its own.
+pub(super) fn reproduction_pass<T: Config>(validator: &T::AccountId) -> RecordedPass<T::AccountId> {
+    RecordedPass {
+        evidence_digest: [3; 32],
+        attempt_digest: [4; 32],
+        ..primary_pass::<T>(validator)
+    }
+}
+
+/// `id` waiting for its reproduction after `validator`'s open primary PASS, its deadline
+/// scheduled.
+pub(super) fn open_primary<T: Config>(id: ProposalId, validator: &T::AccountId) {
+    let now = frame_system::Pallet::<T>::block_number();
+    let until =
+        Pallet::<T>::schedule_deadline(id, now.saturating_add(T::ReproductionTimeout::get()))
+            .expect("room for the wait");
+    Proposals::<T>::mutate(id, |p| {
+        p.as_mut().expect("revealed").status = ProposalStatus::ReproductionQueued {
+            primary: PrimaryPass::Open(primary_pass::<T>(validator)),
+            until,
+        }
+    });
+}
+
+/// `id` awaiting the reveal of `sealer`'s PASS after `reproducer`'s, until `until` (scheduled).
+pub(super) fn awaiting_reveal<T: Config>(
+    id: ProposalId,
+    sealer: &T::AccountId,
+    reproducer: &T::AccountId,
+    until: BlockNumberFor<T>,
+) {
+    LeaseDeadlines::<T>::try_mutate(until, |ids| ids.try_push(id)).expect("room for the wait");
+    Proposals::<T>::mutate(id, |p| {
+        p.as_mut().expect("revealed").status = ProposalStatus::AwaitingReveal {
+            primary: sealed_pass::<T>(id, sealer),
+            reproduction: reproduction_pass::<T>(reproducer),
+            until,
+        }
+    });
+}
+
+/// `attest_crown`'s scene with the crowning PASS already in: an atomic target over `m`
+/// crowned members awaits the reveal of `v1`'s sealed PASS after `v2`'s, while `q` other
+/// proposals' primary PASSes wait to be dropped as stale. Returns the atomic proposal.
+pub(super) fn crowning_reveal_scene<T: Config>(
+    q: u32,
+    m: u32,
+    v1: &T::AccountId,
+    v2: &T::AccountId,
+) -> ProposalId {
+    let miner = funded::<T>("miner", 0);
+    for (i, name) in slot_names(m).iter().enumerate() {
+        let p = reveal_one::<T>(&miner, name, 256, 100 + i as u32);
+        crown_directly::<T>(p);
+    }
+    let p = reveal_one::<T>(&miner, b"bench.atomic", T::MaxBundleBytes::get(), 0);
+    let others: Vec<ProposalId> = (0..q)
+        .map(|i| reveal_one::<T>(&funded::<T>("other", i), b"bench.slot0", 256, 1_000 + i))
+        .collect();
+    let base =
+        frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
+    for (i, o) in others.iter().enumerate() {
+        let until = base.saturating_add((i as u32).into());
+        LeaseDeadlines::<T>::insert(until, BoundedVec::truncate_from(vec![*o]));
+        Proposals::<T>::mutate(o, |prop| {
+            prop.as_mut().expect("revealed").status = ProposalStatus::ReproductionQueued {
+                primary: PrimaryPass::Open(primary_pass::<T>(v1)),
+                until,
+            }
+        });
+    }
+    let until = base.saturating_add(q.into()).saturating_add(1u32.into());
+    awaiting_reveal::<T>(p, v1, v2, until);
+    p
+}
+
+/// `n` proposals of a full queue awaiting the reveal of `v1`'s sealed PASS after `v2`'s, all
+/// due in one block, each excluding an operator whose FAIL waits and that holds every other
+/// key; the blocks where their fresh reproduction waits go are full but the last tried.
+/// Returns the proposals and their deadline.
+pub(super) fn missed_reveals_scene<T: Config>(
+    n: u32,
+    v1: &T::AccountId,
+    v2: &T::AccountId,
+) -> (Vec<ProposalId>, BlockNumberFor<T>) {
+    let disputer = keys_of_one_operator::<T>();
+    let ids: Vec<ProposalId> = (0..n)
+        .map(|i| reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i))
+        .collect();
+    fill_queue::<T>(ids.clone());
+    let now = frame_system::Pallet::<T>::block_number();
+    let deadline = now.saturating_add(T::RevealTimeout::get());
+    for p in &ids {
+        awaiting_reveal::<T>(*p, v1, v2, deadline);
+        Proposals::<T>::mutate(p, |prop| {
+            let prop = prop.as_mut().expect("revealed");
+            prop.excluded = BoundedVec::truncate_from(vec![disputer.clone()]);
+            prop.disputed = Some(RecordedFail {
+                validator: disputer.clone(),
+                operator: disputer.clone(),
+                reason: FailReason::NotFaster,
+                evidence_digest: [5; 32],
+            });
+        });
+    }
+    // The fresh waits start at the deadline block (the hook runs there).
+    let full_blocks = (T::MaxArenas::get() * T::MaxQueueLen::get())
+        .div_ceil(T::MaxLeasesPerBlock::get())
+        .min(crate::settle::DEADLINE_TRIES - 1);
+    fill_deadlines::<T>(
+        deadline.saturating_add(T::ReproductionTimeout::get()),
+        full_blocks,
+    );
+    frame_system::Pallet::<T>::set_block_number(deadline);
+    (ids, deadline)
+}
