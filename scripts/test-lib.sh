@@ -18,8 +18,9 @@ UNIT_FILTER='not (package(cacheon-e2e) | (package(cacheon) & binary(qualify)))'
 E2E_FILTER='package(cacheon-e2e) | (package(cacheon) & binary(qualify))'
 # Of those, the ones that time nothing (no qualification reaches its timed reads: no
 # validator, or only validators re-qualifying a bundle that FAILs verification, as in
-# `challenge`): they run two at a time, before the others, which run one at a time: a
-# validator's timed reads must not share the machine with another test.
+# `challenge`): they run two at a time (in scripts/test.sh beside the unit tests, in
+# scripts/flake-finder.sh before the others); the others run one at a time: a validator's
+# timed reads must not share the machine with another test.
 E2E_UNTIMED='package(cacheon-e2e) & binary(/^(dev_chain|local_network|chain_commands|submit|try_state|challenge|reproduction_idler)$/)'
 
 # Builds every test binary and the binaries the end-to-end tests start (`--bins --tests`
@@ -32,14 +33,27 @@ build_all() {
     SKIP_WASM_BUILD=1 cargo build --locked -p cacheon-try-state
 }
 
+# The end-to-end tests that time nothing, two at a time.
+run_untimed() {
+  cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast --test-threads 2 -E "$E2E_UNTIMED"
+}
+
+# The tests a nextest filter picks (default: the end-to-end tests that time something), one
+# at a time: a validator's timed reads must not share the machine with another test.
+run_timed() {
+  cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast --test-threads 1 \
+    -E "${1:-($E2E_FILTER) & not ($E2E_UNTIMED)}"
+}
+
 # Runs the end-to-end tests a nextest filter picks (default: all of them, the untimed ones
 # two at a time first). Fails when any test failed.
 run_e2e() {
   local filter="${1:-$E2E_FILTER}" status=0
   if [ "$filter" = "$E2E_FILTER" ]; then
-    cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast --test-threads 2 -E "$E2E_UNTIMED" || status=1
-    filter="($E2E_FILTER) & not ($E2E_UNTIMED)"
+    run_untimed || status=1
+    run_timed || status=1
+  else
+    run_timed "$filter" || status=1
   fi
-  cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast --test-threads 1 -E "$filter" || status=1
   return "$status"
 }

@@ -28,11 +28,20 @@ status=0
 step "build: every test binary, the node, the cacheon tool (one feature set), then cacheon-try-state"
 build_all
 
-step "unit tests: primitives, pallet (with its benchmarks as tests), kernels, the cacheon tool and its examples, the runtime (wasm, genesis presets, metadata drift)"
+# The end-to-end tests that time nothing mostly wait for blocks: they run beside the unit
+# tests (which keep both cores busy) rather than after them; their output follows.
+untimed_log="$CARGO_TARGET_DIR/untimed-e2e.log"
+step "unit tests: primitives, pallet (with its benchmarks as tests), kernels, the cacheon tool and its examples, the runtime (wasm, genesis presets, metadata drift); beside them the end-to-end tests that time nothing (output in $untimed_log until they end)"
+run_untimed > "$untimed_log" 2>&1 &
+untimed=$!
 cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast -E "$UNIT_FILTER" || status=1
+wait "$untimed" || status=1
 
-step "node and end to end (real processes): whole qualification attempts, then tests/ (cacheon-e2e): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, a challenged crown revoked and its operators slashed, a reproduction-lease idler, the explorer in a headless browser, try-state of live chains"
-run_e2e || status=1
+step "end to end, timing nothing (ran beside the unit tests): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, a challenged crown revoked and its operators slashed, a reproduction-lease idler, try-state of live chains"
+cat "$untimed_log"
+
+step "node and end to end, timed, one at a time (real processes): whole qualification attempts, then tests/ (cacheon-e2e): validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, the explorer in a headless browser, the demo"
+run_timed || status=1
 
 step "done (exit $status)"
 exit "$status"

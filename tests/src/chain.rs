@@ -265,6 +265,9 @@ pub fn proposal_of(e: &CacheonEvent) -> Option<u64> {
         | E::Withdrawn { proposal }
         | E::Leased { proposal, .. }
         | E::PassRecorded { proposal, .. }
+        | E::PassSealed { proposal, .. }
+        | E::PassRevealed { proposal, .. }
+        | E::RevealMissed { proposal, .. }
         | E::Failed { proposal, .. }
         | E::AttestationsDisagreed { proposal, .. }
         | E::NoDecisionRecorded { proposal, .. }

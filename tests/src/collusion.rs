@@ -30,8 +30,20 @@ pub async fn proposal_status(client: &Client, id: u64) -> Result<Option<Status>,
     })
 }
 
+/// What opens a PASS the test sent sealed: the test reveals it once the reproduction has
+/// PASSed ([`reveal`]).
+pub struct Opening {
+    pub proposal: u64,
+    pub speedup_ppm: u32,
+    pub evidence_digest: [u8; 32],
+    pub attempt_digest: [u8; 32],
+    pub salt: [u8; 32],
+}
+
 /// Leases `id` as `key` and attests `verdict` for the lease's generation, with digests
-/// derived from `tag` (two attestations of one proposal need different ones). Returns the
+/// derived from `tag` (two attestations of one proposal need different ones). A PASS of a
+/// primary lease where two operators must agree goes on chain sealed, as a validator sends
+/// it: then the opening is returned, to [`reveal`] after the reproduction. Returns the
 /// chain's refusal of the lease or the attestation.
 pub async fn lease_and_attest(
     client: &Client,
@@ -39,7 +51,7 @@ pub async fn lease_and_attest(
     id: u64,
     verdict: Verdict,
     tag: u8,
-) -> Result<(), ChainError> {
+) -> Result<Option<Opening>, ChainError> {
     chain::submit(
         client,
         &api::transactions().cacheon().claim(id),
@@ -47,25 +59,77 @@ pub async fn lease_and_attest(
         CALL_TIMEOUT,
     )
     .await?;
-    let generation = match proposal_status(client, id).await? {
-        Some(Status::Primary { lease }) | Some(Status::Reproduction { lease, .. }) => {
-            lease.generation
-        }
+    let (generation, primary) = match proposal_status(client, id).await? {
+        Some(Status::Primary { lease }) => (lease.generation, true),
+        Some(Status::Reproduction { lease, .. }) => (lease.generation, false),
         other => return Err(ChainError::Input(format!("leased but now {other:?}"))),
     };
+    let (evidence_digest, attempt_digest) = ([tag; 32], [tag ^ 0xFF; 32]);
+    if let (Verdict::Pass { speedup_ppm }, true) = (&verdict, primary) {
+        if two_operators_must_agree(client, id).await? {
+            let opening = Opening {
+                proposal: id,
+                speedup_ppm: *speedup_ppm,
+                evidence_digest,
+                attempt_digest,
+                salt: [tag ^ 0x5A; 32],
+            };
+            let seal = cacheon_primitives::pass_seal(
+                id,
+                &key.public_key().0,
+                generation,
+                opening.speedup_ppm,
+                &evidence_digest,
+                &attempt_digest,
+                &opening.salt,
+            );
+            let call = api::transactions()
+                .cacheon()
+                .attest_sealed(id, generation, seal);
+            chain::submit(client, &call, key, CALL_TIMEOUT).await?;
+            return Ok(Some(opening));
+        }
+    }
     let attestation = api::runtime_types::pallet_cacheon::types::Attestation {
         verdict,
         incumbent_generation: generation,
-        evidence_digest: [tag; 32],
-        attempt_digest: [tag ^ 0xFF; 32],
+        evidence_digest,
+        attempt_digest,
     };
     let call = api::transactions().cacheon().attest(id, attestation);
+    chain::submit(client, &call, key, CALL_TIMEOUT).await?;
+    Ok(None)
+}
+
+/// Opens sealed PASS `opening` as `key` (the chain must be waiting for it).
+pub async fn reveal(client: &Client, key: &Keypair, opening: &Opening) -> Result<(), ChainError> {
+    let call = api::transactions().cacheon().reveal_pass(
+        opening.proposal,
+        opening.speedup_ppm,
+        opening.evidence_digest,
+        opening.attempt_digest,
+        opening.salt,
+    );
     chain::submit(client, &call, key, CALL_TIMEOUT).await?;
     Ok(())
 }
 
+/// Whether proposal `id`'s arena needs two operators' PASSes to crown.
+async fn two_operators_must_agree(client: &Client, id: u64) -> Result<bool, ChainError> {
+    let at = client
+        .at_current_block()
+        .await
+        .map_err(chain::unavailable)?;
+    let p = chain::reads::proposal_at(&at, id)
+        .await?
+        .ok_or_else(|| ChainError::Input(format!("no proposal {id}")))?;
+    let info = chain::reads::fetch(&at, api::storage().cacheon().arenas(), (p.arena,)).await?;
+    Ok(info.is_some_and(|i| i.config.policy.required_distinct_validators >= 2))
+}
+
 /// Crowns proposal `id` on the dev chain at `url` with two PASSes of `speedup_ppm` from
-/// Alice (the primary) and Bob (the reproduction), measuring nothing: a fixture incumbent.
+/// Alice (the primary, sealed, revealed after Bob's) and Bob (the reproduction), measuring
+/// nothing: a fixture incumbent.
 /// Bob's lease waits, as any crowning lease does, until the chain lets it start (the
 /// proposal's content priority final, no earlier overlapping proposal pending). Panics
 /// after two minutes.
@@ -76,12 +140,16 @@ pub fn crown_unmeasured(url: &str, id: u64, speedup_ppm: u32) {
         let start = Instant::now();
         // Evidence digests of 0x11 and 0x22 bytes: scripts/flake-finder.sh leaves these
         // unmeasured PASSes out of the speedups it reports.
+        let mut sealed = None;
         for (suri, tag) in [("//Alice", 0x11u8), ("//Bob", 0x22)] {
             let key = chain::signer(Some(suri), None).unwrap();
             loop {
                 let pass = Verdict::Pass { speedup_ppm };
                 match lease_and_attest(&client, &key, id, pass, tag).await {
-                    Ok(()) => break,
+                    Ok(opening) => {
+                        sealed = sealed.or(opening.map(|o| (key.clone(), o)));
+                        break;
+                    }
                     Err(ChainError::Refused(e))
                         if (e.contains("PriorityNotFinal")
                             || e.contains("EarlierOverlapPending"))
@@ -92,6 +160,12 @@ pub fn crown_unmeasured(url: &str, id: u64, speedup_ppm: u32) {
                     Err(e) => panic!("{suri} could not pass proposal {id}: {e}"),
                 }
             }
+        }
+        // Alice's PASS went on chain sealed: the crown waits for her to open it.
+        if let Some((key, opening)) = sealed {
+            reveal(&client, &key, &opening)
+                .await
+                .unwrap_or_else(|e| panic!("Alice could not reveal her PASS of {id}: {e}"));
         }
     });
 }

@@ -28,7 +28,7 @@ mod node;
 mod validator;
 
 pub use chain::{proposal_of, Chain, Seen};
-pub use collusion::{crown_unmeasured, lease_and_attest, proposal_status, Status};
+pub use collusion::{crown_unmeasured, lease_and_attest, proposal_status, reveal, Opening, Status};
 pub use node::{finalized_number, free_port, Node};
 pub use validator::{diagnostics, Validator};
 

@@ -66,6 +66,7 @@ fn a_node_restart_mid_proposal_loses_nothing() {
             && matches!(
                 e.event,
                 CacheonEvent::PassRecorded { .. }
+                    | CacheonEvent::PassSealed { .. }
                     | CacheonEvent::NoDecisionRecorded { .. }
                     | CacheonEvent::Failed { .. }
             )
@@ -75,6 +76,7 @@ fn a_node_restart_mid_proposal_loses_nothing() {
             && matches!(
                 e.event,
                 CacheonEvent::PassRecorded { validator, .. }
+                    | CacheonEvent::PassSealed { validator, .. }
                     | CacheonEvent::NoDecisionRecorded { validator, .. } if validator == leaseholder
             )
     });

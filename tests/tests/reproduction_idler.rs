@@ -3,17 +3,17 @@
 //! is as long as the wait (`ReproductionTimeout`, 600 blocks): before the rule, the wait's
 //! deadline fell inside the idler's lease and the passed proposal timed out after one stall.
 //! The test itself is the operators, through a real subxt client on the real node, measuring
-//! nothing: Alice PASSes the primary of Charlie's proposal, Bob leases the reproduction and
+//! nothing: Alice PASSes the primary of Charlie's proposal (sealed), Bob leases the reproduction and
 //! lets the lease run out (600 blocks, sealed on demand), the proposal goes back to waiting with the
 //! time it had left (not `ReproductionTimedOut`), Bob may not lease it again, and Dave
-//! reproduces it to a crown. Needs `cacheon` and `cacheon-node` built.
+//! reproduces it and Alice opens her seal: a crown. Needs `cacheon` and `cacheon-node` built.
 
 use std::time::{Duration, Instant};
 
 use cacheon::chain::{self, api, ChainError};
 use cacheon_e2e::{
-    lease_and_attest, proposal_status, propose_in, repo_root, CacheonEvent, Chain, Node, Status,
-    TestDir,
+    lease_and_attest, proposal_status, propose_in, repo_root, reveal, CacheonEvent, Chain, Node,
+    Status, TestDir,
 };
 
 type Verdict = api::runtime_types::cacheon_primitives::verdict::Verdict;
@@ -42,8 +42,10 @@ fn a_reproduction_lease_idler_cannot_expire_a_passed_proposal() {
     };
 
     eprintln!("waiting for: Alice's primary PASS of proposal {id}");
-    rt.block_on(lease_and_attest(&client, &key("//Alice"), id, pass(), 0x11))
-        .expect("Alice passes the primary");
+    let alices = rt
+        .block_on(lease_and_attest(&client, &key("//Alice"), id, pass(), 0x11))
+        .expect("Alice passes the primary")
+        .expect("a primary PASS in a two-operator arena goes on chain sealed");
     let Status::ReproductionQueued { until, .. } = status() else {
         panic!("waits for its reproduction: {:?}", status());
     };
@@ -120,6 +122,11 @@ fn a_reproduction_lease_idler_cannot_expire_a_passed_proposal() {
     eprintln!("waiting for: Dave's reproduction PASS");
     rt.block_on(lease_and_attest(&client, &key("//Dave"), id, pass(), 0x33))
         .expect("Dave reproduces");
+    let Status::AwaitingReveal { .. } = status() else {
+        panic!("waits for Alice to open her seal: {:?}", status());
+    };
+    rt.block_on(reveal(&client, &key("//Alice"), &alices))
+        .expect("Alice reveals her PASS");
     chain.wait_crowned(id, Duration::from_secs(30), String::new);
     let timed_out = chain
         .seen

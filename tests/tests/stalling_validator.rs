@@ -25,7 +25,9 @@ async fn stall_once(client: &Client, key: &Keypair, id: u64) -> Result<(), Chain
     let stall = Verdict::NoDecision {
         reason: NoDecisionReason::Infrastructure,
     };
-    lease_and_attest(client, key, id, stall, 0xAA).await
+    lease_and_attest(client, key, id, stall, 0xAA)
+        .await
+        .map(|_| ())
 }
 
 #[test]

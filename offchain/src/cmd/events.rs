@@ -38,6 +38,21 @@ pub fn proposal_events(
         |e| json!({"validator": e.validator.to_string(), "speedup_ppm": e.speedup_ppm, "evidence": hex::encode(e.evidence_digest)})
     );
     collect!(
+        PassSealed,
+        "pass_sealed",
+        |e| json!({"validator": e.validator.to_string(), "seal": hex::encode(e.seal)})
+    );
+    collect!(
+        PassRevealed,
+        "pass_revealed",
+        |e| json!({"validator": e.validator.to_string(), "speedup_ppm": e.speedup_ppm, "evidence": hex::encode(e.evidence_digest)})
+    );
+    collect!(
+        RevealMissed,
+        "reveal_missed",
+        |e| json!({"validator": e.validator.to_string()})
+    );
+    collect!(
         Failed,
         "failed",
         |e| json!({"validator": e.validator.to_string(), "reason": format!("{:?}", e.reason), "evidence": hex::encode(e.evidence_digest)})

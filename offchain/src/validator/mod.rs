@@ -19,8 +19,9 @@
 //!
 //! Files: this one runs the loop and a proposal lease's attempt and attestation; `claim`
 //! picks the next lease; `measure` runs one attempt for a lease (a proposal's, or a
-//! challenge's re-qualification); `answer` the challenges; `earlier` the copy screen's
-//! reads; [`store`] the SQLite index; [`metrics`] the Prometheus endpoint.
+//! challenge's re-qualification); `answer` the challenges; `seal` sealed primary PASSes
+//! and their reveals; `earlier` the copy screen's reads; [`store`] the SQLite index;
+//! [`metrics`] the Prometheus endpoint.
 
 mod answer;
 mod claim;
@@ -28,6 +29,7 @@ mod earlier;
 mod error;
 mod measure;
 pub mod metrics;
+mod seal;
 pub mod store;
 
 use std::path::PathBuf;
@@ -191,6 +193,10 @@ async fn session(
         let at = s.client.at_current_block().await.map_err(unavailable)?;
         for a in store.in_state(State::Reported)? {
             s.attest(a).await?;
+        }
+        // Sealed PASSes the chain now waits to see opened (after a restart too).
+        for a in store.in_state(State::Sealed)? {
+            s.reveal(a).await?;
         }
         // Leases this process took whose attempt a lost connection cut short (a restart of
         // this process abandons them instead, in `run`): finish them while they are ours.
@@ -404,13 +410,7 @@ impl Session<'_> {
     async fn attest(&self, a: store::Attempt) -> Result<(), ValidatorError> {
         let at = self.client.at_current_block().await.map_err(unavailable)?;
         if !lease_is_ours(&at, self.me, a.proposal, a.expires_at).await? {
-            warn!(
-                proposal = a.proposal,
-                "the lease is no longer ours (expired, or already attested): not attesting"
-            );
-            return Ok(self
-                .store
-                .mark(a.proposal, a.expires_at, State::Abandoned, None)?);
+            return self.seal_on_chain_or_abandon(&a, &at).await;
         }
         let verdict = a
             .verdict
@@ -419,6 +419,11 @@ impl Session<'_> {
             .ok_or_else(|| {
                 ValidatorError::Storage(format!("attempt {} has no readable verdict", a.proposal))
             })?;
+        if let Verdict::Pass { speedup_ppm } = verdict {
+            if seal::must_seal(&at, &a, &verdict).await? {
+                return self.attest_sealed(a, speedup_ppm).await;
+            }
+        }
         let digest = |h: &Option<String>| -> [u8; 32] {
             h.as_deref()
                 .and_then(|h| hex::decode(h).ok())

@@ -87,8 +87,8 @@ pub fn layout(title: &str, json_href: &str, body: &str) -> String {
 fn event_row(e: &Value) -> String {
     let name = text(&e["event"]);
     let class = match name.as_str() {
-        "pass_recorded" | "crowned" => "pass",
-        "failed" | "fail_recorded" | "expired" | "crown_revoked" => "fail",
+        "pass_recorded" | "pass_sealed" | "pass_revealed" | "crowned" => "pass",
+        "failed" | "fail_recorded" | "expired" | "crown_revoked" | "reveal_missed" => "fail",
         _ => "",
     };
     let mut detail = Vec::new();

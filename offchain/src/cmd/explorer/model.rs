@@ -31,6 +31,9 @@ fn is_verdict(e: &Value) -> bool {
         e["event"].as_str(),
         Some(
             "pass_recorded"
+                | "pass_sealed"
+                | "pass_revealed"
+                | "reveal_missed"
                 | "failed"
                 | "fail_recorded"
                 | "crowned"
