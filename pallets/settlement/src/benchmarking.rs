@@ -131,23 +131,11 @@ mod benchmarks {
     #[benchmark]
     fn attest_pass() {
         let (v1, v2) = arena::<T>(2);
-        let stalled = keys_of_one_operator::<T>();
-        let miner = funded::<T>("miner", 0);
-        let p = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
-        fill_queue::<T>(vec![p]);
-        let gone: T::AccountId = account("removed", 0, 0);
-        let far = frame_system::Pallet::<T>::block_number().saturating_add(10_000u32.into());
-        lease_reproduction::<T>(p, &gone, &v1, far);
-        Proposals::<T>::mutate(p, |prop| {
-            let prop = prop.as_mut().unwrap();
-            prop.excluded = BoundedVec::truncate_from(vec![stalled.clone(), v2.clone()]);
-            prop.stalled = prop.excluded.clone();
-            prop.attempts = 2;
+        let (p, at) = lone_pass_scene::<T>(&v2, |p| {
+            let gone: T::AccountId = account("removed", 0, 0);
+            let far = frame_system::Pallet::<T>::block_number().saturating_add(10_000u32.into());
+            lease_reproduction::<T>(p, &gone, &v1, far);
         });
-        let first =
-            frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
-        fill_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
-        let at = first.saturating_add((crate::settle::DEADLINE_TRIES - 1).into());
         #[extrinsic_call]
         attest(RawOrigin::Signed(v1), p, pass_attestation(0, 5));
         let prop = Proposals::<T>::get(p).unwrap();
@@ -280,21 +268,9 @@ mod benchmarks {
     #[benchmark]
     fn attest_sealed() {
         let (v1, v2) = arena::<T>(2);
-        let stalled = keys_of_one_operator::<T>();
-        let miner = funded::<T>("miner", 0);
-        let p = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
-        fill_queue::<T>(vec![p]);
-        Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
-        Proposals::<T>::mutate(p, |prop| {
-            let prop = prop.as_mut().unwrap();
-            prop.excluded = BoundedVec::truncate_from(vec![stalled.clone(), v2.clone()]);
-            prop.stalled = prop.excluded.clone();
-            prop.attempts = 2;
+        let (p, at) = lone_pass_scene::<T>(&v2, |p| {
+            Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
         });
-        let first =
-            frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
-        fill_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
-        let at = first.saturating_add((crate::settle::DEADLINE_TRIES - 1).into());
         #[extrinsic_call]
         attest_sealed(RawOrigin::Signed(v1), p, 0, [7; 32]);
         let prop = Proposals::<T>::get(p).unwrap();

@@ -376,11 +376,13 @@ pub const SEAL_SALT: [u8; 32] = [0x5a; 32];
 /// A sealed PASS's values, kept by its validator until the reveal.
 pub type SealedValues = (u32, EvidenceDigest, [u8; 32]);
 
+/// Sealed PASSes' values by proposal and validator.
+type SealedStore = std::collections::BTreeMap<(ProposalId, AccountId), SealedValues>;
+
 std::thread_local! {
-    /// What [`attest_as`] sealed, by proposal and validator: what an honest validator keeps
-    /// in its store until it reveals.
-    static SEALED: core::cell::RefCell<std::collections::BTreeMap<(ProposalId, AccountId), SealedValues>> =
-        Default::default();
+    /// What [`attest_as`] sealed: what an honest validator keeps in its store until it
+    /// reveals.
+    static SEALED: core::cell::RefCell<SealedStore> = Default::default();
 }
 
 /// The seal of `validator`'s PASS `a` of `proposal` with [`SEAL_SALT`].

@@ -1,5 +1,6 @@
-//! Set-ups of the blind-verdict benchmarks: a sealed primary PASS revealed into a crown, and
-//! sealed PASSes whose reveal is missed.
+//! Set-ups of the PASS benchmarks (an open or sealed PASS whose wait searches a full schedule)
+//! and of the blind-verdict ones: a sealed primary PASS revealed into a crown, and sealed
+//! PASSes whose reveal is missed.
 
 use super::*;
 
@@ -30,6 +31,35 @@ pub(super) fn reproduction_pass<T: Config>(validator: &T::AccountId) -> Recorded
         attempt_digest: [4; 32],
         ..primary_pass::<T>(validator)
     }
+}
+
+/// A proposal of a full queue that the PASS's key holds a lease on (`lease` takes it), every
+/// other operator (`v2`, and one that holds every other key) excluded after a stall, and
+/// every block its reproduction wait may go to full but the last: a PASS schedules its wait in
+/// vain `DEADLINE_TRIES - 1` times, then walks every key in vain and lifts the exclusions.
+/// Returns the proposal and the block its wait goes to.
+pub(super) fn lone_pass_scene<T: Config>(
+    v2: &T::AccountId,
+    lease: impl FnOnce(ProposalId),
+) -> (ProposalId, BlockNumberFor<T>) {
+    let stalled = keys_of_one_operator::<T>();
+    let miner = funded::<T>("miner", 0);
+    let p = reveal_one::<T>(&miner, b"bench.slot0", 256, 0);
+    fill_queue::<T>(vec![p]);
+    lease(p);
+    Proposals::<T>::mutate(p, |prop| {
+        let prop = prop.as_mut().expect("revealed");
+        prop.excluded = BoundedVec::truncate_from(vec![stalled.clone(), v2.clone()]);
+        prop.stalled = prop.excluded.clone();
+        prop.attempts = 2;
+    });
+    let first =
+        frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
+    fill_deadlines::<T>(first, crate::settle::DEADLINE_TRIES - 1);
+    (
+        p,
+        first.saturating_add((crate::settle::DEADLINE_TRIES - 1).into()),
+    )
 }
 
 /// `id` waiting for its reproduction after `validator`'s open primary PASS, its deadline

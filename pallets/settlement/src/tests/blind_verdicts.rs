@@ -485,6 +485,29 @@ fn a_removed_reproductions_pass_stops_counting_at_the_reveal() {
     });
 }
 
+/// A proposal awaiting its reveal still ends with its lifetime: its reveal deadline leaves
+/// the schedule with it.
+#[test]
+fn a_proposal_awaiting_its_reveal_ends_with_its_lifetime() {
+    ExtBuilder::default().build_and_execute(|| {
+        let p = submit(ALICE, SILU, "a");
+        let until = sealed_then_reproduced(p, &pass(1_080_000, 1), pass(1_050_000, 2));
+        // As if revealed at block 0 and the chain came to the lifetime's end without running
+        // the reveal's deadline (its entry stays in the schedule until the proposal ends).
+        Proposals::<Test>::mutate(p, |prop| prop.as_mut().unwrap().reveal_block = 0);
+        assert!(until < PENDING_LIFETIME);
+        System::set_block_number(PENDING_LIFETIME - 1);
+        advance(1);
+        assert_eq!(status(p), ProposalStatus::Expired);
+        System::assert_has_event(ev(CEvent::LifetimeEnded { proposal: p }));
+        assert!(!LeaseDeadlines::<Test>::contains_key(until));
+        assert_noop!(
+            reveal(V1, p, &pass(1_080_000, 1)),
+            Error::<Test>::NotAwaitingReveal
+        );
+    });
+}
+
 /// A development arena (one validator) crowns on the primary PASS: there is nobody to hide it
 /// from, so no seal.
 #[test]
