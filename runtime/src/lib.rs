@@ -273,7 +273,8 @@ impl pallet_cacheon::Config for Runtime {
     /// A primary PASS waits an hour for another operator's reproduction.
     type ReproductionTimeout = ConstU32<600>;
     /// Ten minutes for a sealed primary PASS's validator to reveal it once the reproduction
-    /// has PASSed (its daemon reveals within a block or two of seeing it).
+    /// has PASSed (its daemon reveals from a loop of its own, beside its attempts, a block or
+    /// two after it sees the reproduction's PASS finalized).
     type RevealTimeout = ConstU32<100>;
     /// A proposal still pending a week (at 6 s blocks) after its reveal expires. An arena's
     /// leases must fit (`set_arena`): at 600-block leases and 3 attempts they take at most

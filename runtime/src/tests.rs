@@ -262,3 +262,75 @@ fn settlement_calls_are_charged_their_benchmarked_weights() {
     // A reveal's weight grows with its bundle (the bytes are hashed and stored).
     assert!(charged(reveal(100_000)).ref_time() > charged(reveal(100)).ref_time());
 }
+
+/// Verdicts, reveals of sealed PASSes and leases must not be crowded out of blocks that
+/// ordinary calls fill (a miner's reveal window and a lease are counted in blocks): the
+/// validators' calls are `Operational`, with the block's reserve beyond the normal share and
+/// a higher pool priority; everybody else's stay `Normal`.
+#[test]
+fn validator_calls_are_operational_and_everyone_elses_normal() {
+    use frame::deps::frame_support::dispatch::{DispatchClass, GetDispatchInfo};
+    use pallet_cacheon::Attestation;
+    type Call = pallet_cacheon::Call<Runtime>;
+    let class = |call: Call| RuntimeCall::Cacheon(call).get_dispatch_info().class;
+    let attestation = Attestation {
+        verdict: cacheon_primitives::Verdict::Pass {
+            speedup_ppm: 1_100_000,
+        },
+        incumbent_generation: 0,
+        evidence_digest: [1; 32],
+        attempt_digest: [2; 32],
+    };
+    let validators = [
+        Call::claim { proposal: 3 },
+        Call::attest {
+            proposal: 3,
+            attestation,
+        },
+        Call::attest_sealed {
+            proposal: 3,
+            incumbent_generation: 0,
+            seal: [1; 32],
+        },
+        Call::reveal_pass {
+            proposal: 3,
+            speedup_ppm: 1_100_000,
+            evidence_digest: [1; 32],
+            attempt_digest: [2; 32],
+            salt: [3; 32],
+        },
+        Call::claim_challenge { challenge: 0 },
+        Call::answer_challenge {
+            challenge: 0,
+            verdict: cacheon_primitives::Verdict::Fail {
+                reason: cacheon_primitives::FailReason::Incorrect,
+            },
+            evidence_digest: [4; 32],
+        },
+    ];
+    for call in validators {
+        let name = format!("{call:?}");
+        assert_eq!(class(call), DispatchClass::Operational, "{name}");
+    }
+    for call in [
+        Call::commit {
+            commitment: [1; 32],
+        },
+        Call::withdraw { proposal: 3 },
+        Call::challenge { proposal: 3 },
+    ] {
+        let name = format!("{call:?}");
+        assert_eq!(class(call), DispatchClass::Normal, "{name}");
+    }
+    // The operational class has room beyond what normal calls may fill.
+    let weights = <Runtime as frame_system::Config>::BlockWeights::get();
+    let normal = weights
+        .get(DispatchClass::Normal)
+        .max_total
+        .unwrap_or(weights.max_block);
+    let operational = weights
+        .get(DispatchClass::Operational)
+        .max_total
+        .unwrap_or(weights.max_block);
+    assert!(operational.ref_time() > normal.ref_time());
+}

@@ -164,14 +164,19 @@ impl Node {
                 let head = header["number"]
                     .as_str()
                     .and_then(|n| u64::from_str_radix(n.trim_start_matches("0x"), 16).ok())
-                    .unwrap_or_else(|| panic!("{}: a header without a number: {header}", self.name));
+                    .unwrap_or_else(|| {
+                        panic!("{}: a header without a number: {header}", self.name)
+                    });
                 if head >= block {
                     eprintln!("sealed up to #{head} on demand in {:?}", start.elapsed());
                     return head;
                 }
                 for _ in head..block {
                     let _: serde_json::Value = rpc
-                        .request("engine_createBlock", rpc_params![true, true, None::<String>])
+                        .request(
+                            "engine_createBlock",
+                            rpc_params![true, true, None::<String>],
+                        )
                         .await
                         .unwrap_or_else(|e| panic!("{}: engine_createBlock: {e}", self.name));
                 }

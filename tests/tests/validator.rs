@@ -215,7 +215,10 @@ fn lease_end(url: &str, id: u64) -> u64 {
         let client = cacheon::chain::connect(url, Duration::from_secs(30))
             .await
             .expect("connect");
-        match cacheon_e2e::proposal_status(&client, id).await.expect("read") {
+        match cacheon_e2e::proposal_status(&client, id)
+            .await
+            .expect("read")
+        {
             Some(cacheon_e2e::Status::Primary { lease })
             | Some(cacheon_e2e::Status::Reproduction { lease, .. }) => lease.expires_at as u64,
             other => panic!("proposal {id} is not leased: {other:?}"),

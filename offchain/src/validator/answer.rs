@@ -185,7 +185,7 @@ impl Session<'_> {
     /// Leases challenge `a`, re-qualifies its crown, stores the report and answers.
     pub(super) async fn work_on_challenge(&self, a: Answerable) -> Result<(), ValidatorError> {
         let call = api::transactions().cacheon().claim_challenge(a.challenge);
-        let submitted = chain::submit(&self.client, &call, &self.cfg.key, self.cfg.timeout).await;
+        let submitted = self.submit(&call).await;
         let (events, block) = match submitted {
             Ok(r) => r,
             Err(ChainError::Refused(e)) => {
@@ -328,7 +328,7 @@ impl Session<'_> {
             api::transactions()
                 .cacheon()
                 .answer_challenge(a.challenge, to_api(verdict), digest);
-        match chain::submit(&self.client, &call, &self.cfg.key, self.cfg.timeout).await {
+        match self.submit(&call).await {
             Ok((events, block)) => {
                 self.store.mark_challenge(
                     a.challenge,

@@ -125,6 +125,20 @@ struct Session<'a> {
     metrics: &'a Metrics,
     me: &'a AccountId,
     client: Client,
+    /// One transaction of this key at a time: the reveal loop runs beside the work loop,
+    /// and two submissions at once could take the same nonce.
+    sending: tokio::sync::Mutex<()>,
+}
+
+impl Session<'_> {
+    /// Submits `call` signed by this validator's key and waits for its finalized block.
+    async fn submit<Call: subxt::transactions::Payload>(
+        &self,
+        call: &Call,
+    ) -> Result<(chain::Events, u64), ChainError> {
+        let _one_at_a_time = self.sending.lock().await;
+        chain::submit(&self.client, call, &self.cfg.key, self.cfg.timeout).await
+    }
 }
 
 /// A lease this validator took: the proposal and the block its lease expires at (the key of
@@ -182,7 +196,20 @@ async fn session(
         metrics,
         me,
         client,
+        sending: tokio::sync::Mutex::new(()),
     };
+    // Sealed PASSes are revealed from their own loop: the chain waits `RevealTimeout` blocks
+    // for a reveal, and an attempt of another lease may take longer than that.
+    tokio::select! {
+        r = work(&s) => r,
+        r = s.reveal_sealed() => r,
+    }
+}
+
+/// Follows finalized blocks: attests reported attempts, answers challenges, takes the next
+/// lease and runs its attempt. Returns when the subscription ends or on an error.
+async fn work(s: &Session<'_>) -> Result<(), ValidatorError> {
+    let (cfg, store, metrics, me) = (s.cfg, s.store, s.metrics, s.me);
     let mut blocks = s.client.stream_blocks().await.map_err(unavailable)?;
     while let Some(block) = blocks.next().await {
         let block = block.map_err(unavailable)?;
@@ -193,10 +220,6 @@ async fn session(
         let at = s.client.at_current_block().await.map_err(unavailable)?;
         for a in store.in_state(State::Reported)? {
             s.attest(a).await?;
-        }
-        // Sealed PASSes the chain now waits to see opened (after a restart too).
-        for a in store.in_state(State::Sealed)? {
-            s.reveal(a).await?;
         }
         // Leases this process took whose attempt a lost connection cut short (a restart of
         // this process abandons them instead, in `run`): finish them while they are ours.
@@ -291,7 +314,7 @@ impl Session<'_> {
     /// Leases `id`, runs the attempt, stores the report and attests.
     async fn work_on(&self, id: u64, arena: Arena) -> Result<(), ValidatorError> {
         let call = api::transactions().cacheon().claim(id);
-        let submitted = chain::submit(&self.client, &call, &self.cfg.key, self.cfg.timeout).await;
+        let submitted = self.submit(&call).await;
         let (events, block) = match submitted {
             Ok(r) => r,
             Err(ChainError::Refused(e)) => {
@@ -439,7 +462,7 @@ impl Session<'_> {
         let call = api::transactions()
             .cacheon()
             .attest(a.proposal, attestation);
-        match chain::submit(&self.client, &call, &self.cfg.key, self.cfg.timeout).await {
+        match self.submit(&call).await {
             Ok((_, block)) => {
                 self.store
                     .mark(a.proposal, a.expires_at, State::Attested, Some(block))?;

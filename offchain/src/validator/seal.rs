@@ -29,7 +29,8 @@ pub(super) async fn must_seal(
 }
 
 /// This validator's sealed PASS that `status` holds, if any, and whether the chain now waits
-/// for its reveal.
+/// for its reveal. (The same key may have sealed an earlier attempt of the same proposal:
+/// callers compare the seal with the one their row opens.)
 fn our_seal<'s>(status: &'s ApiStatus, me: &AccountId) -> Option<(&'s SealedPass, bool)> {
     let (primary, waits) = match status {
         ApiStatus::ReproductionQueued {
@@ -44,6 +45,27 @@ fn our_seal<'s>(status: &'s ApiStatus, me: &AccountId) -> Option<(&'s SealedPass
         _ => return None,
     };
     (&primary.validator == me).then_some((primary, waits))
+}
+
+/// The pallet's refusals of a reveal that no retry changes.
+const REFUSED_FOR_GOOD: [&str; 4] = [
+    "SealMismatch",
+    "BelowMargin",
+    "SpeedupImplausible",
+    "DuplicateEvidence",
+];
+
+/// Whether a proposal in `status` is still on its way (not ended): the report of a sealed
+/// PASS that no longer counts is served only after that, so a later round cannot anchor on it.
+fn pending(status: &ApiStatus) -> bool {
+    matches!(
+        status,
+        ApiStatus::Queued
+            | ApiStatus::Primary { .. }
+            | ApiStatus::ReproductionQueued { .. }
+            | ApiStatus::Reproduction { .. }
+            | ApiStatus::AwaitingReveal { .. }
+    )
 }
 
 /// 32 bytes from the kernel's random source.
@@ -113,11 +135,9 @@ impl Session<'_> {
         a: store::Attempt,
         speedup_ppm: u32,
     ) -> Result<(), ValidatorError> {
-        let salt = self.store.keep_salt(
-            a.proposal,
-            a.expires_at,
-            &hex::encode(fresh_salt()?),
-        )?;
+        let salt = self
+            .store
+            .keep_salt(a.proposal, a.expires_at, &hex::encode(fresh_salt()?))?;
         let a = store::Attempt {
             salt: Some(salt),
             ..a
@@ -126,7 +146,7 @@ impl Session<'_> {
         let call = api::transactions()
             .cacheon()
             .attest_sealed(a.proposal, a.generation, seal);
-        match chain::submit(&self.client, &call, &self.cfg.key, self.cfg.timeout).await {
+        match self.submit(&call).await {
             Ok((_, block)) => {
                 self.store
                     .mark(a.proposal, a.expires_at, State::Sealed, Some(block))?;
@@ -138,13 +158,28 @@ impl Session<'_> {
                 Ok(())
             }
             Err(ChainError::Refused(e)) => {
+                // The pool refuses a resubmission of a seal that is already on its way: the
+                // chain decides whether it is there.
                 warn!(proposal = a.proposal, "sealed PASS refused: {e}");
-                Ok(self
-                    .store
-                    .mark(a.proposal, a.expires_at, State::Abandoned, None)?)
+                let at = self.client.at_current_block().await.map_err(unavailable)?;
+                self.seal_on_chain_or_abandon(&a, &at).await
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Follows finalized blocks and reveals this validator's sealed PASSes as soon as the
+    /// chain waits for them, beside the loop that runs attempts (an attempt can outlast the
+    /// reveal's deadline). Returns when the subscription ends or on an error.
+    pub(super) async fn reveal_sealed(&self) -> Result<(), ValidatorError> {
+        let mut blocks = self.client.stream_blocks().await.map_err(unavailable)?;
+        while let Some(block) = blocks.next().await {
+            block.map_err(unavailable)?;
+            for a in self.store.in_state(State::Sealed)? {
+                self.reveal(a).await?;
+            }
+        }
+        Err(ChainError::Unavailable("the finalized block subscription ended".into()).into())
     }
 
     /// A reported attempt whose lease is no longer ours: if it is a PASS whose seal the
@@ -182,25 +217,25 @@ impl Session<'_> {
     pub(super) async fn reveal(&self, a: store::Attempt) -> Result<(), ValidatorError> {
         let at = self.client.at_current_block().await.map_err(unavailable)?;
         let status = proposal_at(&at, a.proposal).await?.map(|p| p.status);
-        let waits = match status.as_ref().and_then(|s| our_seal(s, self.me)) {
-            Some((_, waits)) => waits,
-            None => {
+        let speedup = speedup_of(&a).ok_or_else(|| {
+            ValidatorError::Storage(format!("sealed attempt {} is not a PASS", a.proposal))
+        })?;
+        let open = Opening::of(&a, speedup)?;
+        let ours = open.seal(a.proposal, self.me, a.generation);
+        match status.as_ref().and_then(|s| our_seal(s, self.me)) {
+            Some((sealed, true)) if sealed.seal == ours => {}
+            Some((sealed, false)) if sealed.seal == ours => return Ok(()),
+            _ if status.as_ref().is_some_and(pending) => return Ok(()),
+            _ => {
                 info!(
                     proposal = a.proposal,
-                    "our sealed PASS is no longer on chain: its report may be served"
+                    "our sealed PASS no longer counts and the proposal has ended: its report may be served"
                 );
                 return Ok(self
                     .store
                     .mark(a.proposal, a.expires_at, State::Attested, None)?);
             }
-        };
-        if !waits {
-            return Ok(());
         }
-        let speedup = speedup_of(&a).ok_or_else(|| {
-            ValidatorError::Storage(format!("sealed attempt {} is not a PASS", a.proposal))
-        })?;
-        let open = Opening::of(&a, speedup)?;
         let call = api::transactions().cacheon().reveal_pass(
             a.proposal,
             open.speedup_ppm,
@@ -208,7 +243,7 @@ impl Session<'_> {
             open.attempt,
             open.salt,
         );
-        match chain::submit(&self.client, &call, &self.cfg.key, self.cfg.timeout).await {
+        match self.submit(&call).await {
             Ok((_, block)) => {
                 self.store
                     .mark(a.proposal, a.expires_at, State::Attested, Some(block))?;
@@ -219,12 +254,19 @@ impl Session<'_> {
                 info!(proposal = a.proposal, block, "sealed PASS revealed");
                 Ok(())
             }
-            Err(ChainError::Refused(e)) => {
-                // Not ours to retry: a wrong opening cannot become right.
+            Err(ChainError::Refused(e)) if REFUSED_FOR_GOOD.iter().any(|r| e.contains(r)) => {
+                // The opening itself is refused (the arena's policy changed since the seal, or
+                // the reproduction's digests equal ours): no retry can change that.
                 error!(proposal = a.proposal, "reveal refused: {e}");
                 Ok(self
                     .store
                     .mark(a.proposal, a.expires_at, State::Abandoned, None)?)
+            }
+            Err(ChainError::Refused(e)) => {
+                // A resubmitted reveal already on its way, or a passing refusal: the row stays
+                // `sealed`, and the next block looks at the chain again.
+                warn!(proposal = a.proposal, "reveal refused: {e}");
+                Ok(())
             }
             Err(e) => Err(e.into()),
         }

@@ -293,7 +293,12 @@ impl Store {
     /// is sent, so a crash between the two never leaves a seal nobody can open. Returns the
     /// salt stored, which is `salt` unless one was stored already (a retried attestation
     /// reuses it: its seal may be on chain).
-    pub fn keep_salt(&self, proposal: u64, expires_at: u64, salt: &str) -> rusqlite::Result<String> {
+    pub fn keep_salt(
+        &self,
+        proposal: u64,
+        expires_at: u64,
+        salt: &str,
+    ) -> rusqlite::Result<String> {
         self.conn.execute(
             "UPDATE attempts SET salt = ?3, updated = datetime('now')
              WHERE proposal = ?1 AND expires_at = ?2 AND salt IS NULL",
@@ -489,7 +494,9 @@ mod tests {
         let s = Store::open(&path).unwrap();
         assert_eq!(s.get(1, 50).unwrap().unwrap().salt, None, "old rows read");
         s.record_lease(5, 300, 2, "primary", "cpu-tiny").unwrap();
-        assert!(s.record_report(5, 300, b"v", &digest, "ef", "pass").unwrap());
+        assert!(s
+            .record_report(5, 300, b"v", &digest, "ef", "pass")
+            .unwrap());
         assert_eq!(s.keep_salt(5, 300, "11").unwrap(), "11");
         // A retry after a crash must open the seal that may already be on chain.
         assert_eq!(s.keep_salt(5, 300, "22").unwrap(), "11");
@@ -497,10 +504,7 @@ mod tests {
         drop(s);
         let s = Store::open(&path).unwrap();
         let sealed = s.in_state(State::Sealed).unwrap();
-        assert_eq!(
-            (sealed.len(), sealed[0].salt.as_deref()),
-            (1, Some("11"))
-        );
+        assert_eq!((sealed.len(), sealed[0].salt.as_deref()), (1, Some("11")));
         assert!(
             !is_published(&path, &digest).unwrap(),
             "a sealed PASS's report is not served before its reveal"

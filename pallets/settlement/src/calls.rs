@@ -89,7 +89,7 @@ mod calls {
         /// Weighed for a full queue ahead, then for the entries actually passed over. A lease
         /// taken is free: the chain pays its referees' work; a refused claim pays its fee.
         #[pallet::call_index(10)]
-        #[pallet::weight(Pallet::<T>::claim_weight(T::MaxQueueLen::get()))]
+        #[pallet::weight((Pallet::<T>::claim_weight(T::MaxQueueLen::get()), DispatchClass::Operational))]
         pub fn claim(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResultWithPostInfo {
             let validator = ensure_signed(origin)?;
             let ahead = Self::do_claim(validator, proposal)?;
@@ -104,7 +104,7 @@ mod calls {
         /// full queue), then for the branch taken. An accepted attestation is free (only the
         /// lease holder can make one); a refused one pays its fee.
         #[pallet::call_index(11)]
-        #[pallet::weight(Pallet::<T>::attest_worst_weight())]
+        #[pallet::weight((Pallet::<T>::attest_worst_weight(), DispatchClass::Operational))]
         pub fn attest(
             origin: OriginFor<T>,
             proposal: ProposalId,
@@ -122,7 +122,7 @@ mod calls {
         /// and a secret salt; [`Self::reveal_pass`] opens it after the reproduction's PASS.
         /// FAILs and NoDecisions stay [`Self::attest`]. An accepted attestation is free.
         #[pallet::call_index(19)]
-        #[pallet::weight(T::WeightInfo::attest_sealed())]
+        #[pallet::weight((T::WeightInfo::attest_sealed(), DispatchClass::Operational))]
         pub fn attest_sealed(
             origin: OriginFor<T>,
             proposal: ProposalId,
@@ -140,7 +140,7 @@ mod calls {
         /// the lower speedup in this call. Weighed for a crown over a full queue, then for the
         /// branch taken; an accepted reveal is free.
         #[pallet::call_index(27)]
-        #[pallet::weight(Pallet::<T>::reveal_worst_weight())]
+        #[pallet::weight((Pallet::<T>::reveal_worst_weight(), DispatchClass::Operational))]
         pub fn reveal_pass(
             origin: OriginFor<T>,
             proposal: ProposalId,
@@ -236,7 +236,7 @@ mod calls {
         /// has not answered it yet, and has its arena bond. A lease taken is free; a refused
         /// claim pays its fee.
         #[pallet::call_index(16)]
-        #[pallet::weight(T::WeightInfo::claim_challenge())]
+        #[pallet::weight((T::WeightInfo::claim_challenge(), DispatchClass::Operational))]
         pub fn claim_challenge(
             origin: OriginFor<T>,
             challenge: ChallengeId,
@@ -252,7 +252,7 @@ mod calls {
         /// `Policy`, `Cheating`) revoke the crown. Weighed for a revocation over a full
         /// queue, then for the branch taken; an accepted answer is free.
         #[pallet::call_index(17)]
-        #[pallet::weight(Pallet::<T>::answer_worst_weight())]
+        #[pallet::weight((Pallet::<T>::answer_worst_weight(), DispatchClass::Operational))]
         pub fn answer_challenge(
             origin: OriginFor<T>,
             challenge: ChallengeId,

@@ -154,13 +154,17 @@ impl<T: Config> Pallet<T> {
             attempt_digest,
         };
         if primary.generation != info.generation {
-            // Both PASSes measured an incumbent that a crown has since replaced.
+            // Both PASSes measured an incumbent that a crown has since replaced. The sealer
+            // sits the proposal out, as the holder of a stale lease does: otherwise it could
+            // wait for any crown in the arena, reveal then and so drop an agreed pair, then
+            // lease the primary again, for ever and without a stall.
             p.status = ProposalStatus::Queued;
-            Proposals::<T>::insert(id, p);
+            Self::exclude(&mut p, primary.operator.clone());
             Self::deposit_event(Event::PassDropped {
                 proposal: id,
                 generation: info.generation,
             });
+            Self::store_or_expire(id, p);
             return Ok(T::WeightInfo::attest_pass());
         }
         if !Validators::<T>::contains_key(&p.arena, &reproduction.validator) {

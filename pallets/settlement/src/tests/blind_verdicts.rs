@@ -376,7 +376,15 @@ fn a_reveal_after_the_generation_moved_drops_both_passes() {
             generation: 1,
         }));
         assert!(!LeaseDeadlines::<Test>::get(until).contains(&p1));
-        assert_eq!(Proposals::<Test>::get(p1).unwrap().attempts, 0);
+        let prop = Proposals::<Test>::get(p1).unwrap();
+        assert_eq!(prop.attempts, 0);
+        // The sealer sits it out: waiting for another crown to drop an agreed pair, then
+        // leasing the primary again, would be a veto without a stall.
+        assert_eq!(prop.excluded.into_inner(), vec![V1]);
+        assert_noop!(
+            Cacheon::claim(signed(V1), p1),
+            Error::<Test>::OperatorExcluded
+        );
     });
 }
 
