@@ -1,4 +1,4 @@
-//! Verdicts other than a crown, end to end with the real node and two validators: the
+//! Verdicts other than a crown, end to end with the real node and three validators: the
 //! incumbent's own bytes proposed again FAIL `NotFaster`; a kernel that writes past its
 //! output FAILs `Cheating`; another miner's renamed and reformatted copy of an earlier
 //! proposal (new bytes, so the chain's exact-copy check lets it in) FAILs `CopyOf`. Each
@@ -36,9 +36,19 @@ fn renamed_copy(original: &Path, dir: &Path) -> PathBuf {
 fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     let dir = cacheon_e2e::TestDir::new();
     let node = Node::dev(dir.path(), 500);
-    let ports = [cacheon_e2e::free_port(), cacheon_e2e::free_port()];
+    let ports = [
+        cacheon_e2e::free_port(),
+        cacheon_e2e::free_port(),
+        cacheon_e2e::free_port(),
+    ];
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), Some(ports[0]));
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), Some(ports[1]));
+    // A third operator (the dev chain registers Dave for cpu-tiny): a FAIL sticks only when a
+    // second operator's FAILs too, and an attempt that reads a drifting baseline on a loaded
+    // machine ends NoDecision, which bars its operator from that proposal while another may
+    // take it. With two validators one NoDecision left the NotFaster proposal waiting for an
+    // operator nobody ran (a CI run on 2026-12-07 failed so). Dave's own proposal he skips.
+    let dave = Validator::start("dave", "//Dave", &node.url, dir.path(), Some(ports[2]));
     let stock = repo_root().join("kernels/stock/cpu/attention_decode");
     let cheat = repo_root().join("examples/cpu/fail-out-of-bounds");
     let slow = propose(&node.url, &dir.path().join("charlie"), &stock, "//Charlie");
@@ -53,7 +63,7 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
             code,
             1,
             "proposal {id} did not end failed: {events:#?}\n{}",
-            diagnostics(&node, &[&alice, &bob])
+            diagnostics(&node, &[&alice, &bob, &dave])
         );
         // Seen as it happens, or (when it ended before `watch` started) in the first status.
         let seen = events
@@ -67,7 +77,7 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
         assert!(
             seen,
             "proposal {id} did not fail with {reason}: {events:#?}\n{}",
-            diagnostics(&node, &[&alice, &bob])
+            diagnostics(&node, &[&alice, &bob, &dave])
         );
         assert_eq!(events.last().unwrap()["status"], "failed");
 

@@ -159,7 +159,7 @@ impl<T: Config> Pallet<T> {
             // wait for any crown in the arena, reveal then and so drop an agreed pair, then
             // lease the primary again, for ever and without a stall.
             p.status = ProposalStatus::Queued;
-            Self::exclude(&mut p, primary.operator.clone());
+            Self::exclude(&mut p, revealed.operator.clone());
             Self::deposit_event(Event::PassDropped {
                 proposal: id,
                 generation: info.generation,
