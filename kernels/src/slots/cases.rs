@@ -186,14 +186,15 @@ fn products(rng: &mut Rng, s: &[usize], slot: SlotId) -> Inputs {
     // ranges make honest f32 accumulation miss the f32 tolerance by cancellation.)
     let x: Vec<f32> = product_rows(rng, tokens, in_features);
     let ws = 1.0 / (in_features as f32).sqrt();
-    let w: Vec<f32> = (0..out_features)
-        .flat_map(|o| {
-            let scale = if o % 97 == 5 { 4.0 * ws } else { ws };
-            rng.fill_uniform(in_features, 2.0)
-                .into_iter()
-                .map(move |v| v * scale)
-        })
-        .collect();
+    // The weights are most of a large case's inputs (the LM head's 525 M): generated on
+    // several threads, the same numbers as one.
+    let w = rng.fill_scaled_rows(out_features, in_features, 2.0, |o| {
+        if o % 97 == 5 {
+            4.0 * ws
+        } else {
+            ws
+        }
+    });
     (vec![Buffer::F32(x), Buffer::F32(w)], vec![])
 }
 

@@ -2,9 +2,11 @@
  * stock rmsnorm, exact, plus one thread per block spinning on a chain of dependent FMAs
  * (SLOW_SPIN of them, about 4 cycles each) whose result is stored only if it is -1, which
  * it never is. Installed with `--stack`, the stock kernel as the candidate removes the
- * spin: a known win of about 1.5 % of the h200-llama8b read. */
+ * spin: a known win of the h200-llama8b read, 1.8 % on an H100 (median of 10 attempts;
+ * 10,000 gave 1.5 % of the H200's shorter read but only about 1.3 % of the H100's, 12,500
+ * about the same; docs/validator.md). */
 #ifndef SLOW_SPIN
-#define SLOW_SPIN 10000
+#define SLOW_SPIN 16000
 #endif
 /* Stock CUDA kernel for norm.rmsnorm (cacheon-slot-abi-v1), bf16, Hopper.
  *
