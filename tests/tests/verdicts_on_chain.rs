@@ -47,12 +47,13 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     // second operator's FAILs too, and an attempt that reads a drifting baseline on a loaded
     // machine ends NoDecision, which bars its operator from that proposal while another may
     // take it. With two validators one NoDecision left the NotFaster proposal waiting for an
-    // operator nobody ran (a CI run on 2026-12-07 failed so). Dave's own proposal he skips.
+    // operator nobody ran (a CI run on 2026-12-07 failed so). (Dave's key signs his validator's
+    // calls, so the cheat is Ferdie's: one key's transactions from two processes clash.)
     let dave = Validator::start("dave", "//Dave", &node.url, dir.path(), Some(ports[2]));
     let stock = repo_root().join("kernels/stock/cpu/attention_decode");
     let cheat = repo_root().join("examples/cpu/fail-out-of-bounds");
     let slow = propose(&node.url, &dir.path().join("charlie"), &stock, "//Charlie");
-    let bad = propose(&node.url, &dir.path().join("dave"), &cheat, "//Dave");
+    let bad = propose(&node.url, &dir.path().join("ferdie"), &cheat, "//Ferdie");
     let copy = renamed_copy(&stock, dir.path());
     let copied = propose(&node.url, &dir.path().join("eve"), &copy, "//Eve");
     let copy_of = format!("CopyOf({slow})");
