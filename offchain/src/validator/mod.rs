@@ -130,7 +130,29 @@ struct Session<'a> {
     sending: tokio::sync::Mutex<()>,
 }
 
+/// A 32-byte digest stored as hex in the index.
+fn hex32(h: Option<&str>) -> Option<[u8; 32]> {
+    h.and_then(|h| hex::decode(h).ok())
+        .and_then(|v| v.try_into().ok())
+}
+
 impl Session<'_> {
+    /// Notes `call` (a metrics label) on attempt `a` finalized in `block`: the row moves to
+    /// `state` with that block, the call is counted and logged.
+    fn finalized(
+        &self,
+        a: &store::Attempt,
+        state: State,
+        block: u64,
+        call: &str,
+    ) -> Result<(), ValidatorError> {
+        self.store
+            .mark(a.proposal, a.expires_at, state, Some(block))?;
+        self.metrics.attestations.with_label_values(&[call]).inc();
+        info!(proposal = a.proposal, block, call, "finalized");
+        Ok(())
+    }
+
     /// Submits `call` signed by this validator's key and waits for its finalized block.
     async fn submit<Call: subxt::transactions::Payload>(
         &self,
@@ -447,12 +469,7 @@ impl Session<'_> {
                 return self.attest_sealed(a, speedup_ppm).await;
             }
         }
-        let digest = |h: &Option<String>| -> [u8; 32] {
-            h.as_deref()
-                .and_then(|h| hex::decode(h).ok())
-                .and_then(|v| v.try_into().ok())
-                .unwrap_or([0; 32])
-        };
+        let digest = |h: &Option<String>| hex32(h.as_deref()).unwrap_or([0; 32]);
         let attestation = api::runtime_types::pallet_cacheon::types::Attestation {
             verdict: to_api(verdict),
             incumbent_generation: a.generation,
@@ -463,16 +480,7 @@ impl Session<'_> {
             .cacheon()
             .attest(a.proposal, attestation);
         match self.submit(&call).await {
-            Ok((_, block)) => {
-                self.store
-                    .mark(a.proposal, a.expires_at, State::Attested, Some(block))?;
-                self.metrics
-                    .attestations
-                    .with_label_values(&["attest"])
-                    .inc();
-                info!(proposal = a.proposal, block, "attestation finalized");
-                Ok(())
-            }
+            Ok((_, block)) => self.finalized(&a, State::Attested, block, "attest"),
             Err(ChainError::Refused(e)) => {
                 warn!(proposal = a.proposal, "attestation refused: {e}");
                 Ok(self

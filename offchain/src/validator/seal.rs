@@ -77,11 +77,6 @@ fn fresh_salt() -> Result<[u8; 32], ValidatorError> {
     Ok(salt)
 }
 
-fn hex32(h: Option<&str>) -> Option<[u8; 32]> {
-    h.and_then(|h| hex::decode(h).ok())
-        .and_then(|v| v.try_into().ok())
-}
-
 /// What opening the seal of attempt `a` takes: speedup, evidence and attempt digests, salt.
 struct Opening {
     speedup_ppm: u32,
@@ -146,17 +141,9 @@ impl Session<'_> {
         let call = api::transactions()
             .cacheon()
             .attest_sealed(a.proposal, a.generation, seal);
+        info!(proposal = a.proposal, seal = %hex::encode(seal), "sealing a PASS");
         match self.submit(&call).await {
-            Ok((_, block)) => {
-                self.store
-                    .mark(a.proposal, a.expires_at, State::Sealed, Some(block))?;
-                self.metrics
-                    .attestations
-                    .with_label_values(&["attest_sealed"])
-                    .inc();
-                info!(proposal = a.proposal, block, seal = %hex::encode(seal), "sealed PASS finalized");
-                Ok(())
-            }
+            Ok((_, block)) => self.finalized(&a, State::Sealed, block, "attest_sealed"),
             Err(ChainError::Refused(e)) => {
                 // The pool refuses a resubmission of a seal that is already on its way: the
                 // chain decides whether it is there.
@@ -244,16 +231,7 @@ impl Session<'_> {
             open.salt,
         );
         match self.submit(&call).await {
-            Ok((_, block)) => {
-                self.store
-                    .mark(a.proposal, a.expires_at, State::Attested, Some(block))?;
-                self.metrics
-                    .attestations
-                    .with_label_values(&["reveal"])
-                    .inc();
-                info!(proposal = a.proposal, block, "sealed PASS revealed");
-                Ok(())
-            }
+            Ok((_, block)) => self.finalized(&a, State::Attested, block, "reveal"),
             Err(ChainError::Refused(e)) if REFUSED_FOR_GOOD.iter().any(|r| e.contains(r)) => {
                 // The opening itself is refused (the arena's policy changed since the seal, or
                 // the reproduction's digests equal ours): no retry can change that.
