@@ -262,6 +262,7 @@ pub fn proposal_of(e: &CacheonEvent) -> Option<u64> {
     use CacheonEvent as E;
     match e {
         E::Revealed { proposal, .. }
+        | E::QueueWasFull { proposal, .. }
         | E::Withdrawn { proposal }
         | E::Leased { proposal, .. }
         | E::PassRecorded { proposal, .. }
@@ -299,6 +300,7 @@ fn is_end(e: &CacheonEvent) -> bool {
             | E::ReproductionTimedOut { .. }
             | E::Withdrawn { .. }
             | E::ProposalDropped { .. }
+            | E::QueueWasFull { .. }
     )
 }
 

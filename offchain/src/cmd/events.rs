@@ -105,6 +105,11 @@ pub fn proposal_events(
     );
     collect!(Withdrawn, "withdrawn", |_e| json!({}));
     collect!(
+        QueueWasFull,
+        "queue_was_full",
+        |e| json!({"arena": String::from_utf8_lossy(&e.arena.0)})
+    );
+    collect!(
         Crowned,
         "crowned",
         |e| json!({"miner": e.miner.to_string(), "speedup_ppm": e.speedup_ppm, "generation": e.generation, "target": String::from_utf8_lossy(&e.target.0)})

@@ -43,7 +43,9 @@ mod calls {
         /// Reveal a committed bundle: its canonical bytes, the arena and target it competes
         /// for and the salt. The chain recomputes the ContentHash and the commitment, checks the
         /// bundle's canonical form, charges `EvalFee`, holds the per-byte bundle deposit and
-        /// queues the proposal.
+        /// queues the proposal. Into a full queue the reveal still records the proposal and
+        /// its content's ownership, with the same fee and deposit, but queues nothing
+        /// (`NotQueued`): the miner commits and reveals the bytes again to be measured.
         #[pallet::call_index(1)]
         #[pallet::weight(T::WeightInfo::reveal(bundle.len() as u32))]
         pub fn reveal(

@@ -67,8 +67,6 @@ mod errors {
         TargetDisplaced,
         /// The miner has made `MaxRevealsPerPeriod` reveals in this reveal period.
         RevealCapReached,
-        /// The arena's queue holds `MaxQueueLen` pending proposals.
-        QueueFull,
         /// Another account revealed a bundle with this ContentHash from an earlier (or the
         /// same) commitment block.
         CopyOfOtherMiner,

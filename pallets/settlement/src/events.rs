@@ -49,7 +49,7 @@ mod events {
             miner: T::AccountId,
             commitment: Commitment,
         },
-        /// A bundle was revealed and queued as a proposal.
+        /// A bundle was revealed as a proposal: queued, unless `QueueWasFull` follows.
         Revealed {
             proposal: ProposalId,
             miner: T::AccountId,
@@ -306,6 +306,12 @@ mod events {
         RevealMissed {
             proposal: ProposalId,
             validator: T::AccountId,
+        },
+        /// A proposal was revealed while its arena's queue held `MaxQueueLen` proposals: not
+        /// queued (`NotQueued`), its content owned by its commitment.
+        QueueWasFull {
+            proposal: ProposalId,
+            arena: ArenaId,
         },
     }
 }

@@ -62,9 +62,7 @@ impl<T: Config> Pallet<T> {
                     "a live proposal's content has no owner"
                 );
             }
-            let holds_bundle =
-                p.status.is_pending() || matches!(p.status, ProposalStatus::Crowned { .. });
-            if holds_bundle {
+            if p.status.holds_bundle() {
                 *refs.entry(p.content_hash).or_default() += 1;
                 ensure!(
                     Bundles::<T>::contains_key(p.content_hash),

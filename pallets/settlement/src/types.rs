@@ -337,9 +337,20 @@ pub enum ProposalStatus<AccountId, BlockNumber> {
         reproduction: RecordedPass<AccountId>,
         until: BlockNumber,
     },
+    /// Revealed while its arena's queue was full: never queued. Its content is owned by its
+    /// commitment, as any reveal's, and its bytes stay stored (the bundle deposit held)
+    /// until it is pruned, for validators' copy screens. Its miner commits and reveals the
+    /// same bytes again to be measured.
+    NotQueued,
 }
 
 impl<A, B> ProposalStatus<A, B> {
+    /// Whether the proposal's bytes are stored and its bundle deposit held: while it is
+    /// pending or crowned, and a `NotQueued` one until it is pruned.
+    pub fn holds_bundle(&self) -> bool {
+        self.is_pending() || matches!(self, Self::Crowned { .. } | Self::NotQueued)
+    }
+
     /// Still waiting for a decision: in the arena's queue, bundle kept.
     pub fn is_pending(&self) -> bool {
         matches!(

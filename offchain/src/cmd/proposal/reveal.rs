@@ -110,6 +110,18 @@ pub(in crate::cmd) async fn reveal_steps(
     };
     record.proposal = Some(revealed.proposal);
     let _ = save_record(state, &record);
+    if let Some(Ok(full)) = events.find_first::<api::cacheon::events::QueueWasFull>() {
+        return Err(out.error(
+            &format!(
+                "proposal {} was revealed in finalized block #{block} but not queued: the queue of {} was full. \
+                 The bytes are yours (your commitment owns them; the evaluation fee paid for that) and \
+                 their deposit comes back when the proposal is pruned; submit them again \
+                 (`cacheon submit`) to be measured",
+                full.proposal, record.arena
+            ),
+            exit::CHAIN_REFUSED,
+        ));
+    }
     out.emit(
         json!({"event": "revealed", "proposal": revealed.proposal, "content_hash": hash, "bytes": revealed.bytes,
                "arena": record.arena, "target": record.target, "block": block}),

@@ -29,6 +29,7 @@ pub fn status_name(s: &ProposalStatus) -> (&'static str, bool) {
         ProposalStatus::Overturned { .. } => ("overturned", true),
         ProposalStatus::Revoked { .. } => ("revoked", true),
         ProposalStatus::AwaitingReveal { .. } => ("awaiting_reveal", false),
+        ProposalStatus::NotQueued => ("not_queued", true),
     }
 }
 

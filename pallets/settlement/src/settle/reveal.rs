@@ -1,5 +1,6 @@
 //! Miners: a reveal opens a proposal (commitment, ownership of the content, deposits, the
-//! queue), and a proposal's end releases or slashes what it holds.
+//! queue; only the ownership where the queue is full), and a proposal's end releases or
+//! slashes what it holds.
 
 use super::*;
 
@@ -64,13 +65,17 @@ impl<T: Config> Pallet<T> {
             reveals < T::MaxRevealsPerPeriod::get(),
             Error::<T>::RevealCapReached
         );
-        let mut queue = Queue::<T>::get(&arena);
-        ensure!(
-            (queue.len() as u32) < T::MaxQueueLen::get(),
-            Error::<T>::QueueFull
-        );
         let id = NextProposalId::<T>::get();
         let next_id = id.checked_add(1).ok_or(Error::<T>::Overflow)?;
+        // A full queue does not refuse the reveal: refused, it would publish the bytes
+        // while the commitment that owns them could lapse unrevealed, and a copier who
+        // keeps the queue full could then own them. The proposal is recorded, not queued:
+        // its content is owned as any reveal's (the fee pays for that record, which
+        // outlives the proposal), its bytes stay stored (deposit held) until it is pruned,
+        // so validators screen later copies against them, and the miner commits and
+        // reveals again to be measured.
+        let mut queue = Queue::<T>::get(&arena);
+        let queued = queue.try_push(id).is_ok();
         let bytes = bundle.len() as u32;
         let deposit = T::BundleByteDeposit::get()
             .checked_mul(&BalanceOf::<T>::from(bytes))
@@ -84,9 +89,12 @@ impl<T: Config> Pallet<T> {
             Preservation::Preserve,
         )?;
         T::Currency::hold(&HoldReason::BundleDeposit.into(), &miner, deposit)?;
+        if queued {
+            Queue::<T>::insert(&arena, queue);
+        } else {
+            Self::schedule_prune(id);
+        }
         Self::remove_commit(&miner, c);
-        queue.try_push(id).map_err(|_| Error::<T>::QueueFull)?;
-        Queue::<T>::insert(&arena, queue);
         RevealsInPeriod::<T>::insert(period, &miner, reveals + 1);
         NextProposalId::<T>::put(next_id);
         match owner {
@@ -126,7 +134,11 @@ impl<T: Config> Pallet<T> {
                 reveal_block: now,
                 attempts: 0,
                 bundle_deposit: deposit,
-                status: ProposalStatus::Queued,
+                status: if queued {
+                    ProposalStatus::Queued
+                } else {
+                    ProposalStatus::NotQueued
+                },
                 excluded: BoundedVec::new(),
                 stalled: BoundedVec::new(),
                 disputed: None,
@@ -135,11 +147,17 @@ impl<T: Config> Pallet<T> {
         Self::deposit_event(Event::Revealed {
             proposal: id,
             miner,
-            arena,
+            arena: arena.clone(),
             target,
             content_hash: hash,
             bytes,
         });
+        if !queued {
+            Self::deposit_event(Event::QueueWasFull {
+                proposal: id,
+                arena,
+            });
+        }
         Ok(())
     }
 

@@ -1,4 +1,4 @@
-//! Blind verdicts (issue 42): where two operators must agree, the operator taking the
+//! Blind verdicts: where two operators must agree, the operator taking the
 //! reproduction cannot read the primary's speedup or evidence before it attests. The primary
 //! PASS is attested as a seal (`attest_sealed`) and opened after the reproduction's PASS
 //! (`reveal_pass`); a seal never opened is a stall of its operator, and the reproduction's

@@ -257,25 +257,141 @@ fn first_revealer_keeps_the_first_proposal_on_a_repeat_reveal() {
     });
 }
 
+/// Fills SILU's queue (`MAX_QUEUE` = 8) with four proposals of ALICE's and four of BOB's.
+fn fill_queue() {
+    let tags = ["q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7"];
+    for (i, tag) in tags.iter().enumerate() {
+        commit(if i < 4 { ALICE } else { BOB }, SILU, &bundle(tag));
+    }
+    advance(REVEAL_DELAY);
+    for (i, tag) in tags.iter().enumerate() {
+        assert_ok!(reveal(if i < 4 { ALICE } else { BOB }, SILU, &bundle(tag)));
+    }
+    assert_eq!(queue().len() as u32, MAX_QUEUE);
+}
+
 #[test]
-fn queue_is_bounded() {
+fn a_reveal_into_a_full_queue_is_recorded_not_queued() {
     ExtBuilder::default().build_and_execute(|| {
-        // MAX_QUEUE = 8: four from ALICE, four from BOB, then CAROL finds it full.
-        let tags = ["q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7"];
-        for (i, tag) in tags.iter().enumerate() {
-            commit(if i < 4 { ALICE } else { BOB }, SILU, &bundle(tag));
-        }
         commit(CAROL, SILU, &bundle("q8"));
+        fill_queue();
+        let bytes = bundle("q8");
+        let pot_before = free(pot());
+        assert_ok!(reveal(CAROL, SILU, &bytes));
+        System::assert_last_event(ev(CEvent::QueueWasFull {
+            proposal: 8,
+            arena: id(ARENA),
+        }));
+        assert_eq!(status(8), ProposalStatus::NotQueued);
+        assert_eq!(queue(), vec![0, 1, 2, 3, 4, 5, 6, 7]);
+        // The fee, which pays for the ownership record; the commit deposit is back; the
+        // bytes stay stored for the validators' copy screens, their deposit held until the
+        // proposal is pruned.
+        let l = len_of(&bytes);
+        assert_eq!(free(pot()), pot_before + EVAL_FEE);
+        assert_eq!(commit_held(CAROL), 0);
+        assert_eq!(bundle_held(CAROL), l * BYTE_DEPOSIT);
+        assert_eq!(free(CAROL), INITIAL_BALANCE - EVAL_FEE - l * BYTE_DEPOSIT);
+        assert_eq!(Bundles::<Test>::get(hash_of(&bytes)).unwrap(), bytes);
+        // The content is CAROL's, by her commitment; the reveal counts against her cap.
+        assert_eq!(
+            ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| (o.miner, o.proposal)),
+            Some((CAROL, 8))
+        );
+        assert_eq!(RevealsInPeriod::<Test>::get(0, CAROL), 1);
+        // Not leasable, not withdrawable.
+        assert_noop!(Cacheon::claim(signed(V1), 8), Error::<Test>::NotClaimable);
+        assert_noop!(
+            Cacheon::withdraw(signed(CAROL), 8),
+            Error::<Test>::NotWithdrawable
+        );
+        // A withdrawal frees a place; CAROL commits and reveals the same bytes again.
+        assert_ok!(Cacheon::withdraw(signed(ALICE), 0));
+        let again = submit(CAROL, SILU, "q8");
+        assert_eq!(queue(), vec![1, 2, 3, 4, 5, 6, 7, again]);
+        assert_eq!(status(again), ProposalStatus::Queued);
+        assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)), Some(2));
+        // Pruned, the unqueued proposal returns its deposit and its reference to the bytes;
+        // the content stays CAROL's.
+        advance(PROPOSAL_RETENTION);
+        <Cacheon as frame::traits::Hooks<u64>>::on_idle(now(), Weight::MAX);
+        assert!(!Proposals::<Test>::contains_key(8));
+        assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)), Some(1));
+        assert_eq!(bundle_held(CAROL), l * BYTE_DEPOSIT);
+        assert_eq!(
+            ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| (o.miner, o.proposal)),
+            Some((CAROL, 8))
+        );
+    });
+}
+
+/// Queue-full theft: a reveal refused by a full queue published its bytes while the
+/// commitment stayed unrevealed; whoever kept the queue full until that commitment lapsed
+/// could commit to the bytes, reveal them first and own them.
+#[test]
+fn a_full_queue_cannot_hand_revealed_bytes_to_a_copier() {
+    ExtBuilder::default().build_and_execute(|| {
+        let bytes = bundle("honest");
+        commit(CAROL, SILU, &bytes);
+        // BOB (with ALICE) keeps the queue full while CAROL's window is open.
+        fill_queue();
+        assert_ok!(reveal(CAROL, SILU, &bytes));
+        assert_eq!(status(8), ProposalStatus::NotQueued);
+        // BOB commits to the bytes he just saw, lets CAROL's window lapse, frees a place
+        // and reveals: the content is already CAROL's.
+        commit(BOB, SILU, &bytes);
+        // CAROL's window (`REVEAL_DELAY` blocks in these tests) has lapsed by BOB's reveal.
+        advance(REVEAL_DELAY);
+        assert_ok!(Cacheon::withdraw(signed(BOB), 4));
+        assert_noop!(reveal(BOB, SILU, &bytes), Error::<Test>::CopyOfOtherMiner);
+        // CAROL reveals again into the place BOB freed: queued, hers.
+        let again = submit(CAROL, SILU, "honest");
+        assert_eq!(status(again), ProposalStatus::Queued);
+        assert_eq!(queue().last(), Some(&again));
+        assert_eq!(
+            ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| o.miner),
+            Some(CAROL)
+        );
+    });
+}
+
+/// An unqueued reveal from an earlier commitment reclaims its bytes from a copy already
+/// queued, as a queued reveal does.
+#[test]
+fn an_unqueued_reveal_reclaims_its_bytes_from_a_queued_copy() {
+    ExtBuilder::default().reveal_window().build_and_execute(|| {
+        let bytes = bundle("early");
+        commit(CAROL, SILU, &bytes);
+        advance(1);
+        // BOB commits later to the same bytes (they leaked) and reveals first, queued.
+        commit(BOB, SILU, &bytes);
+        advance(REVEAL_DELAY);
+        assert_ok!(reveal(BOB, SILU, &bytes));
+        let copy = NextProposalId::<Test>::get() - 1;
+        let tags = ["r0", "r1", "r2", "r3", "r4", "r5", "r6"];
+        let by = |i: usize| if i < 4 { ALICE } else { OUTSIDER };
+        for (i, tag) in tags.iter().enumerate() {
+            commit(by(i), SILU, &bundle(tag));
+        }
         advance(REVEAL_DELAY);
         for (i, tag) in tags.iter().enumerate() {
-            assert_ok!(reveal(if i < 4 { ALICE } else { BOB }, SILU, &bundle(tag)));
+            assert_ok!(reveal(by(i), SILU, &bundle(tag)));
         }
         assert_eq!(queue().len() as u32, MAX_QUEUE);
-        assert_noop!(reveal(CAROL, SILU, &bundle("q8")), Error::<Test>::QueueFull);
-        // A withdrawal frees a place.
-        assert_ok!(Cacheon::withdraw(signed(ALICE), 0));
-        assert_ok!(reveal(CAROL, SILU, &bundle("q8")));
-        assert_eq!(queue(), vec![1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_ok!(reveal(CAROL, SILU, &bytes));
+        let claim = NextProposalId::<Test>::get() - 1;
+        assert_eq!(status(claim), ProposalStatus::NotQueued);
+        assert_eq!(
+            status(copy),
+            ProposalStatus::Failed {
+                reason: FailReason::CopyOf(claim)
+            }
+        );
+        assert!(!queue().contains(&copy));
+        assert_eq!(
+            ContentOwners::<Test>::get(hash_of(&bytes)).map(|o| (o.miner, o.proposal)),
+            Some((CAROL, claim))
+        );
     });
 }
 

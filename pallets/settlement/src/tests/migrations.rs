@@ -62,6 +62,7 @@ fn old_status(s: &StatusOf<Test>) -> v1::ProposalStatus<AccountId, u64> {
         // Nor revoke a crown.
         ProposalStatus::Revoked { reason, .. } => O::Failed { reason: *reason },
         ProposalStatus::AwaitingReveal { .. } => panic!("version 1 had no sealed PASS"),
+        ProposalStatus::NotQueued => panic!("version 1 refused a reveal into a full queue"),
     }
 }
 

@@ -28,7 +28,6 @@
 //! | ArenaPaused / TargetPaused / TargetNotInArena | `commit_reveal::reveal_checks_arena_and_target` |
 //! | TargetDisplaced | `crown::atomic_crown_displaces_its_members` |
 //! | RevealCapReached | `attacks::reveal_cap_resets_without_an_emissions_policy` |
-//! | QueueFull | `commit_reveal::queue_is_bounded` |
 //! | CopyOfOtherMiner | `commit_reveal::copy_of_another_miner_is_refused` |
 //! | BundleTooLarge | unreachable through `reveal`: the call takes a `BoundedVec<u8, MaxBundleBytes>` and the chain's `max_bytes` is `MaxBundleBytes`, so no oversized bundle can be passed; the mapping is tested in `commit_reveal::bundle_too_large_is_unreachable_but_mapped` |
 //! | BundleTooManyFiles | `commit_reveal::reveal_refuses_too_many_files` |
