@@ -306,7 +306,7 @@ fn commit_deposit_is_stored_with_the_commitment() {
     });
 }
 
-/// Item 6: a primary PASS that no other operator reproduces held its proposal (and every later
+/// A primary PASS that no other operator reproduces held its proposal (and every later
 /// crown of an overlapping target) pending for ever. The wait now times out: the proposal
 /// expires with its deposits returned, and the later overlapping proposal may crown.
 #[test]
@@ -366,7 +366,7 @@ fn reproduction_lease_and_withdraw_clear_the_wait_deadline() {
     });
 }
 
-/// Item 12: a lease measured against an older generation sent any verdict back to the queue,
+/// A lease measured against an older generation sent any verdict back to the queue,
 /// so a bundle caught cheating was simply measured again (and its deposit kept). A FAIL that
 /// does not depend on the incumbent counts whatever the generation: it waits for a second
 /// operator's, like any FAIL, and the second `Cheating` FAIL forfeits the deposit.
@@ -418,7 +418,7 @@ fn stale_lease_does_not_requeue_a_cheating_fail() {
     });
 }
 
-/// Item 12: no upper bound let one validator's fault (or lie) put an absurd speedup into the
+/// No upper bound let one validator's fault (or lie) put an absurd speedup into the
 /// claim, and so into every epoch's weights.
 #[test]
 fn implausible_speedup_is_refused() {
@@ -441,7 +441,7 @@ fn implausible_speedup_is_refused() {
     });
 }
 
-/// Item 12: an emission share that could not be paid was skipped without a trace.
+/// An emission share that could not be paid was skipped without a trace.
 #[test]
 fn unpaid_emission_share_is_reported() {
     ExtBuilder::default()
@@ -466,7 +466,7 @@ fn unpaid_emission_share_is_reported() {
         });
 }
 
-/// Item 12: without an emissions policy the epoch never advanced, so the per-epoch reveal
+/// Without an emissions policy the epoch never advanced, so the per-epoch reveal
 /// cap became a lifetime cap. The cap now counts per `RevealPeriod`, whatever the policy.
 #[test]
 fn reveal_cap_resets_without_an_emissions_policy() {
@@ -495,7 +495,7 @@ fn reveal_cap_resets_without_an_emissions_policy() {
     });
 }
 
-/// Item 8: `attest` was charged as the worst crown and never refunded; `claim` as a full queue.
+/// `attest` was charged as the worst crown and never refunded; `claim` as a full queue.
 #[test]
 fn attest_and_claim_are_refunded_to_the_branch_taken() {
     ExtBuilder::default().build_and_execute(|| {

@@ -1,4 +1,4 @@
-//! Item 11: nothing was ever pruned. `on_idle` deletes terminal proposals after
+//! Nothing was ever pruned. `on_idle` deletes terminal proposals after
 //! `ProposalRetention` blocks (oldest first, within the weight left) and the reveal counts of
 //! past reveal periods.
 
