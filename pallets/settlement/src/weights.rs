@@ -1,13 +1,8 @@
 //! Weights for `pallet-cacheon`, measured by `cacheon-node benchmark-pallet` (see
 //! docs/weights.md). Do not edit by hand: regenerate.
 //!
-//! Except the functions marked "Estimated": added with their calls on a machine where the node
-//! could not be built, by hand, from the measured functions whose storage they resemble (reads
-//! and writes counted from the code at their worst path, ref time rounded up). The next
-//! regeneration measures them like the rest.
-//!
 //! Machine: Intel(R) Xeon(R) Processor, 2 cores. Wasm runtime (compiled by wasmtime), genesis preset
-//! `development`, 20 steps, 10 repeats; 171s in all. 1-minute load average 5.21 before, 1.86 after
+//! `development`, 20 steps, 10 repeats; 306s in all. 1-minute load average 0.22 before, 1.00 after
 //! (other builds on the machine inflate the timings).
 //! Ref time: min-squares fit (inter-quartile range) of the timed runs. Reads and writes:
 //! counted by the benchmarking state, System's per-block keys excluded. Proof size: recorded.
@@ -85,8 +80,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 310_315 ns.
-        Weight::from_parts(320_265_000, 301)
+        // Fastest run: 310_514 ns.
+        Weight::from_parts(325_885_000, 301)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -107,9 +102,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 931_461 ns.
-        Weight::from_parts(1_397_910_427, 2_546)
-            .saturating_add(Weight::from_parts(9_882, 0).saturating_mul(b.into()))
+        // Fastest run: 917_601 ns.
+        Weight::from_parts(986_936_267, 2_550)
+            .saturating_add(Weight::from_parts(7_661, 0).saturating_mul(b.into()))
             .saturating_add(T::DbWeight::get().reads(14))
             .saturating_add(T::DbWeight::get().writes(12))
     }
@@ -122,8 +117,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 351_782 ns.
-        Weight::from_parts(364_155_000, 790)
+        // Fastest run: 347_861 ns.
+        Weight::from_parts(350_649_000, 790)
             .saturating_add(T::DbWeight::get().reads(6))
             .saturating_add(T::DbWeight::get().writes(8))
     }
@@ -132,8 +127,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 273_174 ns.
-        Weight::from_parts(290_124_000, 568)
+        // Fastest run: 272_135 ns.
+        Weight::from_parts(280_593_000, 568)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -149,9 +144,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_268_002 ns.
-        Weight::from_parts(2_101_954_366, 5_096)
-            .saturating_add(Weight::from_parts(38_197_856, 294).saturating_mul(q.into()))
+        // Fastest run: 1_292_220 ns.
+        Weight::from_parts(1_390_519_952, 5_100)
+            .saturating_add(Weight::from_parts(42_309_952, 295).saturating_mul(q.into()))
             .saturating_add(T::DbWeight::get().reads(72))
             .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -161,11 +156,11 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 2_653_070 ns.
-        Weight::from_parts(2_757_479_000, 8_029)
-            .saturating_add(T::DbWeight::get().reads(102))
+        // Fastest run: 2_631_926 ns.
+        Weight::from_parts(2_712_798_000, 8_100)
+            .saturating_add(T::DbWeight::get().reads(103))
             .saturating_add(T::DbWeight::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -184,8 +179,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 668_624 ns.
-        Weight::from_parts(750_866_000, 2_912)
+        // Fastest run: 674_657 ns.
+        Weight::from_parts(703_871_000, 2_916)
             .saturating_add(T::DbWeight::get().reads(12))
             .saturating_add(T::DbWeight::get().writes(14))
     }
@@ -196,8 +191,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_744_219 ns.
-        Weight::from_parts(2_780_218_000, 8_170)
+        // Fastest run: 2_759_823 ns.
+        Weight::from_parts(2_863_552_000, 8_175)
             .saturating_add(T::DbWeight::get().reads(103))
             .saturating_add(T::DbWeight::get().writes(4))
     }
@@ -221,10 +216,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_288_844 ns.
-        Weight::from_parts(3_293_443_000, 2_802)
-            .saturating_add(Weight::from_parts(286_400_698, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(213_165_124, 438).saturating_mul(m.into()))
+        // Fastest run: 3_305_323 ns.
+        Weight::from_parts(948_411_945, 2_807)
+            .saturating_add(Weight::from_parts(280_505_429, 518).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(307_511_668, 438).saturating_mul(m.into()))
             .saturating_add(T::DbWeight::get().reads(16))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -232,14 +227,71 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
             .saturating_add(T::DbWeight::get().writes((7_u64).saturating_mul(q.into())))
             .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
     }
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
+    /// Storage: `Cacheon::Proposals` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn attest_sealed() -> Weight {
+        // Fastest run: 2_628_912 ns.
+        Weight::from_parts(2_729_058_000, 8_033)
+            .saturating_add(T::DbWeight::get().reads(102))
+            .saturating_add(T::DbWeight::get().writes(4))
+    }
+    /// The range of component `q` is `[0, 127]`.
+    /// The range of component `m` is `[2, 8]`.
+    /// Storage: `Balances::Holds` (r:128 w:128)
+    /// Storage: `Cacheon::Arenas` (r:1 w:1)
+    /// Storage: `Cacheon::BundleRefs` (r:135 w:135)
+    /// Storage: `Cacheon::Bundles` (r:0 w:135)
+    /// Storage: `Cacheon::Claims` (r:9 w:9)
+    /// Storage: `Cacheon::ContentOwners` (r:1 w:0)
+    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
+    /// Storage: `Cacheon::Incumbents` (r:10 w:9)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:128 w:128)
+    /// Storage: `Cacheon::Proposals` (r:136 w:136)
+    /// Storage: `Cacheon::PruneQueue` (r:0 w:135)
+    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
+    /// Storage: `Cacheon::Queue` (r:1 w:1)
+    /// Storage: `Cacheon::Targets` (r:9 w:0)
+    /// Storage: `Cacheon::Validators` (r:2 w:0)
+    /// Storage: `System::Account` (r:128 w:128)
+    fn reveal_pass(q: u32, m: u32) -> Weight {
+        // Fastest run: 3_104_554 ns.
+        Weight::from_parts(549_532_433, 2_754)
+            .saturating_add(Weight::from_parts(287_038_278, 518).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(304_288_396, 438).saturating_mul(m.into()))
+            .saturating_add(T::DbWeight::get().reads(15))
+            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
+            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
+            .saturating_add(T::DbWeight::get().writes(10))
+            .saturating_add(T::DbWeight::get().writes((7_u64).saturating_mul(q.into())))
+            .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
+    }
+    /// The range of component `n` is `[0, 32]`.
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
+    /// Storage: `Cacheon::Proposals` (r:32 w:32)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn reveals_missed(n: u32) -> Weight {
+        // Fastest run: 41_076 ns.
+        Weight::from_parts(552_817_097, 5_317)
+            .saturating_add(Weight::from_parts(1_890_577_134, 593).saturating_mul(n.into()))
+            .saturating_add(T::DbWeight::get().reads(56))
+            .saturating_add(T::DbWeight::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().writes(2))
+            .saturating_add(T::DbWeight::get().writes((1_u64).saturating_mul(n.into())))
+    }
     /// The range of component `t` is `[2, 64]`.
     /// Storage: `Cacheon::Arenas` (r:5 w:0)
     /// Storage: `Cacheon::Incumbents` (r:4 w:0)
     /// Storage: `Cacheon::Targets` (r:51 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 281_945 ns.
-        Weight::from_parts(329_660_912, 956)
-            .saturating_add(Weight::from_parts(21_052_768, 75).saturating_mul(t.into()))
+        // Fastest run: 278_905 ns.
+        Weight::from_parts(325_538_102, 956)
+            .saturating_add(Weight::from_parts(21_093_981, 75).saturating_mul(t.into()))
             .saturating_add(T::DbWeight::get().reads(11))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -248,8 +300,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 656_126 ns.
-        Weight::from_parts(724_124_000, 2_579)
+        // Fastest run: 648_548 ns.
+        Weight::from_parts(660_465_000, 2_579)
             .saturating_add(T::DbWeight::get().reads(34))
             .saturating_add(T::DbWeight::get().writes(2))
     }
@@ -257,8 +309,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 174_494 ns.
-        Weight::from_parts(183_958_000, 953)
+        // Fastest run: 173_808 ns.
+        Weight::from_parts(179_721_000, 957)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(3))
     }
@@ -267,23 +319,23 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 187_243 ns.
-        Weight::from_parts(196_982_000, 1_097)
+        // Fastest run: 185_447 ns.
+        Weight::from_parts(200_801_000, 1_101)
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().writes(4))
     }
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        // Fastest run: 86_105 ns.
-        Weight::from_parts(91_494_000, 404)
+        // Fastest run: 88_181 ns.
+        Weight::from_parts(98_371_000, 404)
             .saturating_add(T::DbWeight::get().reads(1))
             .saturating_add(T::DbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 38_413 ns.
-        Weight::from_parts(42_581_000, 0).saturating_add(T::DbWeight::get().writes(1))
+        // Fastest run: 37_935 ns.
+        Weight::from_parts(40_761_000, 0).saturating_add(T::DbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -293,9 +345,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 44_694 ns.
-        Weight::from_parts(505_292_852, 5_318)
-            .saturating_add(Weight::from_parts(1_948_424_085, 565).saturating_mul(n.into()))
+        // Fastest run: 45_586 ns.
+        Weight::from_parts(539_863_101, 5_321)
+            .saturating_add(Weight::from_parts(1_904_855_349, 566).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(57))
             .saturating_add(T::DbWeight::get().reads((3_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(2))
@@ -314,9 +366,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_overdue(n: u32) -> Weight {
-        // Fastest run: 1_437_489 ns.
-        Weight::from_parts(1_726_582_262, 2_048)
-            .saturating_add(Weight::from_parts(264_490_156, 563).saturating_mul(n.into()))
+        // Fastest run: 1_448_980 ns.
+        Weight::from_parts(1_800_225_789, 2_048)
+            .saturating_add(Weight::from_parts(272_228_812, 564).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(157))
             .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -328,8 +380,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::SlashedDeposits` (r:1 w:1)
     /// Storage: `System::Account` (r:2 w:2)
     fn overturn_fail() -> Weight {
-        // Fastest run: 364_052 ns.
-        Weight::from_parts(373_034_000, 908)
+        // Fastest run: 370_101 ns.
+        Weight::from_parts(379_978_000, 908)
             .saturating_add(T::DbWeight::get().reads(5))
             .saturating_add(T::DbWeight::get().writes(6))
     }
@@ -338,30 +390,135 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn bond() -> Weight {
-        // Fastest run: 335_991 ns.
-        Weight::from_parts(340_809_000, 662)
+        // Fastest run: 333_554 ns.
+        Weight::from_parts(342_694_000, 662)
             .saturating_add(T::DbWeight::get().reads(4))
             .saturating_add(T::DbWeight::get().writes(3))
     }
-    /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `Cacheon::Unbonding` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
     fn unbond() -> Weight {
-        // Fastest run: 280_446 ns (measured when it released at once; the unbonding
-        // chunk's read and write, and its proof, added by hand: regenerate).
-        Weight::from_parts(290_419_000, 1_100)
-            .saturating_add(T::DbWeight::get().reads(5))
-            .saturating_add(T::DbWeight::get().writes(4))
+        // Fastest run: 154_522 ns.
+        Weight::from_parts(159_534_000, 557)
+            .saturating_add(T::DbWeight::get().reads(3))
+            .saturating_add(T::DbWeight::get().writes(2))
+    }
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `Cacheon::Challenges` (r:8 w:0)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:0)
+    /// Storage: `Cacheon::Unbonding` (r:1 w:1)
+    /// Storage: `System::Account` (r:1 w:1)
+    fn withdraw_unbonded() -> Weight {
+        // Fastest run: 462_323 ns.
+        Weight::from_parts(469_033_000, 2_163)
+            .saturating_add(T::DbWeight::get().reads(12))
+            .saturating_add(T::DbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
     fn set_required_bond() -> Weight {
-        // Fastest run: 86_566 ns.
-        Weight::from_parts(96_110_000, 387)
+        // Fastest run: 90_114 ns.
+        Weight::from_parts(103_582_000, 387)
             .saturating_add(T::DbWeight::get().reads(1))
             .saturating_add(T::DbWeight::get().writes(1))
+    }
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `Cacheon::ChallengeDeadlines` (r:64 w:1)
+    /// Storage: `Cacheon::Challenges` (r:0 w:1)
+    /// Storage: `Cacheon::CrownChallenges` (r:1 w:1)
+    /// Storage: `Cacheon::Incumbents` (r:1 w:0)
+    /// Storage: `Cacheon::NextChallengeId` (r:1 w:1)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
+    /// Storage: `Cacheon::Proposals` (r:1 w:0)
+    /// Storage: `System::Account` (r:1 w:1)
+    fn challenge() -> Weight {
+        // Fastest run: 1_477_166 ns.
+        Weight::from_parts(1_573_947_000, 4_703)
+            .saturating_add(T::DbWeight::get().reads(71))
+            .saturating_add(T::DbWeight::get().writes(7))
+    }
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::Challenges` (r:1 w:1)
+    /// Storage: `Cacheon::KeyOperators` (r:2 w:0)
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:0)
+    /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
+    /// Storage: `Cacheon::Validators` (r:1 w:0)
+    fn claim_challenge() -> Weight {
+        // Fastest run: 279_854 ns.
+        Weight::from_parts(283_268_000, 2_844)
+            .saturating_add(T::DbWeight::get().reads(7))
+            .saturating_add(T::DbWeight::get().writes(1))
+    }
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::Challenges` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:8 w:0)
+    fn answer_challenge() -> Weight {
+        // Fastest run: 312_407 ns.
+        Weight::from_parts(314_880_000, 2_462)
+            .saturating_add(T::DbWeight::get().reads(10))
+            .saturating_add(T::DbWeight::get().writes(1))
+    }
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::Challenges` (r:1 w:1)
+    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:2 w:0)
+    /// Storage: `System::Account` (r:4 w:3)
+    fn answer_challenge_reject() -> Weight {
+        // Fastest run: 897_962 ns.
+        Weight::from_parts(1_041_725_000, 2_646)
+            .saturating_add(T::DbWeight::get().reads(11))
+            .saturating_add(T::DbWeight::get().writes(8))
+    }
+    /// The range of component `q` is `[0, 127]`.
+    /// Storage: `Balances::Holds` (r:4 w:4)
+    /// Storage: `Cacheon::Arenas` (r:1 w:1)
+    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
+    /// Storage: `Cacheon::Bundles` (r:0 w:1)
+    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::Challenges` (r:1 w:1)
+    /// Storage: `Cacheon::Claims` (r:1 w:1)
+    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
+    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
+    /// Storage: `Cacheon::FailedContents` (r:0 w:1)
+    /// Storage: `Cacheon::Incumbents` (r:0 w:1)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:126 w:126)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
+    /// Storage: `Cacheon::OperatorBonds` (r:2 w:2)
+    /// Storage: `Cacheon::Proposals` (r:127 w:127)
+    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
+    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
+    /// Storage: `Cacheon::Queue` (r:1 w:0)
+    /// Storage: `Cacheon::Unbonding` (r:2 w:2)
+    /// Storage: `Cacheon::Validators` (r:2 w:0)
+    /// Storage: `System::Account` (r:5 w:5)
+    fn answer_challenge_revoke(q: u32) -> Weight {
+        // Fastest run: 1_687_268 ns.
+        Weight::from_parts(1_905_516_605, 4_568)
+            .saturating_add(Weight::from_parts(57_786_789, 337).saturating_mul(q.into()))
+            .saturating_add(T::DbWeight::get().reads(25))
+            .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
+            .saturating_add(T::DbWeight::get().writes(27))
+            .saturating_add(T::DbWeight::get().writes((2_u64).saturating_mul(q.into())))
+    }
+    /// The range of component `n` is `[0, 8]`.
+    /// Storage: `Balances::Holds` (r:8 w:8)
+    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::Challenges` (r:8 w:8)
+    /// Storage: `Cacheon::CrownChallenges` (r:0 w:8)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
+    /// Storage: `System::Account` (r:8 w:8)
+    fn expire_challenges(n: u32) -> Weight {
+        // Fastest run: 32_925 ns.
+        Weight::from_parts(56_243_660, 339)
+            .saturating_add(Weight::from_parts(237_945_195, 318).saturating_mul(n.into()))
+            .saturating_add(T::DbWeight::get().reads(2))
+            .saturating_add(T::DbWeight::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(T::DbWeight::get().writes(2))
+            .saturating_add(T::DbWeight::get().writes((4_u64).saturating_mul(n.into())))
     }
     /// The range of component `c` is `[0, 512]`.
     /// Storage: `Cacheon::Claims` (r:513 w:0)
@@ -370,9 +527,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 90_971 ns.
-        Weight::from_parts(91_931_000, 324)
-            .saturating_add(Weight::from_parts(38_198_355, 153).saturating_mul(c.into()))
+        // Fastest run: 90_757 ns.
+        Weight::from_parts(91_555_000, 324)
+            .saturating_add(Weight::from_parts(37_349_971, 153).saturating_mul(c.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(T::DbWeight::get().writes(3))
@@ -382,9 +539,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 85_496 ns.
-        Weight::from_parts(1_242_327_267, 18_972)
-            .saturating_add(Weight::from_parts(209_890_419, 6).saturating_mul(n.into()))
+        // Fastest run: 63_083 ns.
+        Weight::from_parts(118_773_165, 18_972)
+            .saturating_add(Weight::from_parts(184_694_643, 6).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(2))
@@ -402,9 +559,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     /// Storage: `Cacheon::SlashedDeposits` (r:0 w:64)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 38_079 ns.
-        Weight::from_parts(134_273_678, 562)
-            .saturating_add(Weight::from_parts(118_320_242, 261).saturating_mul(n.into()))
+        // Fastest run: 38_276 ns.
+        Weight::from_parts(81_210_134, 562)
+            .saturating_add(Weight::from_parts(115_807_154, 261).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
@@ -416,166 +573,13 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 59_385 ns.
-        Weight::from_parts(65_858_137, 343)
-            .saturating_add(Weight::from_parts(4_492_852, 58).saturating_mul(n.into()))
+        // Fastest run: 58_849 ns.
+        Weight::from_parts(68_654_719, 343)
+            .saturating_add(Weight::from_parts(4_355_731, 58).saturating_mul(n.into()))
             .saturating_add(T::DbWeight::get().reads(3))
             .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(T::DbWeight::get().writes(1))
             .saturating_add(T::DbWeight::get().writes((1_u64).saturating_mul(n.into())))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:64 w:1)
-    /// Storage: `Cacheon::Challenges` (r:0 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Incumbents` (r:1 w:0)
-    /// Storage: `Cacheon::NextChallengeId` (r:1 w:1)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:0)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn challenge() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(450_000_000, 4_200)
-            .saturating_add(T::DbWeight::get().reads(71))
-            .saturating_add(T::DbWeight::get().writes(7))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::KeyOperators` (r:2 w:0)
-    /// Storage: `Cacheon::OperatorBonds` (r:1 w:0)
-    /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
-    /// Storage: `Cacheon::Validators` (r:1 w:0)
-    fn claim_challenge() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(300_000_000, 4_200)
-            .saturating_add(T::DbWeight::get().reads(7))
-            .saturating_add(T::DbWeight::get().writes(1))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:9 w:0)
-    fn answer_challenge() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(380_000_000, 4_200)
-            .saturating_add(T::DbWeight::get().reads(11))
-            .saturating_add(T::DbWeight::get().writes(1))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:9 w:0)
-    /// Storage: `System::Account` (r:4 w:4)
-    fn answer_challenge_reject() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(1_100_000_000, 4_800)
-            .saturating_add(T::DbWeight::get().reads(18))
-            .saturating_add(T::DbWeight::get().writes(9))
-    }
-    /// The range of component `q` is `[0, 127]`.
-    /// Storage: `Balances::Holds` (r:4 w:4)
-    /// Storage: `Cacheon::Arenas` (r:1 w:1)
-    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
-    /// Storage: `Cacheon::Bundles` (r:0 w:1)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::Claims` (r:1 w:1)
-    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
-    /// Storage: `Cacheon::FailedContents` (r:0 w:1)
-    /// Storage: `Cacheon::Incumbents` (r:0 w:1)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:127 w:127)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::OperatorBonds` (r:2 w:2)
-    /// Storage: `Cacheon::Proposals` (r:128 w:128)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:0)
-    /// Storage: `Cacheon::Unbonding` (r:2 w:2)
-    /// Storage: `Cacheon::Validators` (r:9 w:0)
-    /// Storage: `System::Account` (r:6 w:6)
-    fn answer_challenge_revoke(q: u32) -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(2_600_000_000, 5_600)
-            .saturating_add(Weight::from_parts(120_000_000, 517).saturating_mul(q.into()))
-            .saturating_add(T::DbWeight::get().reads(34))
-            .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().writes(26))
-            .saturating_add(T::DbWeight::get().writes((2_u64).saturating_mul(q.into())))
-    }
-    /// The range of component `n` is `[0, 8]`.
-    /// Storage: `Balances::Holds` (r:8 w:8)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:8 w:8)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:8)
-    /// Storage: `Cacheon::OpenChallenges` (r:8 w:8)
-    /// Storage: `System::Account` (r:8 w:8)
-    fn expire_challenges(n: u32) -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(60_000_000, 1_500)
-            .saturating_add(Weight::from_parts(420_000_000, 4_300).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(1))
-            .saturating_add(T::DbWeight::get().reads((4_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(1))
-            .saturating_add(T::DbWeight::get().writes((5_u64).saturating_mul(n.into())))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:8 w:0)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:0)
-    /// Storage: `Cacheon::Unbonding` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn withdraw_unbonded() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(420_000_000, 6_000)
-            .saturating_add(T::DbWeight::get().reads(12))
-            .saturating_add(T::DbWeight::get().writes(3))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    fn attest_sealed() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md). `attest_pass`'s storage
-        // and ref time (the same path without the speedup check).
-        Weight::from_parts(2_760_000_000, 8_029)
-            .saturating_add(T::DbWeight::get().reads(102))
-            .saturating_add(T::DbWeight::get().writes(4))
-    }
-    /// The range of component `q` is `[0, 127]`.
-    /// The range of component `m` is `[2, 8]`.
-    /// Storage: as `attest_crown`, less the lease (`OpenLeases`), plus the seal's hash.
-    fn reveal_pass(q: u32, m: u32) -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md). `attest_crown` plus the
-        // seal's blake2 (a few µs) and the `Validators` read of the reproduction's key.
-        Weight::from_parts(3_400_000_000, 2_900)
-            .saturating_add(Weight::from_parts(286_400_698, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(213_165_124, 438).saturating_mul(m.into()))
-            .saturating_add(T::DbWeight::get().reads(17))
-            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(T::DbWeight::get().writes(11))
-            .saturating_add(T::DbWeight::get().writes((7_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
-    }
-    /// The range of component `n` is `[0, 32]`.
-    /// Storage: `Cacheon::Arenas` (r:32 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
-    /// Storage: `Cacheon::Proposals` (r:32 w:32)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    fn reveals_missed(n: u32) -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md). `expire_leases` per
-        // deadline, plus a fresh reproduction wait scheduled (up to 64 blocks tried).
-        Weight::from_parts(505_292_852, 5_318)
-            .saturating_add(Weight::from_parts(2_400_000_000, 565).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(57))
-            .saturating_add(T::DbWeight::get().reads((68_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(2))
-            .saturating_add(T::DbWeight::get().writes((2_u64).saturating_mul(n.into())))
     }
 }
 
@@ -586,8 +590,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 310_315 ns.
-        Weight::from_parts(320_265_000, 301)
+        // Fastest run: 310_514 ns.
+        Weight::from_parts(325_885_000, 301)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -608,9 +612,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 931_461 ns.
-        Weight::from_parts(1_397_910_427, 2_546)
-            .saturating_add(Weight::from_parts(9_882, 0).saturating_mul(b.into()))
+        // Fastest run: 917_601 ns.
+        Weight::from_parts(986_936_267, 2_550)
+            .saturating_add(Weight::from_parts(7_661, 0).saturating_mul(b.into()))
             .saturating_add(RocksDbWeight::get().reads(14))
             .saturating_add(RocksDbWeight::get().writes(12))
     }
@@ -623,8 +627,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 351_782 ns.
-        Weight::from_parts(364_155_000, 790)
+        // Fastest run: 347_861 ns.
+        Weight::from_parts(350_649_000, 790)
             .saturating_add(RocksDbWeight::get().reads(6))
             .saturating_add(RocksDbWeight::get().writes(8))
     }
@@ -633,8 +637,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 273_174 ns.
-        Weight::from_parts(290_124_000, 568)
+        // Fastest run: 272_135 ns.
+        Weight::from_parts(280_593_000, 568)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -650,9 +654,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_268_002 ns.
-        Weight::from_parts(2_101_954_366, 5_096)
-            .saturating_add(Weight::from_parts(38_197_856, 294).saturating_mul(q.into()))
+        // Fastest run: 1_292_220 ns.
+        Weight::from_parts(1_390_519_952, 5_100)
+            .saturating_add(Weight::from_parts(42_309_952, 295).saturating_mul(q.into()))
             .saturating_add(RocksDbWeight::get().reads(72))
             .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -662,11 +666,11 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 2_653_070 ns.
-        Weight::from_parts(2_757_479_000, 8_029)
-            .saturating_add(RocksDbWeight::get().reads(102))
+        // Fastest run: 2_631_926 ns.
+        Weight::from_parts(2_712_798_000, 8_100)
+            .saturating_add(RocksDbWeight::get().reads(103))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -685,8 +689,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn attest_fail() -> Weight {
-        // Fastest run: 668_624 ns.
-        Weight::from_parts(750_866_000, 2_912)
+        // Fastest run: 674_657 ns.
+        Weight::from_parts(703_871_000, 2_916)
             .saturating_add(RocksDbWeight::get().reads(12))
             .saturating_add(RocksDbWeight::get().writes(14))
     }
@@ -697,8 +701,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_744_219 ns.
-        Weight::from_parts(2_780_218_000, 8_170)
+        // Fastest run: 2_759_823 ns.
+        Weight::from_parts(2_863_552_000, 8_175)
             .saturating_add(RocksDbWeight::get().reads(103))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
@@ -722,10 +726,10 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:128 w:128)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_288_844 ns.
-        Weight::from_parts(3_293_443_000, 2_802)
-            .saturating_add(Weight::from_parts(286_400_698, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(213_165_124, 438).saturating_mul(m.into()))
+        // Fastest run: 3_305_323 ns.
+        Weight::from_parts(948_411_945, 2_807)
+            .saturating_add(Weight::from_parts(280_505_429, 518).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(307_511_668, 438).saturating_mul(m.into()))
             .saturating_add(RocksDbWeight::get().reads(16))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
@@ -733,14 +737,71 @@ impl WeightInfo for () {
             .saturating_add(RocksDbWeight::get().writes((7_u64).saturating_mul(q.into())))
             .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
     }
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
+    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
+    /// Storage: `Cacheon::Proposals` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn attest_sealed() -> Weight {
+        // Fastest run: 2_628_912 ns.
+        Weight::from_parts(2_729_058_000, 8_033)
+            .saturating_add(RocksDbWeight::get().reads(102))
+            .saturating_add(RocksDbWeight::get().writes(4))
+    }
+    /// The range of component `q` is `[0, 127]`.
+    /// The range of component `m` is `[2, 8]`.
+    /// Storage: `Balances::Holds` (r:128 w:128)
+    /// Storage: `Cacheon::Arenas` (r:1 w:1)
+    /// Storage: `Cacheon::BundleRefs` (r:135 w:135)
+    /// Storage: `Cacheon::Bundles` (r:0 w:135)
+    /// Storage: `Cacheon::Claims` (r:9 w:9)
+    /// Storage: `Cacheon::ContentOwners` (r:1 w:0)
+    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
+    /// Storage: `Cacheon::Incumbents` (r:10 w:9)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:128 w:128)
+    /// Storage: `Cacheon::Proposals` (r:136 w:136)
+    /// Storage: `Cacheon::PruneQueue` (r:0 w:135)
+    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
+    /// Storage: `Cacheon::Queue` (r:1 w:1)
+    /// Storage: `Cacheon::Targets` (r:9 w:0)
+    /// Storage: `Cacheon::Validators` (r:2 w:0)
+    /// Storage: `System::Account` (r:128 w:128)
+    fn reveal_pass(q: u32, m: u32) -> Weight {
+        // Fastest run: 3_104_554 ns.
+        Weight::from_parts(549_532_433, 2_754)
+            .saturating_add(Weight::from_parts(287_038_278, 518).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(304_288_396, 438).saturating_mul(m.into()))
+            .saturating_add(RocksDbWeight::get().reads(15))
+            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
+            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
+            .saturating_add(RocksDbWeight::get().writes(10))
+            .saturating_add(RocksDbWeight::get().writes((7_u64).saturating_mul(q.into())))
+            .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
+    }
+    /// The range of component `n` is `[0, 32]`.
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
+    /// Storage: `Cacheon::Proposals` (r:32 w:32)
+    /// Storage: `Cacheon::Validators` (r:33 w:0)
+    fn reveals_missed(n: u32) -> Weight {
+        // Fastest run: 41_076 ns.
+        Weight::from_parts(552_817_097, 5_317)
+            .saturating_add(Weight::from_parts(1_890_577_134, 593).saturating_mul(n.into()))
+            .saturating_add(RocksDbWeight::get().reads(56))
+            .saturating_add(RocksDbWeight::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().writes(2))
+            .saturating_add(RocksDbWeight::get().writes((1_u64).saturating_mul(n.into())))
+    }
     /// The range of component `t` is `[2, 64]`.
     /// Storage: `Cacheon::Arenas` (r:5 w:0)
     /// Storage: `Cacheon::Incumbents` (r:4 w:0)
     /// Storage: `Cacheon::Targets` (r:51 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 281_945 ns.
-        Weight::from_parts(329_660_912, 956)
-            .saturating_add(Weight::from_parts(21_052_768, 75).saturating_mul(t.into()))
+        // Fastest run: 278_905 ns.
+        Weight::from_parts(325_538_102, 956)
+            .saturating_add(Weight::from_parts(21_093_981, 75).saturating_mul(t.into()))
             .saturating_add(RocksDbWeight::get().reads(11))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
@@ -749,8 +810,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 656_126 ns.
-        Weight::from_parts(724_124_000, 2_579)
+        // Fastest run: 648_548 ns.
+        Weight::from_parts(660_465_000, 2_579)
             .saturating_add(RocksDbWeight::get().reads(34))
             .saturating_add(RocksDbWeight::get().writes(2))
     }
@@ -758,8 +819,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 174_494 ns.
-        Weight::from_parts(183_958_000, 953)
+        // Fastest run: 173_808 ns.
+        Weight::from_parts(179_721_000, 957)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
@@ -768,23 +829,23 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 187_243 ns.
-        Weight::from_parts(196_982_000, 1_097)
+        // Fastest run: 185_447 ns.
+        Weight::from_parts(200_801_000, 1_101)
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().writes(4))
     }
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        // Fastest run: 86_105 ns.
-        Weight::from_parts(91_494_000, 404)
+        // Fastest run: 88_181 ns.
+        Weight::from_parts(98_371_000, 404)
             .saturating_add(RocksDbWeight::get().reads(1))
             .saturating_add(RocksDbWeight::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 38_413 ns.
-        Weight::from_parts(42_581_000, 0).saturating_add(RocksDbWeight::get().writes(1))
+        // Fastest run: 37_935 ns.
+        Weight::from_parts(40_761_000, 0).saturating_add(RocksDbWeight::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -794,9 +855,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 44_694 ns.
-        Weight::from_parts(505_292_852, 5_318)
-            .saturating_add(Weight::from_parts(1_948_424_085, 565).saturating_mul(n.into()))
+        // Fastest run: 45_586 ns.
+        Weight::from_parts(539_863_101, 5_321)
+            .saturating_add(Weight::from_parts(1_904_855_349, 566).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(57))
             .saturating_add(RocksDbWeight::get().reads((3_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(2))
@@ -815,9 +876,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_overdue(n: u32) -> Weight {
-        // Fastest run: 1_437_489 ns.
-        Weight::from_parts(1_726_582_262, 2_048)
-            .saturating_add(Weight::from_parts(264_490_156, 563).saturating_mul(n.into()))
+        // Fastest run: 1_448_980 ns.
+        Weight::from_parts(1_800_225_789, 2_048)
+            .saturating_add(Weight::from_parts(272_228_812, 564).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(157))
             .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -829,8 +890,8 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::SlashedDeposits` (r:1 w:1)
     /// Storage: `System::Account` (r:2 w:2)
     fn overturn_fail() -> Weight {
-        // Fastest run: 364_052 ns.
-        Weight::from_parts(373_034_000, 908)
+        // Fastest run: 370_101 ns.
+        Weight::from_parts(379_978_000, 908)
             .saturating_add(RocksDbWeight::get().reads(5))
             .saturating_add(RocksDbWeight::get().writes(6))
     }
@@ -839,30 +900,135 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn bond() -> Weight {
-        // Fastest run: 335_991 ns.
-        Weight::from_parts(340_809_000, 662)
+        // Fastest run: 333_554 ns.
+        Weight::from_parts(342_694_000, 662)
             .saturating_add(RocksDbWeight::get().reads(4))
             .saturating_add(RocksDbWeight::get().writes(3))
     }
-    /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `Cacheon::Unbonding` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
     fn unbond() -> Weight {
-        // Fastest run: 280_446 ns (measured when it released at once; the unbonding
-        // chunk's read and write, and its proof, added by hand: regenerate).
-        Weight::from_parts(290_419_000, 1_100)
-            .saturating_add(RocksDbWeight::get().reads(5))
-            .saturating_add(RocksDbWeight::get().writes(4))
+        // Fastest run: 154_522 ns.
+        Weight::from_parts(159_534_000, 557)
+            .saturating_add(RocksDbWeight::get().reads(3))
+            .saturating_add(RocksDbWeight::get().writes(2))
+    }
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `Cacheon::Challenges` (r:8 w:0)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:0)
+    /// Storage: `Cacheon::Unbonding` (r:1 w:1)
+    /// Storage: `System::Account` (r:1 w:1)
+    fn withdraw_unbonded() -> Weight {
+        // Fastest run: 462_323 ns.
+        Weight::from_parts(469_033_000, 2_163)
+            .saturating_add(RocksDbWeight::get().reads(12))
+            .saturating_add(RocksDbWeight::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
     fn set_required_bond() -> Weight {
-        // Fastest run: 86_566 ns.
-        Weight::from_parts(96_110_000, 387)
+        // Fastest run: 90_114 ns.
+        Weight::from_parts(103_582_000, 387)
             .saturating_add(RocksDbWeight::get().reads(1))
             .saturating_add(RocksDbWeight::get().writes(1))
+    }
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `Cacheon::ChallengeDeadlines` (r:64 w:1)
+    /// Storage: `Cacheon::Challenges` (r:0 w:1)
+    /// Storage: `Cacheon::CrownChallenges` (r:1 w:1)
+    /// Storage: `Cacheon::Incumbents` (r:1 w:0)
+    /// Storage: `Cacheon::NextChallengeId` (r:1 w:1)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
+    /// Storage: `Cacheon::Proposals` (r:1 w:0)
+    /// Storage: `System::Account` (r:1 w:1)
+    fn challenge() -> Weight {
+        // Fastest run: 1_477_166 ns.
+        Weight::from_parts(1_573_947_000, 4_703)
+            .saturating_add(RocksDbWeight::get().reads(71))
+            .saturating_add(RocksDbWeight::get().writes(7))
+    }
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::Challenges` (r:1 w:1)
+    /// Storage: `Cacheon::KeyOperators` (r:2 w:0)
+    /// Storage: `Cacheon::OperatorBonds` (r:1 w:0)
+    /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
+    /// Storage: `Cacheon::Validators` (r:1 w:0)
+    fn claim_challenge() -> Weight {
+        // Fastest run: 279_854 ns.
+        Weight::from_parts(283_268_000, 2_844)
+            .saturating_add(RocksDbWeight::get().reads(7))
+            .saturating_add(RocksDbWeight::get().writes(1))
+    }
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::Challenges` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:8 w:0)
+    fn answer_challenge() -> Weight {
+        // Fastest run: 312_407 ns.
+        Weight::from_parts(314_880_000, 2_462)
+            .saturating_add(RocksDbWeight::get().reads(10))
+            .saturating_add(RocksDbWeight::get().writes(1))
+    }
+    /// Storage: `Balances::Holds` (r:1 w:1)
+    /// Storage: `Cacheon::Arenas` (r:1 w:0)
+    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::Challenges` (r:1 w:1)
+    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
+    /// Storage: `Cacheon::Validators` (r:2 w:0)
+    /// Storage: `System::Account` (r:4 w:3)
+    fn answer_challenge_reject() -> Weight {
+        // Fastest run: 897_962 ns.
+        Weight::from_parts(1_041_725_000, 2_646)
+            .saturating_add(RocksDbWeight::get().reads(11))
+            .saturating_add(RocksDbWeight::get().writes(8))
+    }
+    /// The range of component `q` is `[0, 127]`.
+    /// Storage: `Balances::Holds` (r:4 w:4)
+    /// Storage: `Cacheon::Arenas` (r:1 w:1)
+    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
+    /// Storage: `Cacheon::Bundles` (r:0 w:1)
+    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::Challenges` (r:1 w:1)
+    /// Storage: `Cacheon::Claims` (r:1 w:1)
+    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
+    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
+    /// Storage: `Cacheon::FailedContents` (r:0 w:1)
+    /// Storage: `Cacheon::Incumbents` (r:0 w:1)
+    /// Storage: `Cacheon::LeaseDeadlines` (r:126 w:126)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
+    /// Storage: `Cacheon::OperatorBonds` (r:2 w:2)
+    /// Storage: `Cacheon::Proposals` (r:127 w:127)
+    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
+    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
+    /// Storage: `Cacheon::Queue` (r:1 w:0)
+    /// Storage: `Cacheon::Unbonding` (r:2 w:2)
+    /// Storage: `Cacheon::Validators` (r:2 w:0)
+    /// Storage: `System::Account` (r:5 w:5)
+    fn answer_challenge_revoke(q: u32) -> Weight {
+        // Fastest run: 1_687_268 ns.
+        Weight::from_parts(1_905_516_605, 4_568)
+            .saturating_add(Weight::from_parts(57_786_789, 337).saturating_mul(q.into()))
+            .saturating_add(RocksDbWeight::get().reads(25))
+            .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
+            .saturating_add(RocksDbWeight::get().writes(27))
+            .saturating_add(RocksDbWeight::get().writes((2_u64).saturating_mul(q.into())))
+    }
+    /// The range of component `n` is `[0, 8]`.
+    /// Storage: `Balances::Holds` (r:8 w:8)
+    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
+    /// Storage: `Cacheon::Challenges` (r:8 w:8)
+    /// Storage: `Cacheon::CrownChallenges` (r:0 w:8)
+    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
+    /// Storage: `System::Account` (r:8 w:8)
+    fn expire_challenges(n: u32) -> Weight {
+        // Fastest run: 32_925 ns.
+        Weight::from_parts(56_243_660, 339)
+            .saturating_add(Weight::from_parts(237_945_195, 318).saturating_mul(n.into()))
+            .saturating_add(RocksDbWeight::get().reads(2))
+            .saturating_add(RocksDbWeight::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(RocksDbWeight::get().writes(2))
+            .saturating_add(RocksDbWeight::get().writes((4_u64).saturating_mul(n.into())))
     }
     /// The range of component `c` is `[0, 512]`.
     /// Storage: `Cacheon::Claims` (r:513 w:0)
@@ -871,9 +1037,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 90_971 ns.
-        Weight::from_parts(91_931_000, 324)
-            .saturating_add(Weight::from_parts(38_198_355, 153).saturating_mul(c.into()))
+        // Fastest run: 90_757 ns.
+        Weight::from_parts(91_555_000, 324)
+            .saturating_add(Weight::from_parts(37_349_971, 153).saturating_mul(c.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(RocksDbWeight::get().writes(3))
@@ -883,9 +1049,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 85_496 ns.
-        Weight::from_parts(1_242_327_267, 18_972)
-            .saturating_add(Weight::from_parts(209_890_419, 6).saturating_mul(n.into()))
+        // Fastest run: 63_083 ns.
+        Weight::from_parts(118_773_165, 18_972)
+            .saturating_add(Weight::from_parts(184_694_643, 6).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(2))
@@ -903,9 +1069,9 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     /// Storage: `Cacheon::SlashedDeposits` (r:0 w:64)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 38_079 ns.
-        Weight::from_parts(134_273_678, 562)
-            .saturating_add(Weight::from_parts(118_320_242, 261).saturating_mul(n.into()))
+        // Fastest run: 38_276 ns.
+        Weight::from_parts(81_210_134, 562)
+            .saturating_add(Weight::from_parts(115_807_154, 261).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
@@ -917,165 +1083,12 @@ impl WeightInfo for () {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 59_385 ns.
-        Weight::from_parts(65_858_137, 343)
-            .saturating_add(Weight::from_parts(4_492_852, 58).saturating_mul(n.into()))
+        // Fastest run: 58_849 ns.
+        Weight::from_parts(68_654_719, 343)
+            .saturating_add(Weight::from_parts(4_355_731, 58).saturating_mul(n.into()))
             .saturating_add(RocksDbWeight::get().reads(3))
             .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(RocksDbWeight::get().writes(1))
             .saturating_add(RocksDbWeight::get().writes((1_u64).saturating_mul(n.into())))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:64 w:1)
-    /// Storage: `Cacheon::Challenges` (r:0 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Incumbents` (r:1 w:0)
-    /// Storage: `Cacheon::NextChallengeId` (r:1 w:1)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:0)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn challenge() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(450_000_000, 4_200)
-            .saturating_add(RocksDbWeight::get().reads(71))
-            .saturating_add(RocksDbWeight::get().writes(7))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::KeyOperators` (r:2 w:0)
-    /// Storage: `Cacheon::OperatorBonds` (r:1 w:0)
-    /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
-    /// Storage: `Cacheon::Validators` (r:1 w:0)
-    fn claim_challenge() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(300_000_000, 4_200)
-            .saturating_add(RocksDbWeight::get().reads(7))
-            .saturating_add(RocksDbWeight::get().writes(1))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:9 w:0)
-    fn answer_challenge() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(380_000_000, 4_200)
-            .saturating_add(RocksDbWeight::get().reads(11))
-            .saturating_add(RocksDbWeight::get().writes(1))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:9 w:0)
-    /// Storage: `System::Account` (r:4 w:4)
-    fn answer_challenge_reject() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(1_100_000_000, 4_800)
-            .saturating_add(RocksDbWeight::get().reads(18))
-            .saturating_add(RocksDbWeight::get().writes(9))
-    }
-    /// The range of component `q` is `[0, 127]`.
-    /// Storage: `Balances::Holds` (r:4 w:4)
-    /// Storage: `Cacheon::Arenas` (r:1 w:1)
-    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
-    /// Storage: `Cacheon::Bundles` (r:0 w:1)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::Claims` (r:1 w:1)
-    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
-    /// Storage: `Cacheon::FailedContents` (r:0 w:1)
-    /// Storage: `Cacheon::Incumbents` (r:0 w:1)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:127 w:127)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::OperatorBonds` (r:2 w:2)
-    /// Storage: `Cacheon::Proposals` (r:128 w:128)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:0)
-    /// Storage: `Cacheon::Unbonding` (r:2 w:2)
-    /// Storage: `Cacheon::Validators` (r:9 w:0)
-    /// Storage: `System::Account` (r:6 w:6)
-    fn answer_challenge_revoke(q: u32) -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(2_600_000_000, 5_600)
-            .saturating_add(Weight::from_parts(120_000_000, 517).saturating_mul(q.into()))
-            .saturating_add(RocksDbWeight::get().reads(34))
-            .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().writes(26))
-            .saturating_add(RocksDbWeight::get().writes((2_u64).saturating_mul(q.into())))
-    }
-    /// The range of component `n` is `[0, 8]`.
-    /// Storage: `Balances::Holds` (r:8 w:8)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:8 w:8)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:8)
-    /// Storage: `Cacheon::OpenChallenges` (r:8 w:8)
-    /// Storage: `System::Account` (r:8 w:8)
-    fn expire_challenges(n: u32) -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(60_000_000, 1_500)
-            .saturating_add(Weight::from_parts(420_000_000, 4_300).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(1))
-            .saturating_add(RocksDbWeight::get().reads((4_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(1))
-            .saturating_add(RocksDbWeight::get().writes((5_u64).saturating_mul(n.into())))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:8 w:0)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:0)
-    /// Storage: `Cacheon::Unbonding` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn withdraw_unbonded() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md).
-        Weight::from_parts(420_000_000, 6_000)
-            .saturating_add(RocksDbWeight::get().reads(12))
-            .saturating_add(RocksDbWeight::get().writes(3))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    fn attest_sealed() -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md). `attest_pass`'s storage
-        // and ref time (the same path without the speedup check).
-        Weight::from_parts(2_760_000_000, 8_029)
-            .saturating_add(RocksDbWeight::get().reads(102))
-            .saturating_add(RocksDbWeight::get().writes(4))
-    }
-    /// The range of component `q` is `[0, 127]`.
-    /// The range of component `m` is `[2, 8]`.
-    /// Storage: as `attest_crown`, less the lease (`OpenLeases`), plus the seal's hash.
-    fn reveal_pass(q: u32, m: u32) -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md). `attest_crown` plus the
-        // seal's blake2 (a few µs) and the `Validators` read of the reproduction's key.
-        Weight::from_parts(3_400_000_000, 2_900)
-            .saturating_add(Weight::from_parts(286_400_698, 517).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(213_165_124, 438).saturating_mul(m.into()))
-            .saturating_add(RocksDbWeight::get().reads(17))
-            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(RocksDbWeight::get().writes(11))
-            .saturating_add(RocksDbWeight::get().writes((7_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
-    }
-    /// The range of component `n` is `[0, 32]`.
-    /// Storage: `Cacheon::Arenas` (r:32 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
-    /// Storage: `Cacheon::Proposals` (r:32 w:32)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    fn reveals_missed(n: u32) -> Weight {
-        // Estimated, not measured yet: regenerate (docs/weights.md). `expire_leases` per
-        // deadline, plus a fresh reproduction wait scheduled (up to 64 blocks tried).
-        Weight::from_parts(505_292_852, 5_318)
-            .saturating_add(Weight::from_parts(2_400_000_000, 565).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(57))
-            .saturating_add(RocksDbWeight::get().reads((68_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(2))
-            .saturating_add(RocksDbWeight::get().writes((2_u64).saturating_mul(n.into())))
     }
 }
