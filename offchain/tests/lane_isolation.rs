@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use cacheon::arena::{self, LaneBackend};
 use cacheon::lane::protocol::{Request, Special};
 use cacheon::lane::{BuildOutcome, Deadlines, Lane, LaneError, Sealed};
-use cacheon::qualify::screens::{self, Outcome, ScreenOptions, Stage};
+use cacheon::qualify::findings::{self, Outcome, ScreenOptions, Stage};
+use cacheon::qualify::screens;
 use cacheon_kernels::bundle::{self, BundleFile};
 use cacheon_kernels::slots::SlotId;
 use cacheon_primitives::FailReason;
@@ -371,7 +372,7 @@ void silu_and_mul(float* out, const float* x, int64_t tokens, int64_t d) {
     let err = result.expect_err("a forged reply is refused");
     assert!(matches!(err, LaneError::CandidateForged { .. }), "{err:?}");
     assert!(matches!(
-        screens::lane_outcome(Stage::Verify, err),
+        findings::lane_outcome(Stage::Verify, err),
         Outcome::Fail(f) if f.reason == FailReason::Cheating
     ));
 }

@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 
 use cacheon::arena;
-use cacheon::qualify::screens::{Outcome, Stage};
+use cacheon::qualify::findings::{Outcome, Stage};
 use cacheon::qualify::{attempt, AttemptOptions};
 use cacheon_kernels::bundle;
 use cacheon_primitives::FailReason;

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use cacheon::arena::{self, Arena, LaneBackend};
 use cacheon::exit;
-use cacheon::qualify::screens::{self, Outcome, Progress, ScreenOptions};
+use cacheon::qualify::findings::{self, Outcome, Progress, ScreenOptions};
+use cacheon::qualify::screens;
 use cacheon_kernels::bundle::manifest::Backend;
 use cacheon_kernels::bundle::{self, BundleFile};
 use cacheon_kernels::slots::{self, Check, SlotId};
@@ -39,8 +40,8 @@ pub(super) fn read_for_screening(
             Err(out.error(&format!("{}: {e}", dir.display()), exit::USAGE))
         }
         Err(e) => {
-            let f = screens::Finding {
-                stage: screens::Stage::Pack,
+            let f = findings::Finding {
+                stage: findings::Stage::Pack,
                 reason: cacheon_primitives::FailReason::Policy,
                 detail: e.to_string(),
             };
@@ -50,10 +51,10 @@ pub(super) fn read_for_screening(
     }
 }
 
-fn print_finding(out: &Out, dir: &Path, arena: &str, f: &screens::Finding) {
+fn print_finding(out: &Out, dir: &Path, arena: &str, f: &findings::Finding) {
     out.emit(
-        json!({"verdict": "fail", "arena": arena, "stage": f.stage, "reason": screens::reason_name(f.reason), "detail": f.detail}),
-        || format!("FAIL {} at {}: {}\n  {}", screens::reason_name(f.reason), f.stage.as_str(), dir.display(), f.detail.trim_end().replace('\n', "\n  ")),
+        json!({"verdict": "fail", "arena": arena, "stage": f.stage, "reason": findings::reason_name(f.reason), "detail": f.detail}),
+        || format!("FAIL {} at {}: {}\n  {}", findings::reason_name(f.reason), f.stage.as_str(), dir.display(), f.detail.trim_end().replace('\n', "\n  ")),
     );
 }
 
@@ -287,7 +288,7 @@ pub fn verify(out: &Out, dir: &Path, device: LaneBackend, world: usize, seed: Op
 
 /// The screens' report as a person reads it: the verdict, the bundle's ContentHash and seed,
 /// and how the lane was isolated (where it ran).
-fn describe_screens(report: &screens::ScreenReport, dir: &Path, arena: Arena) -> String {
+fn describe_screens(report: &findings::ScreenReport, dir: &Path, arena: Arena) -> String {
     let mut s = String::new();
     match &report.outcome {
         Outcome::Pass => s.push_str(&format!(
@@ -299,7 +300,7 @@ fn describe_screens(report: &screens::ScreenReport, dir: &Path, arena: Arena) ->
         )),
         Outcome::Fail(f) => s.push_str(&format!(
             "FAIL {} at {}: {}\n  {}",
-            screens::reason_name(f.reason),
+            findings::reason_name(f.reason),
             f.stage.as_str(),
             dir.display(),
             f.detail.trim_end().replace('\n', "\n  ")

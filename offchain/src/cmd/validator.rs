@@ -7,7 +7,7 @@ use std::time::Duration;
 use cacheon::arena;
 use cacheon::chain;
 use cacheon::exit;
-use cacheon::qualify::screens::{self, Outcome, Progress};
+use cacheon::qualify::findings::{self, Outcome, Progress};
 use cacheon_kernels::bundle;
 use serde_json::json;
 
@@ -106,14 +106,14 @@ fn print_verdict(
 ) {
     let reason = match &report.outcome {
         Outcome::Pass => serde_json::Value::Null,
-        Outcome::Fail(f) => json!(screens::reason_name(f.reason)),
+        Outcome::Fail(f) => json!(findings::reason_name(f.reason)),
         Outcome::NoDecision { reason, .. } => json!(format!("{reason:?}")),
     };
     let detail = match &report.outcome {
         Outcome::Pass => String::new(),
         Outcome::Fail(f) => format!(
             "{} at {}: {}",
-            screens::reason_name(f.reason),
+            findings::reason_name(f.reason),
             f.stage.as_str(),
             f.detail
         ),

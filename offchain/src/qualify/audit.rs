@@ -24,8 +24,8 @@ use serde::Serialize;
 
 use cacheon_primitives::FailReason;
 
+use super::findings::{fail, lane_outcome, Outcome, Stage};
 use super::reads;
-use super::screens::{fail, lane_outcome, Outcome, Stage};
 use crate::arena::{Arena, Judging, LaneBackend, Workload};
 use crate::lane::protocol::{self, CallSample, ReadSpec, RecordedCall};
 use crate::lane::{Lane, LaneError};

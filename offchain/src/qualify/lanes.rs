@@ -6,7 +6,7 @@ use std::time::Instant;
 use cacheon_kernels::rng::Rng;
 use cacheon_kernels::SlotId;
 
-use super::screens::{lane_outcome, Outcome, Stage};
+use super::findings::{lane_outcome, Outcome, Stage};
 use super::stage_times::StageTimes;
 use super::AttemptOptions;
 use crate::arena::{Arena, LaneBackend};

@@ -9,6 +9,7 @@
 
 pub mod audit;
 pub mod copy;
+pub mod findings;
 mod lanes;
 pub mod pristine;
 pub mod reads;
@@ -30,7 +31,7 @@ use cacheon_primitives::{FailReason, NoDecisionReason, PPM_ONE};
 
 use crate::arena::Arena;
 use crate::lane::{Deadlines, LaneError};
-use screens::{fail, lane_outcome, Outcome, Progress, ScreenOptions, Stage};
+use findings::{fail, lane_outcome, Outcome, Progress, ScreenOptions, Stage};
 use session::Reads;
 
 /// Options of one attempt.
@@ -111,7 +112,7 @@ pub fn attempt(
 
 /// Steps 7-9 for a bundle that passed the screens.
 fn measure(
-    packed: &screens::Packed,
+    packed: &findings::Packed,
     arena: Arena,
     opts: &AttemptOptions,
     report: &mut AttemptReport,

@@ -6,8 +6,8 @@
 
 use cacheon_primitives::FailReason;
 
+use super::findings::{fail, lane_outcome, Outcome, Stage};
 use super::reads::{row_kl, spans};
-use super::screens::{fail, lane_outcome, Outcome, Stage};
 use super::{AttemptOptions, PristineRecord};
 use crate::arena::Arena;
 use crate::lane::protocol::{ReadSpec, RunResult};

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use cacheon_kernels::rng::Rng;
 
-use super::screens::{lane_outcome, Outcome, Stage};
+use super::findings::{lane_outcome, Outcome, Stage};
 use crate::arena::{Arena, LaneBackend, Workload};
 use crate::lane::protocol::ReadSpec;
 use crate::lane::{Lane, LaneError};

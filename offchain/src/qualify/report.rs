@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::screens::{Outcome, ScreenReport};
+use super::findings::{Outcome, ScreenReport};
 use super::stage_times::StageTimes;
 use super::{audit, speed};
 use crate::lane::protocol::BuildCounts;

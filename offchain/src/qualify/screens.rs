@@ -9,111 +9,23 @@
 //! regenerates every case's inputs from the seeds and compares the lane's outputs with
 //! its own trusted reference.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use cacheon_kernels::bundle::manifest::Manifest;
 use cacheon_kernels::bundle::{self, BundleFile};
 use cacheon_kernels::cuda::kernel::evaluate_geometry;
-use cacheon_primitives::{ContentHash, FailReason, NoDecisionReason};
-use serde::Serialize;
+use cacheon_primitives::FailReason;
 
+use super::findings::{
+    fail, lane_outcome, Finding, Outcome, Packed, Progress, ScreenOptions, ScreenReport, Stage,
+};
 use super::stage_times::StageTimes;
-use super::verify::{self, CaseRecord};
+use super::verify::{self, shapes_for};
 use crate::arena::{Arena, LaneBackend};
-use crate::fingerprint::{copy_of, fingerprint, Earlier};
+use crate::fingerprint::{copy_of, fingerprint};
 use crate::lane::protocol::BuildStage;
-use crate::lane::{BuildOutcome, Deadlines, Lane, LaneError};
+use crate::lane::{BuildOutcome, Lane};
 use crate::policy::{self, Language};
-
-/// The steps, in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    Pack,
-    Policy,
-    /// Normalized-copy detection against earlier proposals (validators only).
-    Copy,
-    Build,
-    Abi,
-    Verify,
-    Graph,
-    /// The rest of an attempt (`qualify`): speed reads, audit A, pristine reference T.
-    Speed,
-    Audit,
-    Pristine,
-}
-
-impl Stage {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Pack => "pack",
-            Stage::Policy => "policy",
-            Stage::Copy => "copy",
-            Stage::Build => "build",
-            Stage::Abi => "abi",
-            Stage::Verify => "verify",
-            Stage::Graph => "graph",
-            Stage::Speed => "speed",
-            Stage::Audit => "audit",
-            Stage::Pristine => "pristine",
-        }
-    }
-}
-
-/// Why a screen failed the proposal (the miner's fault).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    pub stage: Stage,
-    #[serde(serialize_with = "ser_reason")]
-    pub reason: FailReason,
-    pub detail: String,
-}
-
-fn ser_reason<S: serde::Serializer>(r: &FailReason, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&reason_name(*r))
-}
-
-/// The on-chain name of a FAIL reason.
-pub fn reason_name(r: FailReason) -> String {
-    match r {
-        FailReason::CopyOf(p) => format!("CopyOf({p})"),
-        other => format!("{other:?}"),
-    }
-}
-
-/// How the screens ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Outcome {
-    Pass,
-    Fail(Finding),
-    NoDecision {
-        #[serde(serialize_with = "ser_nd")]
-        reason: NoDecisionReason,
-        detail: String,
-    },
-}
-
-fn ser_nd<S: serde::Serializer>(r: &NoDecisionReason, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{r:?}"))
-}
-
-pub fn fail(stage: Stage, reason: FailReason, detail: impl Into<String>) -> Finding {
-    Finding {
-        stage,
-        reason,
-        detail: detail.into(),
-    }
-}
-
-/// What passed the static steps.
-#[derive(Clone, Debug)]
-pub struct Packed {
-    pub manifest: Manifest,
-    pub canonical: Vec<u8>,
-    pub content_hash: ContentHash,
-}
 
 /// Steps 1-2 without building anything: the bundle rules, the manifest against the
 /// arena, the source policy and the launch geometry at every verification shape.
@@ -191,106 +103,6 @@ pub fn static_screen(files: &[BundleFile], arena: Arena) -> Result<Packed, Findi
 }
 
 /// The verification shapes inside an op's `when` domain.
-pub(super) fn shapes_for(op: &cacheon_kernels::bundle::manifest::Op) -> Vec<&'static [i64]> {
-    op.slot
-        .spec()
-        .verification_shapes
-        .iter()
-        .copied()
-        .filter(|s| op.accepts(s))
-        .collect()
-}
-
-/// Options for a screening run.
-#[derive(Clone, Debug)]
-pub struct ScreenOptions {
-    /// The `cacheon` binary that runs lanes (`cacheon lane`).
-    pub lane_exe: PathBuf,
-    /// Secret seed the cases' inputs derive from; fresh per attempt.
-    pub seed: u64,
-    pub deadlines: Deadlines,
-    /// Guard-band elements on each side of every output.
-    pub guard: usize,
-    /// Graph replays per graph case (DESIGN: at least 3).
-    pub graph_replays: usize,
-    /// Earlier proposals (the miner's own marked) for the copy screen; `None` skips the
-    /// stage (offline runs have nothing to compare against).
-    pub earlier: Option<Vec<Earlier>>,
-}
-
-impl ScreenOptions {
-    pub fn new(lane_exe: PathBuf, seed: u64) -> Self {
-        ScreenOptions {
-            lane_exe,
-            seed,
-            deadlines: Deadlines::default(),
-            guard: 1024,
-            graph_replays: 3,
-            earlier: None,
-        }
-    }
-}
-
-/// Everything a screening run found.
-#[derive(Clone, Debug, Serialize)]
-pub struct ScreenReport {
-    pub arena: &'static str,
-    pub content_hash: Option<String>,
-    /// The normalized fingerprint (`fingerprint`), once the manifest parsed.
-    pub fingerprint: Option<String>,
-    #[serde(flatten)]
-    pub outcome: Outcome,
-    /// The steps that ran to completion, in order.
-    pub passed_stages: Vec<Stage>,
-    pub cases: Vec<CaseRecord>,
-    pub build_log: String,
-    pub machine: String,
-    pub lane_network_namespace: bool,
-    pub lane_seccomp: bool,
-    /// Whether the lane's Landlock filesystem ruleset was in force (false on kernels
-    /// without Landlock).
-    pub lane_landlock: bool,
-    pub seed: u64,
-    /// Where the screens' time went: the static steps, the screening lane's start and
-    /// build, the verification and graph cases.
-    pub stage_ms: StageTimes,
-    /// The canonical bytes and manifest the static steps accepted, for the steps after the
-    /// screens (not part of the evidence: the content hash names them).
-    #[serde(skip)]
-    pub packed: Option<Packed>,
-}
-
-/// Progress of a screening run, for a progress bar.
-#[derive(Clone, Debug)]
-pub enum Progress {
-    Stage(Stage),
-    Cases { done: usize, total: usize },
-}
-
-/// A lane error while running candidate code is the candidate's (FAIL); any other is
-/// ours (NoDecision).
-pub fn lane_outcome(stage: Stage, e: LaneError) -> Outcome {
-    match e {
-        LaneError::CandidateDied { .. }
-        | LaneError::CandidateTimeout { .. }
-        | LaneError::CandidateFault { .. } => {
-            let reason = if stage == Stage::Build {
-                FailReason::Build
-            } else {
-                FailReason::Incorrect
-            };
-            Outcome::Fail(fail(stage, reason, e.to_string()))
-        }
-        LaneError::CandidateForged { .. } => {
-            Outcome::Fail(fail(stage, FailReason::Cheating, e.to_string()))
-        }
-        LaneError::Infrastructure(detail) => Outcome::NoDecision {
-            reason: NoDecisionReason::Infrastructure,
-            detail,
-        },
-    }
-}
-
 /// Runs every screen on a bundle for `arena`.
 pub fn run_screens(
     files: &[BundleFile],

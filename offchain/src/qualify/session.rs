@@ -22,9 +22,9 @@ use cacheon_kernels::SlotId;
 use cacheon_primitives::FailReason;
 
 use super::audit::{self, AuditSummary};
+use super::findings::{fail, lane_outcome, Outcome, Progress, Stage};
 use super::lanes::{self, Lanes};
 use super::reads::{self, timed_pair, tokens_agree, Prompts, TimedPair};
-use super::screens::{fail, lane_outcome, Outcome, Progress, Stage};
 use super::stage_times::StageTimes;
 use super::{speed, AttemptOptions, SpeedRecord};
 use crate::arena::Arena;

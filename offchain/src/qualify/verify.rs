@@ -12,29 +12,13 @@ use cacheon_kernels::slots::args::SlotArgs;
 use cacheon_kernels::slots::SlotId;
 use cacheon_kernels::slots::{probe, reference};
 use cacheon_primitives::FailReason;
-use serde::Serialize;
 
-use super::screens::{
-    fail, lane_outcome, shapes_for, Finding, Outcome, Progress, ScreenOptions, ScreenReport, Stage,
+use super::findings::{
+    fail, lane_outcome, CaseRecord, Finding, Outcome, Progress, ScreenOptions, ScreenReport, Stage,
 };
 use crate::arena::{Arena, LaneBackend};
 use crate::lane::protocol::{CallCheck, Request, Special};
 use crate::lane::{harness::case_args, Lane};
-
-/// One verification case as run.
-#[derive(Clone, Debug, Serialize)]
-pub struct CaseRecord {
-    pub stage: Stage,
-    pub slot: &'static str,
-    pub shape: Vec<i64>,
-    pub special: Special,
-    pub calls: usize,
-    pub passed: bool,
-    /// Smallest matched fraction over the calls, parts per million.
-    pub matched_ppm: u64,
-    pub max_abs_err: f64,
-    pub millis: u64,
-}
 
 /// Runs the plan's cases on a built, sealed candidate lane, recording each in `report`;
 /// the first failing case ends the run with its outcome.
@@ -142,6 +126,17 @@ pub(super) fn run_cases(
 
 fn case_seed(secret: u64, label: &str) -> u64 {
     Rng::secret(secret, label).next_u64()
+}
+
+/// The verification shapes an op's `when` domain accepts.
+pub(super) fn shapes_for(op: &cacheon_kernels::bundle::manifest::Op) -> Vec<&'static [i64]> {
+    op.slot
+        .spec()
+        .verification_shapes
+        .iter()
+        .copied()
+        .filter(|s| op.accepts(s))
+        .collect()
 }
 
 /// The plan of verification cases: every in-domain shape with the seeded inputs, and the

@@ -44,7 +44,7 @@ use crate::chain::reads::{bundle_files, fetch, incumbent_stack, lease_is_ours, p
 use crate::chain::At;
 use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
 use crate::fingerprint::{fingerprint_of, Earlier};
-use crate::qualify::screens::Outcome;
+use crate::qualify::findings::Outcome;
 use crate::qualify::{attempt, AttemptOptions};
 use answer::next_answerable;
 use cacheon_primitives::{FailReason, NoDecisionReason, Verdict};

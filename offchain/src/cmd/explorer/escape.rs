@@ -1,5 +1,10 @@
 //! Escaping for the explorer's pages and their SVG charts: every string that comes from the
-//! chain or a report goes through [`esc`].
+//! chain or a report goes through [`esc`]; chain values (accounts, amounts, proposal ids) as
+//! escaped HTML fragments, for every page.
+
+use serde_json::Value;
+
+use super::super::display::{units, who};
 
 /// `s` safe inside HTML text and attribute values.
 pub fn esc(s: &str) -> String {
@@ -16,4 +21,42 @@ pub fn esc(s: &str) -> String {
         }
     }
     out
+}
+
+/// A JSON value as text: strings bare, `null` as a dash, the rest as JSON.
+pub fn text(v: &Value) -> String {
+    match v {
+        Value::Null => "–".into(),
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+pub fn account(v: &Value) -> String {
+    esc(&who(v.as_str().unwrap_or_default()))
+}
+
+/// An amount in planck (a JSON string) in UNIT.
+pub fn amount(v: &Value) -> String {
+    esc(&v
+        .as_str()
+        .and_then(|a| a.parse().ok())
+        .map_or(text(v), units))
+}
+
+/// `s` as one URL path segment: unreserved characters kept, every other byte percent-encoded.
+pub fn segment(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            b => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+pub fn proposal_link(v: &Value) -> String {
+    let id = text(v);
+    format!(r#"<a href="/proposal/{}">#{}</a>"#, segment(&id), esc(&id))
 }

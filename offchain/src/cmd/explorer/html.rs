@@ -5,51 +5,13 @@ use serde_json::Value;
 
 use super::super::display::{is_account_key, units, who};
 use super::super::events::is_amount_key;
-use super::escape::esc;
+use super::escape::{account, amount, esc, proposal_link, segment, text};
 use super::svg;
-
-/// A JSON value as text: strings bare, `null` as a dash, the rest as JSON.
-pub(super) fn text(v: &Value) -> String {
-    match v {
-        Value::Null => "–".into(),
-        Value::String(s) => s.clone(),
-        v => v.to_string(),
-    }
-}
-
-pub(super) fn account(v: &Value) -> String {
-    esc(&who(v.as_str().unwrap_or_default()))
-}
-
-/// An amount in planck (a JSON string) in UNIT.
-pub(super) fn amount(v: &Value) -> String {
-    esc(&v
-        .as_str()
-        .and_then(|a| a.parse().ok())
-        .map_or(text(v), units))
-}
 
 /// A speedup in ppm as `1.0213x`.
 fn speedup(v: &Value) -> String {
     v.as_u64()
         .map_or("–".into(), |p| format!("{:.4}x", p as f64 / 1e6))
-}
-
-/// `s` as one URL path segment: unreserved characters kept, every other byte percent-encoded.
-fn segment(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            b => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-pub(super) fn proposal_link(v: &Value) -> String {
-    let id = text(v);
-    format!(r#"<a href="/proposal/{}">#{}</a>"#, segment(&id), esc(&id))
 }
 
 fn arena_link(v: &Value) -> String {

@@ -6,8 +6,7 @@
 use cacheon::chain::{stakes, At};
 use serde_json::{json, Value};
 
-use super::escape::esc;
-use super::html::{account, amount, proposal_link, text};
+use super::escape::{account, amount, esc, proposal_link, text};
 use super::index::Index;
 
 /// The arena's bonds, open challenges and revoked crowns, for its page's model.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use cacheon::arena;
 use cacheon::chain::{self, api};
 use cacheon::exit;
-use cacheon::qualify::screens;
+use cacheon::qualify::{findings, screens};
 use cacheon_kernels::bundle;
 use serde_json::json;
 
@@ -66,7 +66,7 @@ pub(in crate::cmd) fn prepare_commit(
                 &format!(
                     "{} fails the static screen ({} at {}): {}",
                     dir.display(),
-                    screens::reason_name(f.reason),
+                    findings::reason_name(f.reason),
                     f.stage.as_str(),
                     f.detail
                 ),
