@@ -340,23 +340,37 @@ impl BenchmarkPalletCmd {
         s.push_str(
             "\n#![allow(unused_parens, unused_imports)]\n\n\
              use core::marker::PhantomData;\n\
+             use polkadot_sdk::polkadot_sdk_frame::deps::frame_support::weights::RuntimeDbWeight;\n\
              use polkadot_sdk::polkadot_sdk_frame::weights_prelude::*;\n\n",
         );
         s.push_str(&trait_block(old, fitted));
         s.push_str(
-            "\n/// Weights for a runtime, with its own database weights (`T::DbWeight`).\n\
-             pub struct SubstrateWeight<T>(PhantomData<T>);\n\
-             impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {\n",
+            "\n/// The measured weights, with the database weights `D` (a runtime's `T::DbWeight`, or\n\
+             /// RocksDB's for tests and mocks).\n\
+             pub struct Measured<D>(PhantomData<D>);\n\
+             impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {\n",
         );
         for f in fitted {
-            s.push_str(&function(f, "T::DbWeight::get()"));
+            s.push_str(&function(f, "D::get()"));
         }
         s.push_str(
-            "}\n\n/// The same weights with RocksDB's database weights, for tests and mocks.\n\
+            "}\n\n/// Weights for a runtime, with its own database weights (`T::DbWeight`).\n\
+             pub type SubstrateWeight<T> = Measured<<T as frame_system::Config>::DbWeight>;\n\n\
+             /// The same weights with RocksDB's database weights, for tests and mocks.\n\
+             #[rustfmt::skip]\n\
              impl WeightInfo for () {\n",
         );
         for f in fitted {
-            s.push_str(&function(f, "RocksDbWeight::get()"));
+            let names: Vec<&str> = f.components.iter().map(|(n, _, _)| n.as_str()).collect();
+            let params: Vec<String> = names.iter().map(|n| format!("{n}: u32")).collect();
+            let _ = writeln!(
+                s,
+                "    fn {}({}) -> Weight {{ Measured::<RocksDbWeight>::{}({}) }}",
+                f.name,
+                params.join(", "),
+                f.name,
+                names.join(", ")
+            );
         }
         s.push_str("}\n");
         s

@@ -155,13 +155,20 @@ enum Command {
     /// Commit, wait out the reveal delay, reveal, and watch the proposal to its end: the
     /// whole submission in one command. Run it again after a crash or Ctrl-C and it picks up
     /// where it stopped (the salt is saved before the commitment is sent; a proposal
-    /// already revealed is watched). Exit 0 once crowned, 1 when it ends otherwise.
+    /// already revealed is watched). Before a new commitment it prints the quote: deposits
+    /// held, evaluation fee and transaction fees, and the balance needed; an account that
+    /// cannot pay gets exit 4 and nothing is sent. Exit 0 once crowned, 1 when it ends
+    /// otherwise.
     Submit {
         #[command(flatten)]
         proposal: ProposalArgs,
         /// Give up watching after this many seconds.
         #[arg(long, default_value_t = 1800)]
         for_secs: u64,
+        /// Send without asking: the quote (deposits held, fees spent) is printed first
+        /// either way. Without it, a terminal is asked and a script's run sends nothing.
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// Commit to a bundle on chain (step 1 of 2; the salt is kept in the state folder).
     Commit {
@@ -457,7 +464,8 @@ fn main() {
         Command::Submit {
             proposal: p,
             for_secs,
-        } => cmd::block_on(cmd::submit::submit(&out, &p, for_secs)),
+            yes,
+        } => cmd::block_on(cmd::submit::submit(&out, &p, for_secs, yes)),
         Command::Commit { proposal: p } => cmd::block_on(cmd::proposal::commit(
             &out, &p.dir, &p.arena, p.target, &p.key, &p.chain, &p.state,
         )),

@@ -126,6 +126,10 @@ pub struct ArenaSpec {
     /// The largest whole-engine speedup an attestation may claim here (ppm of 1.0), at most
     /// the chain's ceiling (10×): a claim above it is refused as implausible.
     pub max_speedup_ppm: u32,
+    /// The machine time of the arena's median qualification attempt (ms), measured on the
+    /// machine named beside each value: what the evaluation fee prices (the genesis quote is
+    /// this times the chain's price per machine-second).
+    pub median_attempt_ms: u32,
 }
 
 /// The CPU arena: the tiny model in f32 with the scalar C11 stock kernels.
@@ -144,6 +148,7 @@ pub const CPU_TINY: ArenaSpec = ArenaSpec {
     required_distinct_validators: 2,
     // Scalar stock kernels: a vectorized matmul alone may make the engine several times faster.
     max_speedup_ppm: 10_000_000,
+    median_attempt_ms: CPU_TINY_ATTEMPT_MS,
 };
 
 /// The GPU arena: eight Llama-3-8B layers in bf16 on one H200.
@@ -163,6 +168,9 @@ pub const H200_LLAMA8B: ArenaSpec = ArenaSpec {
     // The stock engine decodes at ~97 % of the copy floor: no crown of one boundary makes it
     // twice as fast.
     max_speedup_ppm: 2_000_000,
+    // A NotFaster null's median on an H100 (27 attempts of the stock `linear.matmul` as its
+    // own candidate, the release `cacheon`, docs/validator.md): 30.6 s of the GPU.
+    median_attempt_ms: 30_600,
 };
 
 /// The CPU arena on a real model: SmolLM2-135M-Instruct (its GGUF file, named by content
@@ -183,6 +191,7 @@ pub const CPU_SMOLLM2: ArenaSpec = ArenaSpec {
     max_attempts: 3,
     required_distinct_validators: 2,
     max_speedup_ppm: 10_000_000,
+    median_attempt_ms: CPU_SMOLLM2_ATTEMPT_MS,
 };
 
 /// The tensor-parallel CPU arena: `tiny-moe` (the tiny model with its second layer a
@@ -195,8 +204,21 @@ pub const CPU_TP2: ArenaSpec = ArenaSpec {
     hardware: "x86-64-v3x2",
     model: "tiny-moe",
     workload: "cpu-tp2/ranks2-v1",
+    median_attempt_ms: CPU_TP2_ATTEMPT_MS,
     ..CPU_TINY
 };
+
+/// `cpu-tiny`'s median attempt: 5.0 s, the median of the seven single-attempt tests of
+/// `offchain/tests/qualify.rs` on this arena (4.7–11.0 s each, medians of five runs on a
+/// 2-core machine, debug build; docs/e2e.md).
+const CPU_TINY_ATTEMPT_MS: u32 = 5_000;
+/// `cpu-smollm2`'s median attempt: 46 s, the median of three PASSes of
+/// `examples/cpu/matmul-avx2` (39, 46 and 55 s, 6 pairs each, a 2-core machine, debug build;
+/// docs/validator.md). Its nulls took 27–84 s.
+const CPU_SMOLLM2_ATTEMPT_MS: u32 = 46_000;
+/// `cpu-tp2`'s median attempt: 19.2 s, the two attempts of `offchain/tests/qualify.rs` on
+/// this arena (13.2 and 25.1 s, medians of five runs; docs/e2e.md).
+const CPU_TP2_ATTEMPT_MS: u32 = 19_150;
 
 /// The genesis arenas; each allows every target of [`TARGETS`].
 pub const ARENAS: [ArenaSpec; 4] = [CPU_TINY, H200_LLAMA8B, CPU_SMOLLM2, CPU_TP2];

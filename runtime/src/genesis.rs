@@ -6,7 +6,9 @@
 
 use crate::*;
 use cacheon_primitives::catalog::{ARENAS, TARGETS};
-use pallet_cacheon::{ArenaConfig, ArenaPolicy, EmissionsPolicy, Id, Status, TargetSpec};
+use pallet_cacheon::{
+    ArenaConfig, ArenaPolicy, EmissionsPolicy, EvaluationFee, Id, Status, TargetSpec,
+};
 use polkadot_sdk::sp_keyring::{Ed25519Keyring, Sr25519Keyring};
 
 /// Name of the local-network preset (also accepted: `local_testnet`).
@@ -59,6 +61,24 @@ pub fn arenas() -> Vec<ArenaConfig<BlockNumber>> {
                 },
                 status: Status::Active,
             }
+        })
+        .collect()
+}
+
+/// The genesis price of one second of a validator's machine: 0.01 UNIT. A dev chain's
+/// number, not a market's; the admin origin quotes another with `set_evaluation_fee`.
+pub const PRICE_PER_MACHINE_SECOND: Balance = UNIT / 100;
+
+/// Each arena's evaluation fee: its median attempt's machine time at the genesis price.
+pub fn evaluation_fees() -> Vec<(Id, EvaluationFee<Balance>)> {
+    ARENAS
+        .iter()
+        .map(|a| {
+            let fee = EvaluationFee {
+                attempt_ms: a.median_attempt_ms,
+                price_per_second: PRICE_PER_MACHINE_SECOND,
+            };
+            (id(a.id), fee)
         })
         .collect()
 }
@@ -118,6 +138,7 @@ fn genesis(p: Preset) -> serde_json::Value {
                 emission_per_epoch: 10 * UNIT,
                 bootstrap_account: Sr25519Keyring::Ferdie.to_account_id(),
             }),
+            evaluation_fees: evaluation_fees(),
         },
     })
 }

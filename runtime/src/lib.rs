@@ -261,7 +261,7 @@ impl pallet_cacheon::Config for Runtime {
     type CommitDeposit = ConstU128<{ UNIT }>;
     /// 512 KiB costs about 52 UNIT of deposit, returned when the bundle is no longer used.
     type BundleByteDeposit = ConstU128<{ UNIT / 10_000 }>;
-    type EvalFee = ConstU128<{ UNIT }>;
+    type RevealFee = ConstU128<{ UNIT }>;
     type RevealDelay = ConstU32<2>;
     /// Also how long a proposal's crowning attempt waits after its commit: until then an
     /// older commitment of the same content could still be revealed (30 blocks: 3 min).

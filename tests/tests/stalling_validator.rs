@@ -4,7 +4,8 @@
 //! and attests NoDecision, is refused a second lease in a row, and keeps grabbing every lease
 //! it may take and answering NoDecision while Bob and Dave (real `cacheon validator`
 //! processes) measure. Version 1's rules expired a proposal after three NoDecisions from
-//! anyone; now the proposal is crowned. Then `cacheon-try-state` checks the live chain's state
+//! anyone; now the proposal is crowned, and Charlie's evaluation fee pays Bob's and Dave's
+//! crowning PASSes and none of Alice's stalls. Then `cacheon-try-state` checks the live chain's state
 //! against the runtime's invariants. Needs `cacheon`, `cacheon-node` and `cacheon-try-state`
 //! built.
 
@@ -92,5 +93,19 @@ fn one_validator_attesting_no_decision_cannot_expire_a_proposal() {
         "the proposal expired: {:?}",
         w.names()
     );
+    // Charlie's evaluation fee paid the two PASSes that crowned the proposal, Bob's and
+    // Dave's (each its own operator on the dev chain), and nothing to Alice's stalls.
+    let account =
+        |suri: &str| chain::account(&chain::signer(Some(suri), None).unwrap()).to_string();
+    let mut paid: Vec<String> = w
+        .events
+        .iter()
+        .filter(|e| e["event"] == "verdict_paid")
+        .filter_map(|e| e["operator"].as_str().map(str::to_string))
+        .collect();
+    paid.sort();
+    let mut crowners = vec![account("//Bob"), account("//Dave")];
+    crowners.sort();
+    assert_eq!(paid, crowners, "the verdicts paid: {:#?}", w.events);
     assert_try_state(&node.url);
 }

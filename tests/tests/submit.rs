@@ -1,7 +1,9 @@
 //! `cacheon submit` against a real dev node: killed (SIGKILL) as soon as its commitment is
 //! finalized, then run again, it reveals that commitment (no second commit, no second
-//! deposit); killed after the reveal and run again, it watches the same proposal. Needs
-//! `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
+//! deposit); killed after the reveal and run again, it watches the same proposal. Before a
+//! new commitment it prints the quote and sends nothing without `--yes` (off a terminal) or
+//! without the balance. Needs `cacheon` and `cacheon-node` built (scripts/test.sh builds
+//! them first).
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -60,10 +62,15 @@ fn submit_killed_and_run_again_completes_the_proposal() {
         "60",
         "--for-secs",
         "3",
+        "--yes",
     ];
 
     eprintln!("waiting for: the first submit's commitment, then killing it");
     let first = run_until_killed(&args, "committed");
+    assert_eq!(
+        first[0]["event"], "quote",
+        "the quote comes first: {first:?}"
+    );
     let committed = first.last().expect("events before the kill");
     assert_eq!(committed["event"], "committed", "{first:?}");
     assert_eq!(committed["target"], "norm.rmsnorm");
@@ -105,4 +112,97 @@ fn submit_killed_and_run_again_completes_the_proposal() {
         })
         .count();
     assert_eq!(records, 1, "one commit record");
+}
+
+fn planck(v: &Value, field: &str) -> u128 {
+    v[field]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{field} in {v}"))
+}
+
+#[test]
+fn submit_quotes_first_and_sends_nothing_without_yes_or_the_balance() {
+    let logs = cacheon_e2e::TestDir::new();
+    let node = Node::dev(logs.path(), 250);
+    let url = node.url.as_str();
+    let state = logs.path().join("state");
+    let state = state.to_str().unwrap();
+    let bundle = repo_root().join("examples/cpu/rmsnorm-avx2");
+    let bundle = bundle.to_str().unwrap();
+    let args = |suri: &'static str, extra: &[&'static str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "submit",
+            bundle,
+            "--suri",
+            suri,
+            "--state-dir",
+            state,
+            "--url",
+            url,
+            "--timeout",
+            "60",
+            "--for-secs",
+            "1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run_args = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        run(&a)
+    };
+
+    eprintln!("Charlie without --yes, off a terminal: the quote, then nothing sent");
+    let (code, lines, err) = run_args(args("//Charlie", &[]));
+    assert_eq!(code, 2, "{lines:?}\n{err}");
+    let q = &lines[0];
+    assert_eq!(q["event"], "quote", "{lines:?}");
+    assert_eq!(q["affordable"], true);
+    let held =
+        planck(q, "commit_deposit") + planck(q, "bundle_deposit") + planck(q, "evaluation_fee");
+    let spent = planck(q, "reveal_fee") + planck(q, "commit_tx_fee") + planck(q, "reveal_tx_fee");
+    // The dev chain quotes cpu-tiny's median attempt at 0.01 UNIT a second, two verdicts.
+    assert!(planck(q, "evaluation_fee") > 0, "{q}");
+    assert_eq!(planck(q, "held"), held);
+    assert_eq!(planck(q, "spent"), spent);
+    assert!(
+        planck(q, "needed") > held + spent,
+        "the existential deposit stays: {q}"
+    );
+    assert!(
+        planck(q, "commit_tx_fee") > 0 && planck(q, "reveal_tx_fee") > planck(q, "commit_tx_fee"),
+        "the reveal carries the bundle: {q}"
+    );
+    assert!(err.contains("--yes"), "{err}");
+    assert_eq!(lines.len(), 1, "nothing after the quote: {lines:?}");
+    let free_before = planck(q, "free");
+
+    eprintln!("an account without funds, with --yes: refused before anything is sent");
+    let (code, lines, err) = run_args(args("//NoFunds", &["--yes"]));
+    assert_eq!(code, 4, "{lines:?}\n{err}");
+    assert_eq!(lines[0]["event"], "quote", "{lines:?}");
+    assert_eq!(lines[0]["affordable"], false);
+    assert_eq!(planck(&lines[0], "free"), 0);
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+
+    eprintln!("Charlie with --yes: the same free balance (nothing was held), a fresh commitment");
+    let a = args("//Charlie", &["--yes"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let events = run_until_killed(&a, "committed");
+    let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["quote", "committed"],
+        "a fresh commit, no resume: {events:?}"
+    );
+    assert_eq!(
+        planck(&events[0], "free"),
+        free_before,
+        "the first run held nothing"
+    );
 }

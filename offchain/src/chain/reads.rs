@@ -225,6 +225,8 @@ pub struct ArenaSummary {
     pub id: String,
     pub generation: u64,
     pub contract: ArenaContract,
+    /// What measuring a proposal costs there; `None` where the arena quotes nothing.
+    pub evaluation_fee: Option<EvaluationFeeQuote>,
     /// Proposals waiting in its queue.
     pub queue: usize,
     /// Crowned targets: `(target id, proposal)`.
@@ -260,6 +262,42 @@ pub async fn incumbents_of(at: &At, arena: &[u8]) -> Result<Vec<(String, u64)>, 
 }
 
 /// Every registered arena with its queue length and crowned targets.
+/// An arena's evaluation fee as the chain quotes it, in planck.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct EvaluationFeeQuote {
+    /// Machine time of the arena's median attempt.
+    pub attempt_ms: u32,
+    #[serde(serialize_with = "as_text")]
+    pub price_per_second: u128,
+    /// What one verdict the outcome confirms earns its operator.
+    #[serde(serialize_with = "as_text")]
+    pub per_verdict: u128,
+}
+
+/// Amounts in planck go to JSON as text (a u128 does not fit a JSON number).
+fn as_text<S: serde::Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.to_string())
+}
+
+/// `arena`'s evaluation fee (the pallet's `EvaluationFees`), `None` where it has none.
+pub async fn evaluation_fee(
+    at: &At,
+    arena: &[u8],
+) -> Result<Option<EvaluationFeeQuote>, ChainError> {
+    let fee = fetch(
+        at,
+        api::storage().cacheon().evaluation_fees(),
+        (bounded(arena),),
+    )
+    .await?;
+    Ok(fee.map(|f| EvaluationFeeQuote {
+        attempt_ms: f.attempt_ms,
+        price_per_second: f.price_per_second,
+        // As the pallet's `EvaluationFee::per_verdict`.
+        per_verdict: f.price_per_second.saturating_mul(f.attempt_ms as u128) / 1_000,
+    }))
+}
+
 pub async fn arena_summaries(at: &At) -> Result<Vec<ArenaSummary>, ChainError> {
     let mut out = Vec::new();
     let mut it = at
@@ -282,9 +320,11 @@ pub async fn arena_summaries(at: &At) -> Result<Vec<ArenaSummary>, ChainError> {
         .map_or(0, |q| q.0.len());
         let incumbents = incumbents_of(at, &info.config.id.0).await?;
         let contract = contract_of(&info);
+        let evaluation_fee = evaluation_fee(at, &info.config.id.0).await?;
         out.push(ArenaSummary {
             id: String::from_utf8_lossy(&info.config.id.0).into_owned(),
             contract,
+            evaluation_fee,
             generation: info.generation as u64,
             queue,
             incumbents,

@@ -1,5 +1,5 @@
 //! `cacheon arena [ID]`: an arena's contract as the chain holds it (engine digests, targets,
-//! margin, noise, leases, attempts, validators), and whether this build of the tool measures
+//! margin, noise, leases, attempts, validators, the evaluation fee), and whether this build of the tool measures
 //! the same engine under the same policy, so that a miner knows what a proposal is judged
 //! against before committing to it. docs/arenas.md explains each field.
 
@@ -46,6 +46,7 @@ pub async fn arena(out: &Out, id: Option<&str>, c: &ChainArgs) -> i32 {
             "arena": a.id,
             "generation": a.generation,
             "contract": c,
+            "evaluation_fee": a.evaluation_fee,
             "queue": a.queue,
             "incumbents": a.incumbents.iter().map(|(t, p)| json!({"target": t, "proposal": p})).collect::<Vec<_>>(),
             "this_build_agrees": agreement.is_none(),
@@ -74,6 +75,16 @@ pub async fn arena(out: &Out, id: Option<&str>, c: &ChainArgs) -> i32 {
                 c.stock_digest,
                 c.targets.join(", "),
             );
+            match &a.evaluation_fee {
+                Some(f) => s.push_str(&format!(
+                    "  evaluation fee {} a verdict ({:.1} s median attempt at {} a second), {} held per proposal\n",
+                    super::display::units(f.per_verdict as i128),
+                    f.attempt_ms as f64 / 1e3,
+                    super::display::units(f.price_per_second as i128),
+                    super::display::units((f.per_verdict * c.required_distinct_validators.max(1) as u128) as i128),
+                )),
+                None => s.push_str("  no evaluation fee: validators measure here for free\n"),
+            }
             if let Some(w) = workload {
                 s.push_str(&format!(
                     "  this build's workload: model {}, {} prompt tokens, {} decode steps{}\n",

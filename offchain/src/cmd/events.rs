@@ -1,6 +1,6 @@
 //! The chain's events as `cacheon watch` prints them and the explorer indexes them: every
-//! event about a proposal (leases, verdicts, crowns and every other end, and the challenges
-//! of a crown) as one JSON object with `event` and `proposal`, and a line for people.
+//! event about a proposal (leases, verdicts, crowns and every other end, what its
+//! evaluation fee held, paid and returned, and the challenges of a crown) as one JSON object with `event` and `proposal`, and a line for people.
 
 use cacheon::chain::api;
 use serde_json::json;
@@ -104,6 +104,21 @@ pub fn proposal_events(
         |e| json!({"miner": e.miner.to_string(), "amount": e.amount.to_string()})
     );
     collect!(Withdrawn, "withdrawn", |_e| json!({}));
+    collect!(
+        EvaluationFeeHeld,
+        "evaluation_fee_held",
+        |e| json!({"miner": e.miner.to_string(), "amount": e.amount.to_string()})
+    );
+    collect!(
+        VerdictPaid,
+        "verdict_paid",
+        |e| json!({"operator": e.operator.to_string(), "amount": e.amount.to_string()})
+    );
+    collect!(
+        EvaluationFeeReturned,
+        "evaluation_fee_returned",
+        |e| json!({"miner": e.miner.to_string(), "amount": e.amount.to_string()})
+    );
     collect!(
         QueueWasFull,
         "queue_was_full",

@@ -15,6 +15,7 @@ pub mod explorer;
 pub mod generate;
 pub mod operator;
 pub mod proposal;
+pub mod quote;
 pub mod submit;
 pub mod validator;
 

@@ -16,7 +16,7 @@ use cacheon_kernels::bundle;
 use serde_json::json;
 
 use super::proposal::{self, connect, fail, load_records, save_record, CommitRecord};
-use super::{Out, StateArgs};
+use super::{display, quote, Out, StateArgs};
 use crate::ProposalArgs;
 
 /// Where a submission stands, from the records on disk and the chain.
@@ -27,7 +27,7 @@ enum Resume {
     Fresh,
 }
 
-pub async fn submit(out: &Out, p: &ProposalArgs, watch_secs: u64) -> i32 {
+pub async fn submit(out: &Out, p: &ProposalArgs, watch_secs: u64, yes: bool) -> i32 {
     let (dir, key, c, state) = (p.dir.as_path(), &p.key, &p.chain, &p.state);
     let canonical = match bundle::read_dir(dir)
         .map_err(|e| e.to_string())
@@ -80,7 +80,21 @@ pub async fn submit(out: &Out, p: &ProposalArgs, watch_secs: u64) -> i32 {
                     match proposal::prepare_commit(out, dir, &p.arena, p.target.clone(), key, state)
                     {
                         Ok(mut record) => {
-                            proposal::send_commit(out, &mut record, key, c, state).await
+                            match agree_to_quote(out, &client, &signer, &record, &canonical, yes)
+                                .await
+                            {
+                                Ok(()) => {
+                                    proposal::send_commit(out, &mut record, key, c, state).await
+                                }
+                                Err(code) => {
+                                    // Nothing was sent: no record may make a later run send it.
+                                    let _ = std::fs::remove_file(proposal::record_path(
+                                        state,
+                                        &record.commitment,
+                                    ));
+                                    code
+                                }
+                            }
                         }
                         Err(code) => code,
                     }
@@ -96,6 +110,52 @@ pub async fn submit(out: &Out, p: &ProposalArgs, watch_secs: u64) -> i32 {
         }
     };
     proposal::watch(out, id, c, watch_secs).await
+}
+
+/// Prints what the submission will hold and cost and goes on only if the account can pay
+/// it and the user agrees: `--yes`, or `y` at the prompt on a terminal. Without either,
+/// nothing is sent.
+async fn agree_to_quote(
+    out: &Out,
+    client: &chain::Client,
+    signer: &subxt_signer::sr25519::Keypair,
+    record: &CommitRecord,
+    canonical: &[u8],
+    yes: bool,
+) -> Result<(), i32> {
+    let q = quote::quote(client, signer, &record.arena, &record.target, canonical)
+        .await
+        .map_err(|e| fail(out, e))?;
+    out.emit(q.json(), || q.human(canonical.len()));
+    if !q.affordable() {
+        return Err(out.error(
+            &format!(
+                "the account has {} free and the submission needs {}: nothing was sent",
+                display::units(q.free as i128),
+                display::units(q.needed() as i128)
+            ),
+            exit::CHAIN_REFUSED,
+        ));
+    }
+    if yes {
+        return Ok(());
+    }
+    use std::io::{BufRead, IsTerminal, Write};
+    if out.json || !std::io::stdin().is_terminal() {
+        return Err(out.error(
+            "not submitted: pass --yes to submit without a prompt (the quote is above)",
+            exit::USAGE,
+        ));
+    }
+    eprint!("submit? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(out.error("not submitted", exit::USAGE))
+    }
 }
 
 /// Reads the records of this account's commitments to `hash` and the chain's state of them.

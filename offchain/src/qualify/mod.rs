@@ -8,7 +8,7 @@
 //! copy bandwidth the referee measures itself (host memory, or the GPU's).
 
 pub mod audit;
-pub mod copy;
+pub mod copy_bandwidth;
 pub mod findings;
 mod lanes;
 pub mod pristine;
@@ -138,7 +138,7 @@ fn measure(
         .stage_ms
         .time("copy_bandwidth", || match opts.copy_bandwidth {
             Some(rate) => Ok(rate),
-            None => copy::floor_bandwidth(arena.backend, lanes.weight_bytes as usize),
+            None => copy_bandwidth::floor_bandwidth(arena.backend, lanes.weight_bytes as usize),
         });
     let copy = match measured {
         Ok(c) => c,

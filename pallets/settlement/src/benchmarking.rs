@@ -91,31 +91,7 @@ mod benchmarks {
     #[benchmark]
     fn claim(q: Linear<0, { T::MaxQueueLen::get() - 1 }>) {
         let (v1, v2) = arena::<T>(2);
-        let miner = funded::<T>("miner", 0);
-        let target = reveal_one::<T>(&miner, b"bench.slot1", 256, 0);
-        let template = reveal_one::<T>(&miner, b"bench.slot0", 256, 1);
-        let mut queue: Vec<ProposalId> = Vec::new();
-        for i in 0..q {
-            let mut p = Proposals::<T>::get(template).unwrap();
-            p.status = waiting_for_reproduction::<T>(if i == 0 { &v1 } else { &v2 });
-            // Each by its own miner: each miner's operator is read.
-            p.miner = account("queued-miner", i, 0);
-            let pid = 10_000 + i as u64;
-            Proposals::<T>::insert(pid, p);
-            queue.push(pid);
-        }
-        queue.push(target);
-        Queue::<T>::insert(bid(ARENA), BoundedVec::truncate_from(queue));
-        Proposals::<T>::remove(template);
-        // Priority is final for every entry: the walk reaches the overlap check.
-        let now = frame_system::Pallet::<T>::block_number();
-        let now = now.saturating_add(T::RevealWindow::get());
-        frame_system::Pallet::<T>::set_block_number(now);
-        // The lease's deadline searches past full blocks.
-        fill_deadlines::<T>(
-            now.saturating_add(100u32.into()),
-            crate::settle::DEADLINE_TRIES - 1,
-        );
+        let target = claim_scene::<T>(q, &v1, &v2);
         #[extrinsic_call]
         _(RawOrigin::Signed(v1), target);
         assert!(matches!(
@@ -154,16 +130,7 @@ mod benchmarks {
         let p = reveal_one::<T>(&miner, b"bench.slot0", T::MaxBundleBytes::get(), 0);
         fill_queue::<T>(vec![p]);
         // A second operator's confiscating FAIL waits: this one agrees, and the deposit goes.
-        Proposals::<T>::mutate(p, |prop| {
-            let prop = prop.as_mut().unwrap();
-            prop.disputed = Some(RecordedFail {
-                validator: v2.clone(),
-                operator: v2.clone(),
-                reason: FailReason::Cheating,
-                evidence_digest: [3; 32],
-            });
-            prop.excluded = BoundedVec::truncate_from(vec![v2.clone()]);
-        });
+        disputed_by::<T>(p, &v2, FailReason::Cheating);
         Pallet::<T>::do_claim(v1.clone(), p).expect("claim works");
         let cheating = verdict(
             Verdict::Fail {
@@ -197,16 +164,7 @@ mod benchmarks {
         lease_reproduction::<T>(p, &v2, &v1, until);
         OpenLeases::<T>::insert(&v1, 1);
         fill_deadlines::<T>(until, crate::settle::DEADLINE_TRIES - 1);
-        Proposals::<T>::mutate(p, |prop| {
-            let prop = prop.as_mut().unwrap();
-            prop.excluded = BoundedVec::truncate_from(vec![disputer.clone()]);
-            prop.disputed = Some(RecordedFail {
-                validator: disputer.clone(),
-                operator: disputer,
-                reason: FailReason::NotFaster,
-                evidence_digest: [3; 32],
-            });
-        });
+        disputed_by::<T>(p, &disputer, FailReason::NotFaster);
         let no_decision = verdict(
             Verdict::NoDecision {
                 reason: NoDecisionReason::Noise,
@@ -227,29 +185,8 @@ mod benchmarks {
     #[benchmark]
     fn attest_crown(q: Linear<0, { T::MaxQueueLen::get() - 1 }>, m: Linear<2, { MAX_MEMBERS }>) {
         let (v1, v2) = arena::<T>(m);
-        let miner = funded::<T>("miner", 0);
-        for (i, name) in slot_names(m).iter().enumerate() {
-            let p = reveal_one::<T>(&miner, name, 256, 100 + i as u32);
-            crown_directly::<T>(p);
-        }
-        let p = reveal_one::<T>(&miner, b"bench.atomic", T::MaxBundleBytes::get(), 0);
-        let others: Vec<ProposalId> = (0..q)
-            .map(|i| reveal_one::<T>(&funded::<T>("other", i), b"bench.slot0", 256, 1_000 + i))
-            .collect();
+        let (p, _) = crown_scene::<T>(q, m, &v1);
         open_primary::<T>(p, &v1);
-        // Each waiting with its own scheduled deadline (each is unscheduled when dropped).
-        let base =
-            frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
-        for (i, o) in others.iter().enumerate() {
-            let mut prop = Proposals::<T>::get(o).unwrap();
-            let until = base.saturating_add((i as u32).into());
-            prop.status = ProposalStatus::ReproductionQueued {
-                primary: PrimaryPass::Open(primary_pass::<T>(&v1)),
-                until,
-            };
-            LeaseDeadlines::<T>::insert(until, BoundedVec::truncate_from(vec![*o]));
-            Proposals::<T>::insert(o, prop);
-        }
         // The crowning attempt waits until the content's priority is final.
         let commit_block = Proposals::<T>::get(p).unwrap().commit_block;
         frame_system::Pallet::<T>::set_block_number(
@@ -424,39 +361,7 @@ mod benchmarks {
     #[benchmark]
     fn expire_leases(n: Linear<0, { T::MaxLeasesPerBlock::get() }>) {
         let (v1, v2) = arena::<T>(2);
-        let disputer = keys_of_one_operator::<T>();
-        let mut ids = Vec::new();
-        for i in 0..n {
-            let p = reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i);
-            ids.push(p);
-        }
-        fill_queue::<T>(ids.clone());
-        let now = frame_system::Pallet::<T>::block_number();
-        let until = now.saturating_add(T::ReproductionTimeout::get());
-        for p in &ids {
-            lease_reproduction::<T>(*p, &v2, &v1, until);
-            Proposals::<T>::mutate(p, |prop| {
-                let prop = prop.as_mut().unwrap();
-                prop.excluded = BoundedVec::truncate_from(vec![disputer.clone()]);
-                prop.disputed = Some(RecordedFail {
-                    validator: disputer.clone(),
-                    operator: disputer.clone(),
-                    reason: FailReason::NotFaster,
-                    evidence_digest: [3; 32],
-                });
-            });
-        }
-        // Stands for leases of many operators: one operator's cap is far below a block's.
-        OpenLeases::<T>::remove(&v1);
-        let full_blocks = (T::MaxArenas::get() * T::MaxQueueLen::get())
-            .div_ceil(T::MaxLeasesPerBlock::get())
-            .min(crate::settle::DEADLINE_TRIES - 1);
-        fill_deadlines::<T>(until, full_blocks);
-        let deadline =
-            match Proposals::<T>::get(ids.first().copied().unwrap_or_default()).map(|p| p.status) {
-                Some(ProposalStatus::Reproduction { lease, .. }) => lease.expires_at,
-                _ => now.saturating_add(100u32.into()),
-            };
+        let (ids, deadline) = expiring_leases_scene::<T>(n, &v1, &v2);
         #[block]
         {
             Pallet::<T>::expire_leases(deadline);
@@ -479,12 +384,7 @@ mod benchmarks {
             other.id = bid(format!("bench.arena{i}").as_bytes());
             Pallet::<T>::do_set_arena(other).expect("room for the arena");
         }
-        let mut ids = Vec::new();
-        for i in 0..n {
-            let p = reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i);
-            ids.push(p);
-        }
-        fill_queue::<T>(ids.clone());
+        let ids = queued_proposals::<T>(n);
         let until =
             frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
         for p in &ids {

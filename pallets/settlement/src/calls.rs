@@ -42,10 +42,12 @@ mod calls {
 
         /// Reveal a committed bundle: its canonical bytes, the arena and target it competes
         /// for and the salt. The chain recomputes the ContentHash and the commitment, checks the
-        /// bundle's canonical form, charges `EvalFee`, holds the per-byte bundle deposit and
+        /// bundle's canonical form, charges `RevealFee`, holds the per-byte bundle deposit and
+        /// the arena's evaluation fee (one verdict's worth per operator the arena needs) and
         /// queues the proposal. Into a full queue the reveal still records the proposal and
-        /// its content's ownership, with the same fee and deposit, but queues nothing
-        /// (`NotQueued`): the miner commits and reveals the bytes again to be measured.
+        /// its content's ownership, with the same reveal fee and deposit, but holds no
+        /// evaluation fee and queues nothing (`NotQueued`): the miner commits and reveals the
+        /// bytes again to be measured.
         #[pallet::call_index(1)]
         #[pallet::weight(T::WeightInfo::reveal(bundle.len() as u32))]
         pub fn reveal(
@@ -60,8 +62,8 @@ mod calls {
         }
 
         /// Withdraw a queued proposal that no validator holds a lease on and no FAIL on which
-        /// waits for a second opinion. The bundle deposit is returned; the evaluation fee is
-        /// not.
+        /// waits for a second opinion. The bundle deposit and the evaluation fee are
+        /// returned; the reveal fee is not.
         #[pallet::call_index(2)]
         #[pallet::weight(T::WeightInfo::withdraw())]
         pub fn withdraw(origin: OriginFor<T>, proposal: ProposalId) -> DispatchResult {
@@ -338,6 +340,21 @@ mod calls {
             RequiredBonds::<T>::insert(&arena, amount);
             Self::deposit_event(Event::RequiredBondSet { arena, amount });
             Ok(())
+        }
+
+        /// Quote what measuring a proposal costs in `arena` (the admin origin): the machine
+        /// time of the arena's median attempt and the price of a second of it. Reveals from
+        /// the next block on hold the new fee; pending proposals keep what they hold.
+        /// (Weighed as `set_required_bond`: the same origin check, arena read and one write.)
+        #[pallet::call_index(28)]
+        #[pallet::weight(T::WeightInfo::set_required_bond())]
+        pub fn set_evaluation_fee(
+            origin: OriginFor<T>,
+            arena: ArenaId,
+            fee: EvaluationFeeOf<T>,
+        ) -> DispatchResult {
+            T::AdminOrigin::ensure_origin(origin)?;
+            Self::do_set_evaluation_fee(arena, fee)
         }
 
         /// Overturn a failed proposal's FAIL (the admin origin): the proposal ends

@@ -313,5 +313,32 @@ mod events {
             proposal: ProposalId,
             arena: ArenaId,
         },
+        /// The admin origin quoted what measuring a proposal costs in an arena.
+        EvaluationFeeSet {
+            arena: ArenaId,
+            fee: EvaluationFeeOf<T>,
+            per_verdict: BalanceOf<T>,
+        },
+        /// A reveal held its arena's evaluation fee from the miner until the proposal ends.
+        EvaluationFeeHeld {
+            proposal: ProposalId,
+            miner: T::AccountId,
+            amount: BalanceOf<T>,
+        },
+        /// A verdict the proposal's outcome confirmed (a crowning PASS, a FAIL that stuck)
+        /// was paid to its operator from the miner's held evaluation fee.
+        VerdictPaid {
+            proposal: ProposalId,
+            operator: T::AccountId,
+            amount: BalanceOf<T>,
+        },
+        /// A proposal ended and what its evaluation fee had not paid went back to its miner:
+        /// every attempt that ended on a validator's side (a stall, a lease run out, a
+        /// NoDecision, a stale or unconfirmed verdict) costs the miner nothing.
+        EvaluationFeeReturned {
+            proposal: ProposalId,
+            miner: T::AccountId,
+            amount: BalanceOf<T>,
+        },
     }
 }

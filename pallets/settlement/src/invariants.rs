@@ -258,12 +258,36 @@ impl<T: Config> Pallet<T> {
         );
 
         Self::challenges_add_up()?;
+        Self::fees_add_up()?;
 
         let weights = Weights::<T>::get();
         if !weights.is_empty() {
             let sum: u64 = weights.iter().map(|(_, w)| *w as u64).sum();
             ensure!(sum == 1_000_000, "weights do not sum to 1_000_000");
             ensure!(weights.iter().all(|(_, w)| *w > 0), "a weight is zero");
+        }
+        Ok(())
+    }
+
+    /// Only pending proposals hold an evaluation fee, and what each miner's proposals hold
+    /// is what the currency holds from it for that reason.
+    fn fees_add_up() -> Result<(), frame::deps::sp_runtime::TryRuntimeError> {
+        let mut held: BTreeMap<T::AccountId, BalanceOf<T>> = BTreeMap::new();
+        for (id, escrow) in FeeEscrows::<T>::iter() {
+            let p = Proposals::<T>::get(id).ok_or("an evaluation fee is held for no proposal")?;
+            ensure!(
+                p.status.is_pending(),
+                "a proposal that ended still holds an evaluation fee"
+            );
+            let sum = held.entry(p.miner).or_insert_with(Zero::zero);
+            *sum = sum.saturating_add(escrow.left);
+        }
+        for p in Proposals::<T>::iter_values() {
+            let sum = held.get(&p.miner).copied().unwrap_or_else(Zero::zero);
+            ensure!(
+                T::Currency::balance_on_hold(&HoldReason::EvaluationFee.into(), &p.miner) == sum,
+                "a miner's held evaluation fees differ from what its proposals hold"
+            );
         }
         Ok(())
     }

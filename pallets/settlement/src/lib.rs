@@ -82,6 +82,8 @@ pub type ContentOwnerOf<T> =
     ContentOwner<<T as frame_system::Config>::AccountId, BlockNumberFor<T>>;
 pub type EmissionsPolicyOf<T> =
     EmissionsPolicy<<T as frame_system::Config>::AccountId, BlockNumberFor<T>, BalanceOf<T>>;
+pub type EvaluationFeeOf<T> = EvaluationFee<BalanceOf<T>>;
+pub type FeeEscrowOf<T> = FeeEscrow<BalanceOf<T>>;
 pub type UnbondingOf<T> =
     BoundedVec<UnbondingChunk<BlockNumberFor<T>, BalanceOf<T>>, MaxUnbondingChunks>;
 pub type ChallengeOf<T> =
@@ -122,6 +124,9 @@ pub mod pallet {
         OperatorBond,
         /// A challenger's bond, from `challenge` until the challenge's outcome.
         ChallengeBond,
+        /// A proposal's evaluation fee, from `reveal` until the proposal ends: the verdicts
+        /// the outcome confirms are paid from it, the rest is released.
+        EvaluationFee,
     }
 
     #[pallet::config]
@@ -140,9 +145,11 @@ pub mod pallet {
         /// Held per byte of a revealed bundle.
         #[pallet::constant]
         type BundleByteDeposit: Get<BalanceOf<Self>>;
-        /// Paid into the reward pot on every reveal; never returned.
+        /// Paid into the reward pot on every reveal, never returned: it pays for the records
+        /// a reveal leaves behind (the content's owner, kept for ever) and prices spam. The
+        /// measurement itself is paid by the arena's evaluation fee ([`EvaluationFees`]).
         #[pallet::constant]
-        type EvalFee: Get<BalanceOf<Self>>;
+        type RevealFee: Get<BalanceOf<Self>>;
         /// A reveal is accepted from this many blocks after its commit...
         #[pallet::constant]
         type RevealDelay: Get<BlockNumberFor<Self>>;
@@ -283,6 +290,17 @@ pub mod pallet {
     #[pallet::storage]
     pub type RevealsClearedBelow<T: Config> = StorageValue<_, u32, ValueQuery>;
 
+    /// What measuring a proposal costs in each arena (the admin origin quotes it; an arena
+    /// without a quote measures for free). `Blake2_128Concat`: admin-chosen id.
+    #[pallet::storage]
+    pub type EvaluationFees<T: Config> =
+        StorageMap<_, Blake2_128Concat, ArenaId, EvaluationFeeOf<T>>;
+
+    /// The evaluation fee each pending proposal holds from its miner, until it ends.
+    /// `Twox64Concat`: ids come from a counter.
+    #[pallet::storage]
+    pub type FeeEscrows<T: Config> = StorageMap<_, Twox64Concat, ProposalId, FeeEscrowOf<T>>;
+
     /// The next proposal id.
     #[pallet::storage]
     pub type NextProposalId<T: Config> = StorageValue<_, ProposalId, ValueQuery>;
@@ -403,6 +421,8 @@ pub mod pallet {
         /// `(arena, validator, operator)`.
         pub validators: alloc::vec::Vec<(ArenaId, T::AccountId, T::AccountId)>,
         pub emissions: Option<EmissionsPolicyOf<T>>,
+        /// Each arena's evaluation fee.
+        pub evaluation_fees: alloc::vec::Vec<(ArenaId, EvaluationFeeOf<T>)>,
     }
 
     #[pallet::genesis_build]
@@ -417,6 +437,10 @@ pub mod pallet {
             for (arena, who, operator) in &self.validators {
                 Pallet::<T>::do_add_validator(arena.clone(), who.clone(), operator.clone())
                     .expect("genesis validator is valid");
+            }
+            for (arena, fee) in &self.evaluation_fees {
+                Pallet::<T>::do_set_evaluation_fee(arena.clone(), fee.clone())
+                    .expect("genesis evaluation fee names an arena");
             }
             if let Some(policy) = &self.emissions {
                 Pallet::<T>::check_emissions(policy).expect("genesis emissions policy is valid");

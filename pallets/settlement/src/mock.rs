@@ -50,7 +50,7 @@ impl pallet_balances::Config for Test {
 
 pub const COMMIT_DEPOSIT: Balance = 100;
 pub const BYTE_DEPOSIT: Balance = 1;
-pub const EVAL_FEE: Balance = 50;
+pub const REVEAL_FEE: Balance = 50;
 pub const REVEAL_DELAY: u64 = 2;
 /// The reveal window of the tests about it and about content priority (`ExtBuilder::
 /// reveal_window`). Other tests run with a window of `REVEAL_DELAY` blocks: a proposal's
@@ -78,7 +78,7 @@ parameter_types! {
     pub const CacheonPalletId: PalletId = PalletId(*b"cacheon!");
     pub const CommitDeposit: Balance = COMMIT_DEPOSIT;
     pub const BundleByteDeposit: Balance = BYTE_DEPOSIT;
-    pub const EvalFee: Balance = EVAL_FEE;
+    pub const RevealFee: Balance = REVEAL_FEE;
     pub const RevealDelay: u64 = REVEAL_DELAY;
     pub static RevealWindow: u64 = REVEAL_DELAY;
     pub static MaxRevealsPerPeriod: u32 = 16;
@@ -100,7 +100,7 @@ impl pallet_cacheon::Config for Test {
     type PalletId = CacheonPalletId;
     type CommitDeposit = CommitDeposit;
     type BundleByteDeposit = BundleByteDeposit;
-    type EvalFee = EvalFee;
+    type RevealFee = RevealFee;
     type RevealDelay = RevealDelay;
     type RevealWindow = RevealWindow;
     type MaxPendingCommits = ConstU32<4>;
@@ -216,6 +216,7 @@ pub struct ExtBuilder {
     required_distinct_validators: u32,
     reveal_window: u64,
     emission: Balance,
+    evaluation_fee: Option<Balance>,
 }
 
 impl Default for ExtBuilder {
@@ -224,6 +225,7 @@ impl Default for ExtBuilder {
             required_distinct_validators: 2,
             reveal_window: REVEAL_DELAY,
             emission: 0,
+            evaluation_fee: None,
         }
     }
 }
@@ -240,6 +242,11 @@ impl ExtBuilder {
     }
     pub fn emission(mut self, e: Balance) -> Self {
         self.emission = e;
+        self
+    }
+    /// The arena quotes an evaluation fee of `per_verdict` (a 1 s attempt at that price).
+    pub fn evaluation_fee(mut self, per_verdict: Balance) -> Self {
+        self.evaluation_fee = Some(per_verdict);
         self
     }
     pub fn build(self) -> TestState {
@@ -271,6 +278,16 @@ impl ExtBuilder {
                     (id(ARENA), V3, V3),
                 ],
                 emissions: Some(emissions(self.emission)),
+                evaluation_fees: self
+                    .evaluation_fee
+                    .map(|price_per_second| {
+                        let fee = EvaluationFee {
+                            attempt_ms: 1_000,
+                            price_per_second,
+                        };
+                        vec![(id(ARENA), fee)]
+                    })
+                    .unwrap_or_default(),
             },
         }
         .build_storage()

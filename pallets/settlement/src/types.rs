@@ -539,3 +539,47 @@ pub struct UnbondingChunk<BlockNumber, Balance> {
 /// share one).
 pub const MAX_UNBONDING_CHUNKS: u32 = 8;
 pub type MaxUnbondingChunks = ConstU32<MAX_UNBONDING_CHUNKS>;
+
+/// What measuring a proposal costs in an arena, as the admin origin quotes it: the machine
+/// time of the arena's median qualification attempt, priced per second. A verdict is worth
+/// `attempt_ms × price_per_second / 1000`; a reveal holds one verdict's worth for each
+/// operator whose verdict the arena needs (`required_distinct_validators`).
+#[derive(
+    Clone,
+    PartialEq,
+    Eq,
+    Debug,
+    Encode,
+    Decode,
+    DecodeWithMemTracking,
+    MaxEncodedLen,
+    TypeInfo,
+    Serialize,
+    Deserialize,
+)]
+pub struct EvaluationFee<Balance> {
+    /// Milliseconds of the validator's machine (its GPU, for a CUDA arena) in the arena's
+    /// median attempt, as measured and published with the arena.
+    pub attempt_ms: u32,
+    /// The price of one second of that machine.
+    pub price_per_second: Balance,
+}
+
+impl<Balance: AtLeast32BitUnsigned + Copy> EvaluationFee<Balance> {
+    /// What one verdict earns its operator.
+    pub fn per_verdict(&self) -> Balance {
+        self.price_per_second
+            .saturating_mul(Balance::from(self.attempt_ms))
+            / Balance::from(1_000u32)
+    }
+}
+
+/// A proposal's evaluation fee, held from its miner (`HoldReason::EvaluationFee`) from the
+/// reveal until the proposal ends: each verdict the outcome confirms is paid from it, the
+/// rest goes back.
+#[derive(Clone, PartialEq, Eq, Debug, Encode, Decode, MaxEncodedLen, TypeInfo)]
+pub struct FeeEscrow<Balance> {
+    pub per_verdict: Balance,
+    /// What is still held.
+    pub left: Balance,
+}

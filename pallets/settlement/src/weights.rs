@@ -13,6 +13,7 @@
 #![allow(unused_parens, unused_imports)]
 
 use core::marker::PhantomData;
+use polkadot_sdk::polkadot_sdk_frame::deps::frame_support::weights::RuntimeDbWeight;
 use polkadot_sdk::polkadot_sdk_frame::weights_prelude::*;
 
 /// Weight functions of this pallet.
@@ -72,9 +73,10 @@ pub trait WeightInfo {
     fn reveals_missed(n: u32) -> Weight;
 }
 
-/// Weights for a runtime, with its own database weights (`T::DbWeight`).
-pub struct SubstrateWeight<T>(PhantomData<T>);
-impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
+/// The measured weights, with the database weights `D` (a runtime's `T::DbWeight`, or
+/// RocksDB's for tests and mocks).
+pub struct Measured<D>(PhantomData<D>);
+impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Commits` (r:1 w:1)
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
@@ -82,8 +84,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn commit() -> Weight {
         // Fastest run: 310_514 ns.
         Weight::from_parts(325_885_000, 301)
-            .saturating_add(T::DbWeight::get().reads(4))
-            .saturating_add(T::DbWeight::get().writes(4))
+            .saturating_add(D::get().reads(4))
+            .saturating_add(D::get().writes(4))
     }
     /// The range of component `b` is `[256, 524288]`.
     /// Storage: `Balances::Holds` (r:1 w:1)
@@ -105,8 +107,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 917_601 ns.
         Weight::from_parts(986_936_267, 2_550)
             .saturating_add(Weight::from_parts(7_661, 0).saturating_mul(b.into()))
-            .saturating_add(T::DbWeight::get().reads(14))
-            .saturating_add(T::DbWeight::get().writes(12))
+            .saturating_add(D::get().reads(14))
+            .saturating_add(D::get().writes(12))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
@@ -119,8 +121,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn withdraw() -> Weight {
         // Fastest run: 347_861 ns.
         Weight::from_parts(350_649_000, 790)
-            .saturating_add(T::DbWeight::get().reads(6))
-            .saturating_add(T::DbWeight::get().writes(8))
+            .saturating_add(D::get().reads(6))
+            .saturating_add(D::get().writes(8))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Commits` (r:1 w:1)
@@ -129,8 +131,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn cancel_commit() -> Weight {
         // Fastest run: 272_135 ns.
         Weight::from_parts(280_593_000, 568)
-            .saturating_add(T::DbWeight::get().reads(4))
-            .saturating_add(T::DbWeight::get().writes(4))
+            .saturating_add(D::get().reads(4))
+            .saturating_add(D::get().writes(4))
     }
     /// The range of component `q` is `[0, 127]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -147,9 +149,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 1_292_220 ns.
         Weight::from_parts(1_390_519_952, 5_100)
             .saturating_add(Weight::from_parts(42_309_952, 295).saturating_mul(q.into()))
-            .saturating_add(T::DbWeight::get().reads(72))
-            .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().writes(3))
+            .saturating_add(D::get().reads(72))
+            .saturating_add(D::get().reads((2_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
@@ -160,8 +162,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn attest_pass() -> Weight {
         // Fastest run: 2_631_926 ns.
         Weight::from_parts(2_712_798_000, 8_100)
-            .saturating_add(T::DbWeight::get().reads(103))
-            .saturating_add(T::DbWeight::get().writes(4))
+            .saturating_add(D::get().reads(103))
+            .saturating_add(D::get().writes(4))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -181,8 +183,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn attest_fail() -> Weight {
         // Fastest run: 674_657 ns.
         Weight::from_parts(703_871_000, 2_916)
-            .saturating_add(T::DbWeight::get().reads(12))
-            .saturating_add(T::DbWeight::get().writes(14))
+            .saturating_add(D::get().reads(12))
+            .saturating_add(D::get().writes(14))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
@@ -193,8 +195,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn attest_requeue() -> Weight {
         // Fastest run: 2_759_823 ns.
         Weight::from_parts(2_863_552_000, 8_175)
-            .saturating_add(T::DbWeight::get().reads(103))
-            .saturating_add(T::DbWeight::get().writes(4))
+            .saturating_add(D::get().reads(103))
+            .saturating_add(D::get().writes(4))
     }
     /// The range of component `q` is `[0, 127]`.
     /// The range of component `m` is `[2, 8]`.
@@ -220,12 +222,12 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         Weight::from_parts(948_411_945, 2_807)
             .saturating_add(Weight::from_parts(280_505_429, 518).saturating_mul(q.into()))
             .saturating_add(Weight::from_parts(307_511_668, 438).saturating_mul(m.into()))
-            .saturating_add(T::DbWeight::get().reads(16))
-            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(T::DbWeight::get().writes(11))
-            .saturating_add(T::DbWeight::get().writes((7_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
+            .saturating_add(D::get().reads(16))
+            .saturating_add(D::get().reads((5_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().reads((5_u64).saturating_mul(m.into())))
+            .saturating_add(D::get().writes(11))
+            .saturating_add(D::get().writes((7_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().writes((6_u64).saturating_mul(m.into())))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
@@ -236,8 +238,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn attest_sealed() -> Weight {
         // Fastest run: 2_628_912 ns.
         Weight::from_parts(2_729_058_000, 8_033)
-            .saturating_add(T::DbWeight::get().reads(102))
-            .saturating_add(T::DbWeight::get().writes(4))
+            .saturating_add(D::get().reads(102))
+            .saturating_add(D::get().writes(4))
     }
     /// The range of component `q` is `[0, 127]`.
     /// The range of component `m` is `[2, 8]`.
@@ -262,12 +264,12 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         Weight::from_parts(549_532_433, 2_754)
             .saturating_add(Weight::from_parts(287_038_278, 518).saturating_mul(q.into()))
             .saturating_add(Weight::from_parts(304_288_396, 438).saturating_mul(m.into()))
-            .saturating_add(T::DbWeight::get().reads(15))
-            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(T::DbWeight::get().writes(10))
-            .saturating_add(T::DbWeight::get().writes((7_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(m.into())))
+            .saturating_add(D::get().reads(15))
+            .saturating_add(D::get().reads((5_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().reads((5_u64).saturating_mul(m.into())))
+            .saturating_add(D::get().writes(10))
+            .saturating_add(D::get().writes((7_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().writes((6_u64).saturating_mul(m.into())))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -279,10 +281,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 41_076 ns.
         Weight::from_parts(552_817_097, 5_317)
             .saturating_add(Weight::from_parts(1_890_577_134, 593).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(56))
-            .saturating_add(T::DbWeight::get().reads((3_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(2))
-            .saturating_add(T::DbWeight::get().writes((1_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().reads(56))
+            .saturating_add(D::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().writes(2))
+            .saturating_add(D::get().writes((1_u64).saturating_mul(n.into())))
     }
     /// The range of component `t` is `[2, 64]`.
     /// Storage: `Cacheon::Arenas` (r:5 w:0)
@@ -292,9 +294,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 278_905 ns.
         Weight::from_parts(325_538_102, 956)
             .saturating_add(Weight::from_parts(21_093_981, 75).saturating_mul(t.into()))
-            .saturating_add(T::DbWeight::get().reads(11))
-            .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(t.into())))
-            .saturating_add(T::DbWeight::get().writes(1))
+            .saturating_add(D::get().reads(11))
+            .saturating_add(D::get().reads((1_u64).saturating_mul(t.into())))
+            .saturating_add(D::get().writes(1))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:1)
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
@@ -302,8 +304,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn set_arena() -> Weight {
         // Fastest run: 648_548 ns.
         Weight::from_parts(660_465_000, 2_579)
-            .saturating_add(T::DbWeight::get().reads(34))
-            .saturating_add(T::DbWeight::get().writes(2))
+            .saturating_add(D::get().reads(34))
+            .saturating_add(D::get().writes(2))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
@@ -311,8 +313,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn add_validator() -> Weight {
         // Fastest run: 173_808 ns.
         Weight::from_parts(179_721_000, 957)
-            .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().writes(3))
+            .saturating_add(D::get().reads(3))
+            .saturating_add(D::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:1)
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
@@ -321,21 +323,21 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn remove_validator() -> Weight {
         // Fastest run: 185_447 ns.
         Weight::from_parts(200_801_000, 1_101)
-            .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().writes(4))
+            .saturating_add(D::get().reads(3))
+            .saturating_add(D::get().writes(4))
     }
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
         // Fastest run: 88_181 ns.
         Weight::from_parts(98_371_000, 404)
-            .saturating_add(T::DbWeight::get().reads(1))
-            .saturating_add(T::DbWeight::get().writes(1))
+            .saturating_add(D::get().reads(1))
+            .saturating_add(D::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
         // Fastest run: 37_935 ns.
-        Weight::from_parts(40_761_000, 0).saturating_add(T::DbWeight::get().writes(1))
+        Weight::from_parts(40_761_000, 0).saturating_add(D::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -348,10 +350,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 45_586 ns.
         Weight::from_parts(539_863_101, 5_321)
             .saturating_add(Weight::from_parts(1_904_855_349, 566).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(57))
-            .saturating_add(T::DbWeight::get().reads((3_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(2))
-            .saturating_add(T::DbWeight::get().writes((1_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().reads(57))
+            .saturating_add(D::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().writes(2))
+            .saturating_add(D::get().writes((1_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Balances::Holds` (r:32 w:32)
@@ -369,10 +371,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 1_448_980 ns.
         Weight::from_parts(1_800_225_789, 2_048)
             .saturating_add(Weight::from_parts(272_228_812, 564).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(157))
-            .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(3))
-            .saturating_add(T::DbWeight::get().writes((6_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().reads(157))
+            .saturating_add(D::get().reads((2_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().writes(3))
+            .saturating_add(D::get().writes((6_u64).saturating_mul(n.into())))
     }
     /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
     /// Storage: `Cacheon::FailedContents` (r:1 w:1)
@@ -382,8 +384,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn overturn_fail() -> Weight {
         // Fastest run: 370_101 ns.
         Weight::from_parts(379_978_000, 908)
-            .saturating_add(T::DbWeight::get().reads(5))
-            .saturating_add(T::DbWeight::get().writes(6))
+            .saturating_add(D::get().reads(5))
+            .saturating_add(D::get().writes(6))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -392,8 +394,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn bond() -> Weight {
         // Fastest run: 333_554 ns.
         Weight::from_parts(342_694_000, 662)
-            .saturating_add(T::DbWeight::get().reads(4))
-            .saturating_add(T::DbWeight::get().writes(3))
+            .saturating_add(D::get().reads(4))
+            .saturating_add(D::get().writes(3))
     }
     /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
@@ -401,8 +403,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn unbond() -> Weight {
         // Fastest run: 154_522 ns.
         Weight::from_parts(159_534_000, 557)
-            .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().writes(2))
+            .saturating_add(D::get().reads(3))
+            .saturating_add(D::get().writes(2))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Challenges` (r:8 w:0)
@@ -412,16 +414,16 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn withdraw_unbonded() -> Weight {
         // Fastest run: 462_323 ns.
         Weight::from_parts(469_033_000, 2_163)
-            .saturating_add(T::DbWeight::get().reads(12))
-            .saturating_add(T::DbWeight::get().writes(3))
+            .saturating_add(D::get().reads(12))
+            .saturating_add(D::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
     fn set_required_bond() -> Weight {
         // Fastest run: 90_114 ns.
         Weight::from_parts(103_582_000, 387)
-            .saturating_add(T::DbWeight::get().reads(1))
-            .saturating_add(T::DbWeight::get().writes(1))
+            .saturating_add(D::get().reads(1))
+            .saturating_add(D::get().writes(1))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::ChallengeDeadlines` (r:64 w:1)
@@ -435,8 +437,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn challenge() -> Weight {
         // Fastest run: 1_477_166 ns.
         Weight::from_parts(1_573_947_000, 4_703)
-            .saturating_add(T::DbWeight::get().reads(71))
-            .saturating_add(T::DbWeight::get().writes(7))
+            .saturating_add(D::get().reads(71))
+            .saturating_add(D::get().writes(7))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::Challenges` (r:1 w:1)
@@ -447,8 +449,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn claim_challenge() -> Weight {
         // Fastest run: 279_854 ns.
         Weight::from_parts(283_268_000, 2_844)
-            .saturating_add(T::DbWeight::get().reads(7))
-            .saturating_add(T::DbWeight::get().writes(1))
+            .saturating_add(D::get().reads(7))
+            .saturating_add(D::get().writes(1))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::Challenges` (r:1 w:1)
@@ -456,8 +458,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn answer_challenge() -> Weight {
         // Fastest run: 312_407 ns.
         Weight::from_parts(314_880_000, 2_462)
-            .saturating_add(T::DbWeight::get().reads(10))
-            .saturating_add(T::DbWeight::get().writes(1))
+            .saturating_add(D::get().reads(10))
+            .saturating_add(D::get().writes(1))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -470,8 +472,8 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
     fn answer_challenge_reject() -> Weight {
         // Fastest run: 897_962 ns.
         Weight::from_parts(1_041_725_000, 2_646)
-            .saturating_add(T::DbWeight::get().reads(11))
-            .saturating_add(T::DbWeight::get().writes(8))
+            .saturating_add(D::get().reads(11))
+            .saturating_add(D::get().writes(8))
     }
     /// The range of component `q` is `[0, 127]`.
     /// Storage: `Balances::Holds` (r:4 w:4)
@@ -499,10 +501,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 1_687_268 ns.
         Weight::from_parts(1_905_516_605, 4_568)
             .saturating_add(Weight::from_parts(57_786_789, 337).saturating_mul(q.into()))
-            .saturating_add(T::DbWeight::get().reads(25))
-            .saturating_add(T::DbWeight::get().reads((2_u64).saturating_mul(q.into())))
-            .saturating_add(T::DbWeight::get().writes(27))
-            .saturating_add(T::DbWeight::get().writes((2_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().reads(25))
+            .saturating_add(D::get().reads((2_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().writes(27))
+            .saturating_add(D::get().writes((2_u64).saturating_mul(q.into())))
     }
     /// The range of component `n` is `[0, 8]`.
     /// Storage: `Balances::Holds` (r:8 w:8)
@@ -515,10 +517,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 32_925 ns.
         Weight::from_parts(56_243_660, 339)
             .saturating_add(Weight::from_parts(237_945_195, 318).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(2))
-            .saturating_add(T::DbWeight::get().reads((3_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(2))
-            .saturating_add(T::DbWeight::get().writes((4_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().reads(2))
+            .saturating_add(D::get().reads((3_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().writes(2))
+            .saturating_add(D::get().writes((4_u64).saturating_mul(n.into())))
     }
     /// The range of component `c` is `[0, 512]`.
     /// Storage: `Cacheon::Claims` (r:513 w:0)
@@ -530,9 +532,9 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 90_757 ns.
         Weight::from_parts(91_555_000, 324)
             .saturating_add(Weight::from_parts(37_349_971, 153).saturating_mul(c.into()))
-            .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(c.into())))
-            .saturating_add(T::DbWeight::get().writes(3))
+            .saturating_add(D::get().reads(3))
+            .saturating_add(D::get().reads((1_u64).saturating_mul(c.into())))
+            .saturating_add(D::get().writes(3))
     }
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::Payout` (r:1 w:1)
@@ -542,10 +544,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 63_083 ns.
         Weight::from_parts(118_773_165, 18_972)
             .saturating_add(Weight::from_parts(184_694_643, 6).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(2))
-            .saturating_add(T::DbWeight::get().writes((1_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().reads(3))
+            .saturating_add(D::get().reads((1_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().writes(2))
+            .saturating_add(D::get().writes((1_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::BundleRefs` (r:64 w:0)
@@ -562,10 +564,10 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 38_276 ns.
         Weight::from_parts(81_210_134, 562)
             .saturating_add(Weight::from_parts(115_807_154, 261).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().reads((5_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(1))
-            .saturating_add(T::DbWeight::get().writes((5_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().reads(3))
+            .saturating_add(D::get().reads((5_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().writes(1))
+            .saturating_add(D::get().writes((5_u64).saturating_mul(n.into())))
     }
     /// The range of component `n` is `[0, 64]`.
     /// Storage: `Cacheon::PruneHead` (r:1 w:0)
@@ -576,519 +578,52 @@ impl<T: frame_system::Config> WeightInfo for SubstrateWeight<T> {
         // Fastest run: 58_849 ns.
         Weight::from_parts(68_654_719, 343)
             .saturating_add(Weight::from_parts(4_355_731, 58).saturating_mul(n.into()))
-            .saturating_add(T::DbWeight::get().reads(3))
-            .saturating_add(T::DbWeight::get().reads((1_u64).saturating_mul(n.into())))
-            .saturating_add(T::DbWeight::get().writes(1))
-            .saturating_add(T::DbWeight::get().writes((1_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().reads(3))
+            .saturating_add(D::get().reads((1_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().writes(1))
+            .saturating_add(D::get().writes((1_u64).saturating_mul(n.into())))
     }
 }
 
+/// Weights for a runtime, with its own database weights (`T::DbWeight`).
+pub type SubstrateWeight<T> = Measured<<T as frame_system::Config>::DbWeight>;
+
 /// The same weights with RocksDB's database weights, for tests and mocks.
+#[rustfmt::skip]
 impl WeightInfo for () {
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Commits` (r:1 w:1)
-    /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn commit() -> Weight {
-        // Fastest run: 310_514 ns.
-        Weight::from_parts(325_885_000, 301)
-            .saturating_add(RocksDbWeight::get().reads(4))
-            .saturating_add(RocksDbWeight::get().writes(4))
-    }
-    /// The range of component `b` is `[256, 524288]`.
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
-    /// Storage: `Cacheon::Bundles` (r:0 w:1)
-    /// Storage: `Cacheon::Commits` (r:1 w:1)
-    /// Storage: `Cacheon::ContentOwners` (r:1 w:1)
-    /// Storage: `Cacheon::FailedContents` (r:1 w:0)
-    /// Storage: `Cacheon::Incumbents` (r:1 w:0)
-    /// Storage: `Cacheon::NextProposalId` (r:1 w:1)
-    /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:0 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::RevealsInPeriod` (r:1 w:1)
-    /// Storage: `Cacheon::Targets` (r:1 w:0)
-    /// Storage: `System::Account` (r:2 w:2)
-    fn reveal(b: u32) -> Weight {
-        // Fastest run: 917_601 ns.
-        Weight::from_parts(986_936_267, 2_550)
-            .saturating_add(Weight::from_parts(7_661, 0).saturating_mul(b.into()))
-            .saturating_add(RocksDbWeight::get().reads(14))
-            .saturating_add(RocksDbWeight::get().writes(12))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
-    /// Storage: `Cacheon::Bundles` (r:0 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn withdraw() -> Weight {
-        // Fastest run: 347_861 ns.
-        Weight::from_parts(350_649_000, 790)
-            .saturating_add(RocksDbWeight::get().reads(6))
-            .saturating_add(RocksDbWeight::get().writes(8))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Commits` (r:1 w:1)
-    /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn cancel_commit() -> Weight {
-        // Fastest run: 272_135 ns.
-        Weight::from_parts(280_593_000, 568)
-            .saturating_add(RocksDbWeight::get().reads(4))
-            .saturating_add(RocksDbWeight::get().writes(4))
-    }
-    /// The range of component `q` is `[0, 127]`.
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:126 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:64 w:1)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::OperatorBonds` (r:1 w:0)
-    /// Storage: `Cacheon::Proposals` (r:127 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:0)
-    /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
-    /// Storage: `Cacheon::Targets` (r:1 w:0)
-    /// Storage: `Cacheon::Validators` (r:1 w:0)
-    fn claim(q: u32) -> Weight {
-        // Fastest run: 1_292_220 ns.
-        Weight::from_parts(1_390_519_952, 5_100)
-            .saturating_add(Weight::from_parts(42_309_952, 295).saturating_mul(q.into()))
-            .saturating_add(RocksDbWeight::get().reads(72))
-            .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().writes(3))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:34 w:0)
-    fn attest_pass() -> Weight {
-        // Fastest run: 2_631_926 ns.
-        Weight::from_parts(2_712_798_000, 8_100)
-            .saturating_add(RocksDbWeight::get().reads(103))
-            .saturating_add(RocksDbWeight::get().writes(4))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
-    /// Storage: `Cacheon::Bundles` (r:0 w:1)
-    /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
-    /// Storage: `Cacheon::FailedContents` (r:0 w:1)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::SlashedDeposits` (r:0 w:1)
-    /// Storage: `Cacheon::Validators` (r:2 w:0)
-    /// Storage: `System::Account` (r:2 w:2)
-    fn attest_fail() -> Weight {
-        // Fastest run: 674_657 ns.
-        Weight::from_parts(703_871_000, 2_916)
-            .saturating_add(RocksDbWeight::get().reads(12))
-            .saturating_add(RocksDbWeight::get().writes(14))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:34 w:0)
-    fn attest_requeue() -> Weight {
-        // Fastest run: 2_759_823 ns.
-        Weight::from_parts(2_863_552_000, 8_175)
-            .saturating_add(RocksDbWeight::get().reads(103))
-            .saturating_add(RocksDbWeight::get().writes(4))
-    }
-    /// The range of component `q` is `[0, 127]`.
-    /// The range of component `m` is `[2, 8]`.
-    /// Storage: `Balances::Holds` (r:128 w:128)
-    /// Storage: `Cacheon::Arenas` (r:1 w:1)
-    /// Storage: `Cacheon::BundleRefs` (r:135 w:135)
-    /// Storage: `Cacheon::Bundles` (r:0 w:135)
-    /// Storage: `Cacheon::Claims` (r:9 w:9)
-    /// Storage: `Cacheon::ContentOwners` (r:1 w:0)
-    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
-    /// Storage: `Cacheon::Incumbents` (r:10 w:9)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:128 w:128)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:136 w:136)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:135)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::Targets` (r:9 w:0)
-    /// Storage: `Cacheon::Validators` (r:2 w:0)
-    /// Storage: `System::Account` (r:128 w:128)
-    fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_305_323 ns.
-        Weight::from_parts(948_411_945, 2_807)
-            .saturating_add(Weight::from_parts(280_505_429, 518).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(307_511_668, 438).saturating_mul(m.into()))
-            .saturating_add(RocksDbWeight::get().reads(16))
-            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(RocksDbWeight::get().writes(11))
-            .saturating_add(RocksDbWeight::get().writes((7_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:65 w:2)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    fn attest_sealed() -> Weight {
-        // Fastest run: 2_628_912 ns.
-        Weight::from_parts(2_729_058_000, 8_033)
-            .saturating_add(RocksDbWeight::get().reads(102))
-            .saturating_add(RocksDbWeight::get().writes(4))
-    }
-    /// The range of component `q` is `[0, 127]`.
-    /// The range of component `m` is `[2, 8]`.
-    /// Storage: `Balances::Holds` (r:128 w:128)
-    /// Storage: `Cacheon::Arenas` (r:1 w:1)
-    /// Storage: `Cacheon::BundleRefs` (r:135 w:135)
-    /// Storage: `Cacheon::Bundles` (r:0 w:135)
-    /// Storage: `Cacheon::Claims` (r:9 w:9)
-    /// Storage: `Cacheon::ContentOwners` (r:1 w:0)
-    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
-    /// Storage: `Cacheon::Incumbents` (r:10 w:9)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:128 w:128)
-    /// Storage: `Cacheon::Proposals` (r:136 w:136)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:135)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `Cacheon::Targets` (r:9 w:0)
-    /// Storage: `Cacheon::Validators` (r:2 w:0)
-    /// Storage: `System::Account` (r:128 w:128)
-    fn reveal_pass(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_104_554 ns.
-        Weight::from_parts(549_532_433, 2_754)
-            .saturating_add(Weight::from_parts(287_038_278, 518).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(304_288_396, 438).saturating_mul(m.into()))
-            .saturating_add(RocksDbWeight::get().reads(15))
-            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(RocksDbWeight::get().writes(10))
-            .saturating_add(RocksDbWeight::get().writes((7_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(m.into())))
-    }
-    /// The range of component `n` is `[0, 32]`.
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
-    /// Storage: `Cacheon::Proposals` (r:32 w:32)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    fn reveals_missed(n: u32) -> Weight {
-        // Fastest run: 41_076 ns.
-        Weight::from_parts(552_817_097, 5_317)
-            .saturating_add(Weight::from_parts(1_890_577_134, 593).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(56))
-            .saturating_add(RocksDbWeight::get().reads((3_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(2))
-            .saturating_add(RocksDbWeight::get().writes((1_u64).saturating_mul(n.into())))
-    }
-    /// The range of component `t` is `[2, 64]`.
-    /// Storage: `Cacheon::Arenas` (r:5 w:0)
-    /// Storage: `Cacheon::Incumbents` (r:4 w:0)
-    /// Storage: `Cacheon::Targets` (r:51 w:1)
-    fn set_target(t: u32) -> Weight {
-        // Fastest run: 278_905 ns.
-        Weight::from_parts(325_538_102, 956)
-            .saturating_add(Weight::from_parts(21_093_981, 75).saturating_mul(t.into()))
-            .saturating_add(RocksDbWeight::get().reads(11))
-            .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(t.into())))
-            .saturating_add(RocksDbWeight::get().writes(1))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:1)
-    /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
-    /// Storage: `Cacheon::Targets` (r:32 w:0)
-    fn set_arena() -> Weight {
-        // Fastest run: 648_548 ns.
-        Weight::from_parts(660_465_000, 2_579)
-            .saturating_add(RocksDbWeight::get().reads(34))
-            .saturating_add(RocksDbWeight::get().writes(2))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:1)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:1 w:1)
-    fn add_validator() -> Weight {
-        // Fastest run: 173_808 ns.
-        Weight::from_parts(179_721_000, 957)
-            .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().writes(3))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:1)
-    /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:1 w:1)
-    fn remove_validator() -> Weight {
-        // Fastest run: 185_447 ns.
-        Weight::from_parts(200_801_000, 1_101)
-            .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().writes(4))
-    }
-    /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
-    /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
-    fn set_evidence_endpoint() -> Weight {
-        // Fastest run: 88_181 ns.
-        Weight::from_parts(98_371_000, 404)
-            .saturating_add(RocksDbWeight::get().reads(1))
-            .saturating_add(RocksDbWeight::get().writes(1))
-    }
-    /// Storage: `Cacheon::Emissions` (r:0 w:1)
-    fn set_emissions() -> Weight {
-        // Fastest run: 37_935 ns.
-        Weight::from_parts(40_761_000, 0).saturating_add(RocksDbWeight::get().writes(1))
-    }
-    /// The range of component `n` is `[0, 32]`.
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::KeyOperators` (r:32 w:0)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:34 w:2)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:32 w:32)
-    /// Storage: `Cacheon::Validators` (r:33 w:0)
-    fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 45_586 ns.
-        Weight::from_parts(539_863_101, 5_321)
-            .saturating_add(Weight::from_parts(1_904_855_349, 566).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(57))
-            .saturating_add(RocksDbWeight::get().reads((3_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(2))
-            .saturating_add(RocksDbWeight::get().writes((1_u64).saturating_mul(n.into())))
-    }
-    /// The range of component `n` is `[0, 32]`.
-    /// Storage: `Balances::Holds` (r:32 w:32)
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::BundleRefs` (r:32 w:32)
-    /// Storage: `Cacheon::Bundles` (r:0 w:32)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:32 w:32)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:32)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:1)
-    /// Storage: `System::Account` (r:32 w:32)
-    fn expire_overdue(n: u32) -> Weight {
-        // Fastest run: 1_448_980 ns.
-        Weight::from_parts(1_800_225_789, 2_048)
-            .saturating_add(Weight::from_parts(272_228_812, 564).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(157))
-            .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(3))
-            .saturating_add(RocksDbWeight::get().writes((6_u64).saturating_mul(n.into())))
-    }
-    /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
-    /// Storage: `Cacheon::FailedContents` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:1)
-    /// Storage: `Cacheon::SlashedDeposits` (r:1 w:1)
-    /// Storage: `System::Account` (r:2 w:2)
-    fn overturn_fail() -> Weight {
-        // Fastest run: 370_101 ns.
-        Weight::from_parts(379_978_000, 908)
-            .saturating_add(RocksDbWeight::get().reads(5))
-            .saturating_add(RocksDbWeight::get().writes(6))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn bond() -> Weight {
-        // Fastest run: 333_554 ns.
-        Weight::from_parts(342_694_000, 662)
-            .saturating_add(RocksDbWeight::get().reads(4))
-            .saturating_add(RocksDbWeight::get().writes(3))
-    }
-    /// Storage: `Cacheon::OpenLeases` (r:1 w:0)
-    /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
-    /// Storage: `Cacheon::Unbonding` (r:1 w:1)
-    fn unbond() -> Weight {
-        // Fastest run: 154_522 ns.
-        Weight::from_parts(159_534_000, 557)
-            .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().writes(2))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:8 w:0)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:0)
-    /// Storage: `Cacheon::Unbonding` (r:1 w:1)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn withdraw_unbonded() -> Weight {
-        // Fastest run: 462_323 ns.
-        Weight::from_parts(469_033_000, 2_163)
-            .saturating_add(RocksDbWeight::get().reads(12))
-            .saturating_add(RocksDbWeight::get().writes(3))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
-    fn set_required_bond() -> Weight {
-        // Fastest run: 90_114 ns.
-        Weight::from_parts(103_582_000, 387)
-            .saturating_add(RocksDbWeight::get().reads(1))
-            .saturating_add(RocksDbWeight::get().writes(1))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:64 w:1)
-    /// Storage: `Cacheon::Challenges` (r:0 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Incumbents` (r:1 w:0)
-    /// Storage: `Cacheon::NextChallengeId` (r:1 w:1)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Proposals` (r:1 w:0)
-    /// Storage: `System::Account` (r:1 w:1)
-    fn challenge() -> Weight {
-        // Fastest run: 1_477_166 ns.
-        Weight::from_parts(1_573_947_000, 4_703)
-            .saturating_add(RocksDbWeight::get().reads(71))
-            .saturating_add(RocksDbWeight::get().writes(7))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::KeyOperators` (r:2 w:0)
-    /// Storage: `Cacheon::OperatorBonds` (r:1 w:0)
-    /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
-    /// Storage: `Cacheon::Validators` (r:1 w:0)
-    fn claim_challenge() -> Weight {
-        // Fastest run: 279_854 ns.
-        Weight::from_parts(283_268_000, 2_844)
-            .saturating_add(RocksDbWeight::get().reads(7))
-            .saturating_add(RocksDbWeight::get().writes(1))
-    }
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:8 w:0)
-    fn answer_challenge() -> Weight {
-        // Fastest run: 312_407 ns.
-        Weight::from_parts(314_880_000, 2_462)
-            .saturating_add(RocksDbWeight::get().reads(10))
-            .saturating_add(RocksDbWeight::get().writes(1))
-    }
-    /// Storage: `Balances::Holds` (r:1 w:1)
-    /// Storage: `Cacheon::Arenas` (r:1 w:0)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::Validators` (r:2 w:0)
-    /// Storage: `System::Account` (r:4 w:3)
-    fn answer_challenge_reject() -> Weight {
-        // Fastest run: 897_962 ns.
-        Weight::from_parts(1_041_725_000, 2_646)
-            .saturating_add(RocksDbWeight::get().reads(11))
-            .saturating_add(RocksDbWeight::get().writes(8))
-    }
-    /// The range of component `q` is `[0, 127]`.
-    /// Storage: `Balances::Holds` (r:4 w:4)
-    /// Storage: `Cacheon::Arenas` (r:1 w:1)
-    /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
-    /// Storage: `Cacheon::Bundles` (r:0 w:1)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:1 w:1)
-    /// Storage: `Cacheon::Claims` (r:1 w:1)
-    /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
-    /// Storage: `Cacheon::FailedContents` (r:0 w:1)
-    /// Storage: `Cacheon::Incumbents` (r:0 w:1)
-    /// Storage: `Cacheon::LeaseDeadlines` (r:126 w:126)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `Cacheon::OperatorBonds` (r:2 w:2)
-    /// Storage: `Cacheon::Proposals` (r:127 w:127)
-    /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:1)
-    /// Storage: `Cacheon::Queue` (r:1 w:0)
-    /// Storage: `Cacheon::Unbonding` (r:2 w:2)
-    /// Storage: `Cacheon::Validators` (r:2 w:0)
-    /// Storage: `System::Account` (r:5 w:5)
-    fn answer_challenge_revoke(q: u32) -> Weight {
-        // Fastest run: 1_687_268 ns.
-        Weight::from_parts(1_905_516_605, 4_568)
-            .saturating_add(Weight::from_parts(57_786_789, 337).saturating_mul(q.into()))
-            .saturating_add(RocksDbWeight::get().reads(25))
-            .saturating_add(RocksDbWeight::get().reads((2_u64).saturating_mul(q.into())))
-            .saturating_add(RocksDbWeight::get().writes(27))
-            .saturating_add(RocksDbWeight::get().writes((2_u64).saturating_mul(q.into())))
-    }
-    /// The range of component `n` is `[0, 8]`.
-    /// Storage: `Balances::Holds` (r:8 w:8)
-    /// Storage: `Cacheon::ChallengeDeadlines` (r:1 w:1)
-    /// Storage: `Cacheon::Challenges` (r:8 w:8)
-    /// Storage: `Cacheon::CrownChallenges` (r:0 w:8)
-    /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
-    /// Storage: `System::Account` (r:8 w:8)
-    fn expire_challenges(n: u32) -> Weight {
-        // Fastest run: 32_925 ns.
-        Weight::from_parts(56_243_660, 339)
-            .saturating_add(Weight::from_parts(237_945_195, 318).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(2))
-            .saturating_add(RocksDbWeight::get().reads((3_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(2))
-            .saturating_add(RocksDbWeight::get().writes((4_u64).saturating_mul(n.into())))
-    }
-    /// The range of component `c` is `[0, 512]`.
-    /// Storage: `Cacheon::Claims` (r:513 w:0)
-    /// Storage: `Cacheon::Payout` (r:1 w:1)
-    /// Storage: `Cacheon::Weights` (r:0 w:1)
-    /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
-    /// Storage: `System::Account` (r:1 w:0)
-    fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 90_757 ns.
-        Weight::from_parts(91_555_000, 324)
-            .saturating_add(Weight::from_parts(37_349_971, 153).saturating_mul(c.into()))
-            .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(c.into())))
-            .saturating_add(RocksDbWeight::get().writes(3))
-    }
-    /// The range of component `n` is `[0, 64]`.
-    /// Storage: `Cacheon::Payout` (r:1 w:1)
-    /// Storage: `Cacheon::Weights` (r:1 w:0)
-    /// Storage: `System::Account` (r:65 w:65)
-    fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 63_083 ns.
-        Weight::from_parts(118_773_165, 18_972)
-            .saturating_add(Weight::from_parts(184_694_643, 6).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(2))
-            .saturating_add(RocksDbWeight::get().writes((1_u64).saturating_mul(n.into())))
-    }
-    /// The range of component `n` is `[0, 64]`.
-    /// Storage: `Cacheon::BundleRefs` (r:64 w:0)
-    /// Storage: `Cacheon::ContentOwners` (r:64 w:64)
-    /// Storage: `Cacheon::FailVerdicts` (r:0 w:64)
-    /// Storage: `Cacheon::FailedContents` (r:64 w:0)
-    /// Storage: `Cacheon::Proposals` (r:64 w:64)
-    /// Storage: `Cacheon::PruneHead` (r:1 w:1)
-    /// Storage: `Cacheon::PruneQueue` (r:64 w:64)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:0)
-    /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
-    /// Storage: `Cacheon::SlashedDeposits` (r:0 w:64)
-    fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 38_276 ns.
-        Weight::from_parts(81_210_134, 562)
-            .saturating_add(Weight::from_parts(115_807_154, 261).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().reads((5_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(1))
-            .saturating_add(RocksDbWeight::get().writes((5_u64).saturating_mul(n.into())))
-    }
-    /// The range of component `n` is `[0, 64]`.
-    /// Storage: `Cacheon::PruneHead` (r:1 w:0)
-    /// Storage: `Cacheon::PruneTail` (r:1 w:0)
-    /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
-    /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
-    fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 58_849 ns.
-        Weight::from_parts(68_654_719, 343)
-            .saturating_add(Weight::from_parts(4_355_731, 58).saturating_mul(n.into()))
-            .saturating_add(RocksDbWeight::get().reads(3))
-            .saturating_add(RocksDbWeight::get().reads((1_u64).saturating_mul(n.into())))
-            .saturating_add(RocksDbWeight::get().writes(1))
-            .saturating_add(RocksDbWeight::get().writes((1_u64).saturating_mul(n.into())))
-    }
+    fn commit() -> Weight { Measured::<RocksDbWeight>::commit() }
+    fn reveal(b: u32) -> Weight { Measured::<RocksDbWeight>::reveal(b) }
+    fn withdraw() -> Weight { Measured::<RocksDbWeight>::withdraw() }
+    fn cancel_commit() -> Weight { Measured::<RocksDbWeight>::cancel_commit() }
+    fn claim(q: u32) -> Weight { Measured::<RocksDbWeight>::claim(q) }
+    fn attest_pass() -> Weight { Measured::<RocksDbWeight>::attest_pass() }
+    fn attest_fail() -> Weight { Measured::<RocksDbWeight>::attest_fail() }
+    fn attest_requeue() -> Weight { Measured::<RocksDbWeight>::attest_requeue() }
+    fn attest_crown(q: u32, m: u32) -> Weight { Measured::<RocksDbWeight>::attest_crown(q, m) }
+    fn set_target(t: u32) -> Weight { Measured::<RocksDbWeight>::set_target(t) }
+    fn set_arena() -> Weight { Measured::<RocksDbWeight>::set_arena() }
+    fn add_validator() -> Weight { Measured::<RocksDbWeight>::add_validator() }
+    fn remove_validator() -> Weight { Measured::<RocksDbWeight>::remove_validator() }
+    fn set_evidence_endpoint() -> Weight { Measured::<RocksDbWeight>::set_evidence_endpoint() }
+    fn set_emissions() -> Weight { Measured::<RocksDbWeight>::set_emissions() }
+    fn expire_leases(n: u32) -> Weight { Measured::<RocksDbWeight>::expire_leases(n) }
+    fn expire_overdue(n: u32) -> Weight { Measured::<RocksDbWeight>::expire_overdue(n) }
+    fn overturn_fail() -> Weight { Measured::<RocksDbWeight>::overturn_fail() }
+    fn bond() -> Weight { Measured::<RocksDbWeight>::bond() }
+    fn unbond() -> Weight { Measured::<RocksDbWeight>::unbond() }
+    fn set_required_bond() -> Weight { Measured::<RocksDbWeight>::set_required_bond() }
+    fn close_epoch(c: u32) -> Weight { Measured::<RocksDbWeight>::close_epoch(c) }
+    fn pay_emissions(n: u32) -> Weight { Measured::<RocksDbWeight>::pay_emissions(n) }
+    fn prune_proposals(n: u32) -> Weight { Measured::<RocksDbWeight>::prune_proposals(n) }
+    fn clear_reveal_period(n: u32) -> Weight { Measured::<RocksDbWeight>::clear_reveal_period(n) }
+    fn challenge() -> Weight { Measured::<RocksDbWeight>::challenge() }
+    fn claim_challenge() -> Weight { Measured::<RocksDbWeight>::claim_challenge() }
+    fn answer_challenge() -> Weight { Measured::<RocksDbWeight>::answer_challenge() }
+    fn answer_challenge_reject() -> Weight { Measured::<RocksDbWeight>::answer_challenge_reject() }
+    fn answer_challenge_revoke(q: u32) -> Weight { Measured::<RocksDbWeight>::answer_challenge_revoke(q) }
+    fn expire_challenges(n: u32) -> Weight { Measured::<RocksDbWeight>::expire_challenges(n) }
+    fn withdraw_unbonded() -> Weight { Measured::<RocksDbWeight>::withdraw_unbonded() }
+    fn attest_sealed() -> Weight { Measured::<RocksDbWeight>::attest_sealed() }
+    fn reveal_pass(q: u32, m: u32) -> Weight { Measured::<RocksDbWeight>::reveal_pass(q, m) }
+    fn reveals_missed(n: u32) -> Weight { Measured::<RocksDbWeight>::reveals_missed(n) }
 }

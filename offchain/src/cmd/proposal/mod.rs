@@ -17,7 +17,7 @@ pub use commit::commit;
 pub(super) use commit::{prepare_commit, send_commit};
 pub(super) use connect::{connect, fail};
 pub use record::CommitRecord;
-pub(super) use record::{load_records, save_record};
+pub(super) use record::{load_records, record_path, save_record};
 pub(super) use reveal::reveal_steps;
 pub use reveal::{reveal, reveal_id};
 pub use status::status;

@@ -103,27 +103,7 @@ pub(super) fn crowning_reveal_scene<T: Config>(
     v1: &T::AccountId,
     v2: &T::AccountId,
 ) -> ProposalId {
-    let miner = funded::<T>("miner", 0);
-    for (i, name) in slot_names(m).iter().enumerate() {
-        let p = reveal_one::<T>(&miner, name, 256, 100 + i as u32);
-        crown_directly::<T>(p);
-    }
-    let p = reveal_one::<T>(&miner, b"bench.atomic", T::MaxBundleBytes::get(), 0);
-    let others: Vec<ProposalId> = (0..q)
-        .map(|i| reveal_one::<T>(&funded::<T>("other", i), b"bench.slot0", 256, 1_000 + i))
-        .collect();
-    let base =
-        frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
-    for (i, o) in others.iter().enumerate() {
-        let until = base.saturating_add((i as u32).into());
-        LeaseDeadlines::<T>::insert(until, BoundedVec::truncate_from(vec![*o]));
-        Proposals::<T>::mutate(o, |prop| {
-            prop.as_mut().expect("revealed").status = ProposalStatus::ReproductionQueued {
-                primary: PrimaryPass::Open(primary_pass::<T>(v1)),
-                until,
-            }
-        });
-    }
+    let (p, base) = crown_scene::<T>(q, m, v1);
     let until = base.saturating_add(q.into()).saturating_add(1u32.into());
     awaiting_reveal::<T>(p, v1, v2, until);
     p
@@ -139,24 +119,12 @@ pub(super) fn missed_reveals_scene<T: Config>(
     v2: &T::AccountId,
 ) -> (Vec<ProposalId>, BlockNumberFor<T>) {
     let disputer = keys_of_one_operator::<T>();
-    let ids: Vec<ProposalId> = (0..n)
-        .map(|i| reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i))
-        .collect();
-    fill_queue::<T>(ids.clone());
+    let ids = queued_proposals::<T>(n);
     let now = frame_system::Pallet::<T>::block_number();
     let deadline = now.saturating_add(T::RevealTimeout::get());
     for p in &ids {
         awaiting_reveal::<T>(*p, v1, v2, deadline);
-        Proposals::<T>::mutate(p, |prop| {
-            let prop = prop.as_mut().expect("revealed");
-            prop.excluded = BoundedVec::truncate_from(vec![disputer.clone()]);
-            prop.disputed = Some(RecordedFail {
-                validator: disputer.clone(),
-                operator: disputer.clone(),
-                reason: FailReason::NotFaster,
-                evidence_digest: [5; 32],
-            });
-        });
+        disputed_by::<T>(*p, &disputer, FailReason::NotFaster);
     }
     // The fresh waits start at the deadline block (the hook runs there).
     let full_blocks = (T::MaxArenas::get() * T::MaxQueueLen::get())

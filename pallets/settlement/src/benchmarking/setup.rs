@@ -78,13 +78,28 @@ pub(super) fn arena<T: Config>(m: u32) -> (T::AccountId, T::AccountId) {
     let v2: T::AccountId = account("validator", 2, 0);
     Pallet::<T>::do_add_validator(bid(ARENA), v1.clone(), v1.clone()).expect("new validator");
     Pallet::<T>::do_add_validator(bid(ARENA), v2.clone(), v2.clone()).expect("new validator");
+    // Reveals hold an evaluation fee and verdicts are paid to existing operator accounts:
+    // the paths that move it are part of every call's worst case.
+    let fee = EvaluationFee {
+        attempt_ms: 1_000,
+        price_per_second: T::RevealFee::get(),
+    };
+    Pallet::<T>::do_set_evaluation_fee(bid(ARENA), fee).expect("the arena exists");
+    for v in [&v1, &v2] {
+        T::Currency::set_balance(
+            v,
+            T::Currency::minimum_balance().saturating_mul(10u32.into()),
+        );
+    }
     (v1, v2)
 }
 
 pub(super) fn funded<T: Config>(name: &'static str, index: u32) -> T::AccountId {
     let who: T::AccountId = account(name, index, 0);
     let bytes: BalanceOf<T> = T::MaxBundleBytes::get().into();
-    let need = T::EvalFee::get()
+    // The reveal fee, and the evaluation fee `arena` quotes (two verdicts at the same price).
+    let need = T::RevealFee::get()
+        .saturating_mul(3u32.into())
         .saturating_add(T::CommitDeposit::get().saturating_mul(T::MaxPendingCommits::get().into()))
         .saturating_add(T::BundleByteDeposit::get().saturating_mul(bytes))
         .saturating_add(T::Currency::minimum_balance());
@@ -270,6 +285,52 @@ pub(super) fn lease_reproduction<T: Config>(
     });
 }
 
+/// `operator`'s FAIL for `reason` waits on `p` for a second opinion, its operator excluded.
+pub(super) fn disputed_by<T: Config>(p: ProposalId, operator: &T::AccountId, reason: FailReason) {
+    Proposals::<T>::mutate(p, |prop| {
+        let prop = prop.as_mut().expect("revealed");
+        prop.excluded = BoundedVec::truncate_from(vec![operator.clone()]);
+        prop.disputed = Some(RecordedFail {
+            validator: operator.clone(),
+            operator: operator.clone(),
+            reason,
+            evidence_digest: [3; 32],
+        });
+    });
+}
+
+/// The scene of a crowning attempt: `m` crowned slots, an atomic proposal over them with a
+/// maximum-size bundle, and `q` other proposals waiting for reproduction after `v1`'s PASS,
+/// each with its own deadline from the returned block on (each is unscheduled when dropped).
+pub(super) fn crown_scene<T: Config>(
+    q: u32,
+    m: u32,
+    v1: &T::AccountId,
+) -> (ProposalId, BlockNumberFor<T>) {
+    let miner = funded::<T>("miner", 0);
+    for (i, name) in slot_names(m).iter().enumerate() {
+        let p = reveal_one::<T>(&miner, name, 256, 100 + i as u32);
+        crown_directly::<T>(p);
+    }
+    let p = reveal_one::<T>(&miner, b"bench.atomic", T::MaxBundleBytes::get(), 0);
+    let others: Vec<ProposalId> = (0..q)
+        .map(|i| reveal_one::<T>(&funded::<T>("other", i), b"bench.slot0", 256, 1_000 + i))
+        .collect();
+    let base =
+        frame_system::Pallet::<T>::block_number().saturating_add(T::ReproductionTimeout::get());
+    for (i, o) in others.iter().enumerate() {
+        let until = base.saturating_add((i as u32).into());
+        LeaseDeadlines::<T>::insert(until, BoundedVec::truncate_from(vec![*o]));
+        Proposals::<T>::mutate(o, |prop| {
+            prop.as_mut().expect("revealed").status = ProposalStatus::ReproductionQueued {
+                primary: PrimaryPass::Open(primary_pass::<T>(v1)),
+                until,
+            }
+        });
+    }
+    (p, base)
+}
+
 pub(super) fn verdict(verdict: Verdict, generation: u32, seed: u8) -> Attestation {
     Attestation {
         verdict,
@@ -294,4 +355,75 @@ pub(super) fn longest_endpoint() -> Endpoint {
     let mut url = b"http://".to_vec();
     url.resize(MAX_ENDPOINT_BYTES as usize, b'v');
     url.try_into().expect("MAX_ENDPOINT_BYTES long")
+}
+
+/// `n` proposals by `n` miners at the front of a full queue.
+pub(super) fn queued_proposals<T: Config>(n: u32) -> Vec<ProposalId> {
+    let ids: Vec<ProposalId> = (0..n)
+        .map(|i| reveal_one::<T>(&funded::<T>("miner", i), b"bench.slot0", 256, i))
+        .collect();
+    fill_queue::<T>(ids.clone());
+    ids
+}
+
+/// `claim`'s scene: `q` entries ahead of the returned target that `v1` may not take, the
+/// first the reproduction of its own PASS, the others reproductions of `v2`'s PASS held
+/// back by the first; the lease's deadline searches past full blocks.
+pub(super) fn claim_scene<T: Config>(q: u32, v1: &T::AccountId, v2: &T::AccountId) -> ProposalId {
+    let miner = funded::<T>("miner", 0);
+    let target = reveal_one::<T>(&miner, b"bench.slot1", 256, 0);
+    let template = reveal_one::<T>(&miner, b"bench.slot0", 256, 1);
+    let mut queue: Vec<ProposalId> = Vec::new();
+    for i in 0..q {
+        let mut p = Proposals::<T>::get(template).unwrap();
+        p.status = waiting_for_reproduction::<T>(if i == 0 { v1 } else { v2 });
+        // Each by its own miner: each miner's operator is read.
+        p.miner = account("queued-miner", i, 0);
+        let pid = 10_000 + i as u64;
+        Proposals::<T>::insert(pid, p);
+        queue.push(pid);
+    }
+    queue.push(target);
+    Queue::<T>::insert(bid(ARENA), BoundedVec::truncate_from(queue));
+    Proposals::<T>::remove(template);
+    // Priority is final for every entry: the walk reaches the overlap check.
+    let now = frame_system::Pallet::<T>::block_number();
+    let now = now.saturating_add(T::RevealWindow::get());
+    frame_system::Pallet::<T>::set_block_number(now);
+    // The lease's deadline searches past full blocks.
+    fill_deadlines::<T>(
+        now.saturating_add(100u32.into()),
+        crate::settle::DEADLINE_TRIES - 1,
+    );
+    target
+}
+
+/// `expire_leases`' scene: `n` reproduction leases of `v1` (on `v2`'s PASSes) ending in one
+/// block, each on a proposal no other registered operator may try. Returns the proposals
+/// and the block their leases end in.
+pub(super) fn expiring_leases_scene<T: Config>(
+    n: u32,
+    v1: &T::AccountId,
+    v2: &T::AccountId,
+) -> (Vec<ProposalId>, BlockNumberFor<T>) {
+    let disputer = keys_of_one_operator::<T>();
+    let ids = queued_proposals::<T>(n);
+    let now = frame_system::Pallet::<T>::block_number();
+    let until = now.saturating_add(T::ReproductionTimeout::get());
+    for p in &ids {
+        lease_reproduction::<T>(*p, v2, v1, until);
+        disputed_by::<T>(*p, &disputer, FailReason::NotFaster);
+    }
+    // Stands for leases of many operators: one operator's cap is far below a block's.
+    OpenLeases::<T>::remove(v1);
+    let full_blocks = (T::MaxArenas::get() * T::MaxQueueLen::get())
+        .div_ceil(T::MaxLeasesPerBlock::get())
+        .min(crate::settle::DEADLINE_TRIES - 1);
+    fill_deadlines::<T>(until, full_blocks);
+    let deadline =
+        match Proposals::<T>::get(ids.first().copied().unwrap_or_default()).map(|p| p.status) {
+            Some(ProposalStatus::Reproduction { lease, .. }) => lease.expires_at,
+            _ => now.saturating_add(100u32.into()),
+        };
+    (ids, deadline)
 }

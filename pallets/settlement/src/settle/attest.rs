@@ -233,6 +233,14 @@ impl<T: Config> Pallet<T> {
                     let slash = confiscating(reason)
                         && (required <= 1
                             || p.disputed.as_ref().is_some_and(|d| confiscating(d.reason)));
+                    // This FAIL and the one it agrees with are the verdicts the outcome
+                    // confirms.
+                    let disputer = p.disputed.as_ref().map(|d| d.operator.clone());
+                    Self::pay_verdicts(
+                        id,
+                        &p.miner,
+                        core::iter::once(&lease.operator).chain(disputer.as_ref()),
+                    );
                     let fail = RecordedFail {
                         validator,
                         operator: lease.operator,

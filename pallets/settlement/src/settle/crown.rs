@@ -101,6 +101,9 @@ impl<T: Config> Pallet<T> {
             },
         );
         Queue::<T>::mutate(&p.arena, |q| q.retain(|x| *x != id));
+        // The PASSes that crown it are the verdicts the outcome confirms.
+        Self::pay_verdicts(id, &p.miner, passes.iter().map(|pass| &pass.operator));
+        Self::return_evaluation_fee(id, &p.miner);
         p.status = ProposalStatus::Crowned {
             at: now,
             speedup_ppm,

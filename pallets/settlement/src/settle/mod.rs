@@ -1,7 +1,8 @@
 //! The pallet's rules, one file per concern (mirroring `tests/`): configuration
 //! (`governance.rs`), reveal (`reveal.rs`), leases and deadlines (`leases.rs`),
-//! attestations (`attest.rs`), sealed primary PASSes and their reveal (`blind.rs`), crowns (`crown.rs`), operator bonds and their slashing
-//! (`bonds.rs`) and crown challenges (`challenge.rs`). Every function verifies first and
+//! attestations (`attest.rs`), sealed primary PASSes and their reveal (`blind.rs`), crowns (`crown.rs`), evaluation
+//! fees (`fees.rs`), operator bonds and their slashing (`bonds.rs`) and crown challenges
+//! (`challenge.rs`). Every function verifies first and
 //! writes last; dispatch is transactional, so an error after a write still leaves storage
 //! unchanged.
 
@@ -14,6 +15,7 @@ mod blind;
 mod bonds;
 mod challenge;
 mod crown;
+mod fees;
 mod governance;
 mod leases;
 mod reveal;

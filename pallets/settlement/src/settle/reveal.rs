@@ -80,15 +80,22 @@ impl<T: Config> Pallet<T> {
         let deposit = T::BundleByteDeposit::get()
             .checked_mul(&BalanceOf::<T>::from(bytes))
             .ok_or(Error::<T>::Overflow)?;
+        // Only a queued proposal will be measured, so only it holds the evaluation fee.
+        let (per_verdict, evaluation_fee) = if queued {
+            Self::evaluation_fee_due(&arena, info.config.policy.required_distinct_validators)?
+        } else {
+            (Zero::zero(), Zero::zero())
+        };
 
         // Writes: money first (it can still fail on balance), then state.
         T::Currency::transfer(
             &miner,
             &Self::pot_account(),
-            T::EvalFee::get(),
+            T::RevealFee::get(),
             Preservation::Preserve,
         )?;
         T::Currency::hold(&HoldReason::BundleDeposit.into(), &miner, deposit)?;
+        Self::hold_evaluation_fee(id, &miner, per_verdict, evaluation_fee)?;
         if queued {
             Queue::<T>::insert(&arena, queue);
         } else {
@@ -179,6 +186,10 @@ impl<T: Config> Pallet<T> {
         ensure!(p.disputed.is_none(), Error::<T>::VerdictDisputed);
 
         Self::end_wait(id, &p.status);
+        // A primary PASS waiting for its reproduction stands: its operator measured.
+        if let ProposalStatus::ReproductionQueued { primary, .. } = &p.status {
+            Self::pay_verdicts(id, &p.miner, [primary.operator()]);
+        }
         p.status = ProposalStatus::Withdrawn;
         Self::leave_queue(id, &mut p);
         Proposals::<T>::insert(id, p);
@@ -228,10 +239,12 @@ impl<T: Config> Pallet<T> {
         Self::finish(id, p);
     }
 
-    /// What every end of a proposal does besides leaving its queue: the bundle deposit back,
-    /// the bundle reference dropped, the proposal queued for pruning.
+    /// What every end of a proposal does besides leaving its queue: the bundle deposit and
+    /// what the evaluation fee did not pay back, the bundle reference dropped, the proposal
+    /// queued for pruning.
     pub(super) fn finish(id: ProposalId, p: &mut ProposalOf<T>) {
         Self::release_bundle(p);
+        Self::return_evaluation_fee(id, &p.miner);
         Self::schedule_prune(id);
     }
 

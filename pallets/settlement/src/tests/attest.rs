@@ -249,7 +249,7 @@ fn primary_fail_is_terminal_and_releases_the_bundle() {
         assert!(!LeaseDeadlines::<Test>::contains_key(expiry));
         assert_eq!(bundle_held(ALICE), 0);
         // The fee stays in the pot.
-        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - REVEAL_FEE);
         assert_eq!(free(pot()), pot_before);
         assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));
         // The copy guard outlives the failure.
@@ -383,7 +383,7 @@ fn no_decision_requeues_then_expires() {
         assert_eq!(status(p), ProposalStatus::Expired);
         assert!(queue().is_empty());
         assert_eq!(bundle_held(ALICE), 0);
-        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - REVEAL_FEE);
         assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));
     });
 }
@@ -589,9 +589,9 @@ fn cheating_and_copying_forfeit_the_bundle_deposit_to_the_pot() {
         for who in [ALICE, BOB, CAROL] {
             assert_eq!(bundle_held(who), 0);
         }
-        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE - deposits[0]);
-        assert_eq!(free(BOB), INITIAL_BALANCE - EVAL_FEE - deposits[1]);
-        assert_eq!(free(CAROL), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - REVEAL_FEE - deposits[0]);
+        assert_eq!(free(BOB), INITIAL_BALANCE - REVEAL_FEE - deposits[1]);
+        assert_eq!(free(CAROL), INITIAL_BALANCE - REVEAL_FEE);
         assert_eq!(free(pot()), pot_before + deposits[0] + deposits[1]);
         assert!(!cacheon_events()
             .iter()

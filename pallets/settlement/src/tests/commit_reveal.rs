@@ -100,8 +100,8 @@ fn reveal_queues_proposal_charges_fee_and_holds_bytes() {
         // Money: the commit deposit is back, the fee is in the pot, the bytes are held.
         assert_eq!(commit_held(ALICE), 0);
         assert_eq!(bundle_held(ALICE), l * BYTE_DEPOSIT);
-        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE - l * BYTE_DEPOSIT);
-        assert_eq!(free(pot()), pot_before + EVAL_FEE);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - REVEAL_FEE - l * BYTE_DEPOSIT);
+        assert_eq!(free(pot()), pot_before + REVEAL_FEE);
         // State.
         assert!(!Commits::<Test>::contains_key(ALICE, c));
         assert_eq!(PendingCommits::<Test>::get(ALICE), 0);
@@ -226,7 +226,7 @@ fn same_miner_may_reveal_the_same_bytes_again() {
         assert_ne!(p0, p1);
         assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)).unwrap(), 2);
         assert_eq!(bundle_held(ALICE), 2 * l);
-        assert_eq!(free(ALICE), INITIAL_BALANCE - 2 * EVAL_FEE - 2 * l);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - 2 * REVEAL_FEE - 2 * l);
         assert_eq!(
             ContentOwners::<Test>::get(hash_of(&bytes)).unwrap().miner,
             ALICE
@@ -288,10 +288,10 @@ fn a_reveal_into_a_full_queue_is_recorded_not_queued() {
         // bytes stay stored for the validators' copy screens, their deposit held until the
         // proposal is pruned.
         let l = len_of(&bytes);
-        assert_eq!(free(pot()), pot_before + EVAL_FEE);
+        assert_eq!(free(pot()), pot_before + REVEAL_FEE);
         assert_eq!(commit_held(CAROL), 0);
         assert_eq!(bundle_held(CAROL), l * BYTE_DEPOSIT);
-        assert_eq!(free(CAROL), INITIAL_BALANCE - EVAL_FEE - l * BYTE_DEPOSIT);
+        assert_eq!(free(CAROL), INITIAL_BALANCE - REVEAL_FEE - l * BYTE_DEPOSIT);
         assert_eq!(Bundles::<Test>::get(hash_of(&bytes)).unwrap(), bytes);
         // The content is CAROL's, by her commitment; the reveal counts against her cap.
         assert_eq!(
@@ -604,7 +604,7 @@ fn withdraw_returns_bundle_deposit_and_keeps_fee() {
         assert_eq!(status(p), ProposalStatus::Withdrawn);
         assert_eq!(Proposals::<Test>::get(p).unwrap().bundle_deposit, 0);
         assert_eq!(bundle_held(ALICE), 0);
-        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - REVEAL_FEE);
         assert_eq!(free(pot()), pot_after_reveal);
         assert!(queue().is_empty());
         assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));

@@ -101,7 +101,7 @@ fn superseding_crown_retires_the_old_one() {
         );
         // ALICE's bundle deposit is back, the fee is not; the unreferenced bundle is gone.
         assert_eq!(bundle_held(ALICE), 0);
-        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - REVEAL_FEE);
         assert_eq!(Proposals::<Test>::get(p0).unwrap().bundle_deposit, 0);
         assert!(!Bundles::<Test>::contains_key(hash_of(&old_bytes)));
         assert!(Bundles::<Test>::contains_key(hash_of(&new_bytes)));
@@ -130,7 +130,7 @@ fn retired_bundle_stays_while_still_referenced() {
         // p1's crown still uses the bundle.
         assert_eq!(BundleRefs::<Test>::get(hash_of(&bytes)).unwrap(), 1);
         assert_eq!(bundle_held(ALICE), l);
-        assert_eq!(free(ALICE), INITIAL_BALANCE - 2 * EVAL_FEE - l);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - 2 * REVEAL_FEE - l);
     });
 }
 
@@ -356,7 +356,7 @@ fn atomic_crown_drops_pending_proposals_of_displaced_targets() {
         assert_eq!(status(p_silu), ProposalStatus::Queued);
         assert_eq!(queue(), vec![p_silu]);
         assert_eq!(bundle_held(ALICE), 0);
-        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - REVEAL_FEE);
         assert_eq!(bundle_held(CAROL), len_of(&bundle("silu")));
         assert!(!Bundles::<Test>::contains_key(hash_of(&bundle("rope"))));
         assert!(!Bundles::<Test>::contains_key(hash_of(&bundle("dec"))));

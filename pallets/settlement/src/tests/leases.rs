@@ -190,7 +190,7 @@ fn lease_expiry_requeues_then_expires_with_deposits_returned() {
         assert_eq!(status(p), ProposalStatus::Expired);
         assert!(queue().is_empty());
         assert_eq!(bundle_held(ALICE), 0);
-        assert_eq!(free(ALICE), INITIAL_BALANCE - EVAL_FEE);
+        assert_eq!(free(ALICE), INITIAL_BALANCE - REVEAL_FEE);
         assert!(!Bundles::<Test>::contains_key(hash_of(&bytes)));
         assert_noop!(Cacheon::claim(signed(V1), p), Error::<Test>::NotClaimable);
     });

@@ -354,6 +354,10 @@ mod pruning;
 
 mod blind_verdicts;
 
+// ---- Evaluation fees ----
+
+mod fees;
+
 // ---- Random call sequences (property test) ----
 
 mod property;

@@ -57,6 +57,8 @@ const NO_DECISION_REASONS: [NoDecisionReason; 3] = [
     NoDecisionReason::Noise,
     NoDecisionReason::Timeout,
 ];
+/// The evaluation fee per verdict of the seeds whose arena quotes one.
+const EVALUATION_FEE: Balance = 30;
 /// The emission per epoch of the seeds that pay emissions.
 const EMISSION: Balance = 10_000;
 
@@ -266,6 +268,8 @@ struct Setup {
     /// V4 registered as a fourth operator from the start, and every operator bonded: with
     /// two operators crowning, two are left to answer a challenge.
     fourth_operator: bool,
+    /// The arena quotes an evaluation fee: reveals hold it, confirmed verdicts are paid.
+    evaluation_fee: bool,
 }
 
 impl Setup {
@@ -275,6 +279,7 @@ impl Setup {
             long_reveal_window: seed & 2 == 2,
             single_validator: seed & 12 == 12,
             fourth_operator: seed & 16 == 16,
+            evaluation_fee: seed & 4 == 4,
         }
     }
 
@@ -289,6 +294,9 @@ impl Setup {
         if self.single_validator {
             builder = builder.single_validator();
         }
+        if self.evaluation_fee {
+            builder = builder.evaluation_fee(EVALUATION_FEE);
+        }
         builder
     }
 }
@@ -300,6 +308,8 @@ struct Tally {
     /// Call name → (succeeded, failed).
     calls: BTreeMap<&'static str, (u32, u32)>,
     crowns: u32,
+    verdicts_paid: u32,
+    fees_returned: u32,
     retirements: u32,
     fails: u32,
     disputed_fails: u32,
@@ -340,6 +350,8 @@ impl Tally {
         for event in cacheon_events() {
             match event {
                 E::Crowned { .. } => self.crowns += 1,
+                E::VerdictPaid { .. } => self.verdicts_paid += 1,
+                E::EvaluationFeeReturned { .. } => self.fees_returned += 1,
                 E::Retired { .. } => self.retirements += 1,
                 E::Failed { .. } => self.fails += 1,
                 E::FailRecorded { .. } => self.disputed_fails += 1,
@@ -440,6 +452,35 @@ struct Walk {
     /// evidence and attempt digests' seeds, as a validator keeps them until its reveal.
     sealed: BTreeMap<(ProposalId, AccountId), (u32, u8, u8)>,
     step: u32,
+    /// Total issuance at genesis: every step must keep it.
+    issuance: Balance,
+}
+
+impl Walk {
+    /// Checks every invariant; a violation panics with everything needed to replay it.
+    fn check(&self, after: &str) {
+        // Fees, deposits, bonds, slashes and emissions only move balances: nothing is minted
+        // or burnt.
+        assert_eq!(
+            Balances::total_issuance(),
+            self.issuance,
+            "total issuance changed: seed {} ({:?}), step {}, after {after}",
+            self.seed,
+            self.setup,
+            self.step
+        );
+        Cacheon::do_try_state().unwrap_or_else(|e| {
+            panic!(
+                "invariant broken: seed {} ({:?}), step {}, block {}, after {after}: {e:?}\n\
+                 replay with CACHEON_PROPERTY_SEED={} CACHEON_PROPERTY_TRACE=1",
+                self.seed,
+                self.setup,
+                self.step,
+                now(),
+                self.seed
+            )
+        });
+    }
 }
 
 /// The same state as `chain`, all of it in the overlay of an empty trie backend.
@@ -492,6 +533,10 @@ fn invariants_hold_after_every_call_of_random_sequences() {
     if seeds.len() as u64 == SEEDS {
         // The walks must reach the states the invariants are about, or they prove nothing.
         assert!(tally.crowns > 0, "no crown: {tally:#?}");
+        assert!(
+            tally.verdicts_paid > 0 && tally.fees_returned > 0,
+            "no verdict was paid, or no evaluation fee returned: {tally:#?}"
+        );
         assert!(tally.retirements > 0, "no crown was superseded: {tally:#?}");
         assert!(tally.fails > 0, "no FAIL stuck: {tally:#?}");
         assert!(tally.lease_expiries > 0, "no lease expired: {tally:#?}");
