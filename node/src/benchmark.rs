@@ -266,6 +266,16 @@ impl BenchmarkPalletCmd {
             let old = fs::read_to_string(path).unwrap_or_default();
             let text = self.weights_file(&fitted, &old, started.elapsed(), &load_before);
             fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            // The file is checked by `cargo fmt --check` like any other: lay it out as
+            // rustfmt does (a weight short enough for one line is put on one).
+            match std::process::Command::new("rustfmt")
+                .args(["--edition", "2021"])
+                .arg(path)
+                .status()
+            {
+                Ok(s) if s.success() => {}
+                _ => eprintln!("rustfmt did not run: run `cargo fmt` before committing"),
+            }
             eprintln!("wrote {}", path.display());
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! docs/weights.md). Do not edit by hand: regenerate.
 //!
 //! Machine: Intel(R) Xeon(R) Processor, 2 cores. Wasm runtime (compiled by wasmtime), genesis preset
-//! `development`, 20 steps, 10 repeats; 306s in all. 1-minute load average 0.22 before, 1.00 after
+//! `development`, 20 steps, 10 repeats; 336s in all. 1-minute load average 0.25 before, 1.00 after
 //! (other builds on the machine inflate the timings).
 //! Ref time: min-squares fit (inter-quartile range) of the timed runs. Reads and writes:
 //! counted by the benchmarking state, System's per-block keys excluded. Proof size: recorded.
@@ -82,8 +82,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn commit() -> Weight {
-        // Fastest run: 310_514 ns.
-        Weight::from_parts(325_885_000, 301)
+        // Fastest run: 260_202 ns.
+        Weight::from_parts(430_141_000, 334)
             .saturating_add(D::get().reads(4))
             .saturating_add(D::get().writes(4))
     }
@@ -94,7 +94,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::Commits` (r:1 w:1)
     /// Storage: `Cacheon::ContentOwners` (r:1 w:1)
+    /// Storage: `Cacheon::EvaluationFees` (r:1 w:0)
     /// Storage: `Cacheon::FailedContents` (r:1 w:0)
+    /// Storage: `Cacheon::FeeEscrows` (r:0 w:1)
     /// Storage: `Cacheon::Incumbents` (r:1 w:0)
     /// Storage: `Cacheon::NextProposalId` (r:1 w:1)
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
@@ -104,33 +106,34 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `System::Account` (r:2 w:2)
     fn reveal(b: u32) -> Weight {
-        // Fastest run: 917_601 ns.
-        Weight::from_parts(986_936_267, 2_550)
-            .saturating_add(Weight::from_parts(7_661, 0).saturating_mul(b.into()))
-            .saturating_add(D::get().reads(14))
-            .saturating_add(D::get().writes(12))
+        // Fastest run: 970_393 ns.
+        Weight::from_parts(1_265_883_472, 2_760)
+            .saturating_add(Weight::from_parts(6_942, 0).saturating_mul(b.into()))
+            .saturating_add(D::get().reads(15))
+            .saturating_add(D::get().writes(13))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::BundleRefs` (r:1 w:1)
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
+    /// Storage: `Cacheon::FeeEscrows` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::PruneQueue` (r:0 w:1)
     /// Storage: `Cacheon::PruneTail` (r:1 w:1)
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw() -> Weight {
-        // Fastest run: 347_861 ns.
-        Weight::from_parts(350_649_000, 790)
-            .saturating_add(D::get().reads(6))
-            .saturating_add(D::get().writes(8))
+        // Fastest run: 480_109 ns.
+        Weight::from_parts(653_229_000, 880)
+            .saturating_add(D::get().reads(7))
+            .saturating_add(D::get().writes(9))
     }
     /// Storage: `Balances::Holds` (r:1 w:1)
     /// Storage: `Cacheon::Commits` (r:1 w:1)
     /// Storage: `Cacheon::PendingCommits` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn cancel_commit() -> Weight {
-        // Fastest run: 272_135 ns.
-        Weight::from_parts(280_593_000, 568)
+        // Fastest run: 235_706 ns.
+        Weight::from_parts(282_323_000, 601)
             .saturating_add(D::get().reads(4))
             .saturating_add(D::get().writes(4))
     }
@@ -146,9 +149,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Targets` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim(q: u32) -> Weight {
-        // Fastest run: 1_292_220 ns.
-        Weight::from_parts(1_390_519_952, 5_100)
-            .saturating_add(Weight::from_parts(42_309_952, 295).saturating_mul(q.into()))
+        // Fastest run: 1_145_286 ns.
+        Weight::from_parts(1_736_776_238, 5_133)
+            .saturating_add(Weight::from_parts(42_448_844, 295).saturating_mul(q.into()))
             .saturating_add(D::get().reads(72))
             .saturating_add(D::get().reads((2_u64).saturating_mul(q.into())))
             .saturating_add(D::get().writes(3))
@@ -160,8 +163,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_pass() -> Weight {
-        // Fastest run: 2_631_926 ns.
-        Weight::from_parts(2_712_798_000, 8_100)
+        // Fastest run: 2_418_577 ns.
+        Weight::from_parts(2_626_682_000, 8_133)
             .saturating_add(D::get().reads(103))
             .saturating_add(D::get().writes(4))
     }
@@ -171,6 +174,7 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Bundles` (r:0 w:1)
     /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
     /// Storage: `Cacheon::FailedContents` (r:0 w:1)
+    /// Storage: `Cacheon::FeeEscrows` (r:1 w:1)
     /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
@@ -179,12 +183,12 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `Cacheon::SlashedDeposits` (r:0 w:1)
     /// Storage: `Cacheon::Validators` (r:2 w:0)
-    /// Storage: `System::Account` (r:2 w:2)
+    /// Storage: `System::Account` (r:4 w:4)
     fn attest_fail() -> Weight {
-        // Fastest run: 674_657 ns.
-        Weight::from_parts(703_871_000, 2_916)
-            .saturating_add(D::get().reads(12))
-            .saturating_add(D::get().writes(14))
+        // Fastest run: 930_024 ns.
+        Weight::from_parts(1_009_114_000, 3_232)
+            .saturating_add(D::get().reads(15))
+            .saturating_add(D::get().writes(17))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
@@ -193,8 +197,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:34 w:0)
     fn attest_requeue() -> Weight {
-        // Fastest run: 2_759_823 ns.
-        Weight::from_parts(2_863_552_000, 8_175)
+        // Fastest run: 2_413_950 ns.
+        Weight::from_parts(2_656_800_000, 8_208)
             .saturating_add(D::get().reads(103))
             .saturating_add(D::get().writes(4))
     }
@@ -207,6 +211,7 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Claims` (r:9 w:9)
     /// Storage: `Cacheon::ContentOwners` (r:1 w:0)
     /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
+    /// Storage: `Cacheon::FeeEscrows` (r:136 w:136)
     /// Storage: `Cacheon::Incumbents` (r:10 w:9)
     /// Storage: `Cacheon::LeaseDeadlines` (r:128 w:128)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
@@ -216,18 +221,18 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:9 w:0)
     /// Storage: `Cacheon::Validators` (r:2 w:0)
-    /// Storage: `System::Account` (r:128 w:128)
+    /// Storage: `System::Account` (r:130 w:130)
     fn attest_crown(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_305_323 ns.
-        Weight::from_parts(948_411_945, 2_807)
-            .saturating_add(Weight::from_parts(280_505_429, 518).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(307_511_668, 438).saturating_mul(m.into()))
-            .saturating_add(D::get().reads(16))
-            .saturating_add(D::get().reads((5_u64).saturating_mul(q.into())))
-            .saturating_add(D::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(D::get().writes(11))
-            .saturating_add(D::get().writes((7_u64).saturating_mul(q.into())))
-            .saturating_add(D::get().writes((6_u64).saturating_mul(m.into())))
+        // Fastest run: 4_397_865 ns.
+        Weight::from_parts(7_928_545_996, 3_177)
+            .saturating_add(Weight::from_parts(353_905_493, 582).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(814_919_541, 490).saturating_mul(m.into()))
+            .saturating_add(D::get().reads(19))
+            .saturating_add(D::get().reads((6_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().reads((6_u64).saturating_mul(m.into())))
+            .saturating_add(D::get().writes(14))
+            .saturating_add(D::get().writes((8_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().writes((7_u64).saturating_mul(m.into())))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
@@ -236,8 +241,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Proposals` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn attest_sealed() -> Weight {
-        // Fastest run: 2_628_912 ns.
-        Weight::from_parts(2_729_058_000, 8_033)
+        // Fastest run: 2_243_893 ns.
+        Weight::from_parts(2_414_689_000, 8_066)
             .saturating_add(D::get().reads(102))
             .saturating_add(D::get().writes(4))
     }
@@ -250,6 +255,7 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Claims` (r:9 w:9)
     /// Storage: `Cacheon::ContentOwners` (r:1 w:0)
     /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
+    /// Storage: `Cacheon::FeeEscrows` (r:136 w:136)
     /// Storage: `Cacheon::Incumbents` (r:10 w:9)
     /// Storage: `Cacheon::LeaseDeadlines` (r:128 w:128)
     /// Storage: `Cacheon::Proposals` (r:136 w:136)
@@ -258,18 +264,18 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:9 w:0)
     /// Storage: `Cacheon::Validators` (r:2 w:0)
-    /// Storage: `System::Account` (r:128 w:128)
+    /// Storage: `System::Account` (r:130 w:130)
     fn reveal_pass(q: u32, m: u32) -> Weight {
-        // Fastest run: 3_104_554 ns.
-        Weight::from_parts(549_532_433, 2_754)
-            .saturating_add(Weight::from_parts(287_038_278, 518).saturating_mul(q.into()))
-            .saturating_add(Weight::from_parts(304_288_396, 438).saturating_mul(m.into()))
-            .saturating_add(D::get().reads(15))
-            .saturating_add(D::get().reads((5_u64).saturating_mul(q.into())))
-            .saturating_add(D::get().reads((5_u64).saturating_mul(m.into())))
-            .saturating_add(D::get().writes(10))
-            .saturating_add(D::get().writes((7_u64).saturating_mul(q.into())))
-            .saturating_add(D::get().writes((6_u64).saturating_mul(m.into())))
+        // Fastest run: 4_331_785 ns.
+        Weight::from_parts(4_493_479_000, 3_123)
+            .saturating_add(Weight::from_parts(403_615_812, 582).saturating_mul(q.into()))
+            .saturating_add(Weight::from_parts(99_663_494, 490).saturating_mul(m.into()))
+            .saturating_add(D::get().reads(18))
+            .saturating_add(D::get().reads((6_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().reads((6_u64).saturating_mul(m.into())))
+            .saturating_add(D::get().writes(13))
+            .saturating_add(D::get().writes((8_u64).saturating_mul(q.into())))
+            .saturating_add(D::get().writes((7_u64).saturating_mul(m.into())))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -278,9 +284,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn reveals_missed(n: u32) -> Weight {
-        // Fastest run: 41_076 ns.
-        Weight::from_parts(552_817_097, 5_317)
-            .saturating_add(Weight::from_parts(1_890_577_134, 593).saturating_mul(n.into()))
+        // Fastest run: 36_672 ns.
+        Weight::from_parts(2_480_147_846, 5_350)
+            .saturating_add(Weight::from_parts(1_644_053_963, 593).saturating_mul(n.into()))
             .saturating_add(D::get().reads(56))
             .saturating_add(D::get().reads((3_u64).saturating_mul(n.into())))
             .saturating_add(D::get().writes(2))
@@ -291,9 +297,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Incumbents` (r:4 w:0)
     /// Storage: `Cacheon::Targets` (r:51 w:1)
     fn set_target(t: u32) -> Weight {
-        // Fastest run: 278_905 ns.
-        Weight::from_parts(325_538_102, 956)
-            .saturating_add(Weight::from_parts(21_093_981, 75).saturating_mul(t.into()))
+        // Fastest run: 243_343 ns.
+        Weight::from_parts(314_111_898, 989)
+            .saturating_add(Weight::from_parts(19_277_075, 75).saturating_mul(t.into()))
             .saturating_add(D::get().reads(11))
             .saturating_add(D::get().reads((1_u64).saturating_mul(t.into())))
             .saturating_add(D::get().writes(1))
@@ -302,8 +308,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::CounterForArenas` (r:1 w:1)
     /// Storage: `Cacheon::Targets` (r:32 w:0)
     fn set_arena() -> Weight {
-        // Fastest run: 648_548 ns.
-        Weight::from_parts(660_465_000, 2_579)
+        // Fastest run: 562_999 ns.
+        Weight::from_parts(659_982_000, 2_612)
             .saturating_add(D::get().reads(34))
             .saturating_add(D::get().writes(2))
     }
@@ -311,8 +317,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn add_validator() -> Weight {
-        // Fastest run: 173_808 ns.
-        Weight::from_parts(179_721_000, 957)
+        // Fastest run: 165_468 ns.
+        Weight::from_parts(182_066_000, 990)
             .saturating_add(D::get().reads(3))
             .saturating_add(D::get().writes(3))
     }
@@ -321,23 +327,23 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::KeyOperators` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:1 w:1)
     fn remove_validator() -> Weight {
-        // Fastest run: 185_447 ns.
-        Weight::from_parts(200_801_000, 1_101)
+        // Fastest run: 182_549 ns.
+        Weight::from_parts(196_973_000, 1_134)
             .saturating_add(D::get().reads(3))
             .saturating_add(D::get().writes(4))
     }
     /// Storage: `Cacheon::EvidenceEndpoints` (r:0 w:1)
     /// Storage: `Cacheon::KeyOperators` (r:1 w:0)
     fn set_evidence_endpoint() -> Weight {
-        // Fastest run: 88_181 ns.
-        Weight::from_parts(98_371_000, 404)
+        // Fastest run: 88_420 ns.
+        Weight::from_parts(93_700_000, 437)
             .saturating_add(D::get().reads(1))
             .saturating_add(D::get().writes(1))
     }
     /// Storage: `Cacheon::Emissions` (r:0 w:1)
     fn set_emissions() -> Weight {
-        // Fastest run: 37_935 ns.
-        Weight::from_parts(40_761_000, 0).saturating_add(D::get().writes(1))
+        // Fastest run: 34_996 ns.
+        Weight::from_parts(37_546_000, 0).saturating_add(D::get().writes(1))
     }
     /// The range of component `n` is `[0, 32]`.
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
@@ -347,9 +353,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
     /// Storage: `Cacheon::Validators` (r:33 w:0)
     fn expire_leases(n: u32) -> Weight {
-        // Fastest run: 45_586 ns.
-        Weight::from_parts(539_863_101, 5_321)
-            .saturating_add(Weight::from_parts(1_904_855_349, 566).saturating_mul(n.into()))
+        // Fastest run: 44_871 ns.
+        Weight::from_parts(4_817_982_572, 5_354)
+            .saturating_add(Weight::from_parts(1_578_942_351, 566).saturating_mul(n.into()))
             .saturating_add(D::get().reads(57))
             .saturating_add(D::get().reads((3_u64).saturating_mul(n.into())))
             .saturating_add(D::get().writes(2))
@@ -360,6 +366,7 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::BundleRefs` (r:32 w:32)
     /// Storage: `Cacheon::Bundles` (r:0 w:32)
+    /// Storage: `Cacheon::FeeEscrows` (r:32 w:32)
     /// Storage: `Cacheon::LeaseDeadlines` (r:1 w:1)
     /// Storage: `Cacheon::OpenLeases` (r:1 w:1)
     /// Storage: `Cacheon::Proposals` (r:32 w:32)
@@ -368,13 +375,13 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Queue` (r:1 w:1)
     /// Storage: `System::Account` (r:32 w:32)
     fn expire_overdue(n: u32) -> Weight {
-        // Fastest run: 1_448_980 ns.
-        Weight::from_parts(1_800_225_789, 2_048)
-            .saturating_add(Weight::from_parts(272_228_812, 564).saturating_mul(n.into()))
+        // Fastest run: 1_327_466 ns.
+        Weight::from_parts(1_523_376_570, 2_082)
+            .saturating_add(Weight::from_parts(465_053_629, 632).saturating_mul(n.into()))
             .saturating_add(D::get().reads(157))
-            .saturating_add(D::get().reads((2_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().reads((3_u64).saturating_mul(n.into())))
             .saturating_add(D::get().writes(3))
-            .saturating_add(D::get().writes((6_u64).saturating_mul(n.into())))
+            .saturating_add(D::get().writes((7_u64).saturating_mul(n.into())))
     }
     /// Storage: `Cacheon::FailVerdicts` (r:0 w:1)
     /// Storage: `Cacheon::FailedContents` (r:1 w:1)
@@ -382,8 +389,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::SlashedDeposits` (r:1 w:1)
     /// Storage: `System::Account` (r:2 w:2)
     fn overturn_fail() -> Weight {
-        // Fastest run: 370_101 ns.
-        Weight::from_parts(379_978_000, 908)
+        // Fastest run: 322_541 ns.
+        Weight::from_parts(360_310_000, 942)
             .saturating_add(D::get().reads(5))
             .saturating_add(D::get().writes(6))
     }
@@ -392,8 +399,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn bond() -> Weight {
-        // Fastest run: 333_554 ns.
-        Weight::from_parts(342_694_000, 662)
+        // Fastest run: 288_507 ns.
+        Weight::from_parts(305_283_000, 695)
             .saturating_add(D::get().reads(4))
             .saturating_add(D::get().writes(3))
     }
@@ -401,8 +408,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::OperatorBonds` (r:1 w:1)
     /// Storage: `Cacheon::Unbonding` (r:1 w:1)
     fn unbond() -> Weight {
-        // Fastest run: 154_522 ns.
-        Weight::from_parts(159_534_000, 557)
+        // Fastest run: 128_651 ns.
+        Weight::from_parts(142_849_000, 590)
             .saturating_add(D::get().reads(3))
             .saturating_add(D::get().writes(2))
     }
@@ -412,16 +419,16 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Unbonding` (r:1 w:1)
     /// Storage: `System::Account` (r:1 w:1)
     fn withdraw_unbonded() -> Weight {
-        // Fastest run: 462_323 ns.
-        Weight::from_parts(469_033_000, 2_163)
+        // Fastest run: 394_986 ns.
+        Weight::from_parts(439_173_000, 2_196)
             .saturating_add(D::get().reads(12))
             .saturating_add(D::get().writes(3))
     }
     /// Storage: `Cacheon::Arenas` (r:1 w:0)
     /// Storage: `Cacheon::RequiredBonds` (r:0 w:1)
     fn set_required_bond() -> Weight {
-        // Fastest run: 90_114 ns.
-        Weight::from_parts(103_582_000, 387)
+        // Fastest run: 78_762 ns.
+        Weight::from_parts(89_799_000, 420)
             .saturating_add(D::get().reads(1))
             .saturating_add(D::get().writes(1))
     }
@@ -435,8 +442,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Proposals` (r:1 w:0)
     /// Storage: `System::Account` (r:1 w:1)
     fn challenge() -> Weight {
-        // Fastest run: 1_477_166 ns.
-        Weight::from_parts(1_573_947_000, 4_703)
+        // Fastest run: 1_244_546 ns.
+        Weight::from_parts(1_390_105_000, 4_736)
             .saturating_add(D::get().reads(71))
             .saturating_add(D::get().writes(7))
     }
@@ -447,8 +454,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::RequiredBonds` (r:1 w:0)
     /// Storage: `Cacheon::Validators` (r:1 w:0)
     fn claim_challenge() -> Weight {
-        // Fastest run: 279_854 ns.
-        Weight::from_parts(283_268_000, 2_844)
+        // Fastest run: 249_014 ns.
+        Weight::from_parts(294_699_000, 2_877)
             .saturating_add(D::get().reads(7))
             .saturating_add(D::get().writes(1))
     }
@@ -456,8 +463,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Challenges` (r:1 w:1)
     /// Storage: `Cacheon::Validators` (r:8 w:0)
     fn answer_challenge() -> Weight {
-        // Fastest run: 312_407 ns.
-        Weight::from_parts(314_880_000, 2_462)
+        // Fastest run: 372_794 ns.
+        Weight::from_parts(461_043_000, 2_495)
             .saturating_add(D::get().reads(10))
             .saturating_add(D::get().writes(1))
     }
@@ -470,8 +477,8 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:4 w:3)
     fn answer_challenge_reject() -> Weight {
-        // Fastest run: 897_962 ns.
-        Weight::from_parts(1_041_725_000, 2_646)
+        // Fastest run: 1_211_703 ns.
+        Weight::from_parts(1_395_520_000, 2_679)
             .saturating_add(D::get().reads(11))
             .saturating_add(D::get().writes(8))
     }
@@ -486,6 +493,7 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::CounterForClaims` (r:1 w:1)
     /// Storage: `Cacheon::CrownChallenges` (r:0 w:1)
     /// Storage: `Cacheon::FailedContents` (r:0 w:1)
+    /// Storage: `Cacheon::FeeEscrows` (r:1 w:1)
     /// Storage: `Cacheon::Incumbents` (r:0 w:1)
     /// Storage: `Cacheon::LeaseDeadlines` (r:126 w:126)
     /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
@@ -498,12 +506,12 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Validators` (r:2 w:0)
     /// Storage: `System::Account` (r:5 w:5)
     fn answer_challenge_revoke(q: u32) -> Weight {
-        // Fastest run: 1_687_268 ns.
-        Weight::from_parts(1_905_516_605, 4_568)
-            .saturating_add(Weight::from_parts(57_786_789, 337).saturating_mul(q.into()))
-            .saturating_add(D::get().reads(25))
+        // Fastest run: 1_636_877 ns.
+        Weight::from_parts(1_943_231_919, 5_005)
+            .saturating_add(Weight::from_parts(51_653_523, 341).saturating_mul(q.into()))
+            .saturating_add(D::get().reads(26))
             .saturating_add(D::get().reads((2_u64).saturating_mul(q.into())))
-            .saturating_add(D::get().writes(27))
+            .saturating_add(D::get().writes(28))
             .saturating_add(D::get().writes((2_u64).saturating_mul(q.into())))
     }
     /// The range of component `n` is `[0, 8]`.
@@ -514,9 +522,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::OpenChallenges` (r:1 w:1)
     /// Storage: `System::Account` (r:8 w:8)
     fn expire_challenges(n: u32) -> Weight {
-        // Fastest run: 32_925 ns.
-        Weight::from_parts(56_243_660, 339)
-            .saturating_add(Weight::from_parts(237_945_195, 318).saturating_mul(n.into()))
+        // Fastest run: 28_976 ns.
+        Weight::from_parts(60_393_623, 372)
+            .saturating_add(Weight::from_parts(213_763_708, 318).saturating_mul(n.into()))
             .saturating_add(D::get().reads(2))
             .saturating_add(D::get().reads((3_u64).saturating_mul(n.into())))
             .saturating_add(D::get().writes(2))
@@ -529,9 +537,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::WeightsEpoch` (r:0 w:1)
     /// Storage: `System::Account` (r:1 w:0)
     fn close_epoch(c: u32) -> Weight {
-        // Fastest run: 90_757 ns.
-        Weight::from_parts(91_555_000, 324)
-            .saturating_add(Weight::from_parts(37_349_971, 153).saturating_mul(c.into()))
+        // Fastest run: 91_363 ns.
+        Weight::from_parts(97_146_000, 383)
+            .saturating_add(Weight::from_parts(35_321_066, 153).saturating_mul(c.into()))
             .saturating_add(D::get().reads(3))
             .saturating_add(D::get().reads((1_u64).saturating_mul(c.into())))
             .saturating_add(D::get().writes(3))
@@ -541,9 +549,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::Weights` (r:1 w:0)
     /// Storage: `System::Account` (r:65 w:65)
     fn pay_emissions(n: u32) -> Weight {
-        // Fastest run: 63_083 ns.
-        Weight::from_parts(118_773_165, 18_972)
-            .saturating_add(Weight::from_parts(184_694_643, 6).saturating_mul(n.into()))
+        // Fastest run: 52_632 ns.
+        Weight::from_parts(225_339_286, 19_005)
+            .saturating_add(Weight::from_parts(166_237_876, 6).saturating_mul(n.into()))
             .saturating_add(D::get().reads(3))
             .saturating_add(D::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(D::get().writes(2))
@@ -561,9 +569,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:0)
     /// Storage: `Cacheon::SlashedDeposits` (r:0 w:64)
     fn prune_proposals(n: u32) -> Weight {
-        // Fastest run: 38_276 ns.
-        Weight::from_parts(81_210_134, 562)
-            .saturating_add(Weight::from_parts(115_807_154, 261).saturating_mul(n.into()))
+        // Fastest run: 37_202 ns.
+        Weight::from_parts(30_758_125, 599)
+            .saturating_add(Weight::from_parts(108_348_481, 261).saturating_mul(n.into()))
             .saturating_add(D::get().reads(3))
             .saturating_add(D::get().reads((5_u64).saturating_mul(n.into())))
             .saturating_add(D::get().writes(1))
@@ -575,9 +583,9 @@ impl<D: Get<RuntimeDbWeight>> WeightInfo for Measured<D> {
     /// Storage: `Cacheon::RevealsClearedBelow` (r:1 w:1)
     /// Storage: `Cacheon::RevealsInPeriod` (r:64 w:64)
     fn clear_reveal_period(n: u32) -> Weight {
-        // Fastest run: 58_849 ns.
-        Weight::from_parts(68_654_719, 343)
-            .saturating_add(Weight::from_parts(4_355_731, 58).saturating_mul(n.into()))
+        // Fastest run: 50_315 ns.
+        Weight::from_parts(71_337_900, 376)
+            .saturating_add(Weight::from_parts(4_068_834, 58).saturating_mul(n.into()))
             .saturating_add(D::get().reads(3))
             .saturating_add(D::get().reads((1_u64).saturating_mul(n.into())))
             .saturating_add(D::get().writes(1))
@@ -600,6 +608,9 @@ impl WeightInfo for () {
     fn attest_fail() -> Weight { Measured::<RocksDbWeight>::attest_fail() }
     fn attest_requeue() -> Weight { Measured::<RocksDbWeight>::attest_requeue() }
     fn attest_crown(q: u32, m: u32) -> Weight { Measured::<RocksDbWeight>::attest_crown(q, m) }
+    fn attest_sealed() -> Weight { Measured::<RocksDbWeight>::attest_sealed() }
+    fn reveal_pass(q: u32, m: u32) -> Weight { Measured::<RocksDbWeight>::reveal_pass(q, m) }
+    fn reveals_missed(n: u32) -> Weight { Measured::<RocksDbWeight>::reveals_missed(n) }
     fn set_target(t: u32) -> Weight { Measured::<RocksDbWeight>::set_target(t) }
     fn set_arena() -> Weight { Measured::<RocksDbWeight>::set_arena() }
     fn add_validator() -> Weight { Measured::<RocksDbWeight>::add_validator() }
@@ -611,19 +622,16 @@ impl WeightInfo for () {
     fn overturn_fail() -> Weight { Measured::<RocksDbWeight>::overturn_fail() }
     fn bond() -> Weight { Measured::<RocksDbWeight>::bond() }
     fn unbond() -> Weight { Measured::<RocksDbWeight>::unbond() }
+    fn withdraw_unbonded() -> Weight { Measured::<RocksDbWeight>::withdraw_unbonded() }
     fn set_required_bond() -> Weight { Measured::<RocksDbWeight>::set_required_bond() }
-    fn close_epoch(c: u32) -> Weight { Measured::<RocksDbWeight>::close_epoch(c) }
-    fn pay_emissions(n: u32) -> Weight { Measured::<RocksDbWeight>::pay_emissions(n) }
-    fn prune_proposals(n: u32) -> Weight { Measured::<RocksDbWeight>::prune_proposals(n) }
-    fn clear_reveal_period(n: u32) -> Weight { Measured::<RocksDbWeight>::clear_reveal_period(n) }
     fn challenge() -> Weight { Measured::<RocksDbWeight>::challenge() }
     fn claim_challenge() -> Weight { Measured::<RocksDbWeight>::claim_challenge() }
     fn answer_challenge() -> Weight { Measured::<RocksDbWeight>::answer_challenge() }
     fn answer_challenge_reject() -> Weight { Measured::<RocksDbWeight>::answer_challenge_reject() }
     fn answer_challenge_revoke(q: u32) -> Weight { Measured::<RocksDbWeight>::answer_challenge_revoke(q) }
     fn expire_challenges(n: u32) -> Weight { Measured::<RocksDbWeight>::expire_challenges(n) }
-    fn withdraw_unbonded() -> Weight { Measured::<RocksDbWeight>::withdraw_unbonded() }
-    fn attest_sealed() -> Weight { Measured::<RocksDbWeight>::attest_sealed() }
-    fn reveal_pass(q: u32, m: u32) -> Weight { Measured::<RocksDbWeight>::reveal_pass(q, m) }
-    fn reveals_missed(n: u32) -> Weight { Measured::<RocksDbWeight>::reveals_missed(n) }
+    fn close_epoch(c: u32) -> Weight { Measured::<RocksDbWeight>::close_epoch(c) }
+    fn pay_emissions(n: u32) -> Weight { Measured::<RocksDbWeight>::pay_emissions(n) }
+    fn prune_proposals(n: u32) -> Weight { Measured::<RocksDbWeight>::prune_proposals(n) }
+    fn clear_reveal_period(n: u32) -> Weight { Measured::<RocksDbWeight>::clear_reveal_period(n) }
 }
