@@ -207,7 +207,16 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
             format!("/proposal/{bad}"),
             vec!["failed", "Incorrect", "final fail"],
         ),
-        ("/weights".into(), vec!["Shares over epochs", "Charlie"]),
+        (
+            "/weights".into(),
+            vec![
+                "Shares over epochs",
+                "Charlie",
+                "Evaluation fees earned",
+                "Alice (",
+                "Bob (",
+            ],
+        ),
     ];
     let mut seen_links = std::collections::BTreeSet::new();
     for (path, wants) in &pages {

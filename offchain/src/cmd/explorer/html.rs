@@ -417,9 +417,32 @@ pub fn weights(m: &Value) -> String {
             )
         })
         .collect();
+    let earned: String = m["earnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .map(|e| {
+            let amount = e["amount"]
+                .as_str()
+                .and_then(|a| a.parse().ok())
+                .map_or("–".to_string(), units);
+            format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&text(&e["epoch"])),
+                esc(&who(e["operator"].as_str().unwrap_or_default())),
+                esc(&text(&e["verdicts"])),
+                esc(&amount)
+            )
+        })
+        .collect();
     let body = format!(
         "{}<h2>Shares over epochs</h2>{}<h2>Now</h2><p>epoch {}</p>{}<h2>Every epoch</h2>\
-         <table><tr><th>epoch</th><th>block</th><th>weights</th><th>paid</th></tr>{rows}</table>",
+         <table><tr><th>epoch</th><th>block</th><th>weights</th><th>paid</th></tr>{rows}</table>\
+         <h2>Evaluation fees earned</h2><p>What each operator's verdicts earned from miners' \
+         evaluation fees (the PASSes that crowned, the FAILs that stuck), per epoch.</p>\
+         <table><tr><th>epoch</th><th>operator</th><th>verdicts paid</th><th>earned</th></tr>\
+         {earned}</table>",
         index_note(m),
         svg::shares(&epochs),
         esc(&text(&m["current"]["epoch"])),

@@ -299,6 +299,10 @@ pub async fn weights(s: &AppState) -> Result<Value, PageError> {
     let epoch = reads::fetch(&at, api::storage().cacheon().weights_epoch(), ())
         .await
         .map_err(chain_err)?;
+    let epoch_blocks = reads::fetch(&at, api::storage().cacheon().emissions(), ())
+        .await
+        .map_err(chain_err)?
+        .map(|e| e.epoch_blocks as u64);
     let idx = s.index.read().await;
     Ok(json!({
         "block": at.block_number(),
@@ -307,12 +311,59 @@ pub async fn weights(s: &AppState) -> Result<Value, PageError> {
         "index_error": idx.error,
         "current": {"epoch": epoch, "weights": current},
         "epochs": idx.epochs,
+        "earnings": earnings(&idx.events, epoch_blocks),
     }))
+}
+
+/// What each operator's verdicts earned from evaluation fees (`verdict_paid` events), per
+/// epoch (the block's, as the chain counts epochs: `block / epoch_blocks`; 0 without an
+/// emissions policy): `{epoch, operator, amount, verdicts}`, oldest epoch first.
+fn earnings(events: &[Value], epoch_blocks: Option<u64>) -> Vec<Value> {
+    let mut sums: std::collections::BTreeMap<(u64, String), (u128, u32)> = Default::default();
+    for e in events.iter().filter(|e| e["event"] == "verdict_paid") {
+        let block = e["block"].as_u64().unwrap_or(0);
+        let epoch = epoch_blocks.filter(|b| *b > 0).map_or(0, |b| block / b);
+        let operator = e["operator"].as_str().unwrap_or_default().to_string();
+        let amount: u128 = e["amount"]
+            .as_str()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(0);
+        let sum = sums.entry((epoch, operator)).or_default();
+        sum.0 = sum.0.saturating_add(amount);
+        sum.1 += 1;
+    }
+    sums.into_iter()
+        .map(|((epoch, operator), (amount, verdicts))| {
+            json!({"epoch": epoch, "operator": operator, "amount": amount.to_string(), "verdicts": verdicts})
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn earnings_sum_each_operators_paid_verdicts_per_epoch() {
+        let paid = |block: u64, operator: &str, amount: &str| json!({"event": "verdict_paid", "block": block, "operator": operator, "amount": amount, "proposal": 1});
+        let events = vec![
+            paid(3, "alice", "100"),
+            json!({"event": "crowned", "block": 3, "proposal": 1}),
+            paid(3, "bob", "100"),
+            paid(9, "alice", "50"),
+            paid(12, "alice", "7"),
+        ];
+        assert_eq!(
+            earnings(&events, Some(10)),
+            vec![
+                json!({"epoch": 0, "operator": "alice", "amount": "150", "verdicts": 2}),
+                json!({"epoch": 0, "operator": "bob", "amount": "100", "verdicts": 1}),
+                json!({"epoch": 1, "operator": "alice", "amount": "7", "verdicts": 1}),
+            ]
+        );
+        // No emissions policy: one epoch, 0.
+        assert_eq!(earnings(&events, None).len(), 2);
+    }
 
     #[test]
     fn a_hostile_reports_reads_and_text_are_cut_to_what_a_page_can_show() {
