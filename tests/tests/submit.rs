@@ -177,8 +177,14 @@ fn submit_quotes_first_and_sends_nothing_without_yes_or_the_balance() {
         planck(q, "commit_tx_fee") > 0 && planck(q, "reveal_tx_fee") > planck(q, "commit_tx_fee"),
         "the reveal carries the bundle: {q}"
     );
-    assert!(err.contains("--yes"), "{err}");
-    assert_eq!(lines.len(), 1, "nothing after the quote: {lines:?}");
+    // With --json the error is the last line: `{"error", "exit_code"}`.
+    assert_eq!(
+        lines.len(),
+        2,
+        "the quote, then the error: {lines:?}\n{err}"
+    );
+    let error = lines[1]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("--yes"), "{lines:?}");
     let free_before = planck(q, "free");
 
     eprintln!("an account without funds, with --yes: refused before anything is sent");
@@ -187,8 +193,13 @@ fn submit_quotes_first_and_sends_nothing_without_yes_or_the_balance() {
     assert_eq!(lines[0]["event"], "quote", "{lines:?}");
     assert_eq!(lines[0]["affordable"], false);
     assert_eq!(planck(&lines[0], "free"), 0);
-    assert!(err.contains("nothing was sent"), "{err}");
-    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(
+        lines.len(),
+        2,
+        "the quote, then the error: {lines:?}\n{err}"
+    );
+    let error = lines[1]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("nothing was sent"), "{lines:?}");
 
     eprintln!("Charlie with --yes: the same free balance (nothing was held), a fresh commitment");
     let a = args("//Charlie", &["--yes"]);
