@@ -208,6 +208,15 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
             vec!["failed", "Incorrect", "final fail"],
         ),
         (
+            format!("/account/{charlie}"),
+            vec![
+                "As a miner",
+                "crowned",
+                "evaluation fees held",
+                "As a validator",
+            ],
+        ),
+        (
             "/weights".into(),
             vec![
                 "Shares over epochs",

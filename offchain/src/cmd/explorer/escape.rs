@@ -32,8 +32,16 @@ pub fn text(v: &Value) -> String {
     }
 }
 
+/// An account by name where it is a dev account, linked to its page.
 pub fn account(v: &Value) -> String {
-    esc(&who(v.as_str().unwrap_or_default()))
+    match v.as_str() {
+        Some(ss58) if !ss58.is_empty() => format!(
+            r#"<a href="/account/{}">{}</a>"#,
+            segment(ss58),
+            esc(&who(ss58))
+        ),
+        _ => esc(&text(v)),
+    }
 }
 
 /// An amount in planck (a JSON string) in UNIT.

@@ -380,6 +380,59 @@ pub fn proposal(m: &Value) -> String {
     )
 }
 
+/// `/account/SS58`: an account as a miner and as a validator.
+pub fn account_page(m: &Value) -> String {
+    let id = text(&m["account"]);
+    let proposals: String = m["proposals"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            format!(
+                "<tr><td>{}</td><td>#{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+                proposal_link(&p["proposal"]),
+                esc(&text(&p["block"])),
+                arena_link(&p["arena"]),
+                esc(&text(&p["target"])),
+                esc(&text(&p["status"]))
+            )
+        })
+        .collect();
+    let proposals = if proposals.is_empty() {
+        r#"<p class="muted">no proposal revealed</p>"#.to_string()
+    } else {
+        format!("<table><tr><th>proposal</th><th>revealed</th><th>arena</th><th>target</th><th>status</th></tr>{proposals}</table>")
+    };
+    let verdicts: String = m["verdicts"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, n)| format!("<tr><td>{}</td><td>{}</td></tr>", esc(k), esc(&text(n))))
+        .collect();
+    let fees = &m["fees"];
+    let events: Vec<Value> = m["events"].as_array().cloned().unwrap_or_default();
+    let body = format!(
+        "{}<p><code>{}</code></p><h2>As a miner</h2>{proposals}\
+         <table><tr><th>crowns</th><td>{}</td></tr>\
+         <tr><th>evaluation fees held</th><td>{}</td></tr>\
+         <tr><th>paid to verdicts</th><td>{}</td></tr>\
+         <tr><th>returned</th><td>{}</td></tr></table>\
+         <h2>As a validator</h2><table><tr><th>verdicts paid</th><td>{}</td></tr>\
+         <tr><th>earned from evaluation fees</th><td>{}</td></tr></table>\
+         <table><tr><th>event</th><th>times</th></tr>{verdicts}</table><h2>Events</h2>{}",
+        index_note(m),
+        esc(&id),
+        esc(&text(&m["crowns"])),
+        amount(&fees["held"]),
+        amount(&fees["paid"]),
+        amount(&fees["returned"]),
+        esc(&text(&m["verdicts_paid"])),
+        amount(&m["earned"]),
+        events_table(&events)
+    );
+    layout(&who(&id), &format!("/account/{}.json", segment(&id)), &body)
+}
+
 pub fn weights(m: &Value) -> String {
     let epochs: Vec<(u64, Vec<(String, u32)>)> = m["epochs"]
         .as_array()

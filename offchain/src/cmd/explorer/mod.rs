@@ -104,6 +104,7 @@ fn router(state: AppState) -> Router {
         .route("/weights.json", get(weights_json))
         .route("/arena/{id}", get(arena))
         .route("/proposal/{id}", get(proposal))
+        .route("/account/{id}", get(account))
         .fallback(not_found)
         .with_state(state)
 }
@@ -184,6 +185,11 @@ async fn proposal(State(s): State<AppState>, Path(id): Path<String>) -> Response
         Err(_) => Err(model::PageError::NotFound(format!("no proposal `{id}`"))),
     };
     respond(model, json, html::proposal)
+}
+
+async fn account(State(s): State<AppState>, Path(id): Path<String>) -> Response {
+    let (id, json) = twin(&id);
+    respond(model::account(&s, id).await, json, html::account_page)
 }
 
 async fn not_found() -> Response {

@@ -200,6 +200,105 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
     Ok(v)
 }
 
+/// `/account/SS58`: what an account did as a miner (its proposals and their status now, its
+/// crowns, what its evaluation fees held, paid and got back) and as a validator (its
+/// verdicts, what they earned), from the event index and the chain's proposals.
+pub async fn account(s: &AppState, id: &str) -> Result<Value, PageError> {
+    use std::str::FromStr;
+    let who = cacheon::chain::AccountId::from_str(id)
+        .map_err(|_| PageError::NotFound(format!("`{id}` is not an SS58 account")))?
+        .to_string();
+    let at = latest(s).await?;
+    let idx = s.index.read().await;
+    let mut v = account_history(&idx.events, &who);
+    // Each proposal's status now (pruned ones are gone from the chain).
+    if let Some(list) = v["proposals"].as_array_mut() {
+        for p in list {
+            let id = p["proposal"].as_u64().unwrap_or(0);
+            let status = reads::proposal_at(&at, id).await.map_err(chain_err)?;
+            p["status"] =
+                status.map_or(json!("pruned"), |p| proposal_json(id, &p)["status"].clone());
+        }
+    }
+    v["block"] = json!(at.block_number());
+    v["indexed_to"] = json!(idx.head);
+    v["indexed_from"] = json!(idx.from);
+    v["index_error"] = json!(idx.error);
+    Ok(v)
+}
+
+/// An account's history in the indexed events: `account`, `proposals` it revealed
+/// (`proposal`, `block`, `arena`, `target`), `fees` as a miner (`held`, `paid`, `returned`,
+/// planck as text), `crowns`, `verdicts` it attested by kind, `earned` (planck as text) and
+/// `verdicts_paid` as an operator, and every event that names it.
+fn account_history(events: &[Value], who: &str) -> Value {
+    let names = |e: &Value| {
+        e.as_object()
+            .is_some_and(|o| o.iter().any(|(k, v)| is_account_field(k) && v == who))
+    };
+    let planck = |e: &Value| -> u128 {
+        e["amount"]
+            .as_str()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(0)
+    };
+    let mine: std::collections::BTreeSet<u64> = events
+        .iter()
+        .filter(|e| e["event"] == "revealed" && e["miner"] == who)
+        .filter_map(|e| e["proposal"].as_u64())
+        .collect();
+    let proposals: Vec<Value> = events
+        .iter()
+        .filter(|e| e["event"] == "revealed" && e["miner"] == who)
+        .map(|e| json!({"proposal": e["proposal"], "block": e["block"], "arena": e["arena"], "target": e["target"]}))
+        .collect();
+    let (mut held, mut paid, mut returned, mut earned) = (0u128, 0u128, 0u128, 0u128);
+    let (mut crowns, mut verdicts_paid) = (0u32, 0u32);
+    let mut verdicts: std::collections::BTreeMap<String, u32> = Default::default();
+    for e in events {
+        let name = e["event"].as_str().unwrap_or_default();
+        let of_mine = e["proposal"].as_u64().is_some_and(|p| mine.contains(&p));
+        match name {
+            "evaluation_fee_held" if e["miner"] == who => held += planck(e),
+            "evaluation_fee_returned" if e["miner"] == who => returned += planck(e),
+            "crowned" if e["miner"] == who => crowns += 1,
+            _ => {}
+        }
+        if name == "verdict_paid" {
+            if of_mine {
+                paid += planck(e);
+            }
+            if e["operator"] == who {
+                earned += planck(e);
+                verdicts_paid += 1;
+            }
+        }
+        if e["validator"] == who {
+            *verdicts.entry(name.to_string()).or_default() += 1;
+        }
+    }
+    let named: Vec<Value> = events
+        .iter()
+        .filter(|e| names(e) || e["proposal"].as_u64().is_some_and(|p| mine.contains(&p)))
+        .cloned()
+        .collect();
+    json!({
+        "account": who,
+        "proposals": proposals,
+        "crowns": crowns,
+        "fees": {"held": held.to_string(), "paid": paid.to_string(), "returned": returned.to_string()},
+        "verdicts": verdicts,
+        "earned": earned.to_string(),
+        "verdicts_paid": verdicts_paid,
+        "events": named,
+    })
+}
+
+/// Event fields that hold an account.
+fn is_account_field(key: &str) -> bool {
+    super::super::display::is_account_key(key)
+}
+
 /// Timed pairs a page shows of one report (an attempt's budget is far below this).
 const MAX_PAIRS: usize = 1000;
 /// Characters of a report's detail a page shows.
@@ -342,6 +441,43 @@ fn earnings(events: &[Value], epoch_blocks: Option<u64>) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_accounts_history_sums_its_fees_as_miner_and_operator() {
+        let events = vec![
+            json!({"event": "revealed", "proposal": 1, "block": 2, "miner": "charlie", "arena": "cpu-tiny", "target": "t"}),
+            json!({"event": "revealed", "proposal": 2, "block": 2, "miner": "eve", "arena": "cpu-tiny", "target": "t"}),
+            json!({"event": "evaluation_fee_held", "proposal": 1, "block": 2, "miner": "charlie", "amount": "100"}),
+            json!({"event": "pass_sealed", "proposal": 1, "block": 5, "validator": "alice"}),
+            json!({"event": "verdict_paid", "proposal": 1, "block": 9, "operator": "alice", "amount": "50"}),
+            json!({"event": "verdict_paid", "proposal": 1, "block": 9, "operator": "bob", "amount": "50"}),
+            json!({"event": "crowned", "proposal": 1, "block": 9, "miner": "charlie"}),
+            json!({"event": "verdict_paid", "proposal": 2, "block": 12, "operator": "alice", "amount": "7"}),
+            json!({"event": "evaluation_fee_returned", "proposal": 2, "block": 12, "miner": "eve", "amount": "93"}),
+        ];
+        let charlie = account_history(&events, "charlie");
+        assert_eq!(charlie["proposals"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            charlie["fees"],
+            json!({"held": "100", "paid": "100", "returned": "0"})
+        );
+        assert_eq!(charlie["crowns"], 1);
+        assert_eq!(
+            charlie["events"].as_array().unwrap().len(),
+            6,
+            "{charlie:#}"
+        );
+        let alice = account_history(&events, "alice");
+        assert_eq!(alice["earned"], "57");
+        assert_eq!(alice["verdicts_paid"], 2);
+        assert_eq!(alice["verdicts"], json!({"pass_sealed": 1}));
+        assert!(alice["proposals"].as_array().unwrap().is_empty());
+        let eve = account_history(&events, "eve");
+        assert_eq!(
+            eve["fees"],
+            json!({"held": "0", "paid": "7", "returned": "93"})
+        );
+    }
 
     #[test]
     fn earnings_sum_each_operators_paid_verdicts_per_epoch() {
