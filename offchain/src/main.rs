@@ -226,6 +226,16 @@ enum Command {
         #[command(flatten)]
         chain: ChainArgs,
     },
+    /// What an account did, from the chain's events since block 1: as a miner, every
+    /// proposal it revealed with its status now, its crowns, and what its evaluation fees
+    /// held, paid to verdicts and got back; as a validator, its verdicts by kind and what
+    /// they earned. The explorer's `/account/SS58` page shows the same.
+    History {
+        /// An SS58 account, or a dev account's secret URI (`//Charlie`).
+        account: String,
+        #[command(flatten)]
+        chain: ChainArgs,
+    },
     /// Show a proposal, or (without one) the arenas, their queues and incumbent stacks.
     /// A proposal's verdicts name their validators and evidence digests; with --from
     /// (a validator's endpoint, repeatable) each report is fetched, checked against its
@@ -488,6 +498,9 @@ fn main() {
         Command::Operator(command) => cmd::operator::run(&out, command),
         Command::Arena { id, chain } => {
             cmd::block_on(cmd::arena::arena(&out, id.as_deref(), &chain))
+        }
+        Command::History { account, chain } => {
+            cmd::block_on(cmd::history::history(&out, &account, &chain))
         }
         Command::Status {
             proposal,

@@ -107,5 +107,23 @@ fn one_validator_attesting_no_decision_cannot_expire_a_proposal() {
     let mut crowners = vec![account("//Bob"), account("//Dave")];
     crowners.sort();
     assert_eq!(paid, crowners, "the verdicts paid: {:#?}", w.events);
+    // `cacheon history` tells the same from the chain's events: Charlie's fee held and all
+    // of it paid, the crown; Bob earned one verdict's worth, Alice nothing.
+    let history = |who: &str| {
+        let (code, lines, err) = cacheon_e2e::run_lines(&["history", who, "--url", &node.url]);
+        assert_eq!(code, 0, "{lines:?}\n{err}");
+        lines.last().cloned().expect("one JSON object")
+    };
+    let charlie = history("//Charlie");
+    assert_eq!(charlie["crowns"], 1, "{charlie:#}");
+    assert_eq!(charlie["proposals"][0]["status"], "crowned", "{charlie:#}");
+    let held: u128 = charlie["fees"]["held"].as_str().unwrap().parse().unwrap();
+    assert!(
+        held > 0 && charlie["fees"]["paid"] == charlie["fees"]["held"],
+        "{charlie:#}"
+    );
+    let bob = history(&account("//Bob"));
+    assert_eq!(bob["verdicts_paid"], 1, "{bob:#}");
+    assert_eq!(history("//Alice")["verdicts_paid"], 0);
     assert_try_state(&node.url);
 }

@@ -13,6 +13,7 @@ pub mod events;
 pub mod evidence;
 pub mod explorer;
 pub mod generate;
+pub mod history;
 pub mod operator;
 pub mod proposal;
 pub mod quote;

@@ -63,7 +63,9 @@ pub async fn follow(client: Client, index: Arc<RwLock<Index>>) {
     }
 }
 
-async fn catch_up(client: &Client, index: &RwLock<Index>) -> Result<(), String> {
+/// Reads every finalized block's events up to the head into `index` (from where it stopped;
+/// on a pruned node, from the oldest block it surely keeps).
+pub(in crate::cmd) async fn catch_up(client: &Client, index: &RwLock<Index>) -> Result<(), String> {
     let head = client
         .at_current_block()
         .await

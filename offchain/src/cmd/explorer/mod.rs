@@ -21,6 +21,10 @@ mod model;
 mod stakes;
 mod svg;
 
+// `cacheon history` reads the same index and tells the same account history.
+pub(super) use index::{catch_up, Index};
+pub(super) use model::account_history;
+
 use std::sync::Arc;
 
 use axum::extract::{Path, State};

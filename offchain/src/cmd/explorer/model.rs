@@ -231,7 +231,7 @@ pub async fn account(s: &AppState, id: &str) -> Result<Value, PageError> {
 /// (`proposal`, `block`, `arena`, `target`), `fees` as a miner (`held`, `paid`, `returned`,
 /// planck as text), `crowns`, `verdicts` it attested by kind, `earned` (planck as text) and
 /// `verdicts_paid` as an operator, and every event that names it.
-fn account_history(events: &[Value], who: &str) -> Value {
+pub(in crate::cmd) fn account_history(events: &[Value], who: &str) -> Value {
     let names = |e: &Value| {
         e.as_object()
             .is_some_and(|o| o.iter().any(|(k, v)| is_account_field(k) && v == who))
