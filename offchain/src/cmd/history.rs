@@ -7,14 +7,14 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
-use cacheon::chain::{self, reads, AccountId, ChainError};
+use cacheon::chain::{self, AccountId, ChainError};
 use cacheon::exit;
 use serde_json::{json, Value};
 use tokio::sync::RwLock;
 
 use super::display::{units, who};
-use super::explorer::{account_history, catch_up, Index};
-use super::proposal::{connect, fail, proposal_json};
+use super::explorer::{account_history, catch_up, with_statuses, Index};
+use super::proposal::{connect, fail};
 use super::{progress_bar, Out};
 use crate::ChainArgs;
 
@@ -55,21 +55,14 @@ pub async fn history(out: &Out, account: &str, c: &ChainArgs) -> i32 {
         Ok(at) => at,
         Err(e) => return fail(out, chain::unavailable(e)),
     };
-    if let Some(list) = v["proposals"].as_array_mut() {
-        for p in list {
-            let id = p["proposal"].as_u64().unwrap_or(0);
-            match reads::proposal_at(&at, id).await {
-                Ok(status) => {
-                    p["status"] =
-                        status.map_or(json!("pruned"), |s| proposal_json(id, &s)["status"].clone())
-                }
-                Err(e) => return fail(out, e),
-            }
-        }
+    if let Err(e) = with_statuses(&at, &mut v).await {
+        return fail(out, e);
     }
     v["block"] = json!(at.block_number());
     v["read_from"] = json!(idx.from.unwrap_or(1));
-    v.as_object_mut().map(|o| o.remove("events"));
+    if let Some(o) = v.as_object_mut() {
+        o.remove("events");
+    }
     out.emit(v.clone(), || human(&v));
     exit::OK
 }

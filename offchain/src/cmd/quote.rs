@@ -137,24 +137,8 @@ pub async fn quote(
         [0; 32],
         chain::bounded(canonical),
     );
-    let fee_error = |e: subxt::error::ExtrinsicError| {
-        chain::unavailable(format!("estimating a transaction fee: {e}"))
-    };
-    let mut txs = at.transactions();
-    let commit_tx_fee = txs
-        .create_signed(&commit, key, DefaultParams::default_params())
-        .await
-        .map_err(fee_error)?
-        .partial_fee_estimate()
-        .await
-        .map_err(fee_error)?;
-    let reveal_tx_fee = txs
-        .create_signed(&reveal, key, DefaultParams::default_params())
-        .await
-        .map_err(fee_error)?
-        .partial_fee_estimate()
-        .await
-        .map_err(fee_error)?;
+    let commit_tx_fee = fee_estimate(&at, &commit, key).await?;
+    let reveal_tx_fee = fee_estimate(&at, &reveal, key).await?;
     Ok(Quote {
         commit_deposit,
         bundle_deposit: per_byte.saturating_mul(canonical.len() as u128),
@@ -165,4 +149,23 @@ pub async fn quote(
         existential,
         free,
     })
+}
+
+/// The node's estimate of what `call` signed by `key` would pay in transaction fees (its
+/// `TransactionPaymentApi`, for these very bytes); nothing is submitted.
+async fn fee_estimate<Call: subxt::transactions::Payload>(
+    at: &chain::At,
+    call: &Call,
+    key: &Keypair,
+) -> Result<u128, ChainError> {
+    let error = |e: subxt::error::ExtrinsicError| {
+        chain::unavailable(format!("estimating a transaction fee: {e}"))
+    };
+    at.transactions()
+        .create_signed(call, key, DefaultParams::default_params())
+        .await
+        .map_err(error)?
+        .partial_fee_estimate()
+        .await
+        .map_err(error)
 }

@@ -476,16 +476,12 @@ pub fn weights(m: &Value) -> String {
         .flatten()
         .rev()
         .map(|e| {
-            let amount = e["amount"]
-                .as_str()
-                .and_then(|a| a.parse().ok())
-                .map_or("–".to_string(), units);
             format!(
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&text(&e["epoch"])),
                 esc(&who(e["operator"].as_str().unwrap_or_default())),
                 esc(&text(&e["verdicts"])),
-                esc(&amount)
+                amount(&e["amount"])
             )
         })
         .collect();

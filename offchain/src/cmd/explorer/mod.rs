@@ -23,7 +23,7 @@ mod svg;
 
 // `cacheon history` reads the same index and tells the same account history.
 pub(super) use index::{catch_up, Index};
-pub(super) use model::account_history;
+pub(super) use model::{account_history, with_statuses};
 
 use std::sync::Arc;
 

@@ -211,15 +211,7 @@ pub async fn account(s: &AppState, id: &str) -> Result<Value, PageError> {
     let at = latest(s).await?;
     let idx = s.index.read().await;
     let mut v = account_history(&idx.events, &who);
-    // Each proposal's status now (pruned ones are gone from the chain).
-    if let Some(list) = v["proposals"].as_array_mut() {
-        for p in list {
-            let id = p["proposal"].as_u64().unwrap_or(0);
-            let status = reads::proposal_at(&at, id).await.map_err(chain_err)?;
-            p["status"] =
-                status.map_or(json!("pruned"), |p| proposal_json(id, &p)["status"].clone());
-        }
-    }
+    with_statuses(&at, &mut v).await.map_err(chain_err)?;
     v["block"] = json!(at.block_number());
     v["indexed_to"] = json!(idx.head);
     v["indexed_from"] = json!(idx.from);
@@ -292,6 +284,20 @@ pub(in crate::cmd) fn account_history(events: &[Value], who: &str) -> Value {
         "verdicts_paid": verdicts_paid,
         "events": named,
     })
+}
+
+/// Gives each of an account history's `proposals` its `status` at `at` (`pruned` once the
+/// chain has deleted it).
+pub(in crate::cmd) async fn with_statuses(
+    at: &At,
+    history: &mut Value,
+) -> Result<(), cacheon::chain::ChainError> {
+    for p in history["proposals"].as_array_mut().into_iter().flatten() {
+        let id = p["proposal"].as_u64().unwrap_or(0);
+        let status = reads::proposal_at(at, id).await?;
+        p["status"] = status.map_or(json!("pruned"), |s| proposal_json(id, &s)["status"].clone());
+    }
+    Ok(())
 }
 
 /// Event fields that hold an account.
