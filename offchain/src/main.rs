@@ -328,7 +328,7 @@ enum Command {
         public_url: Option<String>,
     },
     /// The main job on embedded defaults: starts a dev chain (cacheon-node --dev --tmp) and
-    /// two validators (Alice, Bob) on an arena (the CPU arena of SmolLM2-135M, the real
+    /// the dev chain's three validators (Alice, Bob, Dave) on an arena (the CPU arena of SmolLM2-135M, the real
     /// model, by default); a miner (Charlie) packs, commits and reveals a faster kernel; shows the
     /// lease, both attestations, the crown, the next epoch's weights and the payout as they
     /// happen; then stops everything.

@@ -59,6 +59,32 @@ pub fn sudo(url: &str, call: RuntimeCall) {
 }
 pub use cacheon::chain::api::runtime_types::pallet_cacheon::types::RetireCause;
 
+/// The validators the development genesis registers in every arena (runtime/src/genesis.rs).
+pub const DEV_VALIDATORS: [&str; 3] = ["//Alice", "//Bob", "//Dave"];
+
+/// Deregisters from `arena` every development validator not in `running` (through sudo), so
+/// that the registered operators are the ones the test runs. A test that runs fewer
+/// validators than are registered must: a NoDecision (an honest one, on a loaded machine)
+/// excludes its operator from the proposal for as long as another registered operator may
+/// take it, and an operator nobody runs "may" for ever, so the proposal waits for it until
+/// its wait times out. With only the running ones registered, the exclusion lifts when the
+/// others cannot take the proposal, and the staller measures again.
+pub fn only_validators(url: &str, arena: &str, running: &[&str]) {
+    use cacheon::chain::{self, api};
+    type CacheonCall = api::runtime_types::pallet_cacheon::pallet::Call;
+    for suri in DEV_VALIDATORS.iter().filter(|s| !running.contains(s)) {
+        let key = chain::account(&chain::signer(Some(suri), None).unwrap());
+        eprintln!("deregistering {suri} from {arena}: this test does not run it");
+        sudo(
+            url,
+            RuntimeCall::Cacheon(CacheonCall::remove_validator {
+                arena: chain::bounded(arena.as_bytes()),
+                validator: key,
+            }),
+        );
+    }
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -25,6 +25,7 @@ use cacheon_e2e::{
 fn an_atomic_crown_displaces_its_members_crowns() {
     let dir = TestDir::new();
     let node = Node::dev(dir.path(), 500);
+    cacheon_e2e::only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
     let mut chain = Chain::new(&node.url);
     let examples = repo_root().join("examples/cpu");
 

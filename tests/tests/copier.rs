@@ -56,6 +56,7 @@ fn copier_revealing_first_loses_to_earliest_commitment() {
     // One-second blocks: Charlie's reveal, after three other steps, stays well inside his
     // 30-block window.
     let node = Node::dev(dir.path(), 1000);
+    cacheon_e2e::only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let original = repo_root().join("examples/cpu/matmul-avx2");

@@ -132,6 +132,7 @@ fn the_explorer_shows_the_market_in_a_headless_browser() {
     chromium();
     let dir = cacheon_e2e::TestDir::new();
     let node = Node::dev(dir.path(), 500);
+    cacheon_e2e::only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
     let ports = [free_port(), free_port()];
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), Some(ports[0]));
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), Some(ports[1]));

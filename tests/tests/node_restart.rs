@@ -17,6 +17,7 @@ use cacheon_e2e::{
 fn a_node_restart_mid_proposal_loses_nothing() {
     let dir = TestDir::new();
     let mut node = Node::dev(dir.path(), 500);
+    cacheon_e2e::only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
     let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let mut chain = Chain::new(&node.url);

@@ -22,6 +22,7 @@ use cacheon_e2e::{
 fn a_faster_crown_supersedes_the_old_one_and_the_weights_move() {
     let dir = TestDir::new();
     let node = Node::dev(dir.path(), 500);
+    cacheon_e2e::only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
     let mut chain = Chain::new(&node.url);
     let examples = repo_root().join("examples/cpu");
 

@@ -29,6 +29,7 @@ fn watch_to_crown(node: &Node, id: u64, validators: [&Validator; 2]) -> cacheon_
 fn two_validators_crown_a_clear_win() {
     let dir = cacheon_e2e::TestDir::new();
     let node = Node::dev(dir.path(), 500);
+    cacheon_e2e::only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
     let metrics_port = free_port();
     let alice = Validator::start(
         "alice",
@@ -120,6 +121,7 @@ fn two_validators_crown_an_experts_kernel_on_the_split_arena() {
     // offline) is measured by each validator in lanes of ranks, reproduced, and crowned.
     let dir = cacheon_e2e::TestDir::new();
     let node = Node::dev(dir.path(), 500);
+    cacheon_e2e::only_validators(&node.url, "cpu-tp2", &["//Alice", "//Bob"]);
     let alice = Validator::start_in("cpu-tp2", "alice", "//Alice", &node.url, dir.path(), None);
     let bob = Validator::start_in("cpu-tp2", "bob", "//Bob", &node.url, dir.path(), None);
     let bundle = repo_root().join("examples/cpu/moe-experts-avx2");

@@ -1,5 +1,5 @@
 //! `cacheon demo`: the main job on embedded defaults. A dev chain (`cacheon-node --dev
-//! --tmp`), two validators (Alice and Bob) on an arena (`cpu-smollm2`, the real model, by
+//! --tmp`), the dev chain's three validators (Alice, Bob and Dave) on an arena (`cpu-smollm2`, the real model, by
 //! default; `h200-llama8b` on a GPU machine), and a miner (Charlie) whose faster kernel goes from pack, commit and reveal
 //! through the lease, both attestations and the crown to the next epoch's weights and
 //! payout; then everything is
@@ -158,7 +158,7 @@ async fn run(
     // else is timed on this machine meanwhile).
     let before = answer_before(out, arena_spec, &ws.me)?;
 
-    // 2. Two validators on the arena.
+    // 2. The validators on the arena.
     start_validators(out, &mut procs, &ws, arena, &url)?;
 
     // 3. The miner: pack, commit, reveal.
@@ -427,8 +427,12 @@ fn answer_after(
     Ok(())
 }
 
-/// Two validators, Alice and Bob, serving `arena` on the chain at `url` (`procs` keeps
-/// them).
+/// The dev chain's validators, Alice, Bob and Dave (the development genesis registers all
+/// three in every arena), serving `arena` on the chain at `url` (`procs` keeps them). Every
+/// registered one runs: an honest NoDecision (a noisy read on a busy machine) bars its
+/// operator from the proposal while another registered operator may take it, so with a
+/// registered validator not running the proposal would wait for it until its wait ran out.
+/// Only one measures at a time: a proposal has one lease at a time.
 fn start_validators(
     out: &Out,
     procs: &mut Procs,
@@ -436,7 +440,7 @@ fn start_validators(
     arena: &str,
     url: &str,
 ) -> Result<(), i32> {
-    for (name, suri) in [("alice", "//Alice"), ("bob", "//Bob")] {
+    for (name, suri) in [("alice", "//Alice"), ("bob", "//Bob"), ("dave", "//Dave")] {
         let Ok(l) = ws.log(name) else {
             return Err(out.error("cannot write logs", exit::USAGE));
         };
