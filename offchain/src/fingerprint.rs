@@ -46,13 +46,18 @@ pub type Fingerprint = [u8; 32];
 
 /// A proposal with priority over the one being screened (an earlier commitment, or the same
 /// commit block and a lower id), as the copy screen compares with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Earlier {
     pub proposal: u64,
     pub commit_block: u64,
     pub fingerprint: Fingerprint,
     /// Revealed by another account than the screened proposal's miner.
     pub other_miner: bool,
+    /// Crowned at some point (the incumbent, or retired since): its code is a baseline
+    /// others may build on ([`containment`]).
+    pub crowned: bool,
+    /// Its code as containment compares it.
+    pub signature: containment::Signature,
 }
 
 /// The original of a copy: the earliest proposal (commit block, then id) with the same
@@ -76,23 +81,8 @@ pub fn fingerprint_of(files: &[BundleFile]) -> Option<Fingerprint> {
 
 /// The fingerprint of a bundle whose manifest parsed (`manifest` is `files`' own).
 pub fn fingerprint(files: &[BundleFile], manifest: &Manifest) -> Fingerprint {
-    let tokens: HashMap<&str, Vec<Token>> = files
-        .iter()
-        .filter(|f| f.path != "manifest.toml")
-        .map(|f| (f.path.as_str(), tokens(&String::from_utf8_lossy(&f.data))))
-        .collect();
-    let mut declared = HashSet::new();
-    for toks in tokens.values() {
-        declared_names(toks, &mut declared);
-    }
-    let mut n = Normalizer {
-        files,
-        tokens: &tokens,
-        declared,
-        names: HashMap::new(),
-        emitted: Vec::new(),
-        out: Vec::new(),
-    };
+    let tokens = file_tokens(files);
+    let mut n = Normalizer::new(files, &tokens, false);
     n.line(&format!(
         "target {} {:?} {:?}",
         manifest.target.id, manifest.mode, manifest.backend
@@ -111,11 +101,24 @@ pub fn fingerprint(files: &[BundleFile], manifest: &Manifest) -> Fingerprint {
     cacheon_primitives::bundle::content_hash(&n.out)
 }
 
+/// Every bundle file but the manifest as a token stream, by path.
+fn file_tokens(files: &[BundleFile]) -> HashMap<&str, Vec<Token>> {
+    files
+        .iter()
+        .filter(|f| f.path != "manifest.toml")
+        .map(|f| (f.path.as_str(), tokens(&String::from_utf8_lossy(&f.data))))
+        .collect()
+}
+
+/// Writes a bundle's normalized tokens, one a line.
 struct Normalizer<'a> {
     files: &'a [BundleFile],
     tokens: &'a HashMap<&'a str, Vec<Token>>,
     /// Names the bundle declares (renamed).
     declared: HashSet<String>,
+    /// Every declared name becomes one placeholder `v` instead of `v0, v1, …` (for
+    /// containment, where code around a copied kernel shifts the numbering).
+    collapse: bool,
     /// Renamed identifiers: original -> index of first appearance.
     names: HashMap<String, usize>,
     /// Files already emitted, in order.
@@ -123,7 +126,27 @@ struct Normalizer<'a> {
     out: Vec<u8>,
 }
 
-impl Normalizer<'_> {
+impl<'a> Normalizer<'a> {
+    fn new(
+        files: &'a [BundleFile],
+        tokens: &'a HashMap<&'a str, Vec<Token>>,
+        collapse: bool,
+    ) -> Self {
+        let mut declared = HashSet::new();
+        for toks in tokens.values() {
+            declared_names(toks, &mut declared);
+        }
+        Normalizer {
+            files,
+            tokens,
+            declared,
+            collapse,
+            names: HashMap::new(),
+            emitted: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
     fn line(&mut self, s: &str) {
         self.out.extend_from_slice(s.as_bytes());
         self.out.push(b'\n');
@@ -133,6 +156,9 @@ impl Normalizer<'_> {
     fn name(&mut self, ident: &str) -> String {
         if !self.declared.contains(ident) {
             return ident.to_string();
+        }
+        if self.collapse {
+            return "v".to_string();
         }
         let next = self.names.len();
         format!("v{}", *self.names.entry(ident.to_string()).or_insert(next))
@@ -395,6 +421,8 @@ fn number(raw: &str) -> String {
         Err(_) => s,
     }
 }
+
+pub mod containment;
 
 #[cfg(test)]
 mod tests;

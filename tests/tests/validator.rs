@@ -42,6 +42,20 @@ fn two_validators_crown_a_clear_win() {
     let bundle = repo_root().join("examples/cpu/matmul-avx2");
     let id = propose(&node.url, &dir.path().join("miner"), &bundle, "//Charlie");
     let w = watch_to_crown(&node, id, [&alice, &bob]);
+    // Alice publishes her endpoint: while she held a lease of it (primary or reproduction),
+    // `cacheon watch` showed her attempt as it went, from her `/attempt`.
+    let alice_ss58 = "5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY";
+    let progress: Vec<_> = w
+        .events
+        .iter()
+        .filter(|e| e["event"] == "attempt_progress")
+        .collect();
+    assert!(
+        progress.iter().any(|e| e["validator"] == alice_ss58
+            && e["stage"].is_string()
+            && e["elapsed_s"].is_u64()),
+        "{progress:#?}"
+    );
     let names = w.names();
     let passes = names.iter().filter(|n| **n == "pass_recorded").count();
     assert!(passes >= 1, "a primary PASS before the crown: {names:?}");
@@ -113,6 +127,17 @@ fn two_validators_crown_a_clear_win() {
         body.contains("cacheon_validator_attempts_total{verdict=\"pass\"}"),
         "{body}"
     );
+    // Between attempts there is nothing running.
+    let body = std::net::TcpStream::connect(("127.0.0.1", metrics_port))
+        .and_then(|mut s| {
+            use std::io::{Read, Write};
+            s.write_all(b"GET /attempt HTTP/1.0\r\n\r\n")?;
+            let mut b = String::new();
+            s.read_to_string(&mut b)?;
+            Ok(b)
+        })
+        .expect("the attempt endpoint answers");
+    assert!(body.ends_with(r#"{"attempt":null}"#), "{body}");
 }
 
 #[test]

@@ -1,31 +1,53 @@
-//! Verdicts other than a crown, end to end with the real node and three validators: the
-//! incumbent's own bytes proposed again FAIL `NotFaster`; a kernel that writes past its
-//! output FAILs `Cheating`; another miner's renamed and reformatted copy of an earlier
-//! proposal (new bytes, so the chain's exact-copy check lets it in) FAILs `CopyOf`. Each
-//! test prints what it waits for and fails with the events it saw. Needs `cacheon` and
-//! `cacheon-node` built (scripts/test.sh builds them first).
+//! Verdicts other than a crown, end to end with the real node and three validators: a
+//! kernel the engine never calls FAILs `NotFaster`; a kernel that writes past its output
+//! FAILs `Cheating`; another miner's copy of an earlier proposal, renamed, reformatted and
+//! wrapped in code of its own (new bytes and a new fingerprint, so only containment sees
+//! it) FAILs `CopyOf`; the stock kernel renamed and reformatted FAILs `Policy` before anyone
+//! measures it. Each test prints what it waits for and fails with the events it saw. Needs
+//! `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
 
 use std::path::{Path, PathBuf};
 
 use cacheon_e2e::{diagnostics, propose, repo_root, watch, Node, Validator, Watched};
 
-/// What a copier does to a revealed bundle: every local name changed, comments rewritten,
-/// the layout and the bundle's name changed. Written under `dir`.
-fn renamed_copy(original: &Path, dir: &Path) -> PathBuf {
-    let src = std::fs::read_to_string(original.join("kernels/attention_decode.c")).unwrap();
+/// What a copier does to a revealed bundle whose one source is `source`: local names
+/// changed (`renames`), comments rewritten, the layout and the bundle's name changed, the
+/// source moved; with `wrap`, code of its own around the copy (an unused helper before it,
+/// another after). Written to `dir/name`.
+fn copy_of(
+    original: &Path,
+    source: &str,
+    renames: &[(&str, &str)],
+    wrap: bool,
+    dir: &Path,
+    name: &str,
+) -> PathBuf {
+    let src = std::fs::read_to_string(original.join(source)).unwrap();
     let body = src.split_once("#include <math.h>").unwrap().1;
-    let copied = format!(
-        "// attention, my own fast version\n#include <math.h>{}",
-        body.replace("acc", "accumulator")
-            .replace("denom", "norm_sum")
-            .replace("max_score", "running_max")
-            .replace("    ", "  ")
-    );
-    let manifest = std::fs::read_to_string(original.join("manifest.toml"))
+    let mut body = body.replace("    ", "  ");
+    for (from, to) in renames {
+        body = body.replace(from, to);
+    }
+    let (before, after) = if wrap {
+        (
+            "static inline float eve_scaled(float x, float s) { return x * s + 0.5f * s; }\n",
+            "\nstatic inline int eve_rounds(int n) { return n > 8 ? n / 8 : 1; }\n",
+        )
+    } else {
+        ("", "")
+    };
+    let copied =
+        format!("// attention, my own fast version\n#include <math.h>\n{before}{body}{after}");
+    let manifest = std::fs::read_to_string(original.join("manifest.toml")).unwrap();
+    let old_name = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("name = "))
         .unwrap()
-        .replace("stock-cpu-attention_decode", "eves-attention")
-        .replace("kernels/attention_decode.c", "src/attn.c");
-    let out = dir.join("eve-bundle");
+        .to_string();
+    let manifest = manifest
+        .replace(&old_name, &format!("\"{name}\""))
+        .replace(source, "src/attn.c");
+    let out = dir.join(name);
     std::fs::create_dir_all(out.join("src")).unwrap();
     std::fs::write(out.join("src/attn.c"), copied).unwrap();
     std::fs::write(out.join("manifest.toml"), manifest).unwrap();
@@ -33,7 +55,7 @@ fn renamed_copy(original: &Path, dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
+fn not_faster_cheating_and_copied_bundles_fail_on_chain_with_their_reasons() {
     let dir = cacheon_e2e::TestDir::new();
     let node = Node::dev(dir.path(), 500);
     let ports = [
@@ -50,14 +72,56 @@ fn not_faster_and_cheating_bundles_fail_on_chain_with_their_reasons() {
     // operator nobody ran (a CI run on 2026-12-07 failed so). (Dave's key signs his validator's
     // calls, so the cheat is Ferdie's: one key's transactions from two processes clash.)
     let dave = Validator::start("dave", "//Dave", &node.url, dir.path(), Some(ports[2]));
-    let stock = repo_root().join("kernels/stock/cpu/attention_decode");
+    let never_called = repo_root().join("examples/cpu/fail-never-dispatched");
     let cheat = repo_root().join("examples/cpu/fail-out-of-bounds");
-    let slow = propose(&node.url, &dir.path().join("charlie"), &stock, "//Charlie");
+    let stock = repo_root().join("kernels/stock/cpu/attention_decode");
+    let slow = propose(
+        &node.url,
+        &dir.path().join("charlie"),
+        &never_called,
+        "//Charlie",
+    );
     let bad = propose(&node.url, &dir.path().join("ferdie"), &cheat, "//Ferdie");
-    let copy = renamed_copy(&stock, dir.path());
+    let renames = [
+        ("acc", "accumulator"),
+        ("denom", "norm_sum"),
+        ("dot(", "inner("),
+    ];
+    let copy = copy_of(
+        &never_called,
+        "kernels/attention.c",
+        &renames,
+        true,
+        dir.path(),
+        "eves-attention",
+    );
     let copied = propose(&node.url, &dir.path().join("eve"), &copy, "//Eve");
-    let copy_of = format!("CopyOf({slow})");
-    for (id, reason) in [(slow, "NotFaster"), (bad, "Cheating"), (copied, &copy_of)] {
+    let renames = [
+        ("acc", "accumulator"),
+        ("denom", "norm_sum"),
+        ("max_score", "running_max"),
+    ];
+    let restock = copy_of(
+        &stock,
+        "kernels/attention_decode.c",
+        &renames,
+        false,
+        dir.path(),
+        "charlies-attention",
+    );
+    let stock_copy = propose(
+        &node.url,
+        &dir.path().join("charlie-2"),
+        &restock,
+        "//Charlie",
+    );
+    let copy_reason = format!("CopyOf({slow})");
+    for (id, reason) in [
+        (slow, "NotFaster"),
+        (bad, "Cheating"),
+        (copied, &copy_reason),
+        (stock_copy, "Policy"),
+    ] {
         eprintln!("waiting for: proposal {id} to fail with {reason} (300 s budget)");
         let Watched { code, events } = watch(&node.url, id, 300);
         assert_eq!(

@@ -30,8 +30,14 @@ pub fn verified_report(digest: &str, bytes: &[u8]) -> Result<Value, String> {
     serde_json::from_slice(bytes).map_err(|e| format!("the report is not JSON: {e}"))
 }
 
-/// GET `url` + `/evidence/<digest>.json` (plain HTTP); the status code and the body.
-fn fetch(url: &str, digest: &str, timeout: Duration) -> Result<(u16, Vec<u8>), String> {
+/// GET `url` + `/` + `path` (plain HTTP, a validator's endpoint): the status code and the
+/// body, refused when the answer is larger than `limit` bytes or not whole within `timeout`.
+pub fn http_get(
+    url: &str,
+    path: &str,
+    timeout: Duration,
+    limit: usize,
+) -> Result<(u16, Vec<u8>), String> {
     let rest = url
         .strip_prefix("http://")
         .ok_or_else(|| format!("`{url}` is not an http:// URL"))?;
@@ -45,7 +51,7 @@ fn fetch(url: &str, digest: &str, timeout: Duration) -> Result<(u16, Vec<u8>), S
         .map_err(|e| format!("{addr}: {e}"))?
         .find_map(|a| TcpStream::connect_timeout(&a, timeout).ok())
         .ok_or_else(|| format!("cannot connect to {addr}"))?;
-    let path = format!("/{}/evidence/{digest}.json", prefix.trim_matches('/')).replace("//", "/");
+    let path = format!("/{}/{path}", prefix.trim_matches('/')).replace("//", "/");
     let request = format!("GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n");
     sock.set_write_timeout(Some(timeout))
         .map_err(|e| e.to_string())?;
@@ -53,7 +59,6 @@ fn fetch(url: &str, digest: &str, timeout: Duration) -> Result<(u16, Vec<u8>), S
         .map_err(|e| format!("writing to {addr}: {e}"))?;
     // One deadline for the whole answer: an endpoint that trickles bytes gets no longer.
     let deadline = std::time::Instant::now() + timeout;
-    let limit = MAX_REPORT_BYTES as usize + 64 * 1024;
     let mut raw = Vec::new();
     let mut buf = [0u8; 64 * 1024];
     loop {
@@ -99,7 +104,9 @@ pub fn fetch_checked(
     store: &std::path::Path,
     timeout: Duration,
 ) -> Result<(Value, PathBuf), (String, i32)> {
-    let (status, body) = fetch(from, digest, timeout).map_err(|e| (e, exit::CHAIN_UNAVAILABLE))?;
+    let limit = MAX_REPORT_BYTES as usize + 64 * 1024;
+    let (status, body) = http_get(from, &format!("evidence/{digest}.json"), timeout, limit)
+        .map_err(|e| (e, exit::CHAIN_UNAVAILABLE))?;
     if status == 404 {
         return Err((
             format!(
@@ -290,4 +297,39 @@ mod tests {
         let e = verified_report(&digest, tampered).unwrap_err();
         assert!(e.contains("refused"), "{e}");
     }
+}
+
+/// The attempt the holder of `proposal`'s lease is running now, as its endpoint publishes
+/// it on `/attempt` (stage, cases or pairs read, seconds run; `cacheon validator`'s
+/// `live.rs`), with the holder's account added; `None` when no lease is held, the holder
+/// published no endpoint, or it does not answer within two seconds about this proposal.
+pub async fn running_attempt(
+    at: &cacheon::chain::At,
+    proposal: u64,
+    status: &cacheon::chain::ProposalStatus,
+) -> Option<Value> {
+    use cacheon::chain::ProposalStatus as S;
+    let lease = match status {
+        S::Primary { lease } | S::Reproduction { lease, .. } => lease,
+        _ => return None,
+    };
+    let url = cacheon::chain::reads::evidence_endpoint(at, &lease.validator)
+        .await
+        .ok()
+        .flatten()
+        .filter(|u| !u.is_empty())?;
+    let (status, body) = tokio::task::spawn_blocking(move || {
+        http_get(&url, "attempt", Duration::from_secs(2), 64 * 1024)
+    })
+    .await
+    .ok()?
+    .ok()?;
+    let mut attempt = serde_json::from_slice::<Value>(&body).ok()?["attempt"].take();
+    let ours = status == 200
+        && attempt["proposal"].as_u64() == Some(proposal)
+        && attempt["kind"] == "lease";
+    ours.then(|| {
+        attempt["validator"] = Value::String(lease.validator.to_string());
+        attempt
+    })
 }

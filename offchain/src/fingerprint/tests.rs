@@ -163,6 +163,8 @@ fn the_earliest_match_is_the_original() {
         commit_block,
         fingerprint,
         other_miner,
+        crowned: false,
+        signature: Default::default(),
     };
     let earlier = [e(9, 50, f, true), e(4, 50, f, true), e(2, 10, other, true)];
     assert_eq!(copy_of(&f, &earlier), Some(4));

@@ -22,6 +22,7 @@ use super::findings::{
 use super::stage_times::StageTimes;
 use super::verify::{self, shapes_for};
 use crate::arena::{Arena, LaneBackend};
+use crate::fingerprint::containment::{self, EarlierCode, Signature};
 use crate::fingerprint::{copy_of, fingerprint};
 use crate::lane::protocol::BuildStage;
 use crate::lane::{BuildOutcome, Lane};
@@ -145,21 +146,13 @@ pub fn run_screens(
     report.passed_stages.extend([Stage::Pack, Stage::Policy]);
     let fp = fingerprint(files, &packed.manifest);
     report.fingerprint = Some(hex::encode(fp));
-    if let Some(earlier) = &opts.earlier {
+    if opts.earlier.is_some() {
         progress(Progress::Stage(Stage::Copy));
         let started = Instant::now();
-        let copied = copy_of(&fp, earlier);
+        let copied = copy_screen(files, &packed.manifest, fp, arena, opts.earlier.as_deref());
         report.stage_ms.add("static_screens", started.elapsed());
-        if let Some(original) = copied {
-            report.outcome = Outcome::Fail(fail(
-                Stage::Copy,
-                FailReason::CopyOf(original),
-                format!(
-                    "the bundle normalizes to the same kernel as proposal {original}, revealed \
-                     earlier by another miner (fingerprint {})",
-                    hex::encode(fp)
-                ),
-            ));
+        if let Some(finding) = copied {
+            report.outcome = Outcome::Fail(finding);
             return report;
         }
         report.passed_stages.push(Stage::Copy);
@@ -185,6 +178,75 @@ pub fn run_screens(
     }
     report.stage_ms.time("screen_lane_exit", || lane.shutdown());
     report
+}
+
+/// The copy screen of a proposal (a validator's attempt, with `earlier`: the proposals that
+/// have priority over it), before anyone measures: a bundle whose every op is the arena's
+/// stock kernel (renamed, reformatted) cannot be faster than the code it copies (`Policy`);
+/// a bundle that normalizes to another miner's earlier kernel, or carries one inside code
+/// of its own (containment), is that proposal's copy (`CopyOf`). Without `earlier` (a
+/// miner's own `cacheon qualify`, the referee's null runs of a stock kernel against itself)
+/// nothing is screened.
+fn copy_screen(
+    files: &[BundleFile],
+    manifest: &Manifest,
+    fp: crate::fingerprint::Fingerprint,
+    arena: Arena,
+    earlier: Option<&[crate::fingerprint::Earlier]>,
+) -> Option<Finding> {
+    let stock = |slot| match arena.backend {
+        LaneBackend::Cpu => bundle::stock::cpu_bundle(slot),
+        LaneBackend::Cuda => bundle::stock::cuda_bundle(slot),
+    };
+    let earlier = earlier?;
+    if containment::is_stock_copy(files, manifest, |slot| stock(slot).map(|b| b.files())) {
+        return Some(fail(
+            Stage::Copy,
+            FailReason::Policy,
+            "every op of the bundle is the arena's stock kernel for its slot (renamed or \
+             reformatted, same launch): it cannot be faster than the code it copies",
+        ));
+    }
+    if let Some(original) = copy_of(&fp, earlier) {
+        return Some(fail(
+            Stage::Copy,
+            FailReason::CopyOf(original),
+            format!(
+                "the bundle normalizes to the same kernel as proposal {original}, revealed \
+                 earlier by another miner (fingerprint {})",
+                hex::encode(fp)
+            ),
+        ));
+    }
+    let signature = Signature::of(files, manifest);
+    let stock_code = Signature::union(
+        &cacheon_kernels::slots::SlotId::ALL
+            .iter()
+            .filter_map(|s| stock(*s))
+            .map(|b| Signature::of_files(&b.files()).unwrap_or_default())
+            .collect::<Vec<_>>(),
+    );
+    let codes: Vec<EarlierCode<'_>> = earlier
+        .iter()
+        .map(|e| EarlierCode {
+            proposal: e.proposal,
+            commit_block: e.commit_block,
+            other_miner: e.other_miner,
+            crowned: e.crowned,
+            signature: &e.signature,
+        })
+        .collect();
+    let (original, share) = containment::original_contained(&signature, &codes, &stock_code)?;
+    Some(fail(
+        Stage::Copy,
+        FailReason::CopyOf(original),
+        format!(
+            "the bundle carries the kernel of proposal {original} ({}.{}% of its normalized \
+             code), revealed earlier by another miner and never crowned, inside code of its own",
+            share / 10,
+            share % 10
+        ),
+    ))
 }
 
 /// Steps 3-4 in a lane of their own: starts it, builds the candidate there and seals it.

@@ -79,8 +79,7 @@ impl Session<'_> {
         if let Ok(files) = &files {
             // Kept for later proposals' copy screens, also when this validator did not
             // follow the reveal.
-            self.store
-                .record_fingerprint(&p.content_hash, fingerprint_of(files))?;
+            remember_files(self.store, &p.content_hash, Some(files))?;
         }
         // The arena's contract at the block of the lease: recorded in the evidence, and
         // nothing is measured under one this build does not run (a governance change
@@ -126,10 +125,13 @@ impl Session<'_> {
             earlier: Some(earlier),
             copy_bandwidth: None,
         };
-        let report =
-            tokio::task::spawn_blocking(move || attempt(&files, arena, &opts, &mut |_| {}))
-                .await
-                .map_err(|e| unavailable(format!("attempt task: {e}")))?;
+        let live = self.metrics.live.clone();
+        let _published = live.start(id, arena.name(), subject.leave_out.is_some());
+        let report = tokio::task::spawn_blocking(move || {
+            attempt(&files, arena, &opts, &mut |p| live.progress(p))
+        })
+        .await
+        .map_err(|e| unavailable(format!("attempt task: {e}")))?;
         let verdict = match &report.outcome {
             Outcome::Pass => Verdict::Pass {
                 speedup_ppm: report.speedup_ppm.unwrap_or(0),

@@ -2,7 +2,7 @@
 //! `/metrics`, like the node's endpoint, and its published evidence on
 //! `/evidence/<digest>.json` (the report of an attempt whose attestation is finalized, the
 //! bytes whose SHA-256 the chain's verdict events name; `cacheon evidence` fetches and
-//! checks it).
+//! checks it), and the attempt in progress on `/attempt` (`live.rs`).
 
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
@@ -28,6 +28,8 @@ pub struct Metrics {
     /// Per served arena: 1 while the chain's contract (engine digests, margin, noise) is
     /// the one this build measures, 0 while it differs (nothing is leased there).
     pub contract_agrees: IntGaugeVec,
+    /// The attempt in progress, served on `/attempt`.
+    pub live: super::live::LiveAttempt,
 }
 
 impl Metrics {
@@ -92,6 +94,7 @@ impl Metrics {
             queue_depth,
             last_finalized_block,
             contract_agrees,
+            live: Default::default(),
         }
     }
 
@@ -103,7 +106,7 @@ impl Metrics {
         String::from_utf8(buf).expect("UTF-8 metrics")
     }
 
-    /// Serves `/metrics` and `/evidence/<digest>.json` (from `data_dir`) on `port`
+    /// Serves `/metrics`, `/attempt` and `/evidence/<digest>.json` (from `data_dir`) on `port`
     /// (127.0.0.1) until the task is dropped.
     pub async fn serve(self, port: u16, data_dir: std::path::PathBuf) -> std::io::Result<()> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
@@ -138,6 +141,7 @@ impl Metrics {
                 };
                 let (status, kind, body) = match path {
                     Some("/metrics") => text("200 OK", &m.render()),
+                    Some("/attempt") => ("200 OK", "application/json", m.live.json().into_bytes()),
                     Some(p) if p.starts_with("/evidence/") => {
                         let digest = p["/evidence/".len()..].trim_end_matches(".json");
                         match published(&data_dir, digest) {

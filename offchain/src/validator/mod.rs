@@ -27,6 +27,7 @@ mod answer;
 mod claim;
 mod earlier;
 mod error;
+pub mod live;
 mod measure;
 pub mod metrics;
 mod seal;
@@ -43,7 +44,7 @@ use crate::arena::Arena;
 use crate::chain::reads::{bundle_files, fetch, incumbent_stack, lease_is_ours, proposal_at};
 use crate::chain::At;
 use crate::chain::{self, api, unavailable, AccountId, ChainError, Client};
-use crate::fingerprint::{fingerprint_of, Earlier};
+use crate::fingerprint::{Earlier, Fingerprint};
 use crate::qualify::findings::Outcome;
 use crate::qualify::{attempt, AttemptOptions};
 use answer::next_answerable;
@@ -300,7 +301,7 @@ async fn catch_up(
         }
         // Every revealed bundle's fingerprint, while its bytes are surely in storage.
         for e in events.find::<api::cacheon::events::Revealed>().flatten() {
-            remember_fingerprint(&at, store, &e.content_hash).await?;
+            remember_code(&at, store, &e.content_hash).await?;
         }
         for e in events.find::<api::cacheon::events::Crowned>().flatten() {
             info!(

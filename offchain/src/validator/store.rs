@@ -14,6 +14,8 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
+use crate::fingerprint::containment::Signature;
+
 /// Where an attempt stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
@@ -182,6 +184,13 @@ impl Store {
                  version INTEGER NOT NULL,
                  fingerprint BLOB,
                  PRIMARY KEY (content_hash, version)
+             );
+             CREATE TABLE IF NOT EXISTS signatures (
+                 content_hash BLOB NOT NULL,
+                 version INTEGER NOT NULL,
+                 tokens INTEGER NOT NULL,
+                 grams BLOB NOT NULL,
+                 PRIMARY KEY (content_hash, version)
              );",
         )?;
         // Indexes made before sealed PASSes have no salt column.
@@ -242,6 +251,50 @@ impl Store {
                 &content_hash[..],
                 crate::fingerprint::VERSION,
                 fingerprint.as_ref().map(|f| &f[..])
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The cached containment signature of a bundle (this version of the algorithm), if
+    /// one was computed (a bundle whose manifest does not parse has none).
+    pub fn signature(&self, content_hash: &[u8; 32]) -> rusqlite::Result<Option<Signature>> {
+        self.conn
+            .query_row(
+                "SELECT tokens, grams FROM signatures WHERE content_hash = ?1 AND version = ?2",
+                params![&content_hash[..], crate::fingerprint::containment::VERSION],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)),
+            )
+            .optional()
+            .map(|row| {
+                row.map(|(tokens, grams)| Signature {
+                    tokens: tokens as u32,
+                    grams: grams
+                        .chunks_exact(8)
+                        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                        .collect(),
+                })
+            })
+    }
+
+    /// Caches a bundle's containment signature (kept after the chain drops the bytes).
+    pub fn record_signature(
+        &self,
+        content_hash: &[u8; 32],
+        signature: &Signature,
+    ) -> rusqlite::Result<()> {
+        let grams: Vec<u8> = signature
+            .grams
+            .iter()
+            .flat_map(|g| g.to_le_bytes())
+            .collect();
+        self.conn.execute(
+            "INSERT OR REPLACE INTO signatures (content_hash, version, tokens, grams) VALUES (?1, ?2, ?3, ?4)",
+            params![
+                &content_hash[..],
+                crate::fingerprint::containment::VERSION,
+                signature.tokens as i64,
+                grams
             ],
         )?;
         Ok(())

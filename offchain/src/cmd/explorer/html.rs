@@ -346,6 +346,23 @@ fn status_detail(m: &Value) -> String {
     )
 }
 
+/// The lease holder's attempt as its endpoint published it when the page was made.
+fn running(a: &Value) -> String {
+    if a.is_null() {
+        return String::new();
+    }
+    let count = match a["total"].as_u64() {
+        Some(total) if total > 0 => format!(", {} of {total}", text(&a["done"])),
+        _ => String::new(),
+    };
+    format!(
+        "<tr><th>running now</th><td>{}: stage {}{count}, {} s</td></tr>",
+        account(&a["validator"]),
+        esc(&text(&a["stage"])),
+        esc(&text(&a["elapsed_s"]))
+    )
+}
+
 pub fn proposal(m: &Value) -> String {
     let id = text(&m["proposal"]);
     let verdicts: Vec<Value> = m["verdicts"].as_array().cloned().unwrap_or_default();
@@ -360,7 +377,7 @@ pub fn proposal(m: &Value) -> String {
         "<table><tr><th>status</th><td>{}</td></tr><tr><th>miner</th><td>{}</td></tr>\
          <tr><th>arena</th><td>{}</td></tr><tr><th>target</th><td><code>{}</code></td></tr>\
          <tr><th>ContentHash</th><td><code>0x{}</code></td></tr><tr><th>revealed at</th><td>#{}</td></tr>\
-         <tr><th>attempts</th><td>{}</td></tr>{}</table>\
+         <tr><th>attempts</th><td>{}</td></tr>{}{}</table>\
          {}<h2>Verdicts</h2>{verdicts}<h2>Events</h2>{}",
         esc(&text(&m["status"])),
         account(&m["miner"]),
@@ -370,6 +387,7 @@ pub fn proposal(m: &Value) -> String {
         esc(&text(&m["reveal_block"])),
         esc(&text(&m["attempts"])),
         status_detail(m),
+        running(&m["running"]),
         super::stakes::challenge_html(&m["challenge"]),
         events_table(&events)
     );
@@ -527,5 +545,22 @@ mod tests {
             "{page}"
         );
         assert!(page.contains("&lt;img src=x"));
+    }
+
+    #[test]
+    fn the_running_attempt_shows_its_holder_stage_and_count() {
+        let m = |running| {
+            json!({"proposal": 3, "status": "primary", "miner": "x", "arena": "cpu-tiny",
+                "target": "t", "content_hash": "00", "reveal_block": 1, "attempts": 0,
+                "events": [], "verdicts": [], "running": running})
+        };
+        let page = proposal(&m(
+            json!({"validator": "5Grw<b>", "stage": "speed", "done": 12,
+            "total": 40, "elapsed_s": 31}),
+        ));
+        assert!(page.contains("running now"), "{page}");
+        assert!(page.contains("stage speed, 12 of 40, 31 s"), "{page}");
+        assert!(!page.contains("5Grw<b>"), "escaped: {page}");
+        assert!(!proposal(&m(Value::Null)).contains("running now"));
     }
 }

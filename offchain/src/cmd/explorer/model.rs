@@ -193,6 +193,7 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
         .map_err(chain_err)?
         .map(|(c, challenge)| stakes::challenge_json(c, &challenge, at.block_number()));
     v["challenge"] = json!(challenge);
+    v["running"] = json!(crate::cmd::evidence::running_attempt(&at, id, &p.status).await);
     v["block"] = json!(at.block_number());
     v["min_margin_ppm"] = json!(margin_ppm);
     v["verdicts"] = json!(records);

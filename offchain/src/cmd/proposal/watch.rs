@@ -1,4 +1,5 @@
-//! `watch`: a proposal's events as they are finalized, until it ends.
+//! `watch`: a proposal's events as they are finalized, until it ends, and the lease
+//! holder's attempt as it goes (`attempt_progress`, from the endpoint it published).
 
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use crate::ChainArgs;
 use super::connect::{connect, fail};
 use super::status::{proposal_json, status_name};
 use crate::cmd::events::{describe, proposal_events};
+use crate::cmd::evidence::running_attempt;
 
 /// A proposal and the finalized block it was read at (the pallet's `proposal_status` view
 /// function).
@@ -47,6 +49,7 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
         // dropped by the node and resubscribed from the newest head): read every block
         // between the last one read and the one announced, so no event is missed.
         let mut next = status_block + 1;
+        let mut last_progress = None;
         while let Some(block) = blocks.next().await {
             let block = block.map_err(unavailable)?;
             let head = block.number();
@@ -70,6 +73,20 @@ pub async fn watch(out: &Out, proposal: u64, c: &ChainArgs, for_secs: u64) -> i3
                 let p: Proposal = p;
                 if status_name(&p.status).1 {
                     return Ok(p.status);
+                }
+                // The lease holder's attempt as it goes, when it publishes it: a line each
+                // time its stage or count moves.
+                if let Some(a) = running_attempt(&at, proposal, &p.status).await {
+                    let now = (a["stage"].clone(), a["done"].clone());
+                    if last_progress.as_ref() != Some(&now) {
+                        last_progress = Some(now);
+                        let v = json!({
+                            "event": "attempt_progress", "proposal": proposal, "block": head,
+                            "validator": a["validator"], "stage": a["stage"], "done": a["done"],
+                            "total": a["total"], "elapsed_s": a["elapsed_s"],
+                        });
+                        out.emit(v.clone(), || describe(&v));
+                    }
                 }
             }
         }
