@@ -21,7 +21,7 @@ E2E_FILTER='package(cacheon-e2e) | (package(cacheon) & binary(qualify))'
 # `challenge`): they run two at a time (in scripts/test.sh beside the unit tests, in
 # scripts/flake-finder.sh before the others); the others run one at a time: a validator's
 # timed reads must not share the machine with another test.
-E2E_UNTIMED='package(cacheon-e2e) & binary(/^(dev_chain|local_network|chain_commands|submit|try_state|challenge|reproduction_idler)$/)'
+E2E_UNTIMED='package(cacheon-e2e) & binary(/^(dev_chain|local_network|chain_commands|submit|try_state|challenge|reproduction_idler|release)$/)'
 
 # Builds every test binary and the binaries the end-to-end tests start (`--bins --tests`
 # together: with the tests' dev-dependencies in the same resolution, nextest then finds all

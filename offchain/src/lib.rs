@@ -20,6 +20,7 @@ pub mod fingerprint;
 pub mod lane;
 pub mod policy;
 pub mod qualify;
+pub mod release;
 pub mod unpack;
 pub mod validator;
 

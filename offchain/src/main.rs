@@ -218,6 +218,31 @@ enum Command {
     /// made costs it its stake there. Signed by the operator's own account.
     #[command(subcommand)]
     Operator(cmd::operator::OperatorCommand),
+    /// Integrate a standing crown (a maintainer's act; docs/release.md): its bundle's files
+    /// from the chain, checked against the ContentHash, its verification cases run here for
+    /// fresh seeds (pinned, the contribution's own tests), written to --into DIR with a
+    /// record binding them to the crown, signed by a maintainer key. Refused for a crown
+    /// revoked, superseded or displaced.
+    Integrate {
+        proposal: u64,
+        /// The contribution's directory (must not exist).
+        #[arg(long)]
+        into: PathBuf,
+        /// Verification seeds to run and pin.
+        #[arg(long, default_value_t = 2)]
+        seeds: u32,
+        /// Who may sign (default: the keys built in, offchain/release-keys.toml).
+        #[arg(long)]
+        keys: Option<PathBuf>,
+        #[command(flatten)]
+        key: KeyArgs,
+        #[command(flatten)]
+        chain: ChainArgs,
+    },
+    /// Engine releases from integrated contributions: `build` (signed by a release key)
+    /// and `verify` (signature, digests, rebuild, crowns). See docs/release.md.
+    #[command(subcommand)]
+    Release(cmd::release::ReleaseCommand),
     /// An arena's contract as the chain holds it (engine digests, targets, margin, noise,
     /// leases, attempts, validators), and whether this build measures the same engine under
     /// the same policy. Without an id, every arena. See docs/arenas.md.
@@ -364,6 +389,11 @@ enum Command {
         /// A Llama GGUF file (default: SmolLM2 in the model cache).
         #[arg(long)]
         model: Option<PathBuf>,
+        /// Run an engine release (a directory `cacheon release build` wrote): verified
+        /// against the embedded release keys, its kernels built here and checked byte for
+        /// byte, on its arena's model.
+        #[arg(long, conflicts_with_all = ["model", "arena"])]
+        release: Option<PathBuf>,
         /// Most tokens to generate (generation also stops at the end of the answer).
         #[arg(long, default_value_t = 128)]
         max_tokens: usize,
@@ -410,6 +440,7 @@ fn main() {
             prompt,
             arena,
             model,
+            release,
             max_tokens,
             raw,
         } => {
@@ -422,7 +453,14 @@ fn main() {
                 Some(Err(e)) => std::process::exit(out.error(&e, cacheon::exit::USAGE)),
                 None => model,
             };
-            cmd::generate::generate(&out, model.as_deref(), &prompt, max_tokens, raw)
+            cmd::generate::generate(
+                &out,
+                model.as_deref(),
+                release.as_deref(),
+                &prompt,
+                max_tokens,
+                raw,
+            )
         }
         Command::Slots { arena } => cmd::bundle::slots(&out, arena.as_deref()),
         Command::Scan { dir, arena } => cmd::bundle::scan(&out, &dir, arena.as_deref()),
@@ -496,6 +534,15 @@ fn main() {
             chain,
         } => cmd::block_on(cmd::challenge::challenge(&out, proposal, &key, &chain)),
         Command::Operator(command) => cmd::operator::run(&out, command),
+        Command::Integrate {
+            proposal,
+            into,
+            seeds,
+            keys,
+            key,
+            chain,
+        } => cmd::release::integrate(&out, proposal, &into, seeds, keys.as_deref(), &key, &chain),
+        Command::Release(command) => cmd::release::run(&out, command),
         Command::Arena { id, chain } => {
             cmd::block_on(cmd::arena::arena(&out, id.as_deref(), &chain))
         }

@@ -285,6 +285,11 @@ impl CompiledCpuBundle {
         &self.log
     }
 
+    /// The built shared library (an engine release ships and checks its bytes).
+    pub fn library(&self) -> &Path {
+        &self.lib_path
+    }
+
     /// Loads the library and resolves each op's entry.
     pub fn load(self, origin: &str) -> Result<CpuBundle, CpuBuildError> {
         // SAFETY: the artifact screen refused every kind of load-time code, so loading runs

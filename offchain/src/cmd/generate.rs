@@ -1,13 +1,16 @@
-//! `cacheon generate`: the CPU engine with the stock kernels answering one prompt on a
-//! real model (SmolLM2-135M-Instruct from GGUF), for a person to try the engine the
-//! arenas measure. Greedy, ChatML; the answer is printed as it is generated, then the
-//! prefill and decode speeds.
+//! `cacheon generate`: the CPU engine answering one prompt on a real model
+//! (SmolLM2-135M-Instruct from GGUF), for a person to try the engine the arenas measure:
+//! with the stock kernels, or with an engine release's (`--release DIR`: verified, each
+//! kernel built here and checked byte for byte against the release; docs/release.md).
+//! Greedy, ChatML; the answer is printed as it is generated, then the prefill and decode
+//! speeds.
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
 use cacheon::exit;
+use cacheon::release::Keys;
 use cacheon_kernels::cpu::engine::{Engine, SlotTable};
 use cacheon_kernels::model::tokenizer::Tokenizer;
 use cacheon_kernels::model::{llama_gguf, Logits};
@@ -19,11 +22,35 @@ use super::Out;
 pub fn generate(
     out: &Out,
     model: Option<&Path>,
+    release: Option<&Path>,
     prompt: &str,
     max_tokens: usize,
     raw: bool,
 ) -> i32 {
-    let path = model.map_or_else(llama_gguf::smollm2_path, Path::to_path_buf);
+    let verified = match release.map(|dir| cacheon::release::verify(dir, &Keys::embedded(), false))
+    {
+        Some(Ok(v)) => Some(v),
+        Some(Err(e)) => return out.error(&format!("the release is refused: {e}"), exit::FAIL),
+        None => None,
+    };
+    let release_model = match &verified {
+        Some(v) => match cacheon::arena::arena(&v.release.arena).and_then(|a| a.model_path()) {
+            Some(p) => Some(p),
+            None => {
+                return out.error(
+                    &format!(
+                        "the release is for arena {}, which has no model file to run",
+                        v.release.arena
+                    ),
+                    exit::USAGE,
+                )
+            }
+        },
+        None => None,
+    };
+    let path = release_model
+        .or_else(|| model.map(Path::to_path_buf))
+        .unwrap_or_else(llama_gguf::smollm2_path);
     if !path.exists() {
         return out.error(
             &format!(
@@ -38,14 +65,27 @@ pub fn generate(
         Ok(m) => m,
         Err(e) => return out.error(&format!("{}: {e}", path.display()), exit::USAGE),
     };
-    let slots = match SlotTable::genesis_cpu(&CpuBuildOptions::default()) {
-        Ok(s) => s,
-        Err(e) => {
-            return out.error(
-                &format!("building the stock kernels: {e}"),
-                exit::NO_DECISION,
-            )
-        }
+    let slots = match &verified {
+        Some(v) => match cacheon::release::slot_table(v) {
+            Ok(s) => s,
+            Err(e) => return out.error(&format!("the release is refused: {e}"), exit::FAIL),
+        },
+        None => match SlotTable::genesis_cpu(&CpuBuildOptions::default()) {
+            Ok(s) => s,
+            Err(e) => {
+                return out.error(
+                    &format!("building the stock kernels: {e}"),
+                    exit::NO_DECISION,
+                )
+            }
+        },
+    };
+    let kernels = match &verified {
+        Some(v) => format!(
+            "release kernels: {} integrated over the stock set",
+            v.release.kernels.len()
+        ),
+        None => "stock kernels".to_string(),
     };
     let text = if raw {
         prompt.to_string()
@@ -89,6 +129,11 @@ pub fn generate(
         out.emit(
             json!({
                 "model": path.display().to_string(),
+                "release": verified.as_ref().map(|v| json!({
+                    "arena": v.release.arena,
+                    "signer": v.signer,
+                    "proposals": v.release.kernels.iter().map(|k| k.proposal).collect::<Vec<_>>(),
+                })),
                 "prompt_tokens": ids.len(),
                 "generated_tokens": answer.len(),
                 "text": text,
@@ -103,7 +148,7 @@ pub fn generate(
         let rest = text.strip_prefix(shown.as_str()).unwrap_or("");
         println!("{rest}");
         eprintln!(
-            "{} prompt tokens at {prefill_tps:.1} tokens/s, {} generated at {decode_tps:.1} tokens/s (stock kernels, one core; model loaded in {load_s:.1} s)",
+            "{} prompt tokens at {prefill_tps:.1} tokens/s, {} generated at {decode_tps:.1} tokens/s ({kernels}, one core; model loaded in {load_s:.1} s)",
             ids.len(),
             answer.len()
         );

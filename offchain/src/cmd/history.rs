@@ -105,13 +105,15 @@ fn human(v: &Value) -> String {
     }
     let fees = &v["fees"];
     s.push_str(&format!(
-        "\n  crowns {}; evaluation fees held {}, paid to verdicts {}, returned {}\nas a validator: {} verdict(s) paid, earned {}",
+        "\n  crowns {}; evaluation fees held {}, paid to verdicts {}, returned {}\nas a validator: {} verdict(s) paid, earned {}; {} stall(s), {} disagreement(s) with another operator",
         v["crowns"],
         amount(&fees["held"]),
         amount(&fees["paid"]),
         amount(&fees["returned"]),
         v["verdicts_paid"],
         amount(&v["earned"]),
+        v["stalls"],
+        v["disagreements"],
     ));
     for (kind, n) in v["verdicts"].as_object().into_iter().flatten() {
         s.push_str(&format!("\n  {kind}: {n}"));

@@ -17,6 +17,7 @@ pub mod history;
 pub mod operator;
 pub mod proposal;
 pub mod quote;
+pub mod release;
 pub mod submit;
 pub mod validator;
 
@@ -135,8 +136,8 @@ pub fn progress_bar(out: &Out, template: &str) -> indicatif::ProgressBar {
     }
 }
 
-/// Runs an async command on a fresh runtime.
-pub fn block_on(fut: impl std::future::Future<Output = i32>) -> i32 {
+/// Runs an async command (or step) on a fresh runtime.
+pub fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

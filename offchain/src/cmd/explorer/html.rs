@@ -436,7 +436,9 @@ pub fn account_page(m: &Value) -> String {
          <tr><th>paid to verdicts</th><td>{}</td></tr>\
          <tr><th>returned</th><td>{}</td></tr></table>\
          <h2>As a validator</h2><table><tr><th>verdicts paid</th><td>{}</td></tr>\
-         <tr><th>earned from evaluation fees</th><td>{}</td></tr></table>\
+         <tr><th>earned from evaluation fees</th><td>{}</td></tr>\
+         <tr><th>stalls (leases run out, no decision, stale)</th><td>{}</td></tr>\
+         <tr><th>disagreed with another operator</th><td>{}</td></tr></table>\
          <table><tr><th>event</th><th>times</th></tr>{verdicts}</table><h2>Events</h2>{}",
         index_note(m),
         esc(&id),
@@ -446,6 +448,8 @@ pub fn account_page(m: &Value) -> String {
         amount(&fees["returned"]),
         esc(&text(&m["verdicts_paid"])),
         amount(&m["earned"]),
+        esc(&text(&m["stalls"])),
+        esc(&text(&m["disagreements"])),
         events_table(&events)
     );
     layout(&who(&id), &format!("/account/{}.json", segment(&id)), &body)

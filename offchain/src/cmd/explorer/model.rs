@@ -222,8 +222,10 @@ pub async fn account(s: &AppState, id: &str) -> Result<Value, PageError> {
 
 /// An account's history in the indexed events: `account`, `proposals` it revealed
 /// (`proposal`, `block`, `arena`, `target`), `fees` as a miner (`held`, `paid`, `returned`,
-/// planck as text), `crowns`, `verdicts` it attested by kind, `earned` (planck as text) and
-/// `verdicts_paid` as an operator, and every event that names it.
+/// planck as text), `crowns`, `verdicts` it attested by kind, `earned` (planck as text),
+/// `verdicts_paid`, `stalls` (leases run out, NoDecisions, stale attestations) and
+/// `disagreements` (a PASS and a FAIL of one proposal, one of them its) as an operator, and
+/// every event that names it.
 pub(in crate::cmd) fn account_history(events: &[Value], who: &str) -> Value {
     let names = |e: &Value| {
         e.as_object()
@@ -246,7 +248,7 @@ pub(in crate::cmd) fn account_history(events: &[Value], who: &str) -> Value {
         .map(|e| json!({"proposal": e["proposal"], "block": e["block"], "arena": e["arena"], "target": e["target"]}))
         .collect();
     let (mut held, mut paid, mut returned, mut earned) = (0u128, 0u128, 0u128, 0u128);
-    let (mut crowns, mut verdicts_paid) = (0u32, 0u32);
+    let (mut crowns, mut verdicts_paid, mut stalls, mut disagreements) = (0u32, 0u32, 0u32, 0u32);
     let mut verdicts: std::collections::BTreeMap<String, u32> = Default::default();
     for e in events {
         let name = e["event"].as_str().unwrap_or_default();
@@ -268,6 +270,20 @@ pub(in crate::cmd) fn account_history(events: &[Value], who: &str) -> Value {
         }
         if e["validator"] == who {
             *verdicts.entry(name.to_string()).or_default() += 1;
+            // Leases it let run out, attempts it ended without a decision, attestations
+            // measured against an incumbent that had moved on.
+            if matches!(
+                name,
+                "lease_expired" | "no_decision_recorded" | "attestation_stale"
+            ) {
+                stalls += 1;
+            }
+        }
+        // A PASS and a FAIL of one proposal by two operators: this account was one of them.
+        if name == "attestations_disagreed"
+            && (e["pass_validator"] == who || e["fail_validator"] == who)
+        {
+            disagreements += 1;
         }
     }
     let named: Vec<Value> = events
@@ -283,6 +299,8 @@ pub(in crate::cmd) fn account_history(events: &[Value], who: &str) -> Value {
         "verdicts": verdicts,
         "earned": earned.to_string(),
         "verdicts_paid": verdicts_paid,
+        "stalls": stalls,
+        "disagreements": disagreements,
         "events": named,
     })
 }
@@ -461,6 +479,9 @@ mod tests {
             json!({"event": "crowned", "proposal": 1, "block": 9, "miner": "charlie"}),
             json!({"event": "verdict_paid", "proposal": 2, "block": 12, "operator": "alice", "amount": "7"}),
             json!({"event": "evaluation_fee_returned", "proposal": 2, "block": 12, "miner": "eve", "amount": "93"}),
+            json!({"event": "lease_expired", "proposal": 2, "block": 10, "validator": "bob", "attempts": 1}),
+            json!({"event": "no_decision_recorded", "proposal": 2, "block": 11, "validator": "bob", "attempts": 2}),
+            json!({"event": "attestations_disagreed", "proposal": 2, "block": 11, "pass_validator": "dave", "fail_validator": "alice"}),
         ];
         let charlie = account_history(&events, "charlie");
         assert_eq!(charlie["proposals"].as_array().unwrap().len(), 1);
@@ -479,6 +500,15 @@ mod tests {
         assert_eq!(alice["verdicts_paid"], 2);
         assert_eq!(alice["verdicts"], json!({"pass_sealed": 1}));
         assert!(alice["proposals"].as_array().unwrap().is_empty());
+        assert_eq!(
+            (alice["stalls"].as_u64(), alice["disagreements"].as_u64()),
+            (Some(0), Some(1))
+        );
+        let bob = account_history(&events, "bob");
+        assert_eq!(
+            (bob["stalls"].as_u64(), bob["disagreements"].as_u64()),
+            (Some(2), Some(0))
+        );
         let eve = account_history(&events, "eve");
         assert_eq!(
             eve["fees"],

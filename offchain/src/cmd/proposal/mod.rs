@@ -21,6 +21,6 @@ pub(super) use record::{load_records, record_path, save_record};
 pub(super) use reveal::reveal_steps;
 pub use reveal::{reveal, reveal_id};
 pub use status::status;
-pub(super) use status::{proposal_json, verdict_records, with_endpoints};
+pub(super) use status::{proposal_json, status_name, verdict_records, with_endpoints};
 pub use watch::watch;
 pub use withdraw::withdraw;
