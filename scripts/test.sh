@@ -37,7 +37,7 @@ untimed=$!
 cargo nextest run "${TEST_FLAGS[@]}" --no-fail-fast -E "$UNIT_FILTER" || status=1
 wait "$untimed" || status=1
 
-step "end to end, timing nothing (ran beside the unit tests): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, a challenged crown revoked and its operators slashed, a reproduction-lease idler, try-state of live chains"
+step "end to end, timing nothing (ran beside the unit tests): a dev chain, a four-authority network, the miner's chain commands, submit killed and resumed, a challenged crown revoked and its operators slashed, a reproduction-lease idler, a crown integrated into a signed release, try-state of live chains"
 cat "$untimed_log"
 
 step "node and end to end, timed, one at a time (real processes): whole qualification attempts, then tests/ (cacheon-e2e): validators to a crown, a validator refusing an arena whose engine differs, verdicts, supersession, the atomic target, a node restart, the copier, a stalling validator, the explorer in a headless browser, the demo"

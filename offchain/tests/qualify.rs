@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use cacheon::arena;
 use cacheon::qualify::findings::{Outcome, Stage};
-use cacheon::qualify::{attempt, AttemptOptions};
+use cacheon::qualify::{attempt, AttemptOptions, AttemptReport};
 use cacheon_kernels::bundle;
 use cacheon_primitives::FailReason;
 use common::{repo_root, run_json};
@@ -29,6 +29,18 @@ fn opts(seed: u64) -> AttemptOptions {
 
 fn files(rel: &str) -> Vec<bundle::BundleFile> {
     bundle::read_dir(&repo_root().join(rel)).unwrap()
+}
+
+/// A whole attempt of the bundle at `rel` (from the repository root) in `arena`, seed `seed`.
+fn attempt_on(rel: &str, arena: arena::Arena, seed: u64) -> AttemptReport {
+    attempt(&files(rel), arena, &opts(seed), &mut |_| {})
+}
+
+/// [`attempt_on`] of a bundle the screens pass (what it is caught at comes later).
+fn screened_attempt(rel: &str, arena: arena::Arena, seed: u64) -> AttemptReport {
+    let r = attempt_on(rel, arena, seed);
+    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass {rel}");
+    r
 }
 
 /// The outcome is a FAIL at `stage` for `reason` whose detail mentions `needle`.
@@ -109,12 +121,7 @@ fn correct_at_the_listed_shapes_but_wrong_at_the_engines_fails_verification() {
     // Exact at every listed verification shape, wrong at the engine's cache length:
     // verification includes the arena engine's own shapes, so it never reaches the reads.
     let cpu = arena::arena("cpu-tiny").unwrap();
-    let r = attempt(
-        &files("examples/cpu/fail-shape-gaming"),
-        cpu,
-        &opts(77),
-        &mut |_| {},
-    );
+    let r = attempt_on("examples/cpu/fail-shape-gaming", cpu, 77);
     expect_fail(&r.outcome, Stage::Verify, FailReason::Incorrect, "288]");
     assert!(r.speed.is_none(), "no read was timed");
 }
@@ -124,13 +131,7 @@ fn a_kernel_the_engine_never_calls_fails_not_faster() {
     // Correct at the verification shapes its `when` domain takes in, never called by the
     // arena's engine: without the dispatch count B and C would be one engine.
     let cpu = arena::arena("cpu-tiny").unwrap();
-    let r = attempt(
-        &files("examples/cpu/fail-never-dispatched"),
-        cpu,
-        &opts(78),
-        &mut |_| {},
-    );
-    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    let r = screened_attempt("examples/cpu/fail-never-dispatched", cpu, 78);
     expect_fail(
         &r.outcome,
         Stage::Speed,
@@ -154,13 +155,7 @@ fn a_cache_keyed_on_inputs_never_hits_because_every_read_has_a_fresh_prompt() {
     // Exact, with a static result cache keyed on sampled inputs: a referee that replays
     // one prompt would time cache hits. Every timed read has its own secret prompt.
     let cpu = arena::arena("cpu-tiny").unwrap();
-    let r = attempt(
-        &files("examples/cpu/fail-prompt-cache"),
-        cpu,
-        &opts(79),
-        &mut |_| {},
-    );
-    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    let r = screened_attempt("examples/cpu/fail-prompt-cache", cpu, 79);
     match &r.outcome {
         Outcome::Fail(f) => assert_eq!(
             (f.stage, f.reason),
@@ -176,13 +171,7 @@ fn a_kernel_wrong_only_after_verification_fails_in_the_timed_reads() {
     // Exact for its first 320 calls (verification makes far fewer), then cheap and
     // wrong: every timed read's tokens are compared with the baseline's for its prompt.
     let cpu = arena::arena("cpu-tiny").unwrap();
-    let r = attempt(
-        &files("examples/cpu/fail-late-wrong"),
-        cpu,
-        &opts(80),
-        &mut |_| {},
-    );
-    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    let r = screened_attempt("examples/cpu/fail-late-wrong", cpu, 80);
     expect_fail(
         &r.outcome,
         Stage::Speed,
@@ -246,12 +235,7 @@ fn reads_judged_on_rows_the_lanes_held() {
     // bound on every judged read.
     let mut cpu = arena::arena("cpu-tiny").unwrap();
     cpu.judging.read_kl_rows = Some(8);
-    let r = attempt(
-        &files("examples/cpu/matmul-avx2"),
-        cpu,
-        &opts(82),
-        &mut |_| {},
-    );
+    let r = attempt_on("examples/cpu/matmul-avx2", cpu, 82);
     let speed = r.speed.as_ref().expect("the speed step ran");
     let judged = speed.baseline_ms.len() * cpu.judging.runs_per_read;
     assert_eq!(speed.read_kl.len(), judged, "{speed:?}");
@@ -313,12 +297,7 @@ fn a_private_weight_copy_kept_between_calls_fails_the_in_place_probe() {
     // the copy, so it passes verify; in the engine every timed read multiplies the copy.
     // The audit's in-place probe changes the weights at secret positions the samples miss.
     let cpu = arena::arena("cpu-tiny").unwrap();
-    let r = attempt(
-        &files("examples/cpu/fail-weight-copy"),
-        cpu,
-        &opts(93),
-        &mut |_| {},
-    );
+    let r = attempt_on("examples/cpu/fail-weight-copy", cpu, 93);
     assert_eq!(
         r.screens.outcome,
         Outcome::Pass,
@@ -339,13 +318,7 @@ fn a_private_weight_copy_kept_between_calls_fails_the_in_place_probe() {
 fn a_collective_bundle_is_measured_in_lanes_of_ranks() {
     let tp2 = arena::arena("cpu-tp2").unwrap();
     assert_eq!(tp2.workload.world, 2);
-    let r = attempt(
-        &files("examples/cpu/all-reduce-avx2"),
-        tp2,
-        &opts(90),
-        &mut |_| {},
-    );
-    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    let r = screened_attempt("examples/cpu/all-reduce-avx2", tp2, 90);
     // The speed step decided or found the reads too noisy; never a lane failure.
     match &r.outcome {
         Outcome::Pass => {}
@@ -378,12 +351,7 @@ fn the_moe_epilogue_atomic_bundle_wins_in_the_split_engine() {
     // scalar stock kernel) and the all-reduce norm seam. A clear win (1.34 measured), the
     // pristine reference the split stock engine.
     let tp2 = arena::arena("cpu-tp2").unwrap();
-    let r = attempt(
-        &files("examples/cpu/moe-epilogue-atomic"),
-        tp2,
-        &opts(91),
-        &mut |_| {},
-    );
+    let r = attempt_on("examples/cpu/moe-epilogue-atomic", tp2, 91);
     assert_eq!(r.outcome, Outcome::Pass, "{:?}", r.outcome);
     assert!(r.pristine.is_some());
     // Every audit read brought back the sampled calls of both slots from both ranks: the
@@ -411,13 +379,7 @@ fn a_rank_that_dies_mid_read_fails_the_candidate_without_stalling_the_lane() {
     // waits for it at the next barrier: the referee sees the death at once and stops the
     // group, instead of waiting out the barrier's 60 s deadline.
     let tp2 = arena::arena("cpu-tp2").unwrap();
-    let r = attempt(
-        &files("examples/cpu/fail-all-reduce-rank-crash"),
-        tp2,
-        &opts(92),
-        &mut |_| {},
-    );
-    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    let r = screened_attempt("examples/cpu/fail-all-reduce-rank-crash", tp2, 92);
     // In a timed read or an audit read among them, as the secret seed places them.
     match &r.outcome {
         Outcome::Fail(f) => {
@@ -469,13 +431,7 @@ fn a_kernel_that_tells_audit_reads_apart_fails_in_the_timed_reads() {
     // outputs) and in audit reads (its own stack address differs there): the timed reads'
     // distributions are judged against the baseline's, so no observation is needed.
     let cpu = arena::arena("cpu-tiny").unwrap();
-    let r = attempt(
-        &files("examples/cpu/fail-audit-dodge-stack"),
-        cpu,
-        &opts(92),
-        &mut |_| {},
-    );
-    assert_eq!(r.screens.outcome, Outcome::Pass, "the screens pass it");
+    let r = screened_attempt("examples/cpu/fail-audit-dodge-stack", cpu, 92);
     expect_fail(
         &r.outcome,
         Stage::Speed,
@@ -610,12 +566,7 @@ fn cuda_attempts_run_every_step_on_the_gpu() {
 
     // A correct kernel: the speed step decides (the candidate's kernel ran); a PASS also
     // went through the audit and the pristine reference.
-    let r = attempt(
-        &files("examples/cuda/silu-and-mul"),
-        h200,
-        &opts(7),
-        &mut |_| {},
-    );
+    let r = attempt_on("examples/cuda/silu-and-mul", h200, 7);
     show("silu-and-mul", &r);
     let speed = r
         .speed
@@ -642,12 +593,7 @@ fn cuda_attempts_run_every_step_on_the_gpu() {
     }
 
     // Shape gaming at the engine's cache length: faster, then caught by T (or A).
-    let r = attempt(
-        &files("examples/cuda/fail-window-gaming"),
-        h200,
-        &opts(8),
-        &mut |_| {},
-    );
+    let r = attempt_on("examples/cuda/fail-window-gaming", h200, 8);
     show("fail-window-gaming", &r);
     assert_eq!(
         r.screens.outcome,

@@ -169,6 +169,37 @@ fn run_cases(
     }
 }
 
+/// What a key signs.
+#[derive(Clone, Copy)]
+enum Role {
+    Maintainer,
+    Release,
+}
+
+/// The signing key of `key` and its account, if the key list (`keys`, else the embedded
+/// one) names it for `role`; otherwise why not.
+fn signing_key(
+    key: &KeyArgs,
+    keys: Option<&Path>,
+    role: Role,
+) -> Result<(subxt_signer::sr25519::Keypair, String), String> {
+    let signer =
+        chain::signer(key.suri.as_deref(), key.key_file.as_deref()).map_err(|e| e.to_string())?;
+    let keys = Keys::load(keys).map_err(|e| e.to_string())?;
+    let me = chain::account(&signer).to_string();
+    let (allowed, name) = match role {
+        Role::Maintainer => (&keys.maintainers, "maintainer"),
+        Role::Release => (&keys.release, "release"),
+    };
+    if !allowed.contains(&me) {
+        return Err(format!(
+            "{} is not a {name} key (offchain/release-keys.toml, or --keys FILE)",
+            who(&me)
+        ));
+    }
+    Ok((signer, me))
+}
+
 /// `cacheon integrate PROPOSAL --into DIR`.
 pub fn integrate(
     out: &Out,
@@ -179,24 +210,10 @@ pub fn integrate(
     key: &KeyArgs,
     c: &ChainArgs,
 ) -> i32 {
-    let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return out.error(&e.to_string(), exit::USAGE),
+    let (signer, me) = match signing_key(key, keys, Role::Maintainer) {
+        Ok(x) => x,
+        Err(msg) => return out.error(&msg, exit::USAGE),
     };
-    let keys = match Keys::load(keys) {
-        Ok(k) => k,
-        Err(e) => return out.error(&e.to_string(), exit::USAGE),
-    };
-    let me = chain::account(&signer).to_string();
-    if !keys.maintainers.contains(&me) {
-        return out.error(
-            &format!(
-                "{} is not a maintainer key (offchain/release-keys.toml, or --keys FILE)",
-                who(&me)
-            ),
-            exit::USAGE,
-        );
-    }
     if into.exists() {
         return out.error(
             &format!(
@@ -296,24 +313,14 @@ fn build(
     keys: Option<&Path>,
     key: &KeyArgs,
 ) -> i32 {
-    let signer = match chain::signer(key.suri.as_deref(), key.key_file.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return out.error(&e.to_string(), exit::USAGE),
+    let (signer, me) = match signing_key(key, keys, Role::Release) {
+        Ok(x) => x,
+        Err(msg) => return out.error(&msg, exit::USAGE),
     };
     let keys = match Keys::load(keys) {
         Ok(k) => k,
         Err(e) => return out.error(&e.to_string(), exit::USAGE),
     };
-    let me = chain::account(&signer).to_string();
-    if !keys.release.contains(&me) {
-        return out.error(
-            &format!(
-                "{} is not a release key (offchain/release-keys.toml, or --keys FILE)",
-                who(&me)
-            ),
-            exit::USAGE,
-        );
-    }
     let Some(arena) = cacheon::arena::arena(arena) else {
         return out.error(
             &format!("no arena `{arena}` ({})", cacheon::arena::names()),
