@@ -229,6 +229,38 @@ impl Release {
     pub fn digest(&self) -> String {
         sha256_hex(&serde_json::to_vec(self).expect("records serialize"))
     }
+
+    /// The remark `cacheon release mark` puts on chain (`System::remark_with_event`): the
+    /// release's digest, format, arena and proposals, as JSON.
+    pub fn mark(&self) -> Vec<u8> {
+        serde_json::to_vec(&serde_json::json!({
+            "cacheon_release": self.digest(),
+            "format": self.format,
+            "arena": self.arena,
+            "proposals": self.kernels.iter().map(|k| k.proposal).collect::<Vec<_>>(),
+        }))
+        .expect("JSON")
+    }
+}
+
+/// A release mark read back from a remark (`digest`, `arena`, `proposals`); `None` for any
+/// other remark.
+pub fn parse_mark(remark: &[u8]) -> Option<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_slice(remark).ok()?;
+    let digest = v["cacheon_release"].as_str()?;
+    let hex_ok = digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit());
+    let proposals: Vec<u64> = v["proposals"]
+        .as_array()?
+        .iter()
+        .map(serde_json::Value::as_u64)
+        .collect::<Option<_>>()?;
+    (hex_ok && v["format"] == RELEASE_FORMAT).then(|| {
+        serde_json::json!({
+            "digest": digest,
+            "arena": v["arena"].as_str().unwrap_or_default(),
+            "proposals": proposals,
+        })
+    })
 }
 
 /// A contribution directory read and checked: the record signed by a maintainer, every

@@ -9,6 +9,10 @@
 //!   `cacheon` binary.
 //! - [`crown_unmeasured`], [`lease_and_attest`] (`collusion.rs`): the test as registered
 //!   validators sending verdicts of its own (a fixture incumbent, a stalling operator).
+//! - [`fixture_incumbent`]: the scene the supersession and atomic-target tests start from
+//!   (Charlie's fixture crowned for `attention.decode`, Alice and Bob running);
+//!   [`only_validators`] deregisters the dev validators a test does not run.
+//! - [`Explorer`] (`explorer.rs`): a `cacheon explorer` process, and HTTP GETs of its pages.
 //! - [`Chain`] (`chain.rs`): follows finalized blocks over RPC and keeps every Cacheon event
 //!   it saw, so a test can say what it waits for and, when the wait fails, print the events
 //!   instead of a bare timeout; it also reads the reward claims from storage.
@@ -24,11 +28,13 @@ use serde_json::Value;
 
 mod chain;
 mod collusion;
+mod explorer;
 mod node;
 mod validator;
 
 pub use chain::{proposal_of, Chain, Seen};
 pub use collusion::{crown_unmeasured, lease_and_attest, proposal_status, reveal, Opening, Status};
+pub use explorer::{get, get_json, Explorer};
 pub use node::{finalized_number, free_port, Node};
 pub use validator::{diagnostics, Validator};
 
@@ -82,6 +88,51 @@ pub fn only_validators(url: &str, arena: &str, running: &[&str]) {
                 validator: key,
             }),
         );
+    }
+}
+
+/// The scene the supersession and atomic-target tests start from: a dev chain (500 ms
+/// blocks) whose `attention.decode` incumbent is Charlie's fixture
+/// (`tests/fixtures/attention-decode-twice`, passed at 1.05 by the test as Alice and Bob,
+/// measuring nothing), with Alice's and Bob's validators running, the only ones registered
+/// for `cpu-tiny`. Fields drop in order: the validators, the follower, the node, the folder.
+pub struct FixtureIncumbent {
+    pub alice: Validator,
+    pub bob: Validator,
+    pub chain: Chain,
+    pub node: Node,
+    pub dir: TestDir,
+    /// Charlie's proposal, and the index of its `Crowned` event in `chain.seen`.
+    pub proposal: u64,
+    pub crowned: usize,
+}
+
+pub fn fixture_incumbent() -> FixtureIncumbent {
+    let dir = TestDir::new();
+    let node = Node::dev(dir.path(), 500);
+    only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
+    let mut chain = Chain::new(&node.url);
+    let proposal = propose(
+        &node.url,
+        &dir.path().join("charlie"),
+        &repo_root().join("tests/fixtures/attention-decode-twice"),
+        "//Charlie",
+    );
+    eprintln!("waiting for: proposal {proposal} passed by the test as Alice and Bob");
+    crown_unmeasured(&node.url, proposal, 1_050_000);
+    let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
+    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
+    let crowned = chain.wait_crowned(proposal, std::time::Duration::from_secs(60), || {
+        diagnostics(&node, &[&alice, &bob])
+    });
+    FixtureIncumbent {
+        alice,
+        bob,
+        chain,
+        node,
+        dir,
+        proposal,
+        crowned,
     }
 }
 

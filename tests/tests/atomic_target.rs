@@ -17,30 +17,24 @@
 use std::time::Duration;
 
 use cacheon_e2e::{
-    crown_unmeasured, diagnostics, propose, repo_root, run_lines, CacheonEvent, Chain, Node,
-    RetireCause, TestDir, Validator,
+    diagnostics, fixture_incumbent, propose, repo_root, run_lines, CacheonEvent, FixtureIncumbent,
+    RetireCause,
 };
 
 #[test]
 fn an_atomic_crown_displaces_its_members_crowns() {
-    let dir = TestDir::new();
-    let node = Node::dev(dir.path(), 500);
-    cacheon_e2e::only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
-    let mut chain = Chain::new(&node.url);
+    // Bound in this order, dropped in the reverse: the processes before their folder.
+    let FixtureIncumbent {
+        dir,
+        node,
+        mut chain,
+        alice,
+        bob,
+        proposal: member,
+        ..
+    } = fixture_incumbent();
     let examples = repo_root().join("examples/cpu");
-
-    let member = propose(
-        &node.url,
-        &dir.path().join("charlie"),
-        &repo_root().join("tests/fixtures/attention-decode-twice"),
-        "//Charlie",
-    );
-    eprintln!("waiting for: proposal {member} passed by the test as Alice and Bob");
-    crown_unmeasured(&node.url, member, 1_050_000);
-    let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
-    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let ctx = || diagnostics(&node, &[&alice, &bob]);
-    chain.wait_crowned(member, Duration::from_secs(60), ctx);
 
     let atomic = propose(
         &node.url,

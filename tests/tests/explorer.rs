@@ -6,12 +6,13 @@
 //! explorer-proposal.png` in the repository, or under `$CACHEON_ARTIFACTS`). Needs
 //! `cacheon` and `cacheon-node` built (scripts/test.sh builds them first).
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cacheon_e2e::{cacheon, diagnostics, free_port, propose, repo_root, watch, Node, Validator};
+use cacheon_e2e::{
+    diagnostics, free_port, get, get_json, propose, repo_root, watch, Explorer, Node, Validator,
+};
 
 /// The browser: `$CHROMIUM`, else Debian's `/usr/bin/chromium`.
 fn chromium() -> PathBuf {
@@ -50,35 +51,6 @@ fn browse(profile: &Path, url: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// One HTTP GET: status code and body.
-fn get(url: &str) -> (u16, String) {
-    let rest = url.strip_prefix("http://").expect("an http:// link");
-    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let path = if path.is_empty() { "/" } else { path };
-    let mut s = std::net::TcpStream::connect(host).unwrap_or_else(|e| panic!("{url}: {e}"));
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let code = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_string();
-    (code, body)
-}
-
-fn get_json(url: &str) -> serde_json::Value {
-    let (code, body) = get(url);
-    assert_eq!(code, 200, "{url}: {body}");
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{url} is not JSON ({e}): {body}"))
-}
-
 /// Every `href="…"` of a page.
 fn links(dom: &str) -> Vec<String> {
     dom.split("href=\"")
@@ -86,45 +58,6 @@ fn links(dom: &str) -> Vec<String> {
         .filter_map(|s| s.split('"').next())
         .map(|s| s.replace("&amp;", "&"))
         .collect()
-}
-
-/// `cacheon explorer` on a free port, stopped when dropped.
-struct Explorer {
-    child: Child,
-    base: String,
-}
-
-impl Explorer {
-    fn start(url: &str, dir: &Path) -> Explorer {
-        let port = free_port();
-        let log = std::fs::File::create(dir.join("explorer.log")).unwrap();
-        let child = cacheon()
-            .args(["explorer", "--url", url, "--listen"])
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--evidence-dir")
-            .arg(dir.join("explorer-evidence"))
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start cacheon explorer");
-        let base = format!("http://127.0.0.1:{port}");
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "the explorer never listened"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        Explorer { child, base }
-    }
-}
-
-impl Drop for Explorer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

@@ -3,11 +3,14 @@
 //! `cpu-smollm2` (by the test as Alice and Bob, measuring nothing: the measured crowns are
 //! the demo's and `validator.rs`'s), integrated by a maintainer (its verification cases run
 //! for pinned seeds), built into a release twice with identical bytes, verified against the
-//! chain, refused with one byte of its manifest changed, and run by `cacheon generate
-//! --release`, which answers the demo's question as the stock engine does. Needs `cacheon`
+//! chain, refused with one byte of its manifest changed, marked on chain (the explorer's
+//! `/releases` lists it with its crown's speedup), and run by `cacheon generate --release`,
+//! which answers the demo's question as the stock engine does. Needs `cacheon`
 //! and `cacheon-node` built, and the SmolLM2 model (scripts/test.sh fetches it).
 
-use cacheon_e2e::{crown_unmeasured, propose_in, repo_root, run_lines, Node, TestDir};
+use cacheon_e2e::{
+    crown_unmeasured, get_json, propose_in, repo_root, run_lines, Explorer, Node, TestDir,
+};
 
 const QUESTION: &str = "What is the capital of France? Answer in one sentence.";
 
@@ -120,6 +123,44 @@ fn a_crown_is_integrated_released_verified_and_run() {
         lines[0]["error"].as_str().unwrap().contains("signature"),
         "{lines:?}"
     );
+
+    // Marked on chain by the release key: the explorer lists it with its crown's speedup.
+    let (code, lines, err) = run_lines(&[
+        "release",
+        "mark",
+        &path("r2"),
+        "--suri",
+        "//Alice",
+        "--url",
+        &node.url,
+    ]);
+    assert_eq!(code, 0, "{lines:?}\n{err}");
+    assert_eq!(lines[0]["release_digest"], digests[0]);
+    let explorer = Explorer::start(&node.url, dir.path());
+    let start = std::time::Instant::now();
+    let listed = loop {
+        let page = get_json(&format!("{}/releases.json", explorer.base));
+        if let Some(r) = page["releases"].as_array().and_then(|r| r.first()).cloned() {
+            break r;
+        }
+        assert!(start.elapsed().as_secs() < 60, "never listed: {page}");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    assert_eq!(listed["digest"], digests[0], "{listed}");
+    assert_eq!(listed["proposals"], serde_json::json!([id]), "{listed}");
+    assert_eq!(listed["speedup"].as_f64(), Some(1.1), "{listed}");
+    // Bob is no release key: his mark is refused here, and he could not sign one anyway.
+    let (code, _, _) = run_lines(&[
+        "release",
+        "mark",
+        &path("r2"),
+        "--suri",
+        "//Bob",
+        "--url",
+        &node.url,
+    ]);
+    assert_eq!(code, 2);
+    drop(explorer);
 
     // The release answers the demo's question as the stock engine does.
     let answer = |extra: &[&str]| {

@@ -14,30 +14,24 @@
 use std::time::Duration;
 
 use cacheon_e2e::{
-    crown_unmeasured, diagnostics, propose, repo_root, run_lines, CacheonEvent, Chain, Node,
-    RetireCause, TestDir, Validator,
+    diagnostics, fixture_incumbent, propose, repo_root, run_lines, CacheonEvent, FixtureIncumbent,
+    RetireCause,
 };
 
 #[test]
 fn a_faster_crown_supersedes_the_old_one_and_the_weights_move() {
-    let dir = TestDir::new();
-    let node = Node::dev(dir.path(), 500);
-    cacheon_e2e::only_validators(&node.url, "cpu-tiny", &["//Alice", "//Bob"]);
-    let mut chain = Chain::new(&node.url);
+    // Bound in this order, dropped in the reverse: the processes before their folder.
+    let FixtureIncumbent {
+        dir,
+        node,
+        mut chain,
+        alice,
+        bob,
+        proposal: old,
+        crowned: old_crown,
+    } = fixture_incumbent();
     let examples = repo_root().join("examples/cpu");
-
-    let old = propose(
-        &node.url,
-        &dir.path().join("charlie"),
-        &repo_root().join("tests/fixtures/attention-decode-twice"),
-        "//Charlie",
-    );
-    eprintln!("waiting for: proposal {old} passed by the test as Alice and Bob");
-    crown_unmeasured(&node.url, old, 1_050_000);
-    let alice = Validator::start("alice", "//Alice", &node.url, dir.path(), None);
-    let bob = Validator::start("bob", "//Bob", &node.url, dir.path(), None);
     let ctx = || diagnostics(&node, &[&alice, &bob]);
-    let old_crown = chain.wait_crowned(old, Duration::from_secs(60), ctx);
     let CacheonEvent::Crowned { miner: charlie, .. } = &chain.seen[old_crown].event else {
         unreachable!()
     };

@@ -41,6 +41,19 @@ pub enum ReleaseCommand {
         #[command(flatten)]
         key: KeyArgs,
     },
+    /// Mark a verified release on chain, signed by a release key: a
+    /// `System::remark_with_event` naming its digest, arena and proposals. The explorer
+    /// lists the marks of the release keys it trusts (`/releases`), with the speedup each
+    /// release's crowns brought.
+    Mark {
+        dir: PathBuf,
+        #[arg(long)]
+        keys: Option<PathBuf>,
+        #[command(flatten)]
+        key: KeyArgs,
+        #[command(flatten)]
+        chain: ChainArgs,
+    },
     /// Check a release: the release key's signature, every contribution and digest, no
     /// file the manifest does not name, the engine digests; each library built again here
     /// must be the release's byte for byte (unless --no-rebuild); with --check-chain, every
@@ -67,6 +80,12 @@ pub fn run(out: &Out, command: ReleaseCommand) -> i32 {
             keys,
             key,
         } => build(out, &arena, &contributions, &into, keys.as_deref(), &key),
+        ReleaseCommand::Mark {
+            dir,
+            keys,
+            key,
+            chain,
+        } => mark(out, &dir, keys.as_deref(), &key, &chain),
         ReleaseCommand::Verify {
             dir,
             keys,
@@ -358,6 +377,45 @@ fn build(
             exit::OK
         }
         Err(e) => out.error(&format!("the release is not built: {e}"), exit::FAIL),
+    }
+}
+
+fn mark(out: &Out, dir: &Path, keys: Option<&Path>, key: &KeyArgs, c: &ChainArgs) -> i32 {
+    let (signer, me) = match signing_key(key, keys, Role::Release) {
+        Ok(x) => x,
+        Err(msg) => return out.error(&msg, exit::USAGE),
+    };
+    let keys = match Keys::load(keys) {
+        Ok(k) => k,
+        Err(e) => return out.error(&e.to_string(), exit::USAGE),
+    };
+    let v = match release::verify(dir, &keys, false) {
+        Ok(v) => v,
+        Err(e) => return out.error(&format!("the release is refused: {e}"), exit::FAIL),
+    };
+    let digest = v.release.digest();
+    let remark = v.release.mark();
+    let sent = super::block_on(async {
+        let client = chain::connect(&c.url, Duration::from_secs(c.timeout)).await?;
+        let call = api::transactions().system().remark_with_event(remark);
+        chain::submit(&client, &call, &signer, Duration::from_secs(c.timeout)).await
+    });
+    match sent {
+        Ok((_, block)) => {
+            out.emit(
+                json!({"event": "release_marked", "block": block, "release_digest": digest,
+                    "arena": v.release.arena, "signer": me}),
+                || {
+                    format!(
+                        "release {digest} ({}) marked on chain in finalized block #{block} by {}",
+                        v.release.arena,
+                        who(&me)
+                    )
+                },
+            );
+            exit::OK
+        }
+        Err(e) => out.error(&e.to_string(), e.exit_code()),
     }
 }
 

@@ -207,3 +207,20 @@ fn a_release_refuses_a_failing_pinned_case_and_two_kernels_for_one_target() {
     let err = build(&[one, two], &t.path().join("r2"), &|_, _| Ok(())).unwrap_err();
     assert!(err.to_string().contains("one kernel per target"), "{err}");
 }
+
+#[test]
+fn a_release_mark_reads_back_and_other_remarks_do_not() {
+    let t = tempfile::tempdir().unwrap();
+    let contributions = [integrated(t.path(), 3, "rmsnorm-avx2", "norm.rmsnorm")];
+    let release = build(&contributions, &t.path().join("r"), &|_, _| Ok(())).unwrap();
+    let mark = parse_mark(&release.mark()).expect("a mark");
+    assert_eq!(mark["digest"], release.digest());
+    assert_eq!(mark["arena"], "cpu-tiny");
+    assert_eq!(mark["proposals"], serde_json::json!([3]));
+    for other in [
+        &b"hello"[..],
+        br#"{"cacheon_release": "xyz", "proposals": []}"#,
+    ] {
+        assert!(parse_mark(other).is_none());
+    }
+}

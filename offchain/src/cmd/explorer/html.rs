@@ -35,7 +35,7 @@ pub fn layout(title: &str, json_href: &str, body: &str) -> String {
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{t} · Cacheon explorer</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>
-<body><header><nav><a href="/">Cacheon explorer</a><a href="/weights">Weights</a><a href="{j}">JSON</a></nav></header>
+<body><header><nav><a href="/">Cacheon explorer</a><a href="/weights">Weights</a><a href="/releases">Releases</a><a href="{j}">JSON</a></nav></header>
 <main><h1>{t}</h1>
 {body}
 </main></body></html>
@@ -453,6 +453,50 @@ pub fn account_page(m: &Value) -> String {
         events_table(&events)
     );
     layout(&who(&id), &format!("/account/{}.json", segment(&id)), &body)
+}
+
+/// `/releases`: the engine releases marked on chain, each with the speedup its crowns
+/// brought.
+pub fn releases(m: &Value) -> String {
+    let rows: String = m["releases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            let proposals: Vec<String> = r["proposals"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(proposal_link)
+                .collect();
+            let speedup = r["speedup"]
+                .as_f64()
+                .map_or("—".to_string(), |x| format!("{x:.4}x"));
+            format!(
+                "<tr><td>#{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&text(&r["block"])),
+                esc(&text(&r["digest"])),
+                arena_link(&r["arena"]),
+                proposals.join(", "),
+                esc(&speedup),
+                account(&r["signer"])
+            )
+        })
+        .collect();
+    let body = if rows.is_empty() {
+        r#"<p class="muted">no release marked on chain (<code>cacheon release mark</code>)</p>"#
+            .to_string()
+    } else {
+        format!(
+            "<table><tr><th>marked</th><th>release digest</th><th>arena</th><th>crowns</th>\
+             <th>speedup</th><th>release key</th></tr>{rows}</table>"
+        )
+    };
+    layout(
+        "Releases",
+        "/releases.json",
+        &format!("{}{body}", index_note(m)),
+    )
 }
 
 pub fn weights(m: &Value) -> String {

@@ -23,6 +23,9 @@ pub struct Index {
     /// One entry an epoch: `epoch`, `block`, `weights` (`[account, ppm]` pairs) and, once
     /// paid, `paid` (planck, as a string).
     pub epochs: Vec<Value>,
+    /// Engine releases marked on chain (`cacheon release mark`) by a release key this build
+    /// trusts: `block`, `signer`, `digest`, `arena`, `proposals`.
+    pub releases: Vec<Value>,
     /// Why the last catch-up stopped, while it keeps failing (the node went away).
     pub error: Option<String>,
     /// The first block read, when the node keeps no state before it (a pruned node: events
@@ -78,13 +81,15 @@ pub(in crate::cmd) async fn catch_up(client: &Client, index: &RwLock<Index>) -> 
         }
         let to = head.min(from + BATCH - 1);
         let (mut events, mut epochs) = (Vec::new(), Vec::new());
-        let mut paid = Vec::new();
+        let (mut paid, mut releases) = (Vec::new(), Vec::new());
         for n in from..=to {
             let read = async {
                 let at = client.at_block(n).await.map_err(|e| e.to_string())?;
-                at.events().fetch().await.map_err(|e| e.to_string())
+                let events = at.events().fetch().await.map_err(|e| e.to_string())?;
+                let marks = release_marks(&at, &events, n).await?;
+                Ok::<_, String>((events, marks))
             };
-            let block = match read.await {
+            let (block, marks) = match read.await {
                 Ok(b) => b,
                 // An old block whose state the node no longer keeps: start from the oldest
                 // it surely has, and say so on the pages.
@@ -101,10 +106,12 @@ pub(in crate::cmd) async fn catch_up(client: &Client, index: &RwLock<Index>) -> 
             events.extend(e);
             epochs.extend(w);
             paid.extend(p);
+            releases.extend(marks);
         }
         let mut idx = index.write().await;
         idx.events.extend(events);
         idx.epochs.extend(epochs);
+        idx.releases.extend(releases);
         for (epoch, total) in paid {
             if let Some(e) = idx.epochs.iter_mut().rev().find(|e| e["epoch"] == epoch) {
                 e["paid"] = json!(total);
@@ -112,6 +119,53 @@ pub(in crate::cmd) async fn catch_up(client: &Client, index: &RwLock<Index>) -> 
         }
         idx.head = to;
     }
+}
+
+/// The releases marked in block `block` (`cacheon release mark`): a successful
+/// `System::remark_with_event` whose remark is a release mark, sent by a release key this
+/// build trusts. The `Remarked` event names the sender (and only the remark's hash); the
+/// remark itself is read from the extrinsic the event belongs to.
+async fn release_marks(
+    at: &cacheon::chain::At,
+    events: &subxt::events::Events<subxt::PolkadotConfig>,
+    block: u64,
+) -> Result<Vec<Value>, String> {
+    let trusted = cacheon::release::Keys::embedded().release;
+    let senders: Vec<(usize, String)> = events
+        .iter()
+        .flatten()
+        .filter_map(|ev| {
+            let subxt::events::Phase::ApplyExtrinsic(i) = ev.phase() else {
+                return None;
+            };
+            let remarked = ev
+                .decode_fields_as::<api::system::events::Remarked>()?
+                .ok()?;
+            let sender = remarked.sender.to_string();
+            trusted.contains(&sender).then_some((i as usize, sender))
+        })
+        .collect();
+    if senders.is_empty() {
+        return Ok(Vec::new());
+    }
+    let extrinsics = at.extrinsics().fetch().await.map_err(|e| e.to_string())?;
+    let mut marks = Vec::new();
+    for ext in extrinsics.iter().flatten() {
+        let Some((_, sender)) = senders.iter().find(|(i, _)| *i == ext.index()) else {
+            continue;
+        };
+        let Some(Ok(call)) =
+            ext.decode_call_data_fields_as::<api::system::calls::RemarkWithEvent>()
+        else {
+            continue;
+        };
+        if let Some(mut mark) = cacheon::release::parse_mark(&call.remark) {
+            mark["block"] = json!(block);
+            mark["signer"] = json!(sender);
+            marks.push(mark);
+        }
+    }
+    Ok(marks)
 }
 
 /// Whether a node's error says it keeps no state for the block (pruned), rather than that

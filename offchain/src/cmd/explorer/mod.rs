@@ -12,6 +12,8 @@
 //! - `/proposal/N`: the record, an open challenge of its crown, each verdict with its report (fetched from the endpoint its
 //!   validator published, checked against the digest on chain, kept in the evidence folder)
 //!   and the speed reads plotted, the proposal's events
+//! - `/releases`: the engine releases marked on chain by a trusted release key
+//!   (docs/release.md), each with the speedup its crowns brought
 //! - `/weights`: every epoch's weight vector and payout, each account's share plotted
 
 mod escape;
@@ -106,6 +108,8 @@ fn router(state: AppState) -> Router {
         .route("/index.json", get(overview_json))
         .route("/weights", get(weights))
         .route("/weights.json", get(weights_json))
+        .route("/releases", get(releases))
+        .route("/releases.json", get(releases_json))
         .route("/arena/{id}", get(arena))
         .route("/proposal/{id}", get(proposal))
         .route("/account/{id}", get(account))
@@ -175,6 +179,14 @@ async fn weights(State(s): State<AppState>) -> Response {
 
 async fn weights_json(State(s): State<AppState>) -> Response {
     respond(model::weights(&s).await, true, html::weights)
+}
+
+async fn releases(State(s): State<AppState>) -> Response {
+    respond(model::releases(&s).await, false, html::releases)
+}
+
+async fn releases_json(State(s): State<AppState>) -> Response {
+    respond(model::releases(&s).await, true, html::releases)
 }
 
 async fn arena(State(s): State<AppState>, Path(id): Path<String>) -> Response {

@@ -201,6 +201,46 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
     Ok(v)
 }
 
+/// `/releases`: the engine releases marked on chain by a trusted release key, newest
+/// first, each with the speedup its crowns brought (the product of their crowned
+/// speedups, from the indexed `crowned` events).
+pub async fn releases(s: &AppState) -> Result<Value, PageError> {
+    let at = latest(s).await?;
+    let idx = s.index.read().await;
+    let crowned = |p: u64| {
+        idx.events
+            .iter()
+            .find(|e| e["event"] == "crowned" && e["proposal"] == p)
+            .and_then(|e| e["speedup_ppm"].as_u64())
+    };
+    let releases: Vec<Value> = idx
+        .releases
+        .iter()
+        .rev()
+        .map(|r| {
+            let ppm: Vec<Option<u64>> = r["proposals"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|p| p.as_u64().and_then(crowned))
+                .collect();
+            let speedup = ppm
+                .iter()
+                .try_fold(1.0, |acc, p| p.map(|p| acc * p as f64 / 1e6));
+            let mut r = r.clone();
+            r["speedup"] = json!(speedup);
+            r
+        })
+        .collect();
+    Ok(json!({
+        "block": at.block_number(),
+        "indexed_to": idx.head,
+        "indexed_from": idx.from,
+        "index_error": idx.error,
+        "releases": releases,
+    }))
+}
+
 /// `/account/SS58`: what an account did as a miner (its proposals and their status now, its
 /// crowns, what its evaluation fees held, paid and got back) and as a validator (its
 /// verdicts, what they earned), from the event index and the chain's proposals.
