@@ -195,13 +195,13 @@ enum Role {
     Release,
 }
 
-/// The signing key of `key` and its account, if the key list (`keys`, else the embedded
-/// one) names it for `role`; otherwise why not.
+/// The signing key of `key`, its account and the key list (`keys`, else the embedded
+/// one), if the list names the key for `role`; otherwise why not.
 fn signing_key(
     key: &KeyArgs,
     keys: Option<&Path>,
     role: Role,
-) -> Result<(subxt_signer::sr25519::Keypair, String), String> {
+) -> Result<(subxt_signer::sr25519::Keypair, String, Keys), String> {
     let signer =
         chain::signer(key.suri.as_deref(), key.key_file.as_deref()).map_err(|e| e.to_string())?;
     let keys = Keys::load(keys).map_err(|e| e.to_string())?;
@@ -216,7 +216,7 @@ fn signing_key(
             who(&me)
         ));
     }
-    Ok((signer, me))
+    Ok((signer, me, keys))
 }
 
 /// `cacheon integrate PROPOSAL --into DIR`.
@@ -229,7 +229,7 @@ pub fn integrate(
     key: &KeyArgs,
     c: &ChainArgs,
 ) -> i32 {
-    let (signer, me) = match signing_key(key, keys, Role::Maintainer) {
+    let (signer, me, _) = match signing_key(key, keys, Role::Maintainer) {
         Ok(x) => x,
         Err(msg) => return out.error(&msg, exit::USAGE),
     };
@@ -332,13 +332,9 @@ fn build(
     keys: Option<&Path>,
     key: &KeyArgs,
 ) -> i32 {
-    let (signer, me) = match signing_key(key, keys, Role::Release) {
+    let (signer, me, keys) = match signing_key(key, keys, Role::Release) {
         Ok(x) => x,
         Err(msg) => return out.error(&msg, exit::USAGE),
-    };
-    let keys = match Keys::load(keys) {
-        Ok(k) => k,
-        Err(e) => return out.error(&e.to_string(), exit::USAGE),
     };
     let Some(arena) = cacheon::arena::arena(arena) else {
         return out.error(
@@ -381,13 +377,9 @@ fn build(
 }
 
 fn mark(out: &Out, dir: &Path, keys: Option<&Path>, key: &KeyArgs, c: &ChainArgs) -> i32 {
-    let (signer, me) = match signing_key(key, keys, Role::Release) {
+    let (signer, me, keys) = match signing_key(key, keys, Role::Release) {
         Ok(x) => x,
         Err(msg) => return out.error(&msg, exit::USAGE),
-    };
-    let keys = match Keys::load(keys) {
-        Ok(k) => k,
-        Err(e) => return out.error(&e.to_string(), exit::USAGE),
     };
     let v = match release::verify(dir, &keys, false) {
         Ok(v) => v,

@@ -70,15 +70,23 @@ pub async fn overview(s: &AppState) -> Result<Value, PageError> {
         .take(20)
         .cloned()
         .collect();
-    Ok(json!({
+    let mut v = read_so_far(&at, &idx);
+    v["arenas"] = json!(arenas);
+    v["recent_verdicts"] = json!(recent);
+    v["weights"] = json!(idx.epochs.last());
+    Ok(v)
+}
+
+/// What every page built from the index says about it: the finalized `block` the chain
+/// state was read at, how far the history is read (`indexed_to`, `indexed_from` on a
+/// pruned node) and why reading stalled (`index_error`).
+fn read_so_far(at: &At, idx: &super::index::Index) -> Value {
+    json!({
         "block": at.block_number(),
         "indexed_to": idx.head,
         "indexed_from": idx.from,
         "index_error": idx.error,
-        "arenas": arenas,
-        "recent_verdicts": recent,
-        "weights": idx.epochs.last(),
-    }))
+    })
 }
 
 /// A pending proposal's lease holder and deadline, if a validator holds it now.
@@ -202,43 +210,40 @@ pub async fn proposal(s: &AppState, id: u64) -> Result<Value, PageError> {
 }
 
 /// `/releases`: the engine releases marked on chain by a trusted release key, newest
-/// first, each with the speedup its crowns brought (the product of their crowned
-/// speedups, from the indexed `crowned` events).
+/// first, each with the speedup its crowns brought: the product of their crowned speedups,
+/// read from the chain while a crown stands (`Crowned` keeps it) and from the indexed
+/// `crowned` event once it was retired (`None` when neither has it: a pruned node's index
+/// may start after the crown).
 pub async fn releases(s: &AppState) -> Result<Value, PageError> {
     let at = latest(s).await?;
     let idx = s.index.read().await;
-    let crowned = |p: u64| {
-        idx.events
-            .iter()
-            .find(|e| e["event"] == "crowned" && e["proposal"] == p)
-            .and_then(|e| e["speedup_ppm"].as_u64())
-    };
-    let releases: Vec<Value> = idx
-        .releases
-        .iter()
-        .rev()
-        .map(|r| {
-            let ppm: Vec<Option<u64>> = r["proposals"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|p| p.as_u64().and_then(crowned))
-                .collect();
-            let speedup = ppm
-                .iter()
-                .try_fold(1.0, |acc, p| p.map(|p| acc * p as f64 / 1e6));
-            let mut r = r.clone();
-            r["speedup"] = json!(speedup);
-            r
-        })
-        .collect();
-    Ok(json!({
-        "block": at.block_number(),
-        "indexed_to": idx.head,
-        "indexed_from": idx.from,
-        "index_error": idx.error,
-        "releases": releases,
-    }))
+    let mut releases = Vec::new();
+    for r in idx.releases.iter().rev() {
+        let mut speedup = Some(1.0);
+        for p in r["proposals"].as_array().into_iter().flatten() {
+            let p = p.as_u64().unwrap_or(u64::MAX);
+            let standing = match reads::proposal_at(&at, p).await.map_err(chain_err)? {
+                Some(q) => match q.status {
+                    ProposalStatus::Crowned { speedup_ppm, .. } => Some(u64::from(speedup_ppm)),
+                    _ => None,
+                },
+                None => None,
+            };
+            let ppm = standing.or_else(|| {
+                idx.events
+                    .iter()
+                    .find(|e| e["event"] == "crowned" && e["proposal"] == p)
+                    .and_then(|e| e["speedup_ppm"].as_u64())
+            });
+            speedup = speedup.zip(ppm).map(|(x, ppm)| x * ppm as f64 / 1e6);
+        }
+        let mut r = r.clone();
+        r["speedup"] = json!(speedup);
+        releases.push(r);
+    }
+    let mut v = read_so_far(&at, &idx);
+    v["releases"] = json!(releases);
+    Ok(v)
 }
 
 /// `/account/SS58`: what an account did as a miner (its proposals and their status now, its
@@ -253,10 +258,9 @@ pub async fn account(s: &AppState, id: &str) -> Result<Value, PageError> {
     let idx = s.index.read().await;
     let mut v = account_history(&idx.events, &who);
     with_statuses(&at, &mut v).await.map_err(chain_err)?;
-    v["block"] = json!(at.block_number());
-    v["indexed_to"] = json!(idx.head);
-    v["indexed_from"] = json!(idx.from);
-    v["index_error"] = json!(idx.error);
+    for (k, x) in read_so_far(&at, &idx).as_object().into_iter().flatten() {
+        v[k] = x.clone();
+    }
     Ok(v)
 }
 
@@ -468,15 +472,11 @@ pub async fn weights(s: &AppState) -> Result<Value, PageError> {
         .map_err(chain_err)?
         .map(|e| e.epoch_blocks as u64);
     let idx = s.index.read().await;
-    Ok(json!({
-        "block": at.block_number(),
-        "indexed_to": idx.head,
-        "indexed_from": idx.from,
-        "index_error": idx.error,
-        "current": {"epoch": epoch, "weights": current},
-        "epochs": idx.epochs,
-        "earnings": earnings(&idx.events, epoch_blocks),
-    }))
+    let mut v = read_so_far(&at, &idx);
+    v["current"] = json!({"epoch": epoch, "weights": current});
+    v["epochs"] = json!(idx.epochs);
+    v["earnings"] = json!(earnings(&idx.events, epoch_blocks));
+    Ok(v)
 }
 
 /// What each operator's verdicts earned from evaluation fees (`verdict_paid` events), per
