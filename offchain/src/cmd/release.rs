@@ -12,7 +12,7 @@ use cacheon::exit;
 use cacheon::qualify::findings::{Outcome, ScreenOptions};
 use cacheon::qualify::screens::run_screens;
 use cacheon::release::{self, Contribution, FileDigest, Keys, Review};
-use cacheon_kernels::bundle::{self, BundleFile};
+use cacheon_kernels::bundle::BundleFile;
 use serde_json::json;
 
 use super::display::who;
@@ -102,6 +102,19 @@ pub fn run(out: &Out, command: ReleaseCommand) -> i32 {
     }
 }
 
+/// The latest finalized block of the node at `c` (a message and exit code when it cannot
+/// be reached).
+async fn latest_block(c: &ChainArgs) -> Result<chain::At, (String, i32)> {
+    let unavailable = |e: chain::ChainError| (e.to_string(), e.exit_code());
+    let client = chain::connect(&c.url, Duration::from_secs(c.timeout))
+        .await
+        .map_err(unavailable)?;
+    client
+        .at_current_block()
+        .await
+        .map_err(|e| unavailable(chain::unavailable(e)))
+}
+
 /// The crowned proposal `id` as an integration needs it: its record and its bundle's files
 /// (checked against the ContentHash the chain holds).
 async fn read_crown(
@@ -109,13 +122,7 @@ async fn read_crown(
     c: &ChainArgs,
 ) -> Result<(chain::Proposal, u64, u32, Vec<BundleFile>), (String, i32)> {
     let unavailable = |e: chain::ChainError| (e.to_string(), e.exit_code());
-    let client = chain::connect(&c.url, Duration::from_secs(c.timeout))
-        .await
-        .map_err(unavailable)?;
-    let at = client
-        .at_current_block()
-        .await
-        .map_err(|e| unavailable(chain::unavailable(e)))?;
+    let at = latest_block(c).await?;
     let p = reads::proposal_at(&at, id)
         .await
         .map_err(unavailable)?
@@ -138,27 +145,10 @@ async fn read_crown(
             ))
         }
     };
-    let stored = reads::fetch(&at, api::storage().cacheon().bundles(), (p.content_hash,))
+    // The bytes the node serves are checked against the ContentHash before they unpack.
+    let files = reads::bundle_files(&at, &p.content_hash)
         .await
-        .map_err(unavailable)?
-        .ok_or_else(|| {
-            (
-                format!("the chain no longer stores proposal {id}'s bytes"),
-                exit::FAIL,
-            )
-        })?;
-    if cacheon_primitives::bundle::content_hash(&stored.0) != p.content_hash {
-        return Err((
-            format!("the bytes the node served for proposal {id} are not its ContentHash's"),
-            exit::FAIL,
-        ));
-    }
-    let files = bundle::from_canonical_bytes(&stored.0, bundle::MAX_BUNDLE_BYTES).map_err(|e| {
-        (
-            format!("proposal {id}'s bundle does not unpack: {e}"),
-            exit::FAIL,
-        )
-    })?;
+        .map_err(|e| (format!("proposal {id}'s bundle: {e}"), exit::FAIL))?;
     Ok((p, crowned_at, speedup_ppm, files))
 }
 
@@ -478,13 +468,7 @@ async fn crowns_on_chain(
     c: &ChainArgs,
 ) -> Result<Vec<serde_json::Value>, (String, i32)> {
     let unavailable = |e: chain::ChainError| (e.to_string(), e.exit_code());
-    let client = chain::connect(&c.url, Duration::from_secs(c.timeout))
-        .await
-        .map_err(unavailable)?;
-    let at = client
-        .at_current_block()
-        .await
-        .map_err(|e| unavailable(chain::unavailable(e)))?;
+    let at = latest_block(c).await?;
     let mut out = Vec::new();
     for k in &r.kernels {
         let p = reads::proposal_at(&at, k.proposal)
